@@ -1,0 +1,66 @@
+"""The command line: ``python -m engine <command> ... [--json]``, a stable contract for scripts.
+
+Each command lives in ``engine.commands.<name>`` and exposes ``register(subparsers)``; its handler returns a
+JSON-able dict (printed with ``--json``) and a human-readable text. Bad arguments or inputs print one line on
+stderr and exit 2, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import sys
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from pydantic import ValidationError
+
+from engine import __version__
+
+#: Command modules, in the order ``--help`` lists them.
+COMMANDS = ("models", "gpus")
+
+Handler = Callable[[argparse.Namespace], tuple[dict[str, Any], str]]
+
+
+class UsageError(ValueError):
+    """A bad argument or input: reported on one line, exit status 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> Any:  # one line, exit 2 (argparse prints usage too; keep it short)
+        sys.stderr.write(f"{self.prog}: error: {message}\n")
+        raise SystemExit(2)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="python -m engine", description="VRAM Lab's memory engine (JSON with --json).")
+    parser.add_argument("--version", action="version", version=f"vramlab-engine {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    for name in COMMANDS:
+        module = importlib.import_module(f"engine.commands.{name}")
+        module.register(sub)
+    return parser
+
+
+def _one_line(err: ValidationError) -> str:
+    first = err.errors()[0]
+    where = ".".join(str(x) for x in first["loc"]) or "input"
+    return f"{where}: {first['msg']}"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    handler: Handler = args.handler
+    try:
+        data, text = handler(args)
+    except ValidationError as err:
+        sys.stderr.write(f"error: {_one_line(err)}\n")
+        return 2
+    except (UsageError, LookupError, ValueError, OSError) as err:
+        sys.stderr.write(f"error: {err}\n")
+        return 2
+    sys.stdout.write(json.dumps(data, indent=2) + "\n" if args.json else text + "\n")
+    return 0

@@ -1,0 +1,1 @@
+"""One module per ``python -m engine`` command; each exposes ``register(subparsers)``."""

@@ -1,0 +1,268 @@
+"""Typed inputs of the engine: a model's architecture, a training setup, a GPU.
+
+Every bound is defined once, as an ``Annotated`` alias, and every choice is an enum, so that the command line,
+the GUI's sliders and the tests all read the same limits (``field_bounds`` exposes them to a slider).
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Annotated, Any
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+# -- bounds, defined once -------------------------------------------------------------------------------------
+PositiveInt = Annotated[int, Field(ge=1)]
+Vocab = Annotated[int, Field(ge=2, le=4_000_000)]
+Hidden = Annotated[int, Field(ge=1, le=131_072)]
+Layers = Annotated[int, Field(ge=1, le=1_024)]
+Heads = Annotated[int, Field(ge=1, le=4_096)]
+HeadDim = Annotated[int, Field(ge=1, le=4_096)]
+Intermediate = Annotated[int, Field(ge=1, le=1_048_576)]
+Experts = Annotated[int, Field(ge=1, le=4_096)]
+SeqLen = Annotated[int, Field(ge=1, le=1_048_576)]
+Batch = Annotated[int, Field(ge=1, le=4_096)]
+GpuCount = Annotated[int, Field(ge=1, le=65_536)]
+LoraRank = Annotated[int, Field(ge=1, le=4_096)]
+Probability = Annotated[float, Field(ge=0.0, lt=1.0)]
+Bytes = Annotated[int, Field(ge=0)]
+
+#: Slider ranges the GUI offers (a subset of what the engine accepts).
+UI_SEQ_LEN = (128, 131_072)
+UI_BATCH = (1, 128)
+UI_GPUS = (1, 64)
+UI_LORA_RANK = (1, 512)
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid", use_enum_values=False)
+
+
+# -- choices --------------------------------------------------------------------------------------------------
+class MlpKind(StrEnum):
+    GATED = "gated"  # SwiGLU / GeGLU: gate, up, down
+    PLAIN = "plain"  # fc_in, fc_out (GPT-2)
+
+
+class NormKind(StrEnum):
+    RMSNORM = "rmsnorm"  # weight only
+    LAYERNORM = "layernorm"  # weight and bias
+
+
+class PositionKind(StrEnum):
+    ROPE = "rope"  # no parameters
+    LEARNED = "learned"  # a max_position x hidden table (GPT-2)
+
+
+class Method(StrEnum):
+    FULL = "full"
+    LORA = "lora"
+    QLORA = "qlora"
+
+
+class Precision(StrEnum):
+    """Named by what is held in memory, not by a framework flag."""
+
+    FP32 = "fp32"
+    BF16 = "bf16"  # pure bf16: weights, grads, AdamW states in bf16 (HF Trainer on a bf16 model, torchtune)
+    BF16_MIXED = "bf16-mixed"  # 16-bit weights + grads, fp32 master weights and states (DeepSpeed, Megatron)
+    FP16_MIXED = "fp16-mixed"
+    AMP_BF16 = "amp-bf16"  # fp32 weights, grads and states; bf16 autocast (HF Trainer on an fp32 model)
+    AMP_FP16 = "amp-fp16"
+
+
+class Optimizer(StrEnum):
+    ADAMW = "adamw"
+    ADAMW_8BIT = "adamw-8bit"
+    PAGED_ADAMW_8BIT = "paged-adamw-8bit"
+    ADAFACTOR = "adafactor"
+    LION = "lion"
+    SGD = "sgd"
+    SGD_MOMENTUM = "sgd-momentum"
+
+
+class Attention(StrEnum):
+    EAGER = "eager"  # materialises the s x s scores
+    SDPA = "sdpa"  # torch SDPA on a GPU in bf16: flash / memory-efficient kernel, no s x s matrix
+    FLASH = "flash"  # flash-attn 2
+
+
+class Checkpointing(StrEnum):
+    NONE = "none"
+    FULL = "full"
+
+
+class Sharding(StrEnum):
+    NONE = "none"  # plain DDP (or a single GPU)
+    ZERO1 = "zero1"
+    ZERO2 = "zero2"
+    ZERO3 = "zero3"  # = FSDP full shard
+
+
+class LoraTargets(StrEnum):
+    QV = "qv"
+    ATTENTION = "attention"
+    ALL_LINEAR = "all-linear"
+
+
+class QuantType(StrEnum):
+    NF4 = "nf4"
+    FP4 = "fp4"
+
+
+class KvDtype(StrEnum):
+    FP32 = "fp32"
+    FP16 = "fp16"
+    BF16 = "bf16"
+    FP8 = "fp8"
+    INT8 = "int8"
+    INT4 = "int4"
+
+
+# -- architecture ---------------------------------------------------------------------------------------------
+class MoESpec(_Frozen):
+    """Mixture of experts: which MLPs are routed, how many experts each token visits."""
+
+    num_experts: Experts
+    experts_per_token: Experts
+    expert_intermediate_size: Intermediate
+    shared_experts: Annotated[int, Field(ge=0, le=4_096)] = 0
+    #: the first k layers keep a dense MLP (DeepSeek's ``first_k_dense_replace``)
+    first_dense_layers: Annotated[int, Field(ge=0)] = 0
+
+    @model_validator(mode="after")
+    def _check(self) -> MoESpec:
+        if self.experts_per_token > self.num_experts:
+            raise ValueError("experts_per_token cannot exceed num_experts")
+        return self
+
+
+class MLASpec(_Frozen):
+    """DeepSeek multi-head latent attention (DeepSeek-V2, arXiv:2405.04434, section 2.1)."""
+
+    kv_lora_rank: Intermediate
+    qk_rope_head_dim: HeadDim
+    qk_nope_head_dim: HeadDim
+    v_head_dim: HeadDim
+    q_lora_rank: Intermediate | None = None  # None: queries are projected directly (V2-Lite)
+
+
+class ModelSpec(_Frozen):
+    """A decoder-only transformer, described by the fields that decide its parameters and its memory."""
+
+    id: Annotated[str, Field(min_length=1, max_length=200)]
+    name: str = ""
+    family: str = "custom"
+    hf_repo: str | None = None
+    vocab_size: Vocab
+    hidden_size: Hidden
+    num_layers: Layers
+    num_heads: Heads
+    num_kv_heads: Heads
+    head_dim: HeadDim | None = None  # None: hidden_size // num_heads
+    intermediate_size: Intermediate
+    mlp: MlpKind = MlpKind.GATED
+    norm: NormKind = NormKind.RMSNORM
+    norms_per_layer: Annotated[int, Field(ge=1, le=8)] = 2  # Gemma 2 has four
+    positions: PositionKind = PositionKind.ROPE
+    max_position: PositiveInt = 4_096
+    tie_embeddings: bool = False
+    qkv_bias: bool = False
+    o_bias: bool = False
+    mlp_bias: bool = False
+    moe: MoESpec | None = None
+    mla: MLASpec | None = None
+    sliding_window: PositiveInt | None = None
+    #: for models whose every other layer is sliding-window (Gemma 2), the share of layers that slide
+    sliding_layers_fraction: Annotated[float, Field(ge=0.0, le=1.0)] = 1.0
+    #: the real checkpoint's parameter count, when known (used to check the architecture, never to compute)
+    published_params: PositiveInt | None = None
+
+    @model_validator(mode="after")
+    def _check(self) -> ModelSpec:
+        if self.num_heads % self.num_kv_heads:
+            raise ValueError(
+                f"num_heads ({self.num_heads}) must be a multiple of num_kv_heads ({self.num_kv_heads})"
+            )
+        if self.head_dim is None and self.mla is None and self.hidden_size % self.num_heads:
+            raise ValueError(
+                f"hidden_size ({self.hidden_size}) is not divisible by num_heads ({self.num_heads}); "
+                "give head_dim explicitly"
+            )
+        return self
+
+    @property
+    def head_size(self) -> int:
+        """Width of one attention head (explicit ``head_dim`` or hidden / heads)."""
+        return self.head_dim if self.head_dim is not None else self.hidden_size // self.num_heads
+
+    @property
+    def label(self) -> str:
+        return self.name or self.id
+
+
+# -- training -------------------------------------------------------------------------------------------------
+class LoraSpec(_Frozen):
+    rank: LoraRank = 16
+    alpha: Annotated[float, Field(gt=0, le=1e6)] = 32.0
+    dropout: Probability = 0.0
+    targets: LoraTargets = LoraTargets.ALL_LINEAR
+
+
+class QuantSpec(_Frozen):
+    """QLoRA storage of the frozen base (Dettmers et al. 2023, arXiv:2305.14314)."""
+
+    quant_type: QuantType = QuantType.NF4
+    double_quant: bool = True
+    block_size: Annotated[int, Field(ge=16, le=4_096)] = 64
+    keep_embeddings_16bit: bool = True
+    keep_lm_head_16bit: bool = True
+
+
+class TrainingSetup(_Frozen):
+    """One training configuration. Defaults are the seed's: 4,096 tokens, batch 1, bf16 mixed, AdamW."""
+
+    method: Method = Method.FULL
+    precision: Precision = Precision.BF16_MIXED
+    optimizer: Optimizer = Optimizer.ADAMW
+    batch: Batch = 1
+    seq_len: SeqLen = 4_096
+    grad_accum: Annotated[int, Field(ge=1, le=65_536)] = 1
+    attention: Attention = Attention.SDPA
+    checkpointing: Checkpointing = Checkpointing.NONE
+    gpus: GpuCount = 1
+    sharding: Sharding = Sharding.NONE
+    offload_optimizer: bool = False
+    offload_params: bool = False
+    lora: LoraSpec = LoraSpec()
+    quant: QuantSpec = QuantSpec()
+
+    @model_validator(mode="after")
+    def _check(self) -> TrainingSetup:
+        if self.offload_params and self.sharding is not Sharding.ZERO3:
+            raise ValueError("offload_params needs sharding zero3 (ZeRO-Infinity / FSDP CPU offload)")
+        return self
+
+    def with_(self, **changes: Any) -> TrainingSetup:
+        """A copy with fields changed and re-validated."""
+        return TrainingSetup.model_validate({**self.model_dump(), **changes})
+
+
+class GpuSpec(_Frozen):
+    id: str
+    name: str
+    memory_bytes: Bytes
+    vendor: str = "NVIDIA"
+    #: what the CUDA/ROCm context and libraries take outside the allocator (measured: ~0.55 GB on an H200)
+    context_bytes: Bytes = 550_000_000
+    bf16: bool = True
+
+
+def field_bounds(model: type[BaseModel], name: str) -> tuple[float | None, float | None]:
+    """(lower, upper) of a numeric field, read from its ``Annotated`` constraints."""
+    lo: float | None = None
+    hi: float | None = None
+    for meta in model.model_fields[name].metadata:
+        lo = getattr(meta, "ge", None) if getattr(meta, "ge", None) is not None else lo
+        hi = getattr(meta, "le", None) if getattr(meta, "le", None) is not None else hi
+    return lo, hi
