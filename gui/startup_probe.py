@@ -2,7 +2,7 @@
 from launch to the first paint of its window (``startup_s=0.612``) and quits.
 
 The variable holds the launch time (``time.time()`` taken by the caller just before it starts the process);
-any other value measures from the moment this module was imported.
+any other value (such as ``1``) measures from the moment this module was imported.
 """
 
 from __future__ import annotations
@@ -23,9 +23,10 @@ def launch_time() -> float | None:
     if not value:
         return None
     try:
-        return float(value)
+        stamp = float(value)
     except ValueError:
         return _IMPORTED_AT
+    return stamp if stamp > 1e9 else _IMPORTED_AT  # a Unix time, not a flag such as "1"
 
 
 class StartupProbe(QObject):
