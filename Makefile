@@ -21,7 +21,7 @@ lint: $(STAMP)
 # Every check runs even when an earlier one fails; the exit status is non-zero if any failed.
 test: $(STAMP)
 	@status=0; \
-	echo "== ruff"; $(BIN)/ruff check . || status=1; \
+	echo "== ruff"; $(BIN)/ruff check --output-format concise . || status=1; \
 	echo "== mypy"; $(BIN)/mypy || status=1; \
 	echo "== pytest"; QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest || status=1; \
 	exit $$status

@@ -53,12 +53,11 @@ class AboutDialog(QDialog):
         text.setTextFormat(Qt.TextFormat.RichText)
         text.setTextInteractionFlags(Qt.TextInteractionFlag.TextBrowserInteraction)
         text.setOpenExternalLinks(True)
+        purpose = self.tr("Does it fit in this GPU, and why? GPU memory in LLM fine-tuning, explained.")
+        bundles = self.tr("VRAM Lab is MIT-licensed. It bundles:")
+        lgpl = self.tr("Qt and PySide6 are used under the LGPLv3; their source is at qt.io.")
         text.setText(
-            f"<h2>VRAM Lab {app_version()}</h2>"
-            f"<p>{self.tr('Does it fit in this GPU, and why? GPU memory in LLM fine-tuning, explained.')}</p>"
-            f"<p>{self.tr('VRAM Lab is MIT-licensed. It bundles:')}</p>"
-            f"<table>{rows}</table>"
-            f"<p>{self.tr('Qt and PySide6 are used under the LGPLv3; their source is at qt.io.')}</p>"
+            f"<h2>VRAM Lab {app_version()}</h2><p>{purpose}</p><p>{bundles}</p><table>{rows}</table><p>{lgpl}</p>"
         )
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, self)
         buttons.rejected.connect(self.reject)

@@ -35,9 +35,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--theme", choices=THEMES, help="light, dark, or follow the OS (default: last used)")
     p.add_argument("--lang", choices=LANGUAGES, help="user-interface language (default: the OS's)")
     mode = p.add_mutually_exclusive_group()
-    mode.add_argument(
-        "--screenshot", type=Path, metavar="DIR", help="save every page as DIR/<page>.png, exit"
-    )
+    mode.add_argument("--screenshot", type=Path, metavar="DIR", help="save every page as DIR/<page>.png, exit")
     mode.add_argument("--smoke-test", action="store_true", help="build every page offscreen, then exit")
     return p
 

@@ -25,9 +25,7 @@ class ThemeMode(StrEnum):
     DARK = "dark"
 
 
-def _build_palette(
-    c: colours.Colors, *, window: str, base: str, button: str, highlight: str, link: str
-) -> QPalette:
+def _build_palette(c: colours.Colors, *, window: str, base: str, button: str, highlight: str, link: str) -> QPalette:
     pal = QPalette()
     for role, value in (
         (_ROLE.Window, window), (_ROLE.WindowText, c.foreground), (_ROLE.Base, base),

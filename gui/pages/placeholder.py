@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QCoreApplication, Qt
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
@@ -32,7 +32,8 @@ class PlaceholderPage(QWidget):
         font.setPointSizeF(font.pointSizeF() * 1.8)
         font.setBold(True)
         heading.setFont(font)
-        notice = QLabel(_tr("This page arrives with issue {n}.").format(n=self.issue), self)
+        text = QCoreApplication.translate("PlaceholderPage", "This page arrives with issue {n}.")
+        notice = QLabel(text.format(n=self.issue), self)
         notice.setObjectName("pageNotice")
         notice.setForegroundRole(QPalette.ColorRole.Link)
         bold = notice.font()

@@ -16,9 +16,7 @@ from gui.pages import PAGE_IDS
 REPO = Path(__file__).resolve().parents[2]
 
 
-def run_app(
-    *args: str, env: dict[str, str] | None = None, timeout: float = 60
-) -> subprocess.CompletedProcess[str]:
+def run_app(*args: str, env: dict[str, str] | None = None, timeout: float = 60) -> subprocess.CompletedProcess[str]:
     """``python -m gui ARGS`` from the repository root, offscreen, with the test's settings folder."""
     full_env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", **(env or {})}
     return subprocess.run(
@@ -33,9 +31,7 @@ def run_app(
 
 
 def distinct_colours(image: QImage, step: int = 7) -> int:
-    return len(
-        {image.pixel(x, y) for x in range(0, image.width(), step) for y in range(0, image.height(), step)}
-    )
+    return len({image.pixel(x, y) for x in range(0, image.width(), step) for y in range(0, image.height(), step)})
 
 
 def test_screenshot_writes_one_non_blank_png_per_page(tmp_path: Path) -> None:
@@ -77,9 +73,7 @@ def test_startup_probe_prints_elapsed_time_and_quits() -> None:
         (["--bogus"], "unrecognized arguments"),
     ],
 )
-def test_bad_arguments_exit_2_with_one_line(
-    capsys: pytest.CaptureFixture[str], args: list[str], message: str
-) -> None:
+def test_bad_arguments_exit_2_with_one_line(capsys: pytest.CaptureFixture[str], args: list[str], message: str) -> None:
     with pytest.raises(SystemExit) as exit_info:
         main(args)
     assert exit_info.value.code == 2
@@ -117,9 +111,7 @@ def test_parser_offers_every_page() -> None:
     assert tuple(page.choices or ()) == PAGE_IDS
 
 
-def test_no_display_is_one_line_error(
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_no_display_is_one_line_error(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     for name in ("QT_QPA_PLATFORM", "DISPLAY", "WAYLAND_DISPLAY"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setattr(sys, "platform", "linux")

@@ -53,9 +53,7 @@ def test_model_to_widget_push_does_not_echo_back(host: QWidget, scenario: Scenar
     assert (seen, echoed) == ([1], [])
 
 
-def test_slider_storm_makes_one_update_with_the_last_value(
-    qtbot: QtBot, host: QWidget, scenario: Scenario
-) -> None:
+def test_slider_storm_makes_one_update_with_the_last_value(qtbot: QtBot, host: QWidget, scenario: Scenario) -> None:
     slider = QSlider(host)
     Binder(scenario, host).slider(slider, "seq_len", SEQ)
     assert slider.value() == SEQ.to_position(scenario.setup.seq_len)
@@ -100,9 +98,7 @@ def test_toggle_maps_to_a_two_valued_field(host: QWidget, scenario: Scenario) ->
     assert not box.isChecked()
 
 
-def test_rejected_value_resets_the_widget_and_says_why(
-    qtbot: QtBot, host: QWidget, scenario: Scenario
-) -> None:
+def test_rejected_value_resets_the_widget_and_says_why(qtbot: QtBot, host: QWidget, scenario: Scenario) -> None:
     box = QCheckBox(host)
     binder = Binder(scenario, host)
     binder.toggle(box, "offload_params")
