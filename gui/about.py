@@ -57,7 +57,8 @@ class AboutDialog(QDialog):
         bundles = self.tr("VRAM Lab is MIT-licensed. It bundles:")
         lgpl = self.tr("Qt and PySide6 are used under the LGPLv3; their source is at qt.io.")
         text.setText(
-            f"<h2>VRAM Lab {app_version()}</h2><p>{purpose}</p><p>{bundles}</p><table>{rows}</table><p>{lgpl}</p>"
+            f"<h2>VRAM Lab {app_version()}</h2><p>{purpose}</p><p>{bundles}</p>"
+            f'<table cellspacing="0" cellpadding="3">{rows}</table><p>{lgpl}</p>'
         )
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, self)
         buttons.rejected.connect(self.reject)
