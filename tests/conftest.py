@@ -7,14 +7,17 @@ reads or writes a user's real settings; subprocess tests inherit ``VRAMLAB_SETTI
 
 from __future__ import annotations
 
+import atexit
 import gc
 import os
+import shutil
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 _SESSION_SETTINGS = tempfile.mkdtemp(prefix="vramlab-test-settings-")
+atexit.register(shutil.rmtree, _SESSION_SETTINGS, True)
 os.environ["VRAMLAB_SETTINGS_DIR"] = _SESSION_SETTINGS
 os.environ["XDG_CONFIG_HOME"] = _SESSION_SETTINGS
 
