@@ -16,10 +16,12 @@ import contextlib
 import json
 import sys
 import time
+import warnings
 from pathlib import Path
 from typing import Any
 
 import torch
+from transformers.utils import logging as transformers_logging
 
 from calibration import patches
 from calibration.cases import CASES, case_by_id
@@ -59,7 +61,8 @@ def _record(case: dict[str, Any], model: torch.nn.Module, counter: LiveBytes, se
         **{k: case[k] for k in ("id", "model")},
         "hf_config": CATALOG[case["model"]],
         **{k: v for k, v in case.items() if k not in ("id", "model")},
-        "lora_target_modules": _resolved_targets(model),
+        "lora_target_modules": _resolved_targets(model, "target_modules"),
+        "lora_target_parameters": _resolved_targets(model, "target_parameters"),
         "total_params": sum(p.numel() for p in params),
         "trainable_params": sum(p.numel() for p in params if p.requires_grad),
         "peak_bytes": counter.peak,
@@ -74,11 +77,12 @@ def _record(case: dict[str, Any], model: torch.nn.Module, counter: LiveBytes, se
     }
 
 
-def _resolved_targets(model: torch.nn.Module) -> list[str] | None:
+def _resolved_targets(model: torch.nn.Module, field: str) -> list[str] | None:
+    """The LoRA targets PEFT resolved ("all-linear" becomes names; on MoE it adds expert parameters)."""
     config = getattr(model, "peft_config", None)
     if not config:
         return None
-    return sorted(config["default"].target_modules)
+    return sorted(getattr(config["default"], field) or [])
 
 
 def _write(records: dict[str, dict[str, Any]]) -> None:
@@ -94,14 +98,21 @@ def _load() -> dict[str, dict[str, Any]]:
     return {r["id"]: r for r in map(json.loads, TRACES.read_text().splitlines()) if r}
 
 
-def _run(ids: list[str], keep: dict[str, dict[str, Any]]) -> None:
-    """Run the cases one at a time, rewriting traces.jsonl after each."""
+def _run(ids: list[str], keep: dict[str, dict[str, Any]]) -> int:
+    """Run the cases one at a time, rewriting traces.jsonl after each; return the number that failed."""
+    failed = 0
     for case_id in ids:
-        record = run_case(case_by_id(case_id))
+        try:
+            record = run_case(case_by_id(case_id))
+        except Exception as exc:  # keep going: one architecture failing must not lose the others
+            failed += 1
+            print(f"{case_id:56s} FAILED: {type(exc).__name__}: {str(exc)[:200]}", flush=True)
+            continue
         keep[case_id] = record
         _write(keep)
-        print(f"{case_id:40s} peak {record['peak_bytes'] / 2**30:8.3f} GiB  {record['peak_phase']}  "
-              f"{record['trace_seconds']:6.1f} s", flush=True)
+        print(f"{case_id:56s} peak {record['peak_bytes'] / 2**30:8.3f} GiB  {record['peak_phase']}  "
+              f"{record['trace_seconds']:5.1f} s", flush=True)
+    return failed
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -111,15 +122,15 @@ def main(argv: list[str] | None = None) -> int:
     group.add_argument("--case", action="append", metavar="ID", help="run one case (repeatable)")
     group.add_argument("--list", action="store_true", help="list the case ids")
     args = parser.parse_args(argv)
+    warnings.filterwarnings("ignore")  # PEFT and transformers warn about things that do not change memory
+    transformers_logging.set_verbosity_error()
     if args.list:
         for c in CASES:
             print(c["id"])
         return 0
     if args.all:
-        _run([c["id"] for c in CASES], {})
-    else:
-        _run(args.case, _load())
-    return 0
+        return 1 if _run([c["id"] for c in CASES], {}) else 0
+    return 1 if _run(args.case, _load()) else 0
 
 
 if __name__ == "__main__":
