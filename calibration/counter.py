@@ -93,11 +93,10 @@ class LiveBytes(TorchDispatchMode):
             self._pending = True
 
     def _freed(self, key: int, _ref: weakref.ref) -> None:
-        found = self.live.pop(key, None)
-        if found is None:
+        if key not in self.live:
             return
-        self._flush()
-        self.current -= found[0].nbytes
+        self._flush()  # the live set before this free may be the peak
+        self.current -= self.live.pop(key)[0].nbytes
 
     def _flush(self) -> None:
         """Keep the live set as the peak's snapshot if the peak was reached since the last one."""
@@ -121,6 +120,8 @@ class LiveBytes(TorchDispatchMode):
         sums = dict.fromkeys(KINDS, 0)
         for entry in self._snapshot:
             sums[entry.kind] += entry.nbytes
+        if sum(sums.values()) != self.peak:
+            raise AssertionError(f"at-peak snapshot holds {sum(sums.values())} bytes, peak is {self.peak}")
         return sums
 
     def top_at_peak(self, n: int = 8) -> list[dict[str, Any]]:

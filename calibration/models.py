@@ -72,7 +72,8 @@ CATALOG: dict[str, dict[str, Any]] = {
         "max_position_embeddings": 1024, "rms_norm_eps": 1e-5, "rope_theta": 10000.0, "hidden_act": "silu",
         "tie_word_embeddings": False,
     },
-    "tiny-gpt2": {"model_type": "gpt2", "vocab_size": 512, "n_positions": 256, "n_embd": 64, "n_layer": 2, "n_head": 4},
+    "tiny-gpt2": {"model_type": "gpt2", "vocab_size": 512, "n_positions": 256, "n_embd": 64, "n_layer": 2, "n_head": 4,
+                  "bos_token_id": 0, "eos_token_id": 0},
     "tiny-moe-2": {
         "model_type": "mixtral", "vocab_size": 512, "hidden_size": 64, "intermediate_size": 128,
         "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2, "num_local_experts": 4,

@@ -20,6 +20,7 @@ import warnings
 
 import torch
 from torch.profiler import ProfilerActivity, profile
+from transformers.utils import logging as transformers_logging
 
 from calibration.cases import case
 from calibration.trace import run_case
@@ -68,6 +69,7 @@ def check(c: dict) -> bool:
 
 def main() -> int:
     warnings.filterwarnings("ignore")
+    transformers_logging.set_verbosity_error()
     torch.manual_seed(0)
     results = [check(c) for c in CHECKS]
     print(f"{sum(results)} of {len(results)} cases: fake == real, allocator within 1%")
