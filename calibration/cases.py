@@ -18,7 +18,7 @@ LORA_PRESETS: dict[str | None, tuple[Any, Any, Any, Any]] = {
 }
 
 
-def case(model: str, method: str = "full", precision: str = "bf16", batch: int = 1, seq_len: int = 2048,
+def case(model: str, method: str = "full", *, precision: str = "bf16", batch: int = 1, seq_len: int = 2048,
          attention: str = "sdpa", checkpointing: str = "none", lora: str | None = None,
          case_id: str | None = None) -> dict[str, Any]:
     """One case's settings; the id spells them out unless given."""

@@ -146,7 +146,7 @@ def materialize(model: torch.nn.Module) -> torch.nn.Module:
             module._parameters[name] = first
     with torch.no_grad():
         for name, p in model.named_parameters():
-            if "norm" in name or name.endswith("ln_1.weight") or name.endswith("ln_2.weight"):
+            if "norm" in name or name.endswith(("ln_1.weight", "ln_2.weight")):
                 p.fill_(1.0)
             elif "lora_B" in name or name.endswith(".bias"):
                 p.zero_()

@@ -17,9 +17,8 @@ from __future__ import annotations
 from typing import Any
 
 import torch
-import torch.nn.functional as F
 
-_ORIGINAL = {"dropout": F.dropout, "sdpa": F.scaled_dot_product_attention}
+_ORIGINAL = {"dropout": torch.nn.functional.dropout, "sdpa": torch.nn.functional.scaled_dot_product_attention}
 
 
 def _cuda_like_dropout(input: torch.Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Any:
@@ -40,6 +39,5 @@ def apply() -> None:
 
     import_utils.is_fake_tensor = lambda _x: False
     masking_utils.find_packed_sequence_indices = lambda _position_ids: None
-    F.dropout = _cuda_like_dropout
-    F.scaled_dot_product_attention = _cuda_like_sdpa
+    torch.nn.functional.dropout = _cuda_like_dropout
     torch.nn.functional.scaled_dot_product_attention = _cuda_like_sdpa

@@ -23,8 +23,8 @@ def h200_table(traces: list[dict[str, Any]]) -> str:
     """Trace vs `max_memory_allocated` for each reference setup."""
     ref_path = REFERENCE if REFERENCE.exists() else REFERENCE_FALLBACK
     refs = {r["id"]: r for r in load(ref_path)}
-    rows = ["| id | setup | trace (bytes) | H200 max_memory_allocated | diff | trace − H200 | peak phase: trace / H200 |",
-            "|---|---|---:|---:|---:|---:|---|"]
+    rows = ["| id | setup | trace (bytes) | H200 max_memory_allocated | diff | trace − H200 "
+            "| peak phase: trace / H200 |", "|---|---|---:|---:|---:|---:|---|"]
     for t in traces:
         ref = refs.get(t["id"].removeprefix("h200-"))
         if not t["id"].startswith("h200-") or ref is None:
@@ -32,7 +32,8 @@ def h200_table(traces: list[dict[str, Any]]) -> str:
         measured = ref["max_memory_allocated"]
         diff = t["peak_bytes"] - measured
         rows.append(f"| {ref['id']} | {ref['setup']} | {t['peak_bytes']:,} | {measured:,} | "
-                    f"{100 * diff / measured:+.2f}% | {diff / 2**20:+,.2f} MiB | {t['peak_phase']} / {ref['peak_phase']} |")
+                    f"{100 * diff / measured:+.2f}% | {diff / 2**20:+,.2f} MiB | "
+                    f"{t['peak_phase']} / {ref['peak_phase']} |")
     return "\n".join(rows)
 
 

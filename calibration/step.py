@@ -37,7 +37,7 @@ def _fp32_outputs(out: Any) -> Any:
     return out
 
 
-def train_step(model: torch.nn.Module, opt: torch.optim.Optimizer, input_ids: torch.Tensor,
+def train_step(model: torch.nn.Module, opt: torch.optim.Optimizer, input_ids: torch.Tensor, *,
                precision: str, counter: LiveBytes, n: int) -> None:
     """Step number `n`: forward, backward, optimizer, each a counter phase."""
     counter.set_phase(f"fwd{n}")

@@ -37,7 +37,8 @@ def run_case(case: dict[str, Any], fake: bool = True) -> dict[str, Any]:
     patches.apply()
     start = time.perf_counter()
     model = build_model(case)
-    mode = torch._subclasses.fake_tensor.FakeTensorMode(allow_non_fake_inputs=True) if fake else contextlib.nullcontext()
+    fake_mode = torch._subclasses.fake_tensor.FakeTensorMode
+    mode = fake_mode(allow_non_fake_inputs=True) if fake else contextlib.nullcontext()
     counter = LiveBytes()
     with mode:
         materialize(model)
@@ -48,7 +49,7 @@ def run_case(case: dict[str, Any], fake: bool = True) -> dict[str, Any]:
             counter.track(input_ids)
             mark_kinds(model, opt, counter)
             for n in (1, 2):
-                train_step(model, opt, input_ids, case["precision"], counter, n)
+                train_step(model, opt, input_ids, precision=case["precision"], counter=counter, n=n)
     return _record(case, model, counter, time.perf_counter() - start)
 
 
