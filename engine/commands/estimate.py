@@ -91,7 +91,9 @@ def setup_from_args(a: argparse.Namespace) -> TrainingSetup:
         sharding=Sharding(a.sharding),
         offload_optimizer=a.offload_optimizer,
         offload_params=a.offload_params,
-        lora=LoraSpec(rank=a.lora_rank, alpha=a.lora_alpha, dropout=a.lora_dropout, targets=LoraTargets(a.lora_targets)),
+        lora=LoraSpec(
+            rank=a.lora_rank, alpha=a.lora_alpha, dropout=a.lora_dropout, targets=LoraTargets(a.lora_targets)
+        ),
         quant=QuantSpec(quant_type=QuantType(a.quant), double_quant=not a.no_double_quant),
     )
 

@@ -17,13 +17,13 @@ REFERENCE = Path(__file__).parent / "data" / "gpu_llama.jsonl"
 def _setup_from_reference(text):
     """Parse the setup string of reference/gpu_llama.jsonl ('llama-2-7b lora r16 ... b1 s2048 sdpa gc on')."""
     words = text.replace("(", " ").replace(")", " ").split()
-    fields = dict(
-        method=Method.LORA if "lora" in words else Method.FULL,
-        seq_len=int(next(w for w in words if w.startswith("s") and w[1:].isdigit())[1:]),
-        batch=int(next(w for w in words if w.startswith("b") and w[1:].isdigit())[1:]),
-        attention=Attention.EAGER if "eager" in words else Attention.SDPA,
-        checkpointing=Checkpointing.FULL if words[words.index("gc") + 1] == "on" else Checkpointing.NONE,
-    )
+    fields: dict[str, object] = {
+        "method": Method.LORA if "lora" in words else Method.FULL,
+        "seq_len": int(next(w for w in words if w.startswith("s") and w[1:].isdigit())[1:]),
+        "batch": int(next(w for w in words if w.startswith("b") and w[1:].isdigit())[1:]),
+        "attention": Attention.EAGER if "eager" in words else Attention.SDPA,
+        "checkpointing": Checkpointing.FULL if words[words.index("gc") + 1] == "on" else Checkpointing.NONE,
+    }
     precision = {"bf16": Precision.BF16, "amp-bf16": Precision.AMP_BF16, "bf16-mixed": Precision.BF16_MIXED}
     fields["precision"] = next(precision[w] for w in words if w in precision)
     return words[0], TrainingSetup(**fields)
@@ -75,7 +75,8 @@ def test_checkpointing_keeps_only_layer_inputs():
 def test_full_finetune_pure_bf16_peak_is_states_plus_the_last_gradient():
     """m01's shape: 8 bytes/param and the backward's tail; the peak is in backward of a later step."""
     e = estimate(get_model("llama-2-7b"), TrainingSetup(precision=Precision.BF16, seq_len=2048), H200)
-    assert e.peak_phase == "backward" and e.peak_step == 2
+    assert e.peak_phase == "backward"
+    assert e.peak_step == 2
 
 
 def test_mixed_precision_phase_holds_16_bytes_per_param_and_upcasts_at_the_step():
