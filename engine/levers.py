@@ -151,11 +151,14 @@ class Advice:
     after: int  # the term's bytes at the peak with that step
 
 
-def advice(m: ModelSpec, s: TrainingSetup, gpu: GpuSpec, gpus: int | None = None) -> Advice:
-    """Find the biggest term first, then pick the lever (and step) that moves it the most."""
+def advice(m: ModelSpec, s: TrainingSetup, gpu: GpuSpec, gpus: int | None = None,
+           computed: tuple[Lever, ...] | None = None) -> Advice:
+    """Find the biggest term first, then pick the lever (and step) that moves it the most.
+
+    ``computed``: the :func:`levers` of the same arguments, when the caller already has them."""
     term = biggest_term(estimate(m, s, gpu))
     best: tuple[int, LeverKind | None, str] = (term.bytes, None, "")
-    for lever in levers(m, s, gpu, gpus):
+    for lever in computed or levers(m, s, gpu, gpus):
         for step in lever.steps:
             if term.name in lever.touches and peak_terms(step.estimate)[term.name] < best[0]:
                 best = (peak_terms(step.estimate)[term.name], lever.kind, step.key)
