@@ -37,9 +37,9 @@ _MODES = {
     "rule": QT_TRANSLATE_NOOP("words", "rule"),
     "own": QT_TRANSLATE_NOOP("words", "own copy"),
     "shared-base": QT_TRANSLATE_NOOP("words", "base with adapters off: no copy"),
-    "precomputed": QT_TRANSLATE_NOOP("words", "log-probs precomputed: not in memory"),
-    "not-loaded": QT_TRANSLATE_NOOP("words", "KL coefficient 0: not loaded"),
-    "program": QT_TRANSLATE_NOOP("words", "a program: no GPU memory"),
+    "precomputed": QT_TRANSLATE_NOOP("words", "log-probs precomputed"),
+    "not-loaded": QT_TRANSLATE_NOOP("words", "not loaded (KL coefficient 0)"),
+    "program": QT_TRANSLATE_NOOP("words", "a rule: a program, not a model"),
 }
 
 

@@ -82,6 +82,22 @@ class StageMemory:
         return self.device_bytes <= self.gpu.memory_bytes
 
     @property
+    def peak_role(self) -> RoleCost | None:
+        """The role whose working set sets the peak (the largest transient; None when nothing runs)."""
+        alloc = [r for r in self.roles if r.role is not Role.ROLLOUT and r.transient_bytes]
+        return max(alloc, key=lambda r: r.transient_bytes, default=None)
+
+    def segments(self) -> tuple[tuple[str, str, int], ...]:
+        """(role, part, bytes) adding up to ``device_bytes``: each role's resident bytes, the peak working set,
+        then the allocator's reserve with the CUDA context (part ``resident``, ``working_set``, ``reserve``)."""
+        out = [(r.role.value, "resident", r.resident_bytes) for r in self.roles if r.resident_bytes]
+        peak = self.peak_role
+        if peak is not None:
+            out.append((peak.role.value, "working_set", peak.transient_bytes))
+        out.append(("", "reserve", self.device_bytes - self.allocated_bytes - self.rollout_bytes))
+        return tuple(out)
+
+    @property
     def models(self) -> int:
         """Models of the algorithm loaded for training (the seed's count; the rollout engine is not one)."""
         return sum(1 for r in self.roles if r.role is not Role.ROLLOUT and r.holding in (Holding.OWN,

@@ -42,7 +42,7 @@ PAGES: tuple[PageEntry, ...] = (
     PageEntry("memory", _PLACEHOLDER, "MemoryPlaceholder", QT_TRANSLATE_NOOP("pages", "Memory")),
     PageEntry("attention", _PLACEHOLDER, "AttentionPlaceholder", QT_TRANSLATE_NOOP("pages", "Attention")),
     PageEntry("levers", "gui.pages.levers", "LeversPage", QT_TRANSLATE_NOOP("pages", "Levers")),
-    PageEntry("alignment", _PLACEHOLDER, "AlignmentPlaceholder", QT_TRANSLATE_NOOP("pages", "Alignment")),
+    PageEntry("alignment", "gui.pages.alignment", "AlignmentPage", QT_TRANSLATE_NOOP("pages", "Alignment")),
     PageEntry("serving", _PLACEHOLDER, "ServingPlaceholder", QT_TRANSLATE_NOOP("pages", "Serving")),
 )
 

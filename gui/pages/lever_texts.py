@@ -59,11 +59,14 @@ def lora_note(share: LoraShare) -> str:
         b=100 * share.of_non_embedding, ne=f"{share.non_embedding:,}")
 
 
-def zero3_note(c: Communication, unit: Unit) -> str:
+def zero3_note(c: Communication, unit: Unit, lora: bool) -> str:
+    why = QCoreApplication.translate("LeversPage", " With LoRA the frozen weights are still gathered, but only the "
+                                     "adapters have gradients to send: the ratio grows.") if lora else ""
     return QCoreApplication.translate(
         "LeversPage", "Communication: {f:.2f}× plain data parallelism per step ({z} against {d}): the weights are "
         "gathered in forward and again in backward, three volumes instead of two ({source}).").format(
-        f=c.factor, z=format_bytes(c.zero3, unit), d=format_bytes(c.data_parallel, unit), source=COMMUNICATION_SOURCE)
+        f=c.factor, z=format_bytes(c.zero3, unit), d=format_bytes(c.data_parallel, unit),
+        source=COMMUNICATION_SOURCE) + why
 
 
 def rule_text(tip: Advice, biggest: str, after: str, lever_title: str, step_label: str) -> str:

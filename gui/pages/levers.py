@@ -13,7 +13,7 @@ from PySide6.QtWidgets import QFrame, QGridLayout, QLabel, QScrollArea, QSpinBox
 
 from engine.lever_facts import communication, lora_share
 from engine.levers import Lever, LeverKind, advice, levers, zero3_gpus
-from engine.specs import UI_GPUS
+from engine.specs import UI_GPUS, Method
 from engine.units import format_bytes
 from gui.pages import page_title
 from gui.pages.lever_texts import card_texts, lora_note, rule_text, zero3_note
@@ -125,7 +125,8 @@ class LeversPage(QWidget):
         self.gpus_box.blockSignals(False)
         for kind, lv in self._levers.items():
             self._selected.setdefault(kind, lv.current if lv.current else 1)
-        notes = {LeverKind.LORA: lora_note(lora_share(m, s)), LeverKind.ZERO3: zero3_note(communication(m, s), sc.unit)}
+        notes = {LeverKind.LORA: lora_note(lora_share(m, s)),
+                 LeverKind.ZERO3: zero3_note(communication(m, s), sc.unit, s.method is not Method.FULL)}
         self.cards[LeverKind.ZERO3].set_step_labels(card_texts(LeverKind.ZERO3, n, s)[3])
         for kind, card in self.cards.items():
             card.show_lever(self._levers[kind], self._selected[kind], sc.unit, notes.get(kind, ""))

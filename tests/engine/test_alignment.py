@@ -170,3 +170,12 @@ def test_cli_levers_json(capsys):
     assert d["lora"]["trainable"] == 39_976_960
     assert d["zero3"]["communication_factor"] == 1.5
     assert d["advice"] == {**d["advice"], "biggest_term": "optimizer_states", "lever": "lora"}
+
+
+@pytest.mark.parametrize("stage", list(Stage))
+def test_segments_add_up_to_the_device_total(stage: Stage) -> None:
+    sm = stage_memory(stage, M, LORA, A100)
+    assert sum(b for _, _, b in sm.segments()) == sm.device_bytes
+    peak = sm.peak_role
+    assert peak is not None
+    assert peak.role is Role.POLICY  # the trained policy's activations outweigh every frozen forward here
