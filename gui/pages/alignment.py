@@ -8,7 +8,7 @@ against the GPU. Every number is ``engine.alignment.stages`` for the scenario an
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QPalette
+from PySide6.QtGui import QPalette, QShowEvent
 from PySide6.QtWidgets import (
     QButtonGroup,
     QFrame,
@@ -46,6 +46,7 @@ class AlignmentPage(QWidget):
         self._scenario = scenario
         self._stage = Stage.DPO
         self._stages: dict[Stage, StageMemory] = {}
+        self._shown_once = self._stale = False
         content = QWidget(self)
         layout = QVBoxLayout(content)
         layout.setContentsMargins(24, 16, 24, 16)
@@ -133,7 +134,17 @@ class AlignmentPage(QWidget):
         self._stage = stage
         self._show_selected()
 
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        self._shown_once = True
+        if self._stale:
+            self._recompute()
+
     def _recompute(self) -> None:
+        """Ask the engine again, now, or when next shown if the page is hidden."""
+        self._stale = self._shown_once and not self.isVisible()
+        if self._stale:
+            return
         sc = self._scenario
         self._stages = {sm.stage: sm for sm in stages(sc.model, sc.setup, sc.gpu, self.controls.options())}
         self._show_selected()

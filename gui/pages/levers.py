@@ -8,7 +8,7 @@ first, then pick the lever that moves it (``engine.levers.advice``).
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QResizeEvent
+from PySide6.QtGui import QResizeEvent, QShowEvent
 from PySide6.QtWidgets import QFrame, QGridLayout, QLabel, QScrollArea, QSpinBox, QVBoxLayout, QWidget
 
 from engine.lever_facts import communication, lora_share
@@ -40,6 +40,7 @@ class LeversPage(QWidget):
         self._levers: dict[LeverKind, Lever] = {}
         self._selected: dict[LeverKind, int] = {}
         self._zero3_n: int | None = None
+        self._shown_once = self._stale = False
         content = QWidget(self)
         layout = QVBoxLayout(content)
         layout.setContentsMargins(24, 16, 24, 16)
@@ -109,7 +110,17 @@ class LeversPage(QWidget):
         """The lever as the page shows it now (for tests and the rule line)."""
         return self._levers[kind]
 
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        self._shown_once = True
+        if self._stale:
+            self._on_scenario_changed()
+
     def _on_scenario_changed(self) -> None:
+        """Recompute now, or when next shown if the page is hidden (a drag elsewhere costs it nothing)."""
+        self._stale = self._shown_once and not self.isVisible()
+        if self._stale:
+            return
         self._zero3_n = None
         self._selected.clear()
         self._recompute()

@@ -120,3 +120,13 @@ def test_dark_theme_redraws(qtbot: QtBot, theme: ThemeManager) -> None:
     theme.set_mode(ThemeMode.DARK)
     qtbot.wait(1)
     assert "policy" in page.diagram.node_texts()
+
+
+def test_a_hidden_page_waits_until_shown(qtbot: QtBot) -> None:
+    page, sc = _page(qtbot)
+    page.show()
+    page.hide()
+    sc.update(method=Method.LORA)
+    assert page.stage(Stage.DPO).weight_copies == 2
+    page.show()
+    assert page.stage(Stage.DPO).weight_copies == 1

@@ -109,3 +109,13 @@ def test_dark_theme_and_narrow_width(qtbot: QtBot, theme: ThemeManager) -> None:
     qtbot.wait(1)
     assert page.cards[LeverKind.ZERO3].isVisible()
     assert page.columns() == 2
+
+
+def test_a_hidden_page_waits_until_shown(qtbot: QtBot) -> None:
+    page, sc = _page(qtbot)
+    page.show()
+    page.hide()
+    sc.update(method=Method.QLORA)
+    assert page.lever(LeverKind.LORA).current == 0  # stale while hidden
+    page.show()
+    assert page.lever(LeverKind.LORA).current == 2
