@@ -119,6 +119,7 @@ def to_json(e: Estimate) -> dict[str, Any]:
         "phases": [{"phase": p.name, "step": p.step, "bytes": round(p.total)} for p in e.phases],
         "gpu_memory_bytes": e.gpu.memory_bytes,
         "fits": e.fits,
+        "verdict": e.verdict.value,
         "headroom_bytes": e.headroom_bytes,
     }
 
