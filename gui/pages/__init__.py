@@ -41,8 +41,8 @@ _PLACEHOLDER = "gui.pages.placeholder"
 PAGES: tuple[PageEntry, ...] = (
     PageEntry("memory", "gui.pages.memory", "MemoryPage", QT_TRANSLATE_NOOP("pages", "Memory")),
     PageEntry("attention", _PLACEHOLDER, "AttentionPlaceholder", QT_TRANSLATE_NOOP("pages", "Attention")),
-    PageEntry("levers", _PLACEHOLDER, "LeversPlaceholder", QT_TRANSLATE_NOOP("pages", "Levers")),
-    PageEntry("alignment", _PLACEHOLDER, "AlignmentPlaceholder", QT_TRANSLATE_NOOP("pages", "Alignment")),
+    PageEntry("levers", "gui.pages.levers", "LeversPage", QT_TRANSLATE_NOOP("pages", "Levers")),
+    PageEntry("alignment", "gui.pages.alignment", "AlignmentPage", QT_TRANSLATE_NOOP("pages", "Alignment")),
     PageEntry("serving", _PLACEHOLDER, "ServingPlaceholder", QT_TRANSLATE_NOOP("pages", "Serving")),
 )
 
