@@ -1,0 +1,29 @@
+"""``python -m engine kv-cache``: the JSON contract."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from engine.cli import main
+
+
+def test_kv_cache_json(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["kv-cache", "--model", "llama-2-13b", "--tokens", "4096", "--sequences", "3", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["bytes_per_sequence"] == 3_355_443_200
+    assert data["bytes_per_token"] == 819_200
+    assert data["bytes_total"] == 3 * 3_355_443_200
+    assert data["attention"] == "MHA"
+    assert "KV heads" in data["formula"]
+
+
+def test_kv_cache_dtype_and_text(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["kv-cache", "--model", "deepseek-v2-lite", "--tokens", "10", "--dtype", "fp8"]) == 0
+    assert "MLA" in capsys.readouterr().out
+
+
+def test_kv_cache_bad_tokens_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["kv-cache", "--model", "llama-2-7b", "--tokens", "0"]) == 2
+    assert capsys.readouterr().err.count("\n") == 1
