@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any
 
 from engine.params import count_params, layer_params, lora_params, lora_targets, norm_params
 from engine.results import Term
@@ -48,10 +49,10 @@ class Phase:
 
     name: str  # forward, backward, optimizer_step
     step: int  # 1: the first step; 2: every later step
-    terms: dict[str, float]
+    terms: dict[str, Any]  # floats, or numpy arrays in a sweep
 
     @property
-    def total(self) -> float:
+    def total(self) -> Any:
         return sum(self.terms.values())
 
 
@@ -120,12 +121,28 @@ def _segment_starts(m: ModelSpec) -> tuple[int, ...]:
     return (0, first) if 0 < first < m.num_layers else (0,)
 
 
-@lru_cache(maxsize=512)
-def _static(m: ModelSpec, s: TrainingSetup) -> tuple[ModelStates, ActivationCoeffs, _Grads, dict[str, float]]:
-    """Everything that does not depend on batch and sequence length (cached: sweeps reuse it)."""
-    st = model_states(m, s)
-    g = _grads(m, s, grad_dtype_bytes(s), st.divisor_grads)
-    return st, activation_coeffs(m, s), g, sharding_buffers(m, s, st)
+_Static = tuple[ModelStates, ActivationCoeffs, _Grads, dict[str, float], formulas.Texts]
+_STATIC_CACHE: dict[tuple[object, ...], _Static] = {}
+
+
+def _static_key(m: ModelSpec, s: TrainingSetup) -> tuple[object, ...]:
+    """Every setup field except batch, sequence length and accumulation (they only scale activations)."""
+    return (m, s.method, s.precision, s.optimizer, s.attention, s.checkpointing, s.gpus, s.sharding,
+            s.offload_optimizer, s.offload_params, s.lora, s.quant)
+
+
+def _static(m: ModelSpec, s: TrainingSetup) -> _Static:
+    """Everything that does not depend on batch and sequence length, cached (sweeps and drags reuse it)."""
+    key = _static_key(m, s)
+    hit = _STATIC_CACHE.get(key)
+    if hit is None:
+        st = model_states(m, s)
+        g = _grads(m, s, grad_dtype_bytes(s), st.divisor_grads)
+        hit = st, activation_coeffs(m, s), g, sharding_buffers(m, s, st), formulas.texts(m, s, st)
+        if len(_STATIC_CACHE) > 1024:
+            _STATIC_CACHE.clear()
+        _STATIC_CACHE[key] = hit
+    return hit
 
 
 def _layer_sweep(s: TrainingSetup, ac: ActivationCoeffs, g: _Grads, tokens: int, bs2: int) -> list[dict[str, float]]:
@@ -159,9 +176,11 @@ def _layer_sweep(s: TrainingSetup, ac: ActivationCoeffs, g: _Grads, tokens: int,
     return out
 
 
-def _phases(m: ModelSpec, s: TrainingSetup) -> tuple[list[Phase], ModelStates]:
-    st, ac, g, buffers = _static(m, s)
-    tokens, bs2 = s.batch * s.seq_len, s.batch * s.seq_len * s.seq_len
+def _phases(m: ModelSpec, s: TrainingSetup, tokens: Any = None, bs2: Any = None) -> tuple[list[Phase], ModelStates]:
+    """Every moment of steps 1 and 2. ``tokens`` (b*s) and ``bs2`` (b*s^2) may be numpy arrays (sweeps)."""
+    st, ac, g, buffers, _ = _static(m, s)
+    if tokens is None:
+        tokens, bs2 = s.batch * s.seq_len, s.batch * s.seq_len * s.seq_len
     gc = s.checkpointing is Checkpointing.FULL
     all_kept = sum(n * ((lc.checkpoint * tokens) if gc else (lc.saved * tokens + lc.saved_bs2 * bs2)) for n, lc in ac.segments)
     all_copies = sum(n * lc.weight_copies for n, lc in ac.segments) + ac.head_copies
@@ -195,7 +214,7 @@ def estimate(m: ModelSpec, s: TrainingSetup, gpu: GpuSpec) -> Estimate:
     """Per-GPU memory of one training step of ``m`` under ``s`` on ``gpu`` (module docstring: method)."""
     phases, st = _phases(m, s)
     peak = max(phases, key=lambda p: (p.total, -p.step))
-    terms = formulas.describe(m, s, st, peak.terms)
+    terms = formulas.describe(_static(m, s)[4], peak.terms, TERM_ORDER)
     allocated = sum(t.bytes for t in terms)
     reserved = round(allocated * RESERVED_RATIO)
     c = st.counts
@@ -214,6 +233,5 @@ def estimate(m: ModelSpec, s: TrainingSetup, gpu: GpuSpec) -> Estimate:
         peak_phase=peak.name,
         peak_step=peak.step,
         phases=tuple(phases),
-        model_states_bytes_per_param=(st.weights * st.divisor_weights + st.gradients * st.divisor_grads
-                                      + st.optimizer_states * st.divisor_states) / max(c.total, 1),
+        model_states_bytes_per_param=(st.weights + st.gradients + st.optimizer_states) / max(c.total, 1),
     )

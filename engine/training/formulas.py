@@ -38,22 +38,19 @@ def _formula(name: str, m: ModelSpec, s: TrainingSetup, st: ModelStates) -> str:
     }[name]
 
 
-def describe(m: ModelSpec, s: TrainingSetup, st: ModelStates, at_peak: dict[str, float]) -> tuple[Term, ...]:
-    """Terms at the peak, in the canonical order, each with its formula and source."""
-    from engine.training.estimate import TERM_ORDER
+Texts = dict[str, tuple[str, str, str]]  # name -> (formula, source, detail)
 
+
+def texts(m: ModelSpec, s: TrainingSetup, st: ModelStates) -> Texts:
+    """Formula, source and detail of every term (independent of batch and sequence length: cached)."""
     details = {
         "weights": st.weight_detail,
         "gradients": f"{st.counts.trainable:,} trainable"
         + (" (LoRA adapters, fp32)" if s.method is not Method.FULL else ""),
     }
-    return tuple(
-        Term(
-            name=name,
-            bytes=round(at_peak.get(name, 0.0)),
-            formula=_formula(name, m, s, st),
-            source=_SOURCES[name],
-            detail=details.get(name, ""),
-        )
-        for name in TERM_ORDER
-    )
+    return {name: (_formula(name, m, s, st), _SOURCES[name], details.get(name, "")) for name in _SOURCES}
+
+
+def describe(words: Texts, at_peak: dict[str, float], order: tuple[str, ...]) -> tuple[Term, ...]:
+    """Terms at the peak, in the canonical order, each with its formula and source."""
+    return tuple(Term(name, round(at_peak.get(name, 0.0)), *words[name]) for name in order)
