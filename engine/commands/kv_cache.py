@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import argparse
-import importlib
 from typing import Any
 
 from engine.catalog import get_model
-from engine.cli import UsageError
 from engine.serving.kv import kv_cache
 from engine.specs import KvDtype, ModelSpec
 from engine.units import Unit, format_bytes
@@ -29,12 +27,9 @@ def register(sub: Any) -> None:
 def _model(args: argparse.Namespace) -> ModelSpec:
     if args.model:
         return get_model(args.model)
-    try:  # the Hugging Face importer, loaded only when asked for
-        hf_import = importlib.import_module("engine.hf_import")
-    except ImportError as err:
-        raise UsageError(f"--config needs engine.hf_import, which this build lacks ({err})") from None
-    spec: ModelSpec = hf_import.load_config(args.config)
-    return spec
+    from engine.hf_import import load_config  # loaded only when asked for
+
+    return load_config(args.config)
 
 
 def run(args: argparse.Namespace) -> tuple[dict[str, Any], str]:

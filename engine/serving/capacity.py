@@ -72,7 +72,7 @@ class ServingFit(BaseModel):
     gpu_bytes: int
     budget_bytes: int  # gpu_memory_utilization x GPU memory
     kv: KvCache  # one sequence, on one GPU
-    terms: list[Term]  # weights, activations, runtime, kv_cache (all per GPU)
+    terms: list[Term]  # weights, activations, cuda_context, kv_cache (all per GPU)
     kv_budget_bytes: int  # what the budget leaves for the KV cache (negative: the weights alone overflow)
     max_sequences: int
 
@@ -119,7 +119,7 @@ def serving_fit(m: ModelSpec, gpu: GpuSpec, setup: ServingSetup) -> ServingFit:
     fixed = [
         weights_term(m, setup.weight_dtype, setup.tp),
         workspace_term(m, setup.batched_tokens, setup.tp),
-        Term(name="runtime", bytes=gpu.context_bytes, formula="CUDA context and libraries",
+        Term(name="cuda_context", bytes=gpu.context_bytes, formula="CUDA context and libraries",
              source="measured: about 0.55 GB on an H200 (reference/gpu_llama.jsonl)"),
     ]
     kv_budget = budget - sum(t.bytes for t in fixed)

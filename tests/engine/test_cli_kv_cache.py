@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -27,3 +28,18 @@ def test_kv_cache_dtype_and_text(capsys: pytest.CaptureFixture[str]) -> None:
 def test_kv_cache_bad_tokens_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["kv-cache", "--model", "llama-2-7b", "--tokens", "0"]) == 2
     assert capsys.readouterr().err.count("\n") == 1
+
+
+def test_kv_cache_from_a_config(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Llama 2 70B's config.json (GQA, 8 KV heads): the seed's 1.34 GB."""
+    config = {
+        "architectures": ["LlamaForCausalLM"], "model_type": "llama", "hidden_size": 8192,
+        "intermediate_size": 28672, "num_attention_heads": 64, "num_key_value_heads": 8,
+        "num_hidden_layers": 80, "vocab_size": 32000, "max_position_embeddings": 4096,
+    }
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(config), encoding="utf-8")
+    assert main(["kv-cache", "--config", str(path), "--tokens", "4096", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["bytes_per_sequence"] == 1_342_177_280
+    assert data["attention"] == "GQA"
