@@ -73,7 +73,8 @@ class MlaPanel(QWidget):
         self.ratio.setText(self.tr("<b>Like for like ({dtype}): {lfl:.1%} smaller per token, "
                                    "{layer:.1%} per layer.</b>").format(
             dtype=c.dtype.value, lfl=c.like_for_like, layer=c.per_layer))
-        self.published.setText(self.tr("Published: {p:.1%} smaller (reconstructed: {r:.1%}).").format(
+        self.published.setText(self.tr(
+            "Published: {p:.1%} smaller; rebuilt from the formulas with V2's 6-bit cache: {r:.1%}.").format(
             p=c.published, r=c.published_reconstructed))
         self.note.setText(c.note)
         self.setToolTip(c.source)

@@ -157,3 +157,18 @@ def test_more_tp_gpus_never_fit_fewer_users(model: str, gpu: str, tokens: int, t
     m, g = get_model(model), get_gpu(gpu)
     base = ServingSetup(tokens=tokens, tp=tp)
     assert serving_fit(m, g, base.with_(tp=tp + more)).max_sequences >= serving_fit(m, g, base).max_sequences
+
+
+def test_serving_engine_never_imports_qt() -> None:
+    """engine.serving and the kv-cache command import with PySide6 and pyqtgraph made unimportable."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "for name in ('PySide6', 'pyqtgraph', 'shiboken6', 'gui'):\n"
+        "    sys.modules[name] = None\n"
+        "import engine.serving, engine.commands.kv_cache\n"
+        "assert not any(m.startswith(('PySide6', 'pyqtgraph', 'gui')) for m in sys.modules if sys.modules[m])\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
