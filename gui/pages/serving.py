@@ -7,10 +7,11 @@ its results to the views. No number on this page is computed here.
 
 from __future__ import annotations
 
+from PySide6.QtCore import QEvent
 from PySide6.QtWidgets import QLabel, QScrollArea, QVBoxLayout, QWidget
 
 from engine.catalog import get_model
-from engine.serving import ServingFit, compare_mla, kv_cache, serving_fit
+from engine.serving import ServingFit, ServingSetup, compare_mla, kv_cache, serving_fit
 from engine.serving.paged import PoolSpec
 from engine.serving.trace import SHAREGPT, request_stream
 from engine.specs import ModelSpec
@@ -19,6 +20,7 @@ from gui.pages import page_title
 from gui.pages.serving_controls import ServingControls
 from gui.pages.serving_sections import section, term_labels
 from gui.pages.serving_state import ServingState
+from gui.palette import colors_for
 from gui.scenario import Scenario
 from gui.widgets.capacity_chart import CapacityChart
 from gui.widgets.kv_cards import KvCards
@@ -27,6 +29,7 @@ from gui.widgets.paging_player import PagingPlayer
 
 SEED_MODELS = ("llama-2-7b", "llama-2-13b", "llama-2-70b")
 PAGING_REQUESTS, PAGING_SEED = 60, 0
+INITIAL_SEQUENCES = 16  # enough users for the KV cache to outweigh a 7B model's weights
 
 
 class ServingPage(QWidget):
@@ -41,7 +44,7 @@ class ServingPage(QWidget):
         super().__init__(parent)
         self.setObjectName("page-serving")
         self.scenario = scenario
-        self.state = ServingState(parent=self)
+        self.state = ServingState(ServingSetup(sequences=INITIAL_SEQUENCES), parent=self)
         self.controls = ServingControls(scenario, self.state, self)
         self.cards = KvCards(self)
         self.chart = CapacityChart(self)
@@ -68,7 +71,7 @@ class ServingPage(QWidget):
             "users at once, this KV cache, not the weights, is what fills the GPU."), content, heading=True))
         body.addWidget(self.controls)
         body.addWidget(section(self.tr("KV cache per sequence"), self.tr(
-            "2 × layers × KV heads × head dim × tokens × bytes per element (GB are decimal)."), content))
+            "2 × layers × KV heads × head dim × tokens × bytes per element, per sequence (GB: 10⁹ bytes)."), content))
         body.addWidget(self.cards)
         body.addWidget(section(self.tr("How many users fit"), "", content))
         body.addWidget(self.chart)
@@ -111,6 +114,11 @@ class ServingPage(QWidget):
         self.fit_label.setText(self._fit_text(fit))
         self.mla.show_comparison(compare_mla(dtype=setup.kv_dtype))
 
+    def changeEvent(self, event: QEvent) -> None:
+        if event.type() == QEvent.Type.PaletteChange:
+            self.refresh()  # the verdict's colour follows the theme
+        super().changeEvent(event)
+
     def _fit_text(self, fit: ServingFit) -> str:
         unit, s = self.scenario.unit, fit.setup
         if fit.max_sequences == 0:
@@ -118,7 +126,9 @@ class ServingPage(QWidget):
                 "<b>The weights alone overflow:</b> {w} per GPU of {b} usable. Add GPUs or quantize."
             ).format(
                 w=format_bytes(fit.term("weights").bytes, unit), b=format_bytes(fit.budget_bytes, unit))
-        verdict = self.tr("The {n:,} requested fit.") if fit.fits else self.tr("The {n:,} requested do not fit!")
+        c = colors_for(self)
+        verdict = (self.tr("The {n:,} requested fit.") if fit.fits else self.tr("The {n:,} requested do not fit."))
+        verdict = f'<span style="color:{c.fits if fit.fits else c.over}"><b>{verdict}</b></span>'
         where = (self.tr("on one {gpu}") if s.tp == 1 else self.tr("on {tp} × {gpu} (tensor parallel)")).format(
             tp=s.tp, gpu=self.scenario.gpu.name)
         return self.tr(

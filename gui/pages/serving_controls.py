@@ -39,7 +39,7 @@ class ServingControls(QWidget):
     def __init__(self, scenario: Scenario, state: ServingState, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.scenario, self.state = scenario, state
-        shared, own = Binder(scenario, self), Binder(state, self)  # type: ignore[arg-type]
+        shared, own = Binder(scenario, self), Binder(state, self)
         self.model_box, self.gpu_box = QComboBox(self), QComboBox(self)
         shared.combo(self.model_box, "model", [(m.label, m) for m in models()])
         shared.combo(self.gpu_box, "gpu", [(g.name, g) for g in gpus()])

@@ -91,3 +91,11 @@ def test_hiding_the_page_pauses_the_animation(qtbot: QtBot) -> None:
     page.hide()
     assert not page.player.is_playing()
     assert page.player.lane_frame(Allocation.PAGED) is not None
+
+
+def test_an_imported_model_gets_a_card_and_a_blank_picker(page: ServingPage) -> None:
+    imported = get_model("llama-2-70b").model_copy(update={"id": "my-70b", "name": "My 70B"})
+    page.scenario.update(model=imported)
+    assert page.controls.model_box.currentIndex() == -1
+    assert page.cards.cards[3].name.text() == "<b>My 70B</b>"
+    assert card_values(page)[3] == "1.34 GB"
