@@ -20,7 +20,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
 from PySide6.QtCore import QObject, QSignalBlocker, Signal, SignalInstance
-from PySide6.QtWidgets import QAbstractButton, QComboBox, QDoubleSpinBox, QSlider, QSpinBox, QWidget
+from PySide6.QtWidgets import QAbstractButton, QButtonGroup, QComboBox, QDoubleSpinBox, QSlider, QSpinBox
 
 from gui.coalesce import Coalescer
 from gui.scenario import ScenarioError
@@ -44,7 +44,7 @@ class Bindable(Protocol):
 class _Bound:
     """One widget bound to one field: how to read it, how to show a value in it."""
 
-    def __init__(self, widget: QWidget, field: str, read: Callable[[], Any], show: Callable[[Any], None]):
+    def __init__(self, widget: QObject, field: str, read: Callable[[], Any], show: Callable[[Any], None]):
         self.widget, self.field, self.read, self.show = widget, field, read, show
 
     def push(self, value: Any) -> None:
@@ -77,8 +77,7 @@ class Binder(QObject):
             box.clear()
             box.addItems([label for label, _ in choices])
         read = lambda: values[box.currentIndex()] if box.currentIndex() >= 0 else None  # noqa: E731
-        show = lambda v: box.setCurrentIndex(values.index(v) if v in values else -1)  # noqa: E731 (-1: none of them)
-        self._add(_Bound(box, field, read, show))
+        self._add(_Bound(box, field, read, lambda v: box.setCurrentIndex(values.index(v))))
         box.currentIndexChanged.connect(lambda _i: self._write_now(field, read()))
 
     def slider(self, slider: QSlider, field: str, scale: SliderScale) -> None:
@@ -100,6 +99,39 @@ class Binder(QObject):
         read = lambda: on if button.isChecked() else off  # noqa: E731
         self._add(_Bound(button, field, read, lambda v: button.setChecked(v == on)))
         button.toggled.connect(lambda _c: self._write_now(field, read()))
+
+    def custom(
+        self,
+        widget: QObject,
+        field: str,
+        *,
+        read: Callable[[], Any],
+        show: Callable[[Any], None],
+        changed: Any,
+        coalesce: bool = False,
+    ) -> None:
+        """Any widget: ``read()`` gives its value, ``show(value)`` displays one, ``changed`` (a signal) fires
+        on user edits. Signals are blocked while showing, as for every other binding."""
+        self._add(_Bound(widget, field, read, show))
+        write = self._write_later if coalesce else self._write_now
+        changed.connect(lambda *_args: write(field, read()))
+
+    def buttons(self, group: QButtonGroup, field: str, choices: Sequence[tuple[QAbstractButton, Any]]) -> None:
+        """A segmented control: exclusive checkable buttons, one value each."""
+        group.setExclusive(True)
+        for button, _ in choices:
+            button.setCheckable(True)
+            group.addButton(button)
+
+        def read() -> Any:
+            return next((v for b, v in choices if b.isChecked()), None)
+
+        def show(value: Any) -> None:
+            for b, v in choices:
+                with QSignalBlocker(b):
+                    b.setChecked(v == value)
+
+        self.custom(group, field, read=read, show=show, changed=group.buttonClicked)
 
     def refresh(self) -> None:
         """Show the scenario's values in every bound widget (signals blocked)."""

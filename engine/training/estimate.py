@@ -91,6 +91,23 @@ class Estimate:
         return self.device_bytes <= self.gpu.memory_bytes
 
     @property
+    def device_terms(self) -> tuple[Term, ...]:
+        """The allocated terms plus what separates them from the device total, so a bar sums to what
+        nvidia-smi shows: the caching allocator's reserve and the CUDA context (module docstring)."""
+        reserve = Term("allocator_reserve", self.reserved_bytes - self.peak_allocated_bytes,
+                       f"allocated x ({RESERVED_RATIO} - 1)", "median reserved / allocated of 8 H200 runs "
+                       "(reference/gpu_llama.jsonl)")
+        context = Term("cuda_context", self.device_bytes - self.reserved_bytes,
+                       "CUDA context and libraries outside the allocator" + (" + paged optimizer states"
+                                                                              if self.paged_bytes else ""),
+                       "measured 0.55 GB on an H200 (shared/ENVIRONMENT.md)")
+        total = max(self.device_bytes, 1)
+        return tuple(
+            Term(t.name, t.bytes, t.formula, t.source, t.detail, t.bytes / total)
+            for t in (*self.terms, reserve, context)
+        )
+
+    @property
     def verdict(self) -> Verdict:
         if not self.fits:
             return Verdict.OVER

@@ -17,6 +17,7 @@ from gui.binding import Binder
 from gui.pages.serving_state import ServingState
 from gui.scenario import Scenario
 from gui.slider_scale import ScaleKind, SliderScale
+from gui.widgets.model_picker import ModelPicker
 
 
 def serving_scale(field: str, kind: ScaleKind, ui: tuple[int, int]) -> SliderScale:
@@ -40,8 +41,9 @@ class ServingControls(QWidget):
         super().__init__(parent)
         self.scenario, self.state = scenario, state
         shared, own = Binder(scenario, self), Binder(state, self)
-        self.model_box, self.gpu_box = QComboBox(self), QComboBox(self)
-        shared.combo(self.model_box, "model", [(m.label, m) for m in models()])
+        self.model_box, self.gpu_box = ModelPicker(models(), self), QComboBox(self)
+        shared.custom(self.model_box, "model", read=self.model_box.current_model, show=self.model_box.show_model,
+                      changed=self.model_box.activated)
         shared.combo(self.gpu_box, "gpu", [(g.name, g) for g in gpus()])
         self.kv_box, self.weight_box = QComboBox(self), QComboBox(self)
         own.combo(self.kv_box, "kv_dtype", [(d.value, d) for d in KvDtype])

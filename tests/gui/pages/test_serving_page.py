@@ -68,7 +68,10 @@ def test_overflowing_weights_are_said(page: ServingPage) -> None:
 
 
 def test_another_model_gets_a_card(page: ServingPage) -> None:
-    page.controls.model_box.setCurrentText("Qwen2.5 7B")
+    picker = page.controls.model_box
+    row = next(r for r in range(picker.count()) if (m := picker.model_at(r)) is not None and m.id == "qwen2.5-7b")
+    picker.setCurrentIndex(row)
+    picker.activated.emit(row)
     qwen = page.scenario.model
     assert qwen.id == "qwen2.5-7b"
     assert card_values(page)[3] == format_bytes(kv_cache(qwen, 4096).bytes_per_sequence, Unit.GB)
@@ -93,9 +96,9 @@ def test_hiding_the_page_pauses_the_animation(qtbot: QtBot) -> None:
     assert page.player.lane_frame(Allocation.PAGED) is not None
 
 
-def test_an_imported_model_gets_a_card_and_a_blank_picker(page: ServingPage) -> None:
+def test_an_imported_model_gets_a_card_and_joins_the_picker(page: ServingPage) -> None:
     imported = get_model("llama-2-70b").model_copy(update={"id": "my-70b", "name": "My 70B"})
     page.scenario.update(model=imported)
-    assert page.controls.model_box.currentIndex() == -1
+    assert page.controls.model_box.current_model() == imported
     assert page.cards.cards[3].name.text() == "<b>My 70B</b>"
     assert card_values(page)[3] == "1.34 GB"
