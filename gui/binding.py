@@ -17,16 +17,28 @@ Usage::
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, Protocol
 
-from PySide6.QtCore import QObject, QSignalBlocker, Signal
+from PySide6.QtCore import QObject, QSignalBlocker, Signal, SignalInstance
 from PySide6.QtWidgets import QAbstractButton, QButtonGroup, QComboBox, QDoubleSpinBox, QSlider, QSpinBox
 
 from gui.coalesce import Coalescer
-from gui.scenario import Scenario, ScenarioError
+from gui.scenario import ScenarioError
 from gui.slider_scale import SliderScale
 
 Choices = Sequence[tuple[str, Any]]
+
+
+class Bindable(Protocol):
+    """What a binder binds to: the ``Scenario``, or a page's own state with the same interface
+    (``get``, ``update`` raising ``ScenarioError``, a ``changed`` signal), e.g. the serving page's."""
+
+    @property
+    def changed(self) -> SignalInstance: ...
+
+    def get(self, field: str) -> Any: ...
+
+    def update(self, **fields: Any) -> bool: ...
 
 
 class _Bound:
@@ -42,7 +54,7 @@ class _Bound:
 
 
 class Binder(QObject):
-    """Binds widgets to one ``Scenario``.
+    """Binds widgets to one ``Scenario`` (or another ``Bindable`` state).
 
     Signals:
         rejected(str, str): a control's value was refused (field, one-line reason); the control was reset.
@@ -50,7 +62,7 @@ class Binder(QObject):
 
     rejected = Signal(str, str)
 
-    def __init__(self, scenario: Scenario, parent: QObject | None = None) -> None:
+    def __init__(self, scenario: Bindable, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self._scenario = scenario
         self._bound: list[_Bound] = []

@@ -43,7 +43,7 @@ PAGES: tuple[PageEntry, ...] = (
     PageEntry("attention", _PLACEHOLDER, "AttentionPlaceholder", QT_TRANSLATE_NOOP("pages", "Attention")),
     PageEntry("levers", "gui.pages.levers", "LeversPage", QT_TRANSLATE_NOOP("pages", "Levers")),
     PageEntry("alignment", "gui.pages.alignment", "AlignmentPage", QT_TRANSLATE_NOOP("pages", "Alignment")),
-    PageEntry("serving", _PLACEHOLDER, "ServingPlaceholder", QT_TRANSLATE_NOOP("pages", "Serving")),
+    PageEntry("serving", "gui.pages.serving", "ServingPage", QT_TRANSLATE_NOOP("pages", "Serving")),
 )
 
 PAGE_IDS: tuple[str, ...] = tuple(p.page_id for p in PAGES)
