@@ -1,0 +1,74 @@
+"""The words of the attention walk-through: each step's name, formula and a newcomer's explanation.
+
+Kept apart from the arithmetic (``engine.attention``) so that the GUI can translate them.
+Notation follows Vaswani et al. 2017 (arXiv:1706.03762, section 3.2): d is the head width.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from engine.attention_sizes import StepKey
+
+
+@dataclass(frozen=True)
+class StepText:
+    name: str
+    formula: str
+    explanation: str
+    operands: tuple[StepKey, ...]
+
+
+STEP_TEXT: dict[StepKey, StepText] = {
+    StepKey.X: StepText(
+        "Token embeddings",
+        "X",
+        "Each token becomes a row of numbers. This is the layer's input; every head reads all of it.",
+        (),
+    ),
+    StepKey.Q: StepText(
+        "Queries",
+        "Q = X Wq",
+        "Each token asks a question: what am I looking for? A learned matrix Wq turns its row into a query.",
+        (StepKey.X,),
+    ),
+    StepKey.K: StepText(
+        "Keys",
+        "K = X Wk",
+        "Each token also advertises what it contains: its key, made by another learned matrix Wk.",
+        (StepKey.X,),
+    ),
+    StepKey.V: StepText(
+        "Values",
+        "V = X Wv",
+        "And what it will hand over if chosen: its value, made by a third matrix Wv.",
+        (StepKey.X,),
+    ),
+    StepKey.SCORES: StepText(
+        "Scores",
+        "S = Q Kᵀ / √d",
+        "Every query meets every key: one number per pair, so s tokens make an s × s matrix. "
+        "This is the tensor that grows with the square of the length.",
+        (StepKey.Q, StepKey.K),
+    ),
+    StepKey.MASKED: StepText(
+        "Causal mask",
+        "S[i, j] = −∞ for j > i",
+        "A token may not look ahead: every cell above the diagonal becomes minus infinity.",
+        (StepKey.SCORES,),
+    ),
+    StepKey.SOFTMAX: StepText(
+        "Softmax by row",
+        "P = softmax(S) per row",
+        "Each row becomes weights that sum to 1; the masked cells become exactly 0. "
+        "Training keeps this s × s matrix for the backward pass.",
+        (StepKey.MASKED,),
+    ),
+    StepKey.OUTPUT: StepText(
+        "Output",
+        "O = P V",
+        "Each token's output is a weighted average of the values it may see. "
+        "FlashAttention computes this in tiles and never writes the s × s matrix to memory.",
+        (StepKey.SOFTMAX, StepKey.V),
+    ),
+}
