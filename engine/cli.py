@@ -19,7 +19,7 @@ from pydantic import ValidationError
 from engine import __version__
 
 #: Command modules, in the order ``--help`` lists them.
-COMMANDS = ("models", "gpus", "attention")
+COMMANDS = ("estimate", "models", "gpus", "attention")
 
 Handler = Callable[[argparse.Namespace], tuple[dict[str, Any], str]]
 

@@ -1,23 +1,30 @@
-"""Typed results: a number of bytes that carries its formula and its source, so a tooltip can show why."""
+"""Typed results: a number of bytes that carries its formula and its source, so a tooltip can show why.
+
+Results are frozen dataclasses rather than pydantic models: an estimate builds a dozen of them and must stay
+well under 50 microseconds (``bench/engine_speed.py``); inputs stay pydantic, where validation matters.
+"""
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field
+from dataclasses import asdict, dataclass
+from typing import Any
 
 
-class Term(BaseModel):
-    """One named share of memory."""
-
-    model_config = ConfigDict(frozen=True)
+@dataclass(frozen=True, slots=True)
+class Term:
+    """One named share of memory, with the formula that produced it and where that formula comes from."""
 
     name: str  # weights, gradients, optimizer_states, activations, logits, sharding_buffers, temporaries
-    bytes: int = Field(ge=0)
+    bytes: int
     formula: str
     source: str
-    detail: str = ""  # e.g. "trainable 40.0M fp32 + frozen 6.74B bf16"
+    detail: str = ""
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
 
 
-def term_bytes(terms: list[Term]) -> dict[str, int]:
+def term_bytes(terms: tuple[Term, ...] | list[Term]) -> dict[str, int]:
     """Name -> bytes, summing terms that share a name."""
     out: dict[str, int] = {}
     for t in terms:

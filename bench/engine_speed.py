@@ -1,0 +1,63 @@
+"""Engine speed: one estimate (target <= 50 us median) and a 256-point sequence-length sweep (<= 5 ms).
+
+Run: ``python bench/engine_speed.py [--json]``. Medians over repeated runs; every run uses a fresh setup
+object (a new pydantic model, as a slider move makes), so caches keyed on the setup are not flattered.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from engine.catalog import get_gpu, get_model  # noqa: E402
+from engine.specs import TrainingSetup  # noqa: E402
+from engine.training import estimate  # noqa: E402
+from engine.training.sweep import sweep_seq_len  # noqa: E402
+
+
+def bench_estimate(repeats: int = 2000) -> float:
+    m, gpu = get_model("llama-2-7b"), get_gpu("a100-80gb")
+    base = TrainingSetup()
+    setups = [base.with_(seq_len=128 + (i % 97) * 64) for i in range(repeats)]
+    estimate(m, setups[0], gpu)  # warm the per-model caches, as a running app has
+    times = []
+    for s in setups:
+        t0 = time.perf_counter()
+        estimate(m, s, gpu)
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times) * 1e6
+
+
+def bench_sweep(repeats: int = 200) -> float:
+    m, gpu = get_model("llama-2-7b"), get_gpu("a100-80gb")
+    lengths = [int(128 * 1024 ** (i / 255)) for i in range(256)]
+    times = []
+    for i in range(repeats):
+        s = TrainingSetup(batch=1 + i % 4)
+        t0 = time.perf_counter()
+        sweep_seq_len(m, s, gpu, lengths)
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times) * 1e3
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--json", action="store_true")
+    args = ap.parse_args()
+    result = {"estimate_us": round(bench_estimate(), 2), "sweep_256_ms": round(bench_sweep(), 3)}
+    if args.json:
+        print(json.dumps(result))
+    else:
+        print(f"one estimate: {result['estimate_us']:.1f} us median (target 50)")
+        print(f"256-point sweep: {result['sweep_256_ms']:.2f} ms median (target 5)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

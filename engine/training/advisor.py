@@ -1,0 +1,125 @@
+"""What would make it fit: the seed guide's roadmap, walked step by step from the current setup.
+
+The guide (shared/seeds/003, "實踐路線圖"): first the basic three (16-bit training, gradient checkpointing, an 8-bit
+optimizer), then QLoRA, then distributed training (ZeRO / FSDP, offload), then more GPUs. Each step is applied on
+top of the previous ones and re-estimated; a step that changes nothing for this setup is skipped. The costs are
+stated with their sources: checkpointing's extra compute was measured at +28% (full fine-tuning) and +56% (LoRA)
+per step on an H200 (reference/gpu_timing.jsonl), 20-40% in published reports; ZeRO-3 moves 1.5x the data of plain
+data parallelism (Rajbhandari et al. 2020, section 7).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from engine.specs import (
+    Attention,
+    Checkpointing,
+    GpuSpec,
+    Method,
+    ModelSpec,
+    Optimizer,
+    Precision,
+    Sharding,
+    TrainingSetup,
+)
+from engine.training.estimate import Estimate, estimate
+
+MAX_GPUS = 64
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """One rung of the roadmap: what changes, what it costs, and the estimate with it (and all before it)."""
+
+    key: str
+    title: str
+    cost: str
+    setup: TrainingSetup
+    estimate: Estimate
+
+    @property
+    def fits(self) -> bool:
+        return self.estimate.fits
+
+
+def _rungs(s: TrainingSetup) -> list[tuple[str, str, str, Callable[[TrainingSetup], TrainingSetup | None]]]:
+    def change(**kw: object) -> Callable[[TrainingSetup], TrainingSetup | None]:
+        def apply(cur: TrainingSetup) -> TrainingSetup | None:
+            new = cur.with_(**kw)
+            return None if new == cur else new
+
+        return apply
+
+    gc_cost = "about 20-40% more compute per step (measured +28% full, +56% LoRA on an H200)"
+    return [
+        ("bf16", "16-bit training (bf16)", "almost none on GPUs with bf16; keep fp32 master weights if unstable",
+         (lambda c: c.with_(precision=Precision.BF16) if c.precision in
+          (Precision.FP32, Precision.AMP_BF16, Precision.AMP_FP16) else None)),
+        ("flash", "FlashAttention", "none: the same result, computed in tiles", change(attention=Attention.FLASH)
+         if s.attention is Attention.EAGER else (lambda c: None)),
+        ("checkpointing", "Gradient checkpointing", gc_cost, change(checkpointing=Checkpointing.FULL)),
+        ("8bit", "8-bit AdamW", "almost none; states quantized block-wise",
+         (lambda c: c.with_(optimizer=Optimizer.ADAMW_8BIT) if c.optimizer is Optimizer.ADAMW else None)),
+        ("lora", "LoRA (rank 16, all linear layers)", "trains ~0.6% of the weights; quality usually close to full",
+         (lambda c: c.with_(method=Method.LORA) if c.method is Method.FULL else None)),
+        ("qlora", "QLoRA (4-bit NF4 base)", "slower matmuls (dequantize on the fly); small quality loss",
+         (lambda c: c.with_(method=Method.QLORA) if c.method is Method.LORA else None)),
+        ("zero2", "ZeRO-2 over the current GPUs", "same communication as data parallelism",
+         (lambda c: c.with_(sharding=Sharding.ZERO2) if c.gpus > 1 and c.sharding in
+          (Sharding.NONE, Sharding.ZERO1) else None)),
+        ("zero3", "ZeRO-3 / FSDP over the current GPUs", "about 1.5x the communication of data parallelism",
+         (lambda c: c.with_(sharding=Sharding.ZERO3) if c.gpus > 1 and c.sharding is not Sharding.ZERO3 else None)),
+        ("offload", "Offload optimizer states to CPU RAM", "slower steps: the optimizer runs on the CPU",
+         change(offload_optimizer=True)),
+    ]
+
+
+def roadmap(m: ModelSpec, s: TrainingSetup, gpu: GpuSpec) -> list[Step]:
+    """Cumulative steps until the setup fits ``gpu`` (the last one may be 'more GPUs'); empty if it fits."""
+    if estimate(m, s, gpu).fits:
+        return []
+    steps: list[Step] = []
+    cur = s
+    for key, title, cost, apply in _rungs(s):
+        new = apply(cur)
+        if new is None:
+            continue
+        cur = new
+        steps.append(Step(key, title, cost, cur, estimate(m, cur, gpu)))
+        if steps[-1].fits:
+            return steps
+    more = min_gpus(m, cur.with_(sharding=Sharding.ZERO3), gpu)
+    if more is not None and more > cur.gpus:
+        wide = cur.with_(gpus=more, sharding=Sharding.ZERO3)
+        steps.append(Step("gpus", f"{more} GPUs with ZeRO-3", "more hardware", wide, estimate(m, wide, gpu)))
+    return steps
+
+
+def min_gpus(m: ModelSpec, s: TrainingSetup, gpu: GpuSpec, limit: int = MAX_GPUS) -> int | None:
+    """The fewest GPUs (1..limit) on which ``s`` fits, or None."""
+    for n in range(1, limit + 1):
+        if estimate(m, s.with_(gpus=n), gpu).fits:
+            return n
+    return None
+
+
+def _largest(fits: Callable[[int], bool], lo: int, hi: int) -> int | None:
+    """Largest n in [lo, hi] with fits(n), for a monotone predicate (binary search)."""
+    if not fits(lo):
+        return None
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        lo, hi = (mid, hi) if fits(mid) else (lo, mid - 1)
+    return lo
+
+
+def max_seq_len(m: ModelSpec, s: TrainingSetup, gpu: GpuSpec, limit: int = 1_048_576) -> int | None:
+    """The longest sequence that fits as things stand (None: not even one token)."""
+    return _largest(lambda n: estimate(m, s.with_(seq_len=n), gpu).fits, 1, limit)
+
+
+def max_batch(m: ModelSpec, s: TrainingSetup, gpu: GpuSpec, limit: int = 4_096) -> int | None:
+    """The largest micro-batch that fits as things stand (None: not even one)."""
+    return _largest(lambda n: estimate(m, s.with_(batch=n), gpu).fits, 1, limit)

@@ -1,0 +1,237 @@
+"""Per-GPU peak memory of one training step, phase by phase.
+
+A step runs forward (activations pile up), backward (layers in reverse: each layer's activations are freed as its
+gradients appear), then the optimizer step. The peak is the largest of these moments, evaluated exactly where a
+piecewise-linear sweep can peak: the start and end of each run of identical layers. The first step differs from
+later ones: optimizer states are created during its optimizer step, so forward and backward of step 1 run without
+them (PyTorch creates AdamW's state lazily at the first ``step()``).
+
+Three levels, because users confuse them:
+
+* **allocated peak**: what ``torch.cuda.max_memory_allocated()`` reports, the sum of live tensors;
+* **reserved**: plus the caching allocator's rounding and fragmentation; the ratio reserved / allocated of the
+  eight real H200 runs in ``reference/gpu_llama.jsonl`` has median 1.069 (range 1.017-1.112);
+* **device total**: plus the CUDA context and libraries outside the allocator (0.55 GB measured on an H200)
+  and paged optimizer states (unified memory): what ``nvidia-smi`` shows.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+from engine.params import count_params, layer_params, lora_params, lora_targets, norm_params
+from engine.results import Term
+from engine.specs import Checkpointing, GpuSpec, Method, ModelSpec, Sharding, TrainingSetup
+from engine.training import formulas
+from engine.training.activations import ActivationCoeffs, activation_coeffs
+from engine.training.sharding import sharding_buffers
+from engine.training.states import ModelStates, grad_dtype_bytes, model_states
+
+#: median of max_memory_reserved / max_memory_allocated over the eight H200 runs in reference/gpu_llama.jsonl
+RESERVED_RATIO = 1.069
+
+TERM_ORDER = (
+    "weights",
+    "gradients",
+    "optimizer_states",
+    "activations",
+    "logits",
+    "sharding_buffers",
+    "temporaries",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Phase:
+    """One moment of a training step and what is live then (bytes per term)."""
+
+    name: str  # forward, backward, optimizer_step
+    step: int  # 1: the first step; 2: every later step
+    terms: dict[str, Any]  # floats, or numpy arrays in a sweep
+
+    @property
+    def total(self) -> Any:
+        return sum(self.terms.values())
+
+
+@dataclass(frozen=True, slots=True)
+class Estimate:
+    """The answer for one model, setup and GPU."""
+
+    model: ModelSpec
+    setup: TrainingSetup
+    gpu: GpuSpec
+    total_params: int
+    trainable_params: int
+    terms: tuple[Term, ...]  # at the peak, summing to peak_allocated_bytes
+    peak_allocated_bytes: int
+    reserved_bytes: int
+    device_bytes: int
+    host_bytes: int
+    paged_bytes: int
+    peak_phase: str
+    peak_step: int
+    phases: tuple[Phase, ...]
+    model_states_bytes_per_param: float
+
+    @property
+    def fits(self) -> bool:
+        return self.device_bytes <= self.gpu.memory_bytes
+
+    @property
+    def headroom_bytes(self) -> int:
+        """GPU memory left after the device total (negative: short by that much)."""
+        return self.gpu.memory_bytes - self.device_bytes
+
+
+@dataclass(frozen=True, slots=True)
+class _Grads:
+    head: int
+    per_layer: tuple[int, ...]  # per segment, one layer's gradients
+    embed: int
+
+
+@lru_cache(maxsize=512)
+def _grads(m: ModelSpec, s: TrainingSetup, bytes_per: int, div: int) -> _Grads:
+    """Gradient bytes by where backward creates them: head first, then layers top-down, embedding last."""
+    def per_gpu(n: int) -> int:
+        return -(-n * bytes_per // div)
+
+    starts = _segment_starts(m)
+    if s.method is not Method.FULL:
+        one_layer = m.model_copy(update={"num_layers": 1, "moe": None}) if m.moe is None else m
+        per = tuple(
+            lora_params(one_layer, s.lora.rank, s.lora.targets)
+            if m.moe is None
+            else sum(x.lora_params(s.lora.rank) for x in lora_targets(m, i, s.lora.targets))
+            for i in starts
+        )
+        return _Grads(0, tuple(per_gpu(p) for p in per), 0)
+    pc = count_params(m)
+    head = pc.lm_head + norm_params(m) + (pc.embedding if m.tie_embeddings else 0)
+    embed = 0 if m.tie_embeddings else pc.embedding
+    return _Grads(per_gpu(head), tuple(per_gpu(layer_params(m, i)) for i in starts), per_gpu(embed))
+
+
+def _segment_starts(m: ModelSpec) -> tuple[int, ...]:
+    """First layer of each run of identical layers (MoE models may start with dense layers)."""
+    first = m.moe.first_dense_layers if m.moe is not None else 0
+    return (0, first) if 0 < first < m.num_layers else (0,)
+
+
+_Static = tuple[ModelStates, ActivationCoeffs, _Grads, dict[str, float], formulas.Texts]
+_STATIC_CACHE: dict[tuple[object, ...], _Static] = {}
+
+
+def _static_key(m: ModelSpec, s: TrainingSetup) -> tuple[object, ...]:
+    """Every setup field except batch, sequence length and accumulation (they only scale activations)."""
+    return (m, s.method, s.precision, s.optimizer, s.attention, s.checkpointing, s.gpus, s.sharding,
+            s.offload_optimizer, s.offload_params, s.lora, s.quant)
+
+
+def _static(m: ModelSpec, s: TrainingSetup) -> _Static:
+    """Everything that does not depend on batch and sequence length, cached (sweeps and drags reuse it)."""
+    key = _static_key(m, s)
+    hit = _STATIC_CACHE.get(key)
+    if hit is None:
+        st = model_states(m, s)
+        g = _grads(m, s, grad_dtype_bytes(s), st.divisor_grads)
+        hit = st, activation_coeffs(m, s), g, sharding_buffers(m, s, st), formulas.texts(m, s, st)
+        if len(_STATIC_CACHE) > 1024:
+            _STATIC_CACHE.clear()
+        _STATIC_CACHE[key] = hit
+    return hit
+
+
+def _layer_sweep(s: TrainingSetup, ac: ActivationCoeffs, g: _Grads, tokens: int, bs2: int) -> list[dict[str, float]]:
+    """Backward through the layers, top-down: the moments where the running total can peak."""
+    gc = s.checkpointing is Checkpointing.FULL
+    kept = [
+        (n, (lc.checkpoint * tokens) if gc else (lc.saved * tokens + lc.saved_bs2 * bs2), lc) for n, lc in ac.segments
+    ]
+    copies_kept = [(0 if gc else lc.weight_copies) for _, lc in ac.segments]
+    out: list[dict[str, float]] = []
+    done_grads = float(g.head)
+    remaining = sum(n * k for n, k, _ in kept)
+    remaining_copies = sum(n * c for (n, _, _), c in zip(kept, copies_kept, strict=True))
+    for idx in reversed(range(len(kept))):
+        n, k, lc = kept[idx]
+        current = (lc.saved * tokens + lc.saved_bs2 * bs2) if gc else 0.0
+        cur_copies = lc.weight_copies if gc else 0
+        temp = lc.transient * tokens + lc.transient_bs2 * bs2
+        for j in (0, n - 1):  # first and last layer of this run
+            out.append(
+                {
+                    "gradients": done_grads + j * g.per_layer[idx],
+                    "activations": remaining - j * k + current,
+                    "weights": remaining_copies - j * copies_kept[idx] + cur_copies,
+                    "temporaries": temp,
+                }
+            )
+        done_grads += n * g.per_layer[idx]
+        remaining -= n * k
+        remaining_copies -= n * copies_kept[idx]
+    return out
+
+
+def _phases(m: ModelSpec, s: TrainingSetup, tokens: Any = None, bs2: Any = None) -> tuple[list[Phase], ModelStates]:
+    """Every moment of steps 1 and 2. ``tokens`` (b*s) and ``bs2`` (b*s^2) may be numpy arrays (sweeps)."""
+    st, ac, g, buffers, _ = _static(m, s)
+    if tokens is None:
+        tokens, bs2 = s.batch * s.seq_len, s.batch * s.seq_len * s.seq_len
+    gc = s.checkpointing is Checkpointing.FULL
+    all_kept = sum(n * ((lc.checkpoint * tokens) if gc else (lc.saved * tokens + lc.saved_bs2 * bs2)) for n, lc in ac.segments)
+    all_copies = sum(n * lc.weight_copies for n, lc in ac.segments) + ac.head_copies
+    head = ac.head_saved * tokens
+    head_copies = ac.head_copies if gc else all_copies  # checkpointed layers drop their copies after forward
+    moments: list[tuple[str, dict[str, float]]] = [
+        ("forward", {"activations": all_kept + head, "logits": ac.logits_forward * tokens, "weights": all_copies}),
+        ("backward", {"activations": all_kept + head, "logits": ac.logits_backward * tokens, "weights": head_copies}),
+    ]
+    moments += [("backward", t) for t in _layer_sweep(s, ac, g, tokens, bs2)]
+    tied = m.tie_embeddings and s.method is Method.FULL  # the shared weight's embedding grad is added last
+    end_temp = ac.end_transient * tokens + (count_params(m).embedding * grad_dtype_bytes(s) // st.divisor_grads
+                                            if tied else 0)
+    moments.append(("backward", {"gradients": float(st.gradients), "temporaries": end_temp}))
+    phases: list[Phase] = []
+    for step in (1, 2):
+        persistent = {"weights": float(st.weights), "optimizer_states": float(st.optimizer_states if step == 2 else 0)}
+        for name, live in moments:
+            terms = dict(persistent)
+            for k, v in live.items():
+                terms[k] = terms.get(k, 0.0) + v
+            terms["sharding_buffers"] = buffers.get(name, 0.0)
+            phases.append(Phase(name, step, terms))
+        opt = dict(persistent, optimizer_states=float(st.optimizer_states), gradients=float(st.step_gradients))
+        opt["sharding_buffers"] = buffers.get("optimizer_step", 0.0)
+        phases.append(Phase("optimizer_step", step, opt))
+    return phases, st
+
+
+def estimate(m: ModelSpec, s: TrainingSetup, gpu: GpuSpec) -> Estimate:
+    """Per-GPU memory of one training step of ``m`` under ``s`` on ``gpu`` (module docstring: method)."""
+    phases, st = _phases(m, s)
+    peak = max(phases, key=lambda p: (p.total, -p.step))
+    terms = formulas.describe(_static(m, s)[4], peak.terms, TERM_ORDER)
+    allocated = sum(t.bytes for t in terms)
+    reserved = round(allocated * RESERVED_RATIO)
+    c = st.counts
+    return Estimate(
+        model=m,
+        setup=s,
+        gpu=gpu,
+        total_params=c.total,
+        trainable_params=c.trainable,
+        terms=terms,
+        peak_allocated_bytes=allocated,
+        reserved_bytes=reserved,
+        device_bytes=reserved + gpu.context_bytes + st.paged_states,
+        host_bytes=st.host * s.gpus if s.sharding is not Sharding.NONE else st.host,
+        paged_bytes=st.paged_states,
+        peak_phase=peak.name,
+        peak_step=peak.step,
+        phases=tuple(phases),
+        model_states_bytes_per_param=(st.weights + st.gradients + st.optimizer_states) / max(c.total, 1),
+    )

@@ -1,0 +1,188 @@
+"""Model states per GPU: weights, gradients and optimizer states, with LoRA, QLoRA and ZeRO sharding.
+
+Sources, one per rule:
+
+* 16 bytes per parameter for mixed-precision AdamW (2 weights + 2 gradients + 4 master + 4 m + 4 v) and the
+  ZeRO stages dividing optimizer states (1), gradients (2) and weights (3) by the GPU count N:
+  Rajbhandari et al. 2020, "ZeRO", arXiv:1910.02054, sections 3.1 and 5 (Figure 1).
+* LoRA trains ``r * (n_in + n_out)`` per adapted linear, the frozen base gets no gradient or state:
+  Hu et al. 2021, arXiv:2106.09685, section 4.1.
+* QLoRA stores the frozen linears in 4 bits with one absmax per 64-weight block; double quantization stores those
+  absmax values in 8 bits with one fp32 constant per 256 blocks: 0.5 -> 0.127 bits per parameter:
+  Dettmers et al. 2023, arXiv:2305.14314, section 3 ("Double Quantization").
+* 8-bit optimizers hold each state in 1 byte plus one fp32 absmax per 2,048-element block:
+  Dettmers et al. 2022, arXiv:2110.02861, section 2. Paged optimizers keep their states in CUDA unified memory,
+  outside PyTorch's caching allocator (bitsandbytes docs, "Paged optimizers").
+* Adafactor factors each matrix's second moment into a row and a column vector and keeps no first moment
+  by default: Shazeer & Stern 2018, arXiv:1804.04235, section 3. Lion keeps one momentum:
+  Chen et al. 2023, arXiv:2302.06675, Algorithm 2.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from engine.params import attention_linears, count_params, lora_params, lora_targets, mlp_linears
+from engine.specs import Method, ModelSpec, Optimizer, Sharding, TrainingSetup
+from engine.training.precision import ADAPTER_PLAN, FP32, HALF, DtypePlan, dtype_plan
+
+QUANT_BLOCK = 64
+DQ_BLOCKS = 256
+OPT8_BLOCK = 2_048
+
+
+@dataclass(frozen=True, slots=True)
+class Counts:
+    """Parameter counts by how they are held."""
+
+    total: int
+    trainable: int
+    frozen_16bit: int  # frozen base held at the regime's weight dtype (LoRA) or 16 bits (QLoRA's rest)
+    quantized: int  # QLoRA's 4-bit linears
+
+    @property
+    def method_is_full(self) -> bool:
+        return self.frozen_16bit == 0 and self.quantized == 0
+
+
+def block_linear_params(m: ModelSpec) -> int:
+    """Weights of every linear in the decoder blocks (what QLoRA quantizes)."""
+    return sum(
+        x.count * x.n_in * x.n_out
+        for i in range(m.num_layers)
+        for x in attention_linears(m) + mlp_linears(m, i)
+    )
+
+
+def counts(m: ModelSpec, s: TrainingSetup) -> Counts:
+    pc = count_params(m)
+    if s.method is Method.FULL:
+        return Counts(pc.total, pc.total, 0, 0)
+    adapters = lora_params(m, s.lora.rank, s.lora.targets)
+    if s.method is Method.LORA:
+        return Counts(pc.total + adapters, adapters, pc.total, 0)
+    quantized = block_linear_params(m)
+    if not s.quant.keep_lm_head_16bit:
+        quantized += pc.lm_head
+    return Counts(pc.total + adapters, adapters, pc.total - quantized, quantized)
+
+
+def quant_bits_per_param(s: TrainingSetup) -> float:
+    """4 bits plus the quantization constants (Dettmers et al. 2023, section 3)."""
+    q = s.quant
+    if q.double_quant:
+        return 4 + 8 / q.block_size + 32 / (q.block_size * DQ_BLOCKS)
+    return 4 + 32 / q.block_size
+
+
+def _trainable_plan(s: TrainingSetup) -> DtypePlan:
+    return dtype_plan(s.precision) if s.method is Method.FULL else ADAPTER_PLAN
+
+
+def grad_dtype_bytes(s: TrainingSetup) -> int:
+    """Bytes of one gradient element during backward."""
+    return _trainable_plan(s).grad
+
+
+def trainable_matrices(m: ModelSpec, s: TrainingSetup) -> list[tuple[int, int, int]]:
+    """(rows, cols, count) of every trainable tensor; vectors have cols = 1 (Adafactor's factoring)."""
+    if s.method is not Method.FULL:
+        r = s.lora.rank
+        return [
+            shape
+            for i in range(m.num_layers)
+            for x in lora_targets(m, i, s.lora.targets)
+            for shape in ((r, x.n_in, x.count), (x.n_out, r, x.count))
+        ]
+    pc = count_params(m)
+    mats = [(x.n_out, x.n_in, x.count) for i in range(m.num_layers) for x in attention_linears(m) + mlp_linears(m, i)]
+    mats.append((m.vocab_size, m.hidden_size, 2 if pc.lm_head else 1))
+    in_mats = sum(a * b * c for a, b, c in mats)
+    mats.append((pc.total - in_mats, 1, 1))  # norms, biases, position table: not factored
+    return mats
+
+
+def optimizer_state_bytes(m: ModelSpec, s: TrainingSetup, trainable: int) -> int:
+    """Optimizer states plus the fp32 master copy, for the whole model (before sharding)."""
+    plan = _trainable_plan(s)
+    master = trainable * plan.master
+    o = s.optimizer
+    if o is Optimizer.ADAMW:
+        return master + 2 * trainable * plan.state
+    if o in (Optimizer.ADAMW_8BIT, Optimizer.PAGED_ADAMW_8BIT):
+        return master + 2 * (trainable + FP32 * -(-trainable // OPT8_BLOCK))
+    if o in (Optimizer.LION, Optimizer.SGD_MOMENTUM):
+        return master + trainable * plan.state
+    if o is Optimizer.SGD:
+        return master
+    factored = sum((r + c if c > 1 else r) * n for r, c, n in trainable_matrices(m, s))
+    return master + factored * plan.state  # Adafactor
+
+
+@dataclass(frozen=True, slots=True)
+class ModelStates:
+    """Per-GPU bytes of the model states, and what lives on the host."""
+
+    weights: int
+    gradients: int  # as held during backward
+    step_gradients: int  # as the optimizer step consumes them
+    optimizer_states: int  # includes the fp32 master copy; 0 here if offloaded or paged
+    paged_states: int  # paged optimizer states (unified memory, outside the allocator)
+    host: int
+    weights_full: int  # the whole model's weights as stored, before sharding and offload
+    counts: Counts
+    weight_detail: str
+    divisor_weights: int
+    divisor_grads: int
+    divisor_states: int
+
+
+def _weights_bytes(m: ModelSpec, s: TrainingSetup, c: Counts) -> tuple[int, str]:
+    plan = dtype_plan(s.precision)
+    if c.method_is_full:
+        return c.total * plan.weight, f"{c.total:,} x {plan.weight} B"
+    adapters = c.trainable * FP32
+    if c.quantized:
+        q = round(c.quantized * quant_bits_per_param(s) / 8)
+        rest = c.frozen_16bit * HALF
+        return q + rest + adapters, (
+            f"{c.quantized:,} x {quant_bits_per_param(s):.3f} bit (4-bit + constants) + "
+            f"{c.frozen_16bit:,} x 2 B (16-bit) + {c.trainable:,} x 4 B adapters"
+        )
+    frozen = c.frozen_16bit * plan.weight
+    return frozen + adapters, f"{c.frozen_16bit:,} x {plan.weight} B frozen + {c.trainable:,} x 4 B adapters"
+
+
+def model_states(m: ModelSpec, s: TrainingSetup) -> ModelStates:
+    """Weights, gradients and optimizer states on each GPU (ZeRO stage divisors applied)."""
+    c = counts(m, s)
+    plan = _trainable_plan(s)
+    n = s.gpus
+    stage = {Sharding.NONE: 0, Sharding.ZERO1: 1, Sharding.ZERO2: 2, Sharding.ZERO3: 3}[s.sharding]
+    dw, dg, ds = (n if stage >= 3 else 1), (n if stage >= 2 else 1), (n if stage >= 1 else 1)
+    weights, detail = _weights_bytes(m, s, c)
+    states = optimizer_state_bytes(m, s, c.trainable)
+    host = 0
+    if s.offload_params:
+        host += weights
+        weights = 0
+    if s.offload_optimizer:
+        host += states + c.trainable * FP32  # states, master and fp32 gradients (ZeRO-Offload)
+        states_gpu = 0
+    else:
+        states_gpu = states
+    paged = s.optimizer is Optimizer.PAGED_ADAMW_8BIT and not s.offload_optimizer
+    return ModelStates(
+        weights=-(-weights // dw),
+        gradients=-(-c.trainable * plan.grad // dg),
+        step_gradients=-(-c.trainable * plan.step_grad // dg),
+        optimizer_states=0 if paged else -(-states_gpu // ds),
+        paged_states=-(-states_gpu // ds) if paged else 0,
+        host=host,
+        weights_full=_weights_bytes(m, s, c)[0],
+        counts=c,
+        weight_detail=detail,
+        divisor_weights=dw,
+        divisor_grads=dg,
+        divisor_states=ds,
+    )

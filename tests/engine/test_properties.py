@@ -1,0 +1,89 @@
+"""Properties every estimate must have, over random models and setups (hypothesis)."""
+
+import math
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from engine.catalog import get_gpu, models
+from engine.specs import (
+    Attention,
+    Checkpointing,
+    Method,
+    Optimizer,
+    Precision,
+    Sharding,
+    TrainingSetup,
+)
+from engine.training import estimate
+
+GPU = get_gpu("h100-80gb")
+
+setups = st.builds(
+    TrainingSetup,
+    method=st.sampled_from(Method),
+    precision=st.sampled_from(Precision),
+    optimizer=st.sampled_from(Optimizer),
+    batch=st.integers(1, 16),
+    seq_len=st.integers(1, 32_768),
+    attention=st.sampled_from(Attention),
+    checkpointing=st.sampled_from(Checkpointing),
+    gpus=st.integers(1, 64),
+    sharding=st.sampled_from(Sharding),
+)
+catalog = st.sampled_from(models())
+
+
+def _act(m, s):
+    e = estimate(m, s, GPU)
+    fwd = [p for p in e.phases if p.name == "forward"]
+    return max(p.terms.get("activations", 0) for p in fwd)
+
+
+@settings(max_examples=150, deadline=None)
+@given(catalog, setups)
+def test_no_negative_or_nan_bytes(m, s):
+    e = estimate(m, s, GPU)
+    for t in e.terms:
+        assert t.bytes >= 0 and not math.isnan(t.bytes), t
+    for p in e.phases:
+        assert all(v >= 0 for v in p.terms.values())
+    assert e.peak_allocated_bytes <= e.reserved_bytes <= e.device_bytes
+
+
+@settings(max_examples=100, deadline=None)
+@given(catalog, setups, st.integers(1, 8192))
+def test_more_tokens_never_need_less(m, s, extra):
+    longer = s.with_(seq_len=s.seq_len + extra)
+    assert estimate(m, longer, GPU).peak_allocated_bytes >= estimate(m, s, GPU).peak_allocated_bytes
+    bigger = s.with_(batch=s.batch + 1)
+    assert estimate(m, bigger, GPU).peak_allocated_bytes >= estimate(m, s, GPU).peak_allocated_bytes
+
+
+@settings(max_examples=100, deadline=None)
+@given(catalog, setups, st.integers(1, 32))
+def test_more_zero3_gpus_never_need_more_per_gpu(m, s, more):
+    z = s.with_(sharding=Sharding.ZERO3)
+    wider = z.with_(gpus=z.gpus + more)
+    assert estimate(m, wider, GPU).peak_allocated_bytes <= estimate(m, z, GPU).peak_allocated_bytes
+
+
+@settings(max_examples=100, deadline=None)
+@given(catalog, setups, st.integers(256, 32_768))
+def test_checkpointing_and_flash_never_increase_activations(m, s, seq_len):
+    # From 256 tokens up. Below that it is not true, in PyTorch either: SDPA keeps its output (plus the
+    # contiguous copy o_proj saves) where eager keeps only s score bytes per head and token (crossover near d/3 tokens in bf16, d in fp32).
+    plain = s.with_(checkpointing=Checkpointing.NONE, attention=Attention.EAGER, seq_len=seq_len)
+    assert _act(m, plain.with_(checkpointing=Checkpointing.FULL)) <= _act(m, plain)
+    assert _act(m, plain.with_(attention=Attention.FLASH)) <= _act(m, plain)
+    assert _act(m, plain.with_(attention=Attention.SDPA)) <= _act(m, plain)
+
+
+@settings(max_examples=60, deadline=None)
+@given(catalog, setups)
+def test_qlora_weights_are_smaller_than_lora_weights(m, s):
+    q = estimate(m, s.with_(method=Method.QLORA, offload_params=False, sharding=Sharding.NONE), GPU)
+    lo = estimate(m, s.with_(method=Method.LORA, offload_params=False, sharding=Sharding.NONE), GPU)
+    wq = next(p for p in q.phases if p.name == "optimizer_step").terms["weights"]
+    wl = next(p for p in lo.phases if p.name == "optimizer_step").terms["weights"]
+    assert wq < wl

@@ -1,0 +1,87 @@
+"""Weights, gradients and optimizer states: the seed's byte counts, by hand."""
+
+import pytest
+
+from engine.catalog import get_model
+from engine.specs import Method, Optimizer, Precision, Sharding, TrainingSetup
+from engine.training.states import model_states, quant_bits_per_param
+
+M = get_model("llama-2-7b")
+P = 6_738_415_616
+
+
+def _per_param(s):
+    st = model_states(M, s)
+    return (st.weights + st.gradients + st.optimizer_states) / P
+
+
+def test_mixed_precision_adamw_is_16_bytes_per_param():
+    assert _per_param(TrainingSetup(precision=Precision.BF16_MIXED)) == 16
+
+
+def test_pure_bf16_is_8_bytes_per_param():
+    assert _per_param(TrainingSetup(precision=Precision.BF16)) == 8
+
+
+def test_amp_holds_fp32_everything():
+    assert _per_param(TrainingSetup(precision=Precision.AMP_BF16)) == 16
+    assert _per_param(TrainingSetup(precision=Precision.FP32)) == 16
+
+
+@pytest.mark.parametrize("n", [2, 4, 8, 64])
+def test_zero3_divides_everything_by_n(n):
+    s = TrainingSetup(gpus=n, sharding=Sharding.ZERO3)
+    assert _per_param(s) == pytest.approx(16 / n, rel=1e-9)
+
+
+def test_zero_stages_divide_progressively():
+    n = 8
+    z1 = model_states(M, TrainingSetup(gpus=n, sharding=Sharding.ZERO1))
+    z2 = model_states(M, TrainingSetup(gpus=n, sharding=Sharding.ZERO2))
+    assert z1.weights == z2.weights == 2 * P
+    assert z1.gradients == 2 * P and z2.gradients == 2 * P // n
+    assert z1.optimizer_states == z2.optimizer_states == 12 * P // n
+
+
+def test_optimizers():
+    bf16 = dict(precision=Precision.BF16)
+    assert model_states(M, TrainingSetup(optimizer=Optimizer.SGD, **bf16)).optimizer_states == 0
+    assert model_states(M, TrainingSetup(optimizer=Optimizer.LION, **bf16)).optimizer_states == 2 * P
+    eight = model_states(M, TrainingSetup(optimizer=Optimizer.ADAMW_8BIT, **bf16)).optimizer_states
+    assert eight == pytest.approx(2 * P * (1 + 4 / 2048), rel=1e-6)
+    ada = model_states(M, TrainingSetup(optimizer=Optimizer.ADAFACTOR, **bf16)).optimizer_states
+    assert ada < 0.01 * P  # factored second moments: rows + columns only
+
+
+def test_paged_optimizer_states_leave_the_allocator():
+    st = model_states(M, TrainingSetup(optimizer=Optimizer.PAGED_ADAMW_8BIT, method=Method.LORA))
+    assert st.optimizer_states == 0 and st.paged_states > 0
+
+
+def test_lora_trains_only_adapters_in_fp32():
+    st = model_states(M, TrainingSetup(method=Method.LORA, precision=Precision.BF16))
+    assert st.counts.trainable == 39_976_960
+    assert st.gradients == 4 * 39_976_960
+    assert st.optimizer_states == 8 * 39_976_960
+    assert st.weights == 2 * P + 4 * 39_976_960
+
+
+def test_qlora_bits_per_param_from_the_paper():
+    # Dettmers et al. 2023, s3: 32/64 = 0.5 bits of constants, 8/64 + 32/(64*256) = 0.127 with DQ
+    assert quant_bits_per_param(TrainingSetup()) == pytest.approx(4.127, abs=1e-3)
+    no_dq = TrainingSetup().quant.model_copy(update={"double_quant": False})
+    assert quant_bits_per_param(TrainingSetup(quant=no_dq)) == 4.5
+
+
+def test_qlora_weights_by_hand():
+    st = model_states(M, TrainingSetup(method=Method.QLORA))
+    linear = 32 * (4 * 4096**2 + 3 * 4096 * 11008)
+    rest = P - linear
+    expected = linear * (4 + 8 / 64 + 32 / (64 * 256)) / 8 + 2 * rest + 4 * 39_976_960
+    assert st.weights == pytest.approx(expected, abs=1)
+
+
+def test_offload_moves_states_to_host():
+    st = model_states(M, TrainingSetup(offload_optimizer=True, gpus=4, sharding=Sharding.ZERO2))
+    assert st.optimizer_states == 0
+    assert st.host == 12 * P + 4 * P
