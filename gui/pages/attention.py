@@ -1,0 +1,179 @@
+"""Attention, one step at a time: one layer, one head, a short sentence, computed live in eight steps, and
+beside each step the size of the same tensor in the scenario's real model.
+
+The lesson (from the seed guide's section "注意力，一步一步算"): the s x s score matrix is what blows up
+memory, and FlashAttention never writes it out. The engine computes every number (``engine.attention``);
+the page schedules the animation (``StepPlayer``) and draws frames (``AttentionStage``). The keyboard drives
+it like a presenter's clicker: Right builds the next step, Left goes back, Space plays or pauses, Home and
+End jump to the first and last step.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QCoreApplication, Qt
+from PySide6.QtGui import QCloseEvent, QHideEvent, QKeyEvent
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QPushButton, QVBoxLayout, QWidget
+
+from engine.attention import DEFAULT_SENTENCE, MAX_TOKENS, AttentionStep, attention_steps
+from gui.pages import page_title
+from gui.scenario import Scenario
+from gui.widgets.attention_frames import build_ms, frame
+from gui.widgets.attention_size_panel import DTYPE, AttentionSizePanel
+from gui.widgets.attention_stage import AttentionStage
+from gui.widgets.heat_legend import HeatLegend
+from gui.widgets.player_bar import PlayerBar
+from gui.widgets.step_player import StepPlayer
+
+_STEP_COUNT = 8
+
+
+def _engine_text(text: str) -> str:
+    """An engine string (a step's name or explanation), translated in the context "engine"."""
+    return QCoreApplication.translate("engine", text)
+
+
+class AttentionPage(QWidget):
+    """The attention walk-through page.
+
+    Signals: none (it reads the shared ``Scenario`` and writes its sequence length through the size panel).
+    """
+
+    page_id = "attention"
+
+    def __init__(self, scenario: Scenario, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("page-attention")
+        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+        self._scenario = scenario
+        self._sentence = DEFAULT_SENTENCE
+        self.steps: tuple[AttentionStep, ...] = self._compute(self._sentence)
+        self.player = StepPlayer(_STEP_COUNT, lambda i: build_ms(self.steps[i]), self)
+        self.stage = AttentionStage(self)
+        self.size_panel = AttentionSizePanel(scenario, self)
+        self.bar = PlayerBar(self.player, self)
+        self._build_header()
+        self._build_layout()
+        self.player.frame.connect(self.show_frame)
+        scenario.changed.connect(self._on_scenario_changed)
+        self.show_frame(0, 1.0)
+
+    def title(self) -> str:
+        return page_title(self.page_id)
+
+    # -- building ---------------------------------------------------------------------------------------------
+    def _build_header(self) -> None:
+        self.heading = QLabel(self.tr("Attention, one step at a time"), self)
+        font = self.heading.font()
+        font.setPointSizeF(font.pointSizeF() * 1.6)
+        font.setBold(True)
+        self.heading.setFont(font)
+        self.intro = QLabel(
+            self.tr(
+                "One layer, one head, a short sentence, computed live. Beside each step, the same tensor in a "
+                "real model: watch where the memory explodes."
+            ),
+            self,
+        )
+        self.intro.setWordWrap(True)
+        self.sentence = QLineEdit(self._sentence, self)
+        self.sentence.setPlaceholderText(self.tr("Type a sentence of up to {n} words").format(n=MAX_TOKENS))
+        self.sentence.returnPressed.connect(self.apply_sentence)
+        self.apply = QPushButton(self.tr("Compute"), self)
+        self.apply.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        self.apply.clicked.connect(self.apply_sentence)
+        self.error = QLabel(self)
+        self.error.setObjectName("sentenceError")
+        self.step_name = QLabel(self)
+        self.formula = QLabel(self)
+        self.explanation = QLabel(self)
+        self.explanation.setWordWrap(True)
+        name_font = self.step_name.font()
+        name_font.setPointSizeF(name_font.pointSizeF() * 1.25)
+        name_font.setBold(True)
+        self.step_name.setFont(name_font)
+        self.formula.setFont(name_font)
+
+    def _build_layout(self) -> None:
+        sentence_row = QHBoxLayout()
+        sentence_row.addWidget(QLabel(self.tr("Sentence:"), self))
+        sentence_row.addWidget(self.sentence, 1)
+        sentence_row.addWidget(self.apply)
+        sentence_row.addWidget(self.error, 1)
+        step_row = QHBoxLayout()
+        step_row.addWidget(self.step_name)
+        step_row.addSpacing(16)
+        step_row.addWidget(self.formula)
+        step_row.addStretch(1)
+        left = QVBoxLayout()
+        left.addLayout(sentence_row)
+        left.addLayout(step_row)
+        left.addWidget(self.explanation)
+        left.addWidget(self.stage, 1)
+        left.addWidget(HeatLegend(self))
+        left.addWidget(self.bar)
+        body = QHBoxLayout()
+        body.addLayout(left, 1)
+        self.size_panel.setFixedWidth(340)
+        body.addWidget(self.size_panel)
+        page = QVBoxLayout(self)
+        page.setContentsMargins(16, 12, 16, 12)
+        page.addWidget(self.heading)
+        page.addWidget(self.intro)
+        page.addLayout(body, 1)
+
+    # -- behaviour --------------------------------------------------------------------------------------------
+    def _compute(self, sentence: str) -> tuple[AttentionStep, ...]:
+        s = self._scenario.setup
+        return attention_steps(sentence, self._scenario.model, s.seq_len, DTYPE, s.batch)
+
+    def show_frame(self, index: int, progress: float) -> None:
+        """Draw step ``index`` built to ``progress`` (the player's ``frame`` signal lands here)."""
+        self.stage.show_frame(frame(self.steps, index, progress))
+        step = self.steps[index]
+        if self.step_name.text() != (name := _engine_text(step.name)) or progress >= 1.0:
+            self.step_name.setText(self.tr("{i}. {name}").format(i=index + 1, name=name))
+            self.formula.setText(step.formula)
+            self.explanation.setText(_engine_text(step.explanation))
+            self.size_panel.show_step(step)
+
+    def apply_sentence(self) -> None:
+        """Recompute the walk-through for the typed sentence; on a bad one, say why and keep the old one."""
+        text = self.sentence.text()
+        try:
+            steps = self._compute(text)
+        except ValueError as err:
+            self.error.setText(self.tr("Not changed: {reason}.").format(reason=err))
+            return
+        self.error.clear()
+        self._sentence, self.steps = text, steps
+        self.player.go(self.player.index)
+
+    def _on_scenario_changed(self) -> None:
+        self.steps = self._compute(self._sentence)
+        if not self.player.is_building():
+            self.show_frame(self.player.index, 1.0)
+        else:
+            self.size_panel.show_step(self.steps[self.player.index])
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        actions = {
+            Qt.Key.Key_Right: self.player.next,
+            Qt.Key.Key_Left: self.player.previous,
+            Qt.Key.Key_Space: self.player.toggle,
+            Qt.Key.Key_Home: self.player.first,
+            Qt.Key.Key_End: self.player.last,
+        }
+        action = actions.get(Qt.Key(event.key()))
+        if action is None:
+            super().keyPressEvent(event)
+            return
+        action()
+        event.accept()
+
+    def hideEvent(self, event: QHideEvent) -> None:
+        self.player.stop()
+        super().hideEvent(event)
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        self.player.stop()
+        super().closeEvent(event)
