@@ -84,9 +84,7 @@ def _elements(key: StepKey, model: ModelSpec, s: N, b: int) -> tuple[N | None, N
         return None, b * s * model.hidden_size, "b x s x hidden"
     if key in _SQUARE:
         return b * s * s, b * s * s * h, "b x heads x s x s"
-    width, heads = {StepKey.Q: (dqk, h), StepKey.K: (dqk, kv_heads), StepKey.V: (dv, kv_heads)}.get(
-        key, (dv, h)
-    )
+    width, heads = {StepKey.Q: (dqk, h), StepKey.K: (dqk, kv_heads), StepKey.V: (dv, kv_heads)}.get(key, (dv, h))
     return b * s * width, b * s * width * heads, f"b x s x {'kv_heads' if heads != h else 'heads'} x {width}"
 
 
@@ -112,9 +110,7 @@ def tensor_size(
 
 
 @validate_call
-def flash_kept(
-    model: ModelSpec, seq_len: SeqLen, dtype: KvDtype = KvDtype.BF16, batch: Batch = 1
-) -> TensorSize:
+def flash_kept(model: ModelSpec, seq_len: SeqLen, dtype: KvDtype = KvDtype.BF16, batch: Batch = 1) -> TensorSize:
     """What FlashAttention keeps instead of the s x s matrix: the output O (``b x s x heads x d_v``, in
     dtype) and the log-sum-exp L (``b x heads x s``, fp32). Dao et al. 2022, FlashAttention, arXiv:2205.14135,
     algorithm 2: the backward pass recomputes the scores from Q, K, V, O and L."""

@@ -13,13 +13,9 @@ from engine.units import Unit, format_bytes
 
 
 def register(sub: Any) -> None:
-    p = sub.add_parser(
-        "attention", help="attention one step at a time, with each tensor's size in a real model"
-    )
+    p = sub.add_parser("attention", help="attention one step at a time, with each tensor's size in a real model")
     p.add_argument("--model", default=DEFAULT_MODEL, help=f"catalog id (default {DEFAULT_MODEL})")
-    p.add_argument(
-        "--seq-len", type=int, default=4_096, help="sequence length of the real model (default 4096)"
-    )
+    p.add_argument("--seq-len", type=int, default=4_096, help="sequence length of the real model (default 4096)")
     p.add_argument("--dtype", type=KvDtype, default=KvDtype.BF16, choices=list(KvDtype), help="default bf16")
     p.add_argument("--batch", type=int, default=1, help="batch size of the real model (default 1)")
     p.add_argument("--sentence", default=DEFAULT_SENTENCE, help="the toy sentence, at most 8 words")
@@ -54,9 +50,7 @@ def _step_json(step: AttentionStep) -> dict[str, Any]:
 
 
 def _line(step: AttentionStep) -> str:
-    per_head = (
-        "shared" if step.sizes.per_head_bytes is None else format_bytes(step.sizes.per_head_bytes, Unit.GIB)
-    )
+    per_head = "shared" if step.sizes.per_head_bytes is None else format_bytes(step.sizes.per_head_bytes, Unit.GIB)
     return (
         f"{step.index + 1}. {step.name:<17} {step.formula:<24} per head {per_head:>11}"
         f"  per layer {format_bytes(step.sizes.per_layer_bytes, Unit.GIB):>11}"
@@ -77,8 +71,6 @@ def run(args: argparse.Namespace) -> tuple[dict[str, Any], str]:
         "steps": [_step_json(s) for s in steps],
         "flash_attention_kept": flash.model_dump(mode="json"),
     }
-    head = (
-        f"{model.label}, {args.seq_len:,} tokens, batch {args.batch}, {args.dtype.value}: {args.sentence!r}"
-    )
+    head = f"{model.label}, {args.seq_len:,} tokens, batch {args.batch}, {args.dtype.value}: {args.sentence!r}"
     tail = f"FlashAttention keeps instead: {format_bytes(flash.per_layer_bytes, Unit.GIB)} per layer"
     return data, "\n".join([head, *(_line(s) for s in steps), tail])

@@ -46,6 +46,7 @@ class AttentionPage(QWidget):
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         self._scenario = scenario
         self._sentence = DEFAULT_SENTENCE
+        self._text_index = -1  # the step whose name, formula and sizes are on screen
         self.steps: tuple[AttentionStep, ...] = self._compute(self._sentence)
         self.player = StepPlayer(_STEP_COUNT, lambda i: build_ms(self.steps[i]), self)
         self.stage = AttentionStage(self)
@@ -129,12 +130,16 @@ class AttentionPage(QWidget):
     def show_frame(self, index: int, progress: float) -> None:
         """Draw step ``index`` built to ``progress`` (the player's ``frame`` signal lands here)."""
         self.stage.show_frame(frame(self.steps, index, progress))
+        if index != self._text_index:
+            self._show_text(index)
+
+    def _show_text(self, index: int) -> None:
         step = self.steps[index]
-        if self.step_name.text() != (name := _engine_text(step.name)) or progress >= 1.0:
-            self.step_name.setText(self.tr("{i}. {name}").format(i=index + 1, name=name))
-            self.formula.setText(step.formula)
-            self.explanation.setText(_engine_text(step.explanation))
-            self.size_panel.show_step(step)
+        self._text_index = index
+        self.step_name.setText(self.tr("{i}. {name}").format(i=index + 1, name=_engine_text(step.name)))
+        self.formula.setText(step.formula)
+        self.explanation.setText(_engine_text(step.explanation))
+        self.size_panel.show_step(step)
 
     def apply_sentence(self) -> None:
         """Recompute the walk-through for the typed sentence; on a bad one, say why and keep the old one."""
@@ -146,14 +151,12 @@ class AttentionPage(QWidget):
             return
         self.error.clear()
         self._sentence, self.steps = text, steps
+        self._text_index = -1
         self.player.go(self.player.index)
 
     def _on_scenario_changed(self) -> None:
         self.steps = self._compute(self._sentence)
-        if not self.player.is_building():
-            self.show_frame(self.player.index, 1.0)
-        else:
-            self.size_panel.show_step(self.steps[self.player.index])
+        self._show_text(self.player.index)
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
         actions = {

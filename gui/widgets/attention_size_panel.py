@@ -11,8 +11,8 @@ Signals: none (it writes the sequence length to the scenario, which emits ``chan
 from __future__ import annotations
 
 import numpy as np
-from PySide6.QtWidgets import QFormLayout, QFrame, QLabel, QSlider, QSpinBox, QVBoxLayout, QWidget
 from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QFormLayout, QFrame, QLabel, QSlider, QSpinBox, QVBoxLayout, QWidget
 
 from engine.attention import AttentionStep
 from engine.attention_sizes import SEQ_LEN_RANGE, StepKey, bytes_curve, flash_kept, flash_kept_curve, tensor_size
@@ -86,7 +86,9 @@ class AttentionSizePanel(QFrame):
         )
         self.per_layer.setText(format_bytes(size.per_layer_bytes, unit))
         self.all_layers.setText(
-            self.tr("{bytes} over {n} layers").format(bytes=format_bytes(size.all_layers_bytes, unit), n=model.num_layers)
+            self.tr("{bytes} over {n} layers").format(
+                bytes=format_bytes(size.all_layers_bytes, unit), n=model.num_layers
+            )
         )
         self._show_flash(step)
         self._show_curves(step)
@@ -109,4 +111,5 @@ class AttentionSizePanel(QFrame):
             Curve(self.tr("scores, P (s × s)"), bytes_curve(StepKey.SCORES, model, _LENGTHS, DTYPE, s.batch), "scores"),
             Curve(self.tr("FlashAttention keeps"), flash_kept_curve(model, _LENGTHS, DTYPE, s.batch), "flash"),
         ]
-        self.plot.set_data(_LENGTHS, curves, (s.seq_len, step.sizes.per_layer_bytes), (gpu.memory_bytes, gpu.name))
+        self.plot.set_curves(_LENGTHS, curves, (gpu.memory_bytes, gpu.name))
+        self.plot.set_marker(s.seq_len, step.sizes.per_layer_bytes)

@@ -58,27 +58,33 @@ class BytesCurvePlot(pg.PlotWidget):  # type: ignore[misc]
         self._marker = pg.ScatterPlotItem(size=9)
         plot.addItem(self._limit)
         plot.addItem(self._marker)
-        self._data: tuple[npt.NDArray[np.float64], list[Curve], tuple[float, float], tuple[float, str] | None]
-        self._data = (np.array([1.0, 10.0]), [], (1.0, 1.0), None)
+        self._curves: tuple[npt.NDArray[np.float64], list[Curve], tuple[float, str] | None] = (np.ones(1), [], None)
+        self._marker_at = (1.0, 1.0)
         self.setMinimumHeight(170)
         self._ready = True
 
-    def set_data(
-        self,
-        lengths: npt.NDArray[np.float64],
-        curves: list[Curve],
-        marker: tuple[float, float],
-        limit: tuple[float, str] | None = None,
+    def set_curves(
+        self, lengths: npt.NDArray[np.float64], curves: list[Curve], limit: tuple[float, str] | None = None
     ) -> None:
-        """Draw ``curves`` over ``lengths``; a dot at ``marker`` (length, bytes); a ceiling at ``limit``."""
-        self._data = (lengths, curves, marker, limit)
+        """Draw ``curves`` over ``lengths`` and a ceiling at ``limit`` (bytes, label); skipped when unchanged."""
+        old_lengths, old_curves, old_limit = self._curves
+        if old_limit == limit and len(old_curves) == len(curves) and np.array_equal(old_lengths, lengths):
+            pairs = zip(old_curves, curves, strict=True)
+            if all(a.name == b.name and np.array_equal(a.values, b.values) for a, b in pairs):
+                return
+        self._curves = (lengths, curves, limit)
         self._redraw()
 
+    def set_marker(self, length: float, n_bytes: float) -> None:
+        """Put the dot at (length, bytes): the tensor of the step on screen."""
+        self._marker_at = (length, n_bytes)
+        self._marker.setData([math.log10(length)], [math.log10(max(n_bytes, 1.0))])
+
     def curve_names(self) -> list[str]:
-        return [cv.name for cv in self._data[1]]
+        return [cv.name for cv in self._curves[1]]
 
     def _redraw(self) -> None:
-        lengths, curves, marker, limit = self._data
+        lengths, curves, limit = self._curves
         if not curves:
             return
         plot = self.getPlotItem()
@@ -90,8 +96,9 @@ class BytesCurvePlot(pg.PlotWidget):  # type: ignore[misc]
                 "flash": pg.mkPen(c.fits, width=2, style=Qt.PenStyle.DashLine)}  # fmt: skip
         self._items = [plot.plot(lengths, cv.values, pen=pens[cv.role], name=cv.name) for cv in curves]
         self._legend.setLabelTextColor(c.foreground)
-        self._marker.setData([math.log10(marker[0])], [math.log10(max(marker[1], 1.0))],
-                             brush=pg.mkBrush(c.foreground), pen=pg.mkPen(c.background))  # fmt: skip
+        self._marker.setBrush(pg.mkBrush(c.foreground))
+        self._marker.setPen(pg.mkPen(c.background))
+        self.set_marker(*self._marker_at)
         self._limit.setVisible(limit is not None)
         if limit is not None:
             self._limit.setPos(math.log10(limit[0]))

@@ -50,7 +50,7 @@ def cell_rgba(values: npt.NDArray[np.float64], shown: npt.NDArray[np.bool_], hc:
     rgb = neutral + np.abs(t)[..., None] * (ends - neutral)
     rgb = np.where((~finite)[..., None], _rgb(hc.masked), rgb)
     rgb = np.where((~shown)[..., None], _rgb(hc.hidden), rgb)
-    alpha = np.full(values.shape + (1,), 255.0)
+    alpha = np.full((*values.shape, 1), 255.0)
     return np.round(np.concatenate([rgb, alpha], axis=-1)).astype(np.uint8)
 
 

@@ -29,9 +29,7 @@ def reference(x: np.ndarray, wq: np.ndarray, wk: np.ndarray, wv: np.ndarray) -> 
     """Causal scaled dot-product attention, written out loop by loop (no shared code with the engine)."""
     n, d = x.shape[0], wq.shape[1]
     q, k, v = np.einsum("ij,jk->ik", x, wq), np.einsum("ij,jk->ik", x, wk), np.einsum("ij,jk->ik", x, wv)
-    s = np.array(
-        [[sum(q[i, c] * k[j, c] for c in range(d)) / math.sqrt(d) for j in range(n)] for i in range(n)]
-    )
+    s = np.array([[sum(q[i, c] * k[j, c] for c in range(d)) / math.sqrt(d) for j in range(n)] for i in range(n)])
     m = np.array([[s[i, j] if j <= i else -math.inf for j in range(n)] for i in range(n)])
     p = np.zeros_like(s)
     for i in range(n):
@@ -62,8 +60,9 @@ def test_shapes_and_labels() -> None:
     assert steps[StepKey.SCORES].matrix.shape == (3, 3)
     assert steps[StepKey.SCORES].col_labels == ("a", "b", "c")  # columns are keys
     assert steps[StepKey.OUTPUT].col_labels == ("1", "2", "3", "4")
-    assert steps[StepKey.Q].weight is not None
-    assert steps[StepKey.Q].weight.shape == (8, 4)
+    weight = steps[StepKey.Q].weight
+    assert weight is not None
+    assert weight.shape == (8, 4)
     assert steps[StepKey.OUTPUT].operands == (StepKey.SOFTMAX, StepKey.V)
     assert steps[StepKey.SCORES].operands == (StepKey.Q, StepKey.K)
 

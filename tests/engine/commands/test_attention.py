@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 
 from engine.cli import main
 
 
-def run_json(capsys: pytest.CaptureFixture[str], *argv: str) -> dict:
+def run_json(capsys: pytest.CaptureFixture[str], *argv: str) -> dict[str, Any]:
     assert main(["attention", *argv, "--json"]) == 0
-    return json.loads(capsys.readouterr().out)
+    data: dict[str, Any] = json.loads(capsys.readouterr().out)
+    return data
 
 
 def test_default_json(capsys: pytest.CaptureFixture[str]) -> None:
@@ -30,9 +32,7 @@ def test_default_json(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_options(capsys: pytest.CaptureFixture[str]) -> None:
-    data = run_json(
-        capsys, "--model", "llama-3.1-8b", "--seq-len", "8", "--dtype", "fp32", "--sentence", "a b"
-    )
+    data = run_json(capsys, "--model", "llama-3.1-8b", "--seq-len", "8", "--dtype", "fp32", "--sentence", "a b")
     assert data["tokens"] == ["a", "b"]
     assert data["steps"][2]["per_layer_bytes"] == 8 * 128 * 8 * 4
 
@@ -45,9 +45,7 @@ def test_options(capsys: pytest.CaptureFixture[str]) -> None:
         (["--model", "nope"], "unknown model"),
     ],
 )
-def test_errors_are_one_line_exit_2(
-    capsys: pytest.CaptureFixture[str], argv: list[str], message: str
-) -> None:
+def test_errors_are_one_line_exit_2(capsys: pytest.CaptureFixture[str], argv: list[str], message: str) -> None:
     assert main(["attention", *argv]) == 2
     err = capsys.readouterr().err
     assert message in err

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import pytest
 from pytestqt.qtbot import QtBot
 
@@ -9,7 +11,7 @@ from gui.widgets.step_player import StepPlayer
 
 
 @pytest.fixture
-def player(qtbot: QtBot) -> StepPlayer:
+def player(qtbot: QtBot) -> Iterator[StepPlayer]:
     p = StepPlayer(4, lambda _i: 40)
     yield p
     p.stop()
