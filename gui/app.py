@@ -1,0 +1,111 @@
+"""Start-up of the desktop app: the command line, the ``QApplication``, the theme, the language, the window.
+
+``vramlab [--page NAME] [--theme MODE] [--lang LANG] [--screenshot DIR | --smoke-test] [--version]``.
+Bad arguments and unwritable folders print one line on stderr and exit 2, never a traceback. Heavy modules
+(pages, pyqtgraph) are imported only when needed so that the first window shows quickly.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, NoReturn
+
+from gui.pages import PAGE_IDS
+
+THEMES = ("system", "light", "dark")
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        sys.stderr.write(f"vramlab: error: {message}\n")
+        raise SystemExit(2)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from gui.about import app_version
+    from gui.i18n import LANGUAGES
+
+    p = _Parser(prog="vramlab", description="VRAM Lab: GPU memory in LLM fine-tuning, explained.")
+    p.add_argument("--version", action="version", version=f"vramlab {app_version()}")
+    p.add_argument("--page", choices=PAGE_IDS, default=PAGE_IDS[0], help="page to open first")
+    p.add_argument("--theme", choices=THEMES, help="light, dark, or follow the OS (default: last used)")
+    p.add_argument("--lang", choices=LANGUAGES, help="user-interface language (default: the OS's)")
+    mode = p.add_mutually_exclusive_group()
+    mode.add_argument("--screenshot", type=Path, metavar="DIR", help="save every page as DIR/<page>.png, exit")
+    mode.add_argument("--smoke-test", action="store_true", help="build every page offscreen, then exit")
+    return p
+
+
+def _has_display() -> bool:
+    return sys.platform != "linux" or bool(
+        os.environ.get("QT_QPA_PLATFORM") or os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")
+    )
+
+
+def _create_app(args: argparse.Namespace) -> tuple[Any, Any]:
+    from PySide6.QtWidgets import QApplication
+
+    from gui import i18n, settings
+    from gui.theme import ThemeManager, ThemeMode
+
+    QApplication.setOrganizationName(settings.ORGANIZATION)
+    QApplication.setApplicationName(settings.APPLICATION)
+    QApplication.setApplicationDisplayName("VRAM Lab")
+    QApplication.setDesktopFileName("vramlab")
+    settings.redirect_from_env()
+    app = QApplication(sys.argv[:1])
+    app.setProperty("translators", i18n.install_translators(app, args.lang or i18n.system_language()))
+    saved = str(settings.settings().value(settings.THEME_KEY, "system"))
+    theme = ThemeManager(app, ThemeMode(args.theme or (saved if saved in THEMES else "system")))
+    return app, theme
+
+
+def _run(args: argparse.Namespace) -> int:
+    app, theme = _create_app(args)
+    from PySide6.QtGui import QIcon
+
+    from gui import screenshot
+    from gui.main_window import MainWindow
+    from gui.resources import find_asset
+    from gui.scenario import Scenario
+    from gui.startup_probe import StartupProbe, launch_time
+
+    icon = find_asset("icons/vramlab.svg")
+    if icon is not None:
+        app.setWindowIcon(QIcon(str(icon)))
+    window = MainWindow(Scenario(), theme, initial_page=args.page)
+    if args.screenshot is not None:
+        screenshot.save_screenshots(app, window, args.screenshot)
+        return 0
+    if args.smoke_test:
+        screenshot.smoke_test(app, window)
+        return 0
+    started = launch_time()
+    if started is not None:
+        StartupProbe(started, window)
+    window.show()
+    return int(app.exec())
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """The ``vramlab`` entry point; returns the exit status."""
+    args = build_parser().parse_args(argv)
+    headless = args.screenshot is not None or args.smoke_test
+    if headless and not _has_display():
+        os.environ["QT_QPA_PLATFORM"] = "offscreen"
+    elif not _has_display():
+        sys.stderr.write("vramlab: error: no display (set DISPLAY, or QT_QPA_PLATFORM=offscreen)\n")
+        return 2
+    try:
+        if args.screenshot is not None:
+            from gui.screenshot import check_writable
+
+            check_writable(args.screenshot)
+        return _run(args)
+    except OSError as err:
+        sys.stderr.write(f"vramlab: error: {err}\n")
+        return 2

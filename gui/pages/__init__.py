@@ -1,0 +1,70 @@
+"""The page registry: which pages the main window shows, in order, and where each one's class lives.
+
+A page lands by changing its one line here (from its placeholder to its module). Modules are imported only when
+the page is first shown, which keeps start-up fast.
+
+The page contract (see ``gui.pages.placeholder.PlaceholderPage`` for a minimal one)::
+
+    class MemoryPage(QWidget):
+        page_id = "memory"
+        def __init__(self, scenario: Scenario, parent: QWidget | None = None): ...
+        def title(self) -> str: return page_title(self.page_id)
+
+A page takes the shared ``Scenario`` in its constructor, subscribes to ``scenario.changed`` and can be built
+and tested on its own, without the main window.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, NamedTuple
+
+from gui.tr import QT_TRANSLATE_NOOP, translate
+
+if TYPE_CHECKING:
+    from PySide6.QtWidgets import QWidget
+
+    from gui.scenario import Scenario
+
+
+class PageEntry(NamedTuple):
+    """One page: its id (used by ``--page`` and in file names), its class, its title (source text)."""
+
+    page_id: str
+    module: str
+    class_name: str
+    title: str
+
+
+_PLACEHOLDER = "gui.pages.placeholder"
+
+PAGES: tuple[PageEntry, ...] = (
+    PageEntry("memory", _PLACEHOLDER, "MemoryPlaceholder", QT_TRANSLATE_NOOP("pages", "Memory")),
+    PageEntry("attention", _PLACEHOLDER, "AttentionPlaceholder", QT_TRANSLATE_NOOP("pages", "Attention")),
+    PageEntry("levers", _PLACEHOLDER, "LeversPlaceholder", QT_TRANSLATE_NOOP("pages", "Levers")),
+    PageEntry("alignment", _PLACEHOLDER, "AlignmentPlaceholder", QT_TRANSLATE_NOOP("pages", "Alignment")),
+    PageEntry("serving", _PLACEHOLDER, "ServingPlaceholder", QT_TRANSLATE_NOOP("pages", "Serving")),
+)
+
+PAGE_IDS: tuple[str, ...] = tuple(p.page_id for p in PAGES)
+
+
+def entry(page_id: str) -> PageEntry:
+    """The registry entry of a page id (``KeyError`` if unknown)."""
+    for page in PAGES:
+        if page.page_id == page_id:
+            return page
+    raise KeyError(page_id)
+
+
+def page_title(page_id: str) -> str:
+    """A page's translated title (what the navigation and the page itself show)."""
+    return translate("pages", entry(page_id).title)
+
+
+def create_page(page_id: str, scenario: Scenario, parent: QWidget | None = None) -> QWidget:
+    """Import the page's module (first time only) and build the page."""
+    page = entry(page_id)
+    cls = getattr(importlib.import_module(page.module), page.class_name)
+    widget: QWidget = cls(scenario, parent)
+    return widget

@@ -1,0 +1,60 @@
+"""A stack of pages built on first show: the main window's content area.
+
+Pages come from the registry (``gui.pages``); each is imported and constructed the first time it is shown (or
+all at once by ``build_all`` for screenshots and the smoke test), so start-up pays only for the first page.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import QStackedWidget, QWidget
+
+from gui.pages import PAGE_IDS, create_page
+from gui.scenario import Scenario
+
+
+class PageStack(QStackedWidget):
+    """One slot per registered page; a slot holds an empty widget until its page is built.
+
+    Signals:
+        page_shown(str): the page id now on top.
+    """
+
+    page_shown = Signal(str)
+
+    def __init__(self, scenario: Scenario, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._scenario = scenario
+        self._built: dict[str, QWidget] = {}
+        for page_id in PAGE_IDS:
+            slot = QWidget(self)
+            slot.setObjectName(f"slot-{page_id}")
+            self.addWidget(slot)
+
+    def page(self, page_id: str) -> QWidget:
+        """The page, built now if it was not yet."""
+        if page_id not in self._built:
+            index = PAGE_IDS.index(page_id)
+            slot = self.widget(index)
+            page = create_page(page_id, self._scenario, self)
+            if slot is not None:
+                self.removeWidget(slot)
+                slot.deleteLater()
+            self.insertWidget(index, page)
+            self._built[page_id] = page
+        return self._built[page_id]
+
+    def is_built(self, page_id: str) -> bool:
+        return page_id in self._built
+
+    def current_page_id(self) -> str:
+        return PAGE_IDS[self.currentIndex()]
+
+    def show_page(self, page_id: str) -> None:
+        """Bring a page to the top (building it first if needed)."""
+        self.setCurrentWidget(self.page(page_id))
+        self.page_shown.emit(page_id)
+
+    def build_all(self) -> None:
+        for page_id in PAGE_IDS:
+            self.page(page_id)

@@ -1,0 +1,120 @@
+"""gui.binding: model -> widget without feedback, widget -> model, coalesced slider storms, rejections."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtWidgets import QCheckBox, QComboBox, QSlider, QSpinBox, QWidget
+from pytestqt.qtbot import QtBot
+
+from engine.specs import UI_SEQ_LEN, Checkpointing, Method
+from gui.binding import Binder
+from gui.scenario import Scenario
+from gui.slider_scale import ScaleKind, SliderScale
+
+METHODS = [("Full", Method.FULL), ("LoRA", Method.LORA), ("QLoRA", Method.QLORA)]
+SEQ = SliderScale.for_field("seq_len", ScaleKind.POW2, UI_SEQ_LEN)
+
+
+@pytest.fixture
+def host(qtbot: QtBot) -> QWidget:
+    widget = QWidget()
+    qtbot.addWidget(widget)
+    return widget
+
+
+@pytest.fixture
+def scenario() -> Scenario:
+    return Scenario()
+
+
+def emits(scenario: Scenario) -> list[int]:
+    seen: list[int] = []
+    scenario.changed.connect(lambda: seen.append(1))
+    return seen
+
+
+def test_combo_shows_and_writes(host: QWidget, scenario: Scenario) -> None:
+    box = QComboBox(host)
+    Binder(scenario, host).combo(box, "method", METHODS)
+    assert box.currentText() == "Full"
+    box.setCurrentIndex(1)
+    assert scenario.setup.method is Method.LORA
+    scenario.update(method=Method.QLORA)
+    assert box.currentText() == "QLoRA"
+
+
+def test_model_to_widget_push_does_not_echo_back(host: QWidget, scenario: Scenario) -> None:
+    box = QComboBox(host)
+    Binder(scenario, host).combo(box, "method", METHODS)
+    seen = emits(scenario)
+    echoed: list[int] = []
+    box.currentIndexChanged.connect(lambda _i: echoed.append(1))
+    scenario.update(method=Method.LORA)
+    assert (seen, echoed) == ([1], [])
+
+
+def test_slider_storm_makes_one_update_with_the_last_value(qtbot: QtBot, host: QWidget, scenario: Scenario) -> None:
+    slider = QSlider(host)
+    Binder(scenario, host).slider(slider, "seq_len", SEQ)
+    assert slider.value() == SEQ.to_position(scenario.setup.seq_len)
+    seen = emits(scenario)
+    for position in range(SEQ.positions + 1):
+        slider.setValue(position)
+    slider.setValue(3)
+    assert seen == []  # nothing computed during the storm
+    qtbot.waitUntil(lambda: seen == [1], timeout=1000)
+    assert scenario.setup.seq_len == 1024
+
+
+def test_slider_follows_the_model_without_writing(qtbot: QtBot, host: QWidget, scenario: Scenario) -> None:
+    slider = QSlider(host)
+    binder = Binder(scenario, host)
+    binder.slider(slider, "seq_len", SEQ)
+    scenario.update(seq_len=32_768)
+    assert slider.value() == SEQ.to_position(32_768)
+    seen = emits(scenario)
+    qtbot.wait(5)
+    assert seen == []
+
+
+def test_spin_box_writes_coalesced(qtbot: QtBot, host: QWidget, scenario: Scenario) -> None:
+    spin = QSpinBox(host)
+    spin.setRange(1, 128)
+    binder = Binder(scenario, host)
+    binder.spin(spin, "batch")
+    for value in (2, 3, 4, 5):
+        spin.setValue(value)
+    binder.flush()
+    assert scenario.setup.batch == 5
+
+
+def test_toggle_maps_to_a_two_valued_field(host: QWidget, scenario: Scenario) -> None:
+    box = QCheckBox(host)
+    Binder(scenario, host).toggle(box, "checkpointing", on=Checkpointing.FULL, off=Checkpointing.NONE)
+    assert not box.isChecked()
+    box.setChecked(True)
+    assert scenario.setup.checkpointing is Checkpointing.FULL
+    scenario.update(checkpointing=Checkpointing.NONE)
+    assert not box.isChecked()
+
+
+def test_rejected_value_resets_the_widget_and_says_why(qtbot: QtBot, host: QWidget, scenario: Scenario) -> None:
+    box = QCheckBox(host)
+    binder = Binder(scenario, host)
+    binder.toggle(box, "offload_params")
+    with qtbot.waitSignal(binder.rejected, timeout=1000) as signal:
+        box.setChecked(True)
+    assert signal.args is not None
+    assert signal.args[0] == "offload_params"
+    assert "zero3" in signal.args[1]
+    assert not box.isChecked()
+    assert not scenario.setup.offload_params
+
+
+def test_one_scenario_drives_two_views(host: QWidget, scenario: Scenario) -> None:
+    a, b = QComboBox(host), QComboBox(host)
+    binder = Binder(scenario, host)
+    binder.combo(a, "method", METHODS)
+    binder.combo(b, "method", METHODS)
+    a.setCurrentIndex(2)
+    assert b.currentText() == "QLoRA"

@@ -1,0 +1,93 @@
+"""gui.main_window: navigation, lazy pages, Ctrl+1..5, menus, theme actions, remembered geometry."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import QByteArray, Qt
+from PySide6.QtGui import QKeySequence
+from pytestqt.qtbot import QtBot
+
+from gui.main_window import DEFAULT_SIZE, MainWindow
+from gui.pages import PAGE_IDS
+from gui.palette import is_dark
+from gui.scenario import Scenario
+from gui.settings import GEOMETRY_KEY, THEME_KEY, settings
+from gui.theme import ThemeManager, ThemeMode
+
+
+@pytest.fixture
+def window(qtbot: QtBot, theme: ThemeManager) -> MainWindow:
+    win = MainWindow(Scenario(), theme)
+    qtbot.addWidget(win)
+    return win
+
+
+def test_opens_on_the_first_page_and_builds_only_it(window: MainWindow) -> None:
+    assert window.pages.current_page_id() == "memory"
+    assert window.nav.current_page_id() == "memory"
+    assert [window.pages.is_built(p) for p in PAGE_IDS] == [True, False, False, False, False]
+    assert "Memory" in window.windowTitle()
+
+
+def test_initial_page(qtbot: QtBot, theme: ThemeManager) -> None:
+    win = MainWindow(Scenario(), theme, initial_page="serving")
+    qtbot.addWidget(win)
+    assert win.pages.current_page_id() == "serving"
+
+
+def test_navigation_switches_pages(window: MainWindow) -> None:
+    window.nav.list.setCurrentRow(2)
+    assert window.pages.current_page_id() == "levers"
+    assert window.pages.is_built("levers")
+
+
+def test_page_actions_have_ctrl_digit_shortcuts(window: MainWindow) -> None:
+    for i, page_id in enumerate(PAGE_IDS, 1):
+        action = window.actions_by_id[f"page:{page_id}"]
+        assert action.shortcut() == QKeySequence(f"Ctrl+{i}")
+        action.trigger()
+        assert window.pages.current_page_id() == page_id
+        assert window.nav.current_page_id() == page_id
+
+
+def test_ctrl_digit_keys_switch_pages(qtbot: QtBot, window: MainWindow) -> None:
+    with qtbot.waitActive(window):
+        window.show()
+        window.activateWindow()
+    qtbot.keyClick(window.nav.list, Qt.Key.Key_4, Qt.KeyboardModifier.ControlModifier)
+    assert window.pages.current_page_id() == "alignment"
+
+
+def test_menus_are_file_view_help(window: MainWindow) -> None:
+    titles = [a.text().replace("&", "") for a in window.menuBar().actions()]
+    assert titles == ["File", "View", "Help"]
+    assert {"quit", "about", "theme:light", "theme:dark", "theme:system"} <= set(window.actions_by_id)
+
+
+def test_theme_actions_switch_and_remember(qtbot: QtBot, window: MainWindow, theme: ThemeManager) -> None:
+    assert window.actions_by_id["theme:light"].isChecked()
+    window.actions_by_id["theme:dark"].trigger()
+    assert theme.mode is ThemeMode.DARK
+    qtbot.waitUntil(lambda: is_dark(window.palette()), timeout=1000)
+    assert settings().value(THEME_KEY) == "dark"
+    window.actions_by_id["theme:light"].trigger()
+    qtbot.waitUntil(lambda: not is_dark(window.palette()), timeout=1000)
+
+
+def test_geometry_is_remembered(qtbot: QtBot, theme: ThemeManager) -> None:
+    first = MainWindow(Scenario(), theme)
+    qtbot.addWidget(first)
+    assert (first.width(), first.height()) == DEFAULT_SIZE
+    first.resize(640, 480)  # within the offscreen screen (800x600): restoreGeometry fits windows to it
+    first.close()
+    assert isinstance(settings().value(GEOMETRY_KEY), QByteArray)
+    second = MainWindow(Scenario(), theme)
+    qtbot.addWidget(second)
+    assert (second.width(), second.height()) == (640, 480)
+
+
+def test_quit_action_closes(qtbot: QtBot, window: MainWindow) -> None:
+    window.show()
+    qtbot.waitExposed(window)
+    window.actions_by_id["quit"].trigger()
+    assert not window.isVisible()

@@ -1,0 +1,53 @@
+"""gui.palette: one colour per engine term, readable on its theme's background, picked from the Qt palette."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtGui import QColor
+from PySide6.QtWidgets import QWidget
+from pytestqt.qtbot import QtBot
+
+from gui.palette import DARK, LIGHT, TERMS, Colors, colors, colors_for
+from gui.theme import dark_palette, light_palette
+
+
+def luminance(hex_code: str) -> float:
+    def channel(c: float) -> float:
+        return c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4
+
+    color = QColor(hex_code)
+    r, g, b = (channel(v) for v in (color.redF(), color.greenF(), color.blueF()))
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+def contrast(a: str, b: str) -> float:
+    hi, lo = sorted((luminance(a), luminance(b)), reverse=True)
+    return (hi + 0.05) / (lo + 0.05)
+
+
+@pytest.mark.parametrize("theme", [LIGHT, DARK], ids=["light", "dark"])
+def test_every_term_is_readable_on_the_background(theme: Colors) -> None:
+    for term in TERMS:
+        assert contrast(theme.term(term), theme.background) >= 3.0, term
+    assert contrast(theme.foreground, theme.background) >= 7.0
+
+
+@pytest.mark.parametrize("theme", [LIGHT, DARK], ids=["light", "dark"])
+def test_terms_are_distinct(theme: Colors) -> None:
+    assert len({theme.term(t) for t in TERMS}) == len(TERMS)
+
+
+def test_engine_term_names_are_covered() -> None:
+    engine_names = {"weights", "gradients", "optimizer_states", "activations", "logits", "sharding_buffers",
+                    "temporaries"}  # fmt: skip
+    assert engine_names <= set(TERMS)
+    assert LIGHT.term("unknown") == LIGHT.muted
+
+
+def test_colors_follow_the_widget_palette(qtbot: QtBot) -> None:
+    widget = QWidget()
+    qtbot.addWidget(widget)
+    widget.setPalette(dark_palette())
+    assert colors_for(widget) is DARK is colors(True)
+    widget.setPalette(light_palette())
+    assert colors_for(widget) is LIGHT
