@@ -40,7 +40,7 @@ _PLACEHOLDER = "gui.pages.placeholder"
 
 PAGES: tuple[PageEntry, ...] = (
     PageEntry("memory", _PLACEHOLDER, "MemoryPlaceholder", QT_TRANSLATE_NOOP("pages", "Memory")),
-    PageEntry("attention", _PLACEHOLDER, "AttentionPlaceholder", QT_TRANSLATE_NOOP("pages", "Attention")),
+    PageEntry("attention", "gui.pages.attention", "AttentionPage", QT_TRANSLATE_NOOP("pages", "Attention")),
     PageEntry("levers", _PLACEHOLDER, "LeversPlaceholder", QT_TRANSLATE_NOOP("pages", "Levers")),
     PageEntry("alignment", _PLACEHOLDER, "AlignmentPlaceholder", QT_TRANSLATE_NOOP("pages", "Alignment")),
     PageEntry("serving", _PLACEHOLDER, "ServingPlaceholder", QT_TRANSLATE_NOOP("pages", "Serving")),

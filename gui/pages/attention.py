@@ -10,13 +10,15 @@ End jump to the first and last step.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QCoreApplication, Qt
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QCloseEvent, QHideEvent, QKeyEvent
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QPushButton, QVBoxLayout, QWidget
 
 from engine.attention import DEFAULT_SENTENCE, MAX_TOKENS, AttentionStep, attention_steps
+from engine.attention_text import CONTEXT as TEXT_CONTEXT
 from gui.pages import page_title
 from gui.scenario import Scenario
+from gui.tr import translate
 from gui.widgets.attention_frames import build_ms, frame
 from gui.widgets.attention_size_panel import DTYPE, AttentionSizePanel
 from gui.widgets.attention_stage import AttentionStage
@@ -28,8 +30,8 @@ _STEP_COUNT = 8
 
 
 def _engine_text(text: str) -> str:
-    """An engine string (a step's name or explanation), translated in the context "engine"."""
-    return QCoreApplication.translate("engine", text)
+    """An engine text (a step's name or explanation), translated in its context (``engine.attention_text``)."""
+    return translate(TEXT_CONTEXT, text)
 
 
 class AttentionPage(QWidget):

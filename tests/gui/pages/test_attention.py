@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import shutil
+import subprocess
+import sys
 from collections.abc import Iterator
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -175,3 +179,19 @@ def test_hiding_the_page_stops_the_animation(qtbot: QtBot, page: AttentionPage) 
     page.hide()
     assert not page.player.is_building()
     assert not page.player.playing
+
+
+LUPDATE = shutil.which("pyside6-lupdate", path=str(Path(sys.executable).parent)) or shutil.which("pyside6-lupdate")
+
+
+@pytest.mark.skipif(LUPDATE is None, reason="pyside6-lupdate not found")
+def test_page_and_engine_texts_are_extractable(tmp_path: Path) -> None:
+    repo = Path(__file__).resolve().parents[3]
+    sources = [str(p) for p in (repo / "gui").rglob("*.py")] + [str(repo / "engine" / "attention_text.py")]
+    ts = tmp_path / "x.ts"
+    subprocess.run([str(LUPDATE), *sources, "-ts", str(ts)], check=True, capture_output=True, timeout=120)
+    text = ts.read_text(encoding="utf-8")
+    for source in ("Attention, one step at a time", "Rows are queries, columns are keys.", "Softmax by row"):
+        assert f"<source>{source}</source>" in text, source
+    for step in attention_steps():
+        assert f"<source>{step.explanation.replace(chr(39), '&apos;')}</source>" in text, step.key
