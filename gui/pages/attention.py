@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QCloseEvent, QHideEvent, QKeyEvent
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from engine.attention import DEFAULT_SENTENCE, MAX_TOKENS, AttentionStep, attention_steps
 from engine.attention_text import CONTEXT as TEXT_CONTEXT
@@ -24,6 +24,8 @@ from gui.widgets.attention_size_panel import DTYPE, AttentionSizePanel
 from gui.widgets.attention_stage import AttentionStage
 from gui.widgets.heat_legend import HeatLegend
 from gui.widgets.player_bar import PlayerBar
+from gui.widgets.sentence_box import SentenceBox
+from gui.widgets.step_caption import StepCaption
 from gui.widgets.step_player import StepPlayer
 
 _STEP_COUNT = 8
@@ -54,8 +56,10 @@ class AttentionPage(QWidget):
         self.stage = AttentionStage(self)
         self.size_panel = AttentionSizePanel(scenario, self)
         self.bar = PlayerBar(self.player, self)
-        self._build_header()
-        self._build_layout()
+        self.sentence = SentenceBox(self._sentence, MAX_TOKENS, self)
+        self.sentence.submitted.connect(self.apply_sentence)
+        self.caption = StepCaption(self)
+        self._build()
         self.player.frame.connect(self.show_frame)
         scenario.changed.connect(self._on_scenario_changed)
         self.show_frame(0, 1.0)
@@ -64,55 +68,23 @@ class AttentionPage(QWidget):
         return page_title(self.page_id)
 
     # -- building ---------------------------------------------------------------------------------------------
-    def _build_header(self) -> None:
-        self.heading = QLabel(self.tr("Attention, one step at a time"), self)
-        font = self.heading.font()
+    def _build(self) -> None:
+        heading = QLabel(self.tr("Attention, one step at a time"), self)
+        font = heading.font()
         font.setPointSizeF(font.pointSizeF() * 1.6)
         font.setBold(True)
-        self.heading.setFont(font)
-        self.intro = QLabel(
+        heading.setFont(font)
+        intro = QLabel(
             self.tr(
                 "One layer, one head, a short sentence, computed live. Beside each step, the same tensor in a "
                 "real model: watch where the memory explodes."
             ),
             self,
         )
-        self.intro.setWordWrap(True)
-        self.sentence = QLineEdit(self._sentence, self)
-        self.sentence.setPlaceholderText(self.tr("Type a sentence of up to {n} words").format(n=MAX_TOKENS))
-        self.sentence.returnPressed.connect(self.apply_sentence)
-        self.apply = QPushButton(self.tr("Compute"), self)
-        self.apply.setFocusPolicy(Qt.FocusPolicy.NoFocus)
-        self.apply.clicked.connect(self.apply_sentence)
-        self.error = QLabel(self)
-        self.error.setObjectName("sentenceError")
-        self.step_name = QLabel(self)
-        self.formula = QLabel(self)
-        self.explanation = QLabel(self)
-        self.explanation.setWordWrap(True)
-        name_font = self.step_name.font()
-        name_font.setPointSizeF(name_font.pointSizeF() * 1.25)
-        name_font.setBold(True)
-        self.step_name.setFont(name_font)
-        self.formula.setFont(name_font)
-
-    def _build_layout(self) -> None:
-        sentence_row = QHBoxLayout()
-        sentence_row.addWidget(QLabel(self.tr("Sentence:"), self))
-        sentence_row.addWidget(self.sentence, 1)
-        sentence_row.addWidget(self.apply)
-        sentence_row.addWidget(self.error, 1)
-        step_row = QHBoxLayout()
-        step_row.addWidget(self.step_name)
-        step_row.addSpacing(16)
-        step_row.addWidget(self.formula)
-        step_row.addStretch(1)
+        intro.setWordWrap(True)
         left = QVBoxLayout()
-        left.addLayout(sentence_row)
-        left.addLayout(step_row)
-        left.addWidget(self.explanation)
-        left.addWidget(self.stage, 1)
-        left.addWidget(HeatLegend(self))
+        for widget, stretch in ((self.sentence, 0), (self.caption, 0), (self.stage, 1), (HeatLegend(self), 0)):
+            left.addWidget(widget, stretch)
         left.addWidget(self.bar)
         body = QHBoxLayout()
         body.addLayout(left, 1)
@@ -120,8 +92,8 @@ class AttentionPage(QWidget):
         body.addWidget(self.size_panel)
         page = QVBoxLayout(self)
         page.setContentsMargins(16, 12, 16, 12)
-        page.addWidget(self.heading)
-        page.addWidget(self.intro)
+        page.addWidget(heading)
+        page.addWidget(intro)
         page.addLayout(body, 1)
 
     # -- behaviour --------------------------------------------------------------------------------------------
@@ -138,20 +110,18 @@ class AttentionPage(QWidget):
     def _show_text(self, index: int) -> None:
         step = self.steps[index]
         self._text_index = index
-        self.step_name.setText(self.tr("{i}. {name}").format(i=index + 1, name=_engine_text(step.name)))
-        self.formula.setText(step.formula)
-        self.explanation.setText(_engine_text(step.explanation))
+        self.caption.show_step(index + 1, _engine_text(step.name), step.formula, _engine_text(step.explanation))
         self.size_panel.show_step(step)
 
-    def apply_sentence(self) -> None:
-        """Recompute the walk-through for the typed sentence; on a bad one, say why and keep the old one."""
-        text = self.sentence.text()
+    def apply_sentence(self, text: str) -> None:
+        """Recompute the walk-through for ``text``; when the engine refuses it, say why and keep the old one."""
         try:
             steps = self._compute(text)
         except ValueError as err:
-            self.error.setText(self.tr("Not changed: {reason}.").format(reason=err))
+            self.sentence.show_error(self.tr("Not changed: {reason}.").format(reason=err))
             return
-        self.error.clear()
+        self.sentence.show_error("")
+        self.setFocus()  # back to the clicker keys
         self._sentence, self.steps = text, steps
         self._text_index = -1
         self.player.go(self.player.index)

@@ -32,6 +32,7 @@ class Panel:
     cols: tuple[str, ...]
     shown: npt.NDArray[np.bool_] | None = None  # None: every cell
     mark: tuple[Span, Span] | None = None  # rows [r0, r1) x cols [c0, c1) outlined; None spans all
+    by_row: bool = False  # colours scaled row by row (softmax: each row its own distribution)
 
 
 @dataclass(frozen=True)
@@ -125,4 +126,5 @@ def _softmax_frame(masked: AttentionStep, step: AttentionStep, done: int) -> Fra
     values = np.where(np.arange(n)[:, None] < done, step.matrix, masked.matrix)
     mark = ((done, done + 1), None) if done < n else None
     left = Panel(_title(masked), masked.matrix, masked.row_labels, masked.col_labels, mark=mark)
-    return Frame((left, Panel(_title(step), values, step.row_labels, step.col_labels, mark=mark)), ("→",))
+    right = Panel(_title(step), values, step.row_labels, step.col_labels, mark=mark, by_row=True)
+    return Frame((left, right), ("→",))

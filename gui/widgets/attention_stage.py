@@ -60,7 +60,7 @@ class AttentionStage(QWidget):
         if key != self._keys[i]:
             self._keys[i] = key
             view.set_matrix(panel.values, panel.rows, panel.cols, panel.title)
-        view.set_values(panel.values, panel.shown)
+        view.set_values(panel.values, panel.shown, panel.by_row)
         rows, cols = panel.mark if panel.mark is not None else (None, None)
         view.set_highlight(rows, cols)
 

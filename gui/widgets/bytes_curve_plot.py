@@ -61,6 +61,7 @@ class BytesCurvePlot(pg.PlotWidget):  # type: ignore[misc]
         self._curves: tuple[npt.NDArray[np.float64], list[Curve], tuple[float, str] | None] = (np.ones(1), [], None)
         self._marker_at = (1.0, 1.0)
         self.setMinimumHeight(170)
+        self.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         self._ready = True
 
     def set_curves(
@@ -94,8 +95,8 @@ class BytesCurvePlot(pg.PlotWidget):  # type: ignore[misc]
         c = colors_for(self)
         pens = {"scores": pg.mkPen(c.over, width=2.5), "linear": pg.mkPen(c.term("weights"), width=2),
                 "flash": pg.mkPen(c.fits, width=2, style=Qt.PenStyle.DashLine)}  # fmt: skip
+        self._legend.setLabelTextColor(c.foreground)  # before the items: labels take the colour when made
         self._items = [plot.plot(lengths, cv.values, pen=pens[cv.role], name=cv.name) for cv in curves]
-        self._legend.setLabelTextColor(c.foreground)
         self._marker.setBrush(pg.mkBrush(c.foreground))
         self._marker.setPen(pg.mkPen(c.background))
         self.set_marker(*self._marker_at)

@@ -6,11 +6,22 @@ One item instead of a ``TextItem`` per cell: a step redraws up to 64 numbers man
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QFont, QPainter
+
+MINUS_INF = "−∞"
+
+
+def cell_label(value: float) -> str:
+    """How a cell shows its number: two decimals, a true minus sign, ``−∞`` for a masked cell."""
+    if math.isinf(value):
+        return MINUS_INF if value < 0 else "∞"
+    text = f"{value:.2f}"
+    return "0.00" if text == "-0.00" else text.replace("-", "−")
 
 
 class CellTextItem(pg.GraphicsObject):  # type: ignore[misc]

@@ -40,11 +40,15 @@ def _rgb(hex_code: str) -> npt.NDArray[np.float64]:
     return np.array([int(hex_code[i : i + 2], 16) for i in (1, 3, 5)], dtype=np.float64)
 
 
-def cell_rgba(values: npt.NDArray[np.float64], shown: npt.NDArray[np.bool_], hc: HeatColors) -> RGBA:
-    """An ``rows x cols x 4`` image: each shown cell coloured by its value on a scale symmetric about zero."""
+def cell_rgba(
+    values: npt.NDArray[np.float64], shown: npt.NDArray[np.bool_], hc: HeatColors, by_row: bool = False
+) -> RGBA:
+    """An ``rows x cols x 4`` image: each shown cell coloured by its value on a scale symmetric about zero,
+    the same for the whole matrix or, ``by_row``, one per row (for rows that are each a distribution)."""
     finite = np.isfinite(values)
-    scale = float(np.abs(values[finite]).max()) if finite.any() else 1.0
-    t = np.zeros(values.shape) if scale == 0 else np.where(finite, values, 0.0) / scale
+    magnitude = np.where(finite, np.abs(values), 0.0)
+    scale = magnitude.max(axis=1, keepdims=True) if by_row else np.full((1, 1), magnitude.max(initial=0.0))
+    t = np.where(finite, values, 0.0) / np.where(scale == 0, 1.0, scale)
     neutral, end_pos, end_neg = _rgb(hc.neutral), _rgb(hc.positive), _rgb(hc.negative)
     ends = np.where((t >= 0)[..., None], end_pos, end_neg)
     rgb = neutral + np.abs(t)[..., None] * (ends - neutral)

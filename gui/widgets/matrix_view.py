@@ -8,32 +8,21 @@ a palette change. The view only shows numbers it is given; it computes none.
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 import numpy.typing as npt
 import pyqtgraph as pg
-from PySide6.QtCore import QEvent, QRectF
+from PySide6.QtCore import QEvent, QRectF, Qt
 from PySide6.QtGui import QColor, QPen
 from PySide6.QtWidgets import QGraphicsRectItem, QWidget
 
 from gui.palette import colors_for
-from gui.widgets.cell_text import CellTextItem
+from gui.widgets.cell_text import CellTextItem, cell_label
 from gui.widgets.heat_colors import cell_rgba, heat_colors, ink_for
 
-MINUS_INF = "−∞"
 LABEL_WIDTH = 52  # the row labels' axis
 LABEL_HEIGHT = 24  # the column labels' axis
 #: pixels around the cells (labels, title, frame), so that a layout can give every cell the same square size
 CHROME = (LABEL_WIDTH + 2, LABEL_HEIGHT + 32)
-
-
-def cell_label(value: float) -> str:
-    """How a cell shows its number: two decimals, a true minus sign, ``−∞`` for a masked cell."""
-    if math.isinf(value):
-        return MINUS_INF if value < 0 else "∞"
-    text = f"{value:.2f}"
-    return "0.00" if text == "-0.00" else text.replace("-", "−")
 
 
 class MatrixView(pg.PlotWidget):  # type: ignore[misc]
@@ -44,6 +33,7 @@ class MatrixView(pg.PlotWidget):  # type: ignore[misc]
         self._values: npt.NDArray[np.float64] = np.zeros((0, 0))
         self._shown: npt.NDArray[np.bool_] = np.zeros((0, 0), dtype=bool)
         self._title = ""
+        self._by_row = False
         self._labels: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())
         self._rgba = np.zeros((0, 0, 4), dtype=np.uint8)
         self._image = pg.ImageItem(axisOrder="row-major")
@@ -64,6 +54,7 @@ class MatrixView(pg.PlotWidget):  # type: ignore[misc]
         plot.getAxis("top").setHeight(LABEL_HEIGHT)
         plot.getViewBox().setDefaultPadding(0.0)
         self.setMinimumSize(90, 90)
+        self.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # a click focuses the page, whose keys drive the steps
         self._ready = True
         self._apply_theme()
 
@@ -85,13 +76,17 @@ class MatrixView(pg.PlotWidget):  # type: ignore[misc]
         self._mark.hide()
         self._redraw()
 
-    def set_values(self, values: npt.NDArray[np.float64], shown: npt.NDArray[np.bool_] | None = None) -> None:
-        """Change the numbers (same shape, same labels) and which cells are shown; cheap, for animation."""
+    def set_values(
+        self, values: npt.NDArray[np.float64], shown: npt.NDArray[np.bool_] | None = None, by_row: bool = False
+    ) -> None:
+        """Change the numbers (same shape, same labels), which cells are shown, and whether colours are
+        scaled row by row; cheap, for animation (nothing is redrawn when nothing changed)."""
         new_values = np.asarray(values, dtype=np.float64)
         new_shown = np.ones(new_values.shape, dtype=bool) if shown is None else np.asarray(shown, dtype=bool)
-        if np.array_equal(new_values, self._values) and np.array_equal(new_shown, self._shown):
+        same = np.array_equal(new_values, self._values) and np.array_equal(new_shown, self._shown)
+        if same and by_row == self._by_row:
             return
-        self._values, self._shown = new_values, new_shown
+        self._values, self._shown, self._by_row = new_values, new_shown, by_row
         self._redraw()
 
     def set_highlight(self, rows: tuple[int, int] | None, cols: tuple[int, int] | None = None) -> None:
@@ -134,7 +129,7 @@ class MatrixView(pg.PlotWidget):  # type: ignore[misc]
         if not self._values.size:
             return
         n_rows, n_cols = self._values.shape
-        rgba = self._rgba = cell_rgba(self._values, self._shown, heat_colors(colors_for(self)))
+        rgba = self._rgba = cell_rgba(self._values, self._shown, heat_colors(colors_for(self)), self._by_row)
         self._image.setImage(rgba, autoLevels=False, rect=QRectF(0, 0, n_cols, n_rows))
         inks = ink_for(rgba, "#14181f", "#f5f7fa")
         texts = [[self.cell_text(r, c) for c in range(n_cols)] for r in range(n_rows)]

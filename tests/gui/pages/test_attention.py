@@ -18,7 +18,8 @@ from engine.attention_sizes import flash_kept
 from engine.units import format_bytes
 from gui.pages.attention import AttentionPage
 from gui.scenario import Scenario
-from gui.widgets.matrix_view import MatrixView, cell_label
+from gui.widgets.cell_text import cell_label
+from gui.widgets.matrix_view import MatrixView
 
 
 @pytest.fixture
@@ -48,8 +49,8 @@ def assert_shows_step(page: AttentionPage, index: int) -> None:
     step = attention_steps(model=page._scenario.model)[index]
     assert page.player.index == index
     assert_shows(visible_views(page)[-1], step.matrix)
-    assert page.formula.text() == step.formula
-    assert step.name in page.step_name.text()
+    assert page.caption.formula.text() == step.formula
+    assert step.name in page.caption.name.text()
     unit = page._scenario.unit
     assert page.size_panel.per_layer.text() == format_bytes(step.sizes.per_layer_bytes, unit)
     assert format_bytes(step.sizes.all_layers_bytes, unit) in page.size_panel.all_layers.text()
@@ -131,19 +132,19 @@ def test_play_runs_through_to_the_last_step(qtbot: QtBot, page: AttentionPage, m
 
 
 def test_own_sentence(qtbot: QtBot, page: AttentionPage) -> None:
-    page.sentence.clear()
-    qtbot.keyClicks(page.sentence, "GPU memory is finite")
-    qtbot.keyClick(page.sentence, Qt.Key.Key_Return)
+    page.sentence.line.clear()
+    qtbot.keyClicks(page.sentence.line, "GPU memory is finite")
+    qtbot.keyClick(page.sentence.line, Qt.Key.Key_Return)
     mine = attention_steps("GPU memory is finite")
     assert visible_views(page)[-1].labels()[0] == ("GPU", "memory", "is", "finite")
     assert_shows(visible_views(page)[-1], mine[page.player.index].matrix)
-    assert page.error.text() == ""
+    assert page.sentence.error.text() == ""
 
 
 def test_too_long_a_sentence_is_refused_and_the_old_one_kept(qtbot: QtBot, page: AttentionPage) -> None:
-    page.sentence.setText("one two three four five six seven eight nine")
-    qtbot.mouseClick(page.apply, Qt.MouseButton.LeftButton)
-    assert "at most 8" in page.error.text()
+    page.sentence.line.setText("one two three four five six seven eight nine")
+    qtbot.mouseClick(page.sentence.apply, Qt.MouseButton.LeftButton)
+    assert "at most 8" in page.sentence.error.text()
     assert visible_views(page)[-1].labels()[0] == ("The", "cat", "sat", "on", "the", "mat")
 
 
@@ -195,3 +196,11 @@ def test_page_and_engine_texts_are_extractable(tmp_path: Path) -> None:
         assert f"<source>{source}</source>" in text, source
     for step in attention_steps():
         assert f"<source>{step.explanation.replace(chr(39), '&apos;')}</source>" in text, step.key
+
+
+def test_a_click_on_the_stage_gives_the_keys_to_the_page(qtbot: QtBot, page: AttentionPage) -> None:
+    page.sentence.line.setFocus()
+    qtbot.mouseClick(page.stage.views[0].viewport(), Qt.MouseButton.LeftButton)
+    assert page.hasFocus()
+    qtbot.keyClick(page, Qt.Key.Key_End)
+    assert page.player.index == 7

@@ -62,3 +62,9 @@ def test_softmax_normalises_row_by_row(rows_done: int) -> None:
 
 def test_build_times_are_positive() -> None:
     assert all(build_ms(s) >= 600 for s in STEPS)
+
+
+def test_softmax_colours_each_row_on_its_own_scale() -> None:
+    p = BY_KEY[StepKey.SOFTMAX]
+    assert frame(STEPS, p.index, 0.5).panels[1].by_row
+    assert not frame(STEPS, BY_KEY[StepKey.OUTPUT].index, 1.0).panels[0].by_row

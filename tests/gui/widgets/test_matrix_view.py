@@ -8,8 +8,9 @@ from pytestqt.qtbot import QtBot
 
 from engine.attention import StepKey, attention_steps
 from gui.palette import DARK, LIGHT
+from gui.widgets.cell_text import cell_label
 from gui.widgets.heat_colors import heat_colors
-from gui.widgets.matrix_view import MatrixView, cell_label
+from gui.widgets.matrix_view import MatrixView
 
 
 @pytest.fixture
@@ -79,3 +80,14 @@ def test_renders_offscreen(view: MatrixView) -> None:
     view.show()
     image = view.grab().toImage()
     assert image.width() == 400
+
+
+def test_rows_scaled_one_by_one(view: MatrixView) -> None:
+    """Softmax rows are each a distribution: by_row gives each row's largest cell the full colour."""
+    values = np.array([[0.5, 0.25], [4.0, 1.0]])
+    view.set_matrix(values, ("a", "b"), ("1", "2"))
+    hc = heat_colors(LIGHT)
+    assert view.cell_color(0, 0) != hc.positive  # 0.5 of a 4.0 scale
+    view.set_values(values, by_row=True)
+    assert view.cell_color(0, 0) == hc.positive
+    assert view.cell_color(1, 0) == hc.positive
