@@ -11,8 +11,8 @@ End jump to the first and last step.
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QCloseEvent, QHideEvent, QKeyEvent
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QVBoxLayout, QWidget
+from PySide6.QtGui import QCloseEvent, QHideEvent, QKeyEvent, QShowEvent
+from PySide6.QtWidgets import QApplication, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from engine.attention import DEFAULT_SENTENCE, MAX_TOKENS, AttentionStep, attention_steps
 from engine.attention_text import CONTEXT as TEXT_CONTEXT
@@ -144,6 +144,13 @@ class AttentionPage(QWidget):
             return
         action()
         event.accept()
+
+    def showEvent(self, event: QShowEvent) -> None:
+        """Take the keys unless something outside the page (the navigation) holds them."""
+        super().showEvent(event)
+        focus = QApplication.focusWidget()
+        if focus is None or self.isAncestorOf(focus):
+            self.setFocus()
 
     def hideEvent(self, event: QHideEvent) -> None:
         self.player.stop()

@@ -204,3 +204,13 @@ def test_a_click_on_the_stage_gives_the_keys_to_the_page(qtbot: QtBot, page: Att
     assert page.hasFocus()
     qtbot.keyClick(page, Qt.Key.Key_End)
     assert page.player.index == 7
+
+
+def test_the_page_takes_the_keys_when_shown(qtbot: QtBot) -> None:
+    page = AttentionPage(Scenario())
+    qtbot.addWidget(page)
+    page.show()
+    qtbot.waitUntil(page.hasFocus, timeout=1000)
+    qtbot.keyClick(page, Qt.Key.Key_End)
+    assert page.player.index == 7
+    page.close()
