@@ -15,12 +15,19 @@ import numpy as np
 import numpy.typing as npt
 
 from engine.attention import AttentionStep, StepKey
+from gui.tr import QT_TRANSLATE_NOOP
 
 Span = tuple[int, int] | None
 Matrix = npt.NDArray[np.float64]
 
 _PRODUCTS = {StepKey.Q: "Wq", StepKey.K: "Wk", StepKey.V: "Wv"}
-_TITLES = {StepKey.SCORES: "S = QKᵀ/√d", StepKey.MASKED: "S masked", StepKey.SOFTMAX: "P", StepKey.OUTPUT: "O"}
+# panel titles: symbols, and one phrase for translators (the stage translates in context "AttentionStage")
+_TITLES = {
+    StepKey.SCORES: "S = QKᵀ/√d",
+    StepKey.MASKED: QT_TRANSLATE_NOOP("AttentionStage", "S masked"),
+    StepKey.SOFTMAX: "P",
+    StepKey.OUTPUT: "O",
+}
 MS_PER_UNIT = {StepKey.X: 250, StepKey.MASKED: 120, StepKey.SOFTMAX: 450}  # others: 110 per product cell
 
 

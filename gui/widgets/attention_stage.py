@@ -11,6 +11,7 @@ from PySide6.QtCore import QRect, Qt
 from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import QLabel, QSizePolicy, QWidget
 
+from gui.tr import translate
 from gui.widgets.attention_frames import Frame, Panel
 from gui.widgets.matrix_view import CHROME, MatrixView
 
@@ -59,7 +60,7 @@ class AttentionStage(QWidget):
         key = (panel.title, panel.values.shape, panel.rows, panel.cols)
         if key != self._keys[i]:
             self._keys[i] = key
-            view.set_matrix(panel.values, panel.rows, panel.cols, panel.title)
+            view.set_matrix(panel.values, panel.rows, panel.cols, translate("AttentionStage", panel.title))
         view.set_values(panel.values, panel.shown, panel.by_row)
         rows, cols = panel.mark if panel.mark is not None else (None, None)
         view.set_highlight(rows, cols)
