@@ -15,10 +15,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from engine.catalog import get_gpu, get_model  # noqa: E402
-from engine.specs import TrainingSetup  # noqa: E402
-from engine.training import estimate  # noqa: E402
-from engine.training.sweep import sweep_seq_len  # noqa: E402
+from engine.catalog import get_gpu, get_model
+from engine.specs import TrainingSetup
+from engine.training import estimate
+from engine.training.sweep import sweep_seq_len
 
 
 def bench_estimate(repeats: int = 2000) -> float:

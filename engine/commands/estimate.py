@@ -86,7 +86,9 @@ def setup_from_args(a: argparse.Namespace) -> TrainingSetup:
         sharding=Sharding(a.sharding),
         offload_optimizer=a.offload_optimizer,
         offload_params=a.offload_params,
-        lora=LoraSpec(rank=a.lora_rank, alpha=a.lora_alpha, dropout=a.lora_dropout, targets=LoraTargets(a.lora_targets)),
+        lora=LoraSpec(
+            rank=a.lora_rank, alpha=a.lora_alpha, dropout=a.lora_dropout, targets=LoraTargets(a.lora_targets)
+        ),
         quant=QuantSpec(quant_type=QuantType(a.quant), double_quant=not a.no_double_quant),
     )
 
@@ -112,6 +114,7 @@ def to_json(e: Estimate) -> dict[str, Any]:
         "phases": [{"phase": p.name, "step": p.step, "bytes": round(p.total)} for p in e.phases],
         "gpu_memory_bytes": e.gpu.memory_bytes,
         "fits": e.fits,
+        "verdict": e.verdict.value,
         "headroom_bytes": e.headroom_bytes,
     }
 

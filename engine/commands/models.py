@@ -32,5 +32,5 @@ def run(args: argparse.Namespace) -> tuple[dict[str, Any], str]:
                 "architecture": m.model_dump(mode="json", exclude={"id", "name", "family", "hf_repo"}),
             }
         )
-    text = "\n".join(f"{r['id']:<20} {format_count(r['total_params']):>8}  {r['name']}" for r in rows)
+    text = "\n".join(f"{m.id:<20} {format_count(count_params(m).total):>8}  {m.label}" for m in models())
     return {"models": rows}, text

@@ -18,6 +18,7 @@ Three levels, because users confuse them:
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import StrEnum
 from functools import lru_cache
 from typing import Any
 
@@ -25,12 +26,21 @@ from engine.params import count_params, layer_params, lora_params, lora_targets,
 from engine.results import Term
 from engine.specs import Checkpointing, GpuSpec, Method, ModelSpec, Sharding, TrainingSetup
 from engine.training import formulas
-from engine.training.activations import ActivationCoeffs, activation_coeffs
+from engine.training.activations import ActivationCoeffs, LayerCoeffs, activation_coeffs
 from engine.training.sharding import sharding_buffers
 from engine.training.states import ModelStates, grad_dtype_bytes, model_states
 
 #: median of max_memory_reserved / max_memory_allocated over the eight H200 runs in reference/gpu_llama.jsonl
 RESERVED_RATIO = 1.069
+#: under this share of the GPU's memory left over, a fit is "tight": allocator spikes, another process or a
+#: longer batch can tip it over (the estimate itself is within about 1-5%: docs/accuracy.md)
+TIGHT_HEADROOM = 0.10
+
+
+class Verdict(StrEnum):
+    FITS = "fits"  # with headroom
+    TIGHT = "tight"
+    OVER = "over"  # does not fit
 
 TERM_ORDER = (
     "weights",
@@ -79,6 +89,29 @@ class Estimate:
     @property
     def fits(self) -> bool:
         return self.device_bytes <= self.gpu.memory_bytes
+
+    @property
+    def device_terms(self) -> tuple[Term, ...]:
+        """The allocated terms plus what separates them from the device total, so a bar sums to what
+        nvidia-smi shows: the caching allocator's reserve and the CUDA context (module docstring)."""
+        reserve = Term("allocator_reserve", self.reserved_bytes - self.peak_allocated_bytes,
+                       f"allocated x ({RESERVED_RATIO} - 1)", "median reserved / allocated of 8 H200 runs "
+                       "(reference/gpu_llama.jsonl)")
+        context = Term("cuda_context", self.device_bytes - self.reserved_bytes,
+                       "CUDA context and libraries outside the allocator" + (" + paged optimizer states"
+                                                                              if self.paged_bytes else ""),
+                       "measured 0.55 GB on an H200 (shared/ENVIRONMENT.md)")
+        total = max(self.device_bytes, 1)
+        return tuple(
+            Term(t.name, t.bytes, t.formula, t.source, t.detail, t.bytes / total)
+            for t in (*self.terms, reserve, context)
+        )
+
+    @property
+    def verdict(self) -> Verdict:
+        if not self.fits:
+            return Verdict.OVER
+        return Verdict.TIGHT if self.headroom_bytes < TIGHT_HEADROOM * self.gpu.memory_bytes else Verdict.FITS
 
     @property
     def headroom_bytes(self) -> int:
@@ -145,61 +178,70 @@ def _static(m: ModelSpec, s: TrainingSetup) -> _Static:
     return hit
 
 
-def _layer_sweep(s: TrainingSetup, ac: ActivationCoeffs, g: _Grads, tokens: int, bs2: int) -> list[dict[str, float]]:
-    """Backward through the layers, top-down: the moments where the running total can peak."""
-    gc = s.checkpointing is Checkpointing.FULL
-    kept = [
-        (n, (lc.checkpoint * tokens) if gc else (lc.saved * tokens + lc.saved_bs2 * bs2), lc) for n, lc in ac.segments
-    ]
-    copies_kept = [(0 if gc else lc.weight_copies) for _, lc in ac.segments]
-    out: list[dict[str, float]] = []
-    done_grads = float(g.head)
-    remaining = sum(n * k for n, k, _ in kept)
-    remaining_copies = sum(n * c for (n, _, _), c in zip(kept, copies_kept, strict=True))
+def _saved(lc: LayerCoeffs, tokens: Any, bs2: Any) -> Any:
+    """Bytes one layer saves for its backward at this batch and sequence length."""
+    return lc.saved * tokens + lc.saved_bs2 * bs2
+
+
+def _kept(lc: LayerCoeffs, gc: bool, tokens: Any, bs2: Any) -> Any:
+    """Bytes one layer keeps between its forward and its backward (only its input when checkpointed)."""
+    return lc.checkpoint * tokens if gc else _saved(lc, tokens, bs2)
+
+
+def _layer_sweep(gc: bool, ac: ActivationCoeffs, g: _Grads, tokens: Any, bs2: Any) -> list[dict[str, Any]]:
+    """Backward through the layers, top-down: the moments where the running total can peak (the first and last
+    layer of each run of identical layers: between them the total changes linearly)."""
+    kept = [(n, _kept(lc, gc, tokens, bs2), 0 if gc else lc.weight_copies, lc) for n, lc in ac.segments]
+    out: list[dict[str, Any]] = []
+    done_grads: Any = float(g.head)
+    remaining: Any = sum(n * k for n, k, _, _ in kept)
+    remaining_copies = sum(n * c for n, _, c, _ in kept)
     for idx in reversed(range(len(kept))):
-        n, k, lc = kept[idx]
-        current = (lc.saved * tokens + lc.saved_bs2 * bs2) if gc else 0.0
-        cur_copies = lc.weight_copies if gc else 0
+        n, k, copies, lc = kept[idx]
+        current = _saved(lc, tokens, bs2) if gc else 0.0  # the checkpointed layer, recomputed
+        current_copies = lc.weight_copies if gc else 0
         temp = lc.transient * tokens + lc.transient_bs2 * bs2
-        for j in (0, n - 1):  # first and last layer of this run
-            out.append(
-                {
-                    "gradients": done_grads + j * g.per_layer[idx],
-                    "activations": remaining - j * k + current,
-                    "weights": remaining_copies - j * copies_kept[idx] + cur_copies,
-                    "temporaries": temp,
-                }
-            )
+        for j in (0, n - 1):
+            out.append({
+                "gradients": done_grads + j * g.per_layer[idx],
+                "activations": remaining - j * k + current,
+                "weights": remaining_copies - j * copies + current_copies,
+                "temporaries": temp,
+            })
         done_grads += n * g.per_layer[idx]
         remaining -= n * k
-        remaining_copies -= n * copies_kept[idx]
+        remaining_copies -= n * copies
     return out
+
+
+def _moments(m: ModelSpec, s: TrainingSetup, tokens: Any, bs2: Any) -> list[tuple[str, dict[str, Any]]]:
+    """What lives beside the persistent states at each candidate moment of one step."""
+    st, ac, g, _, _ = _static(m, s)
+    gc = s.checkpointing is Checkpointing.FULL
+    all_kept = sum(n * _kept(lc, gc, tokens, bs2) for n, lc in ac.segments) + ac.head_saved * tokens
+    all_copies = sum(n * lc.weight_copies for n, lc in ac.segments) + ac.head_copies
+    backward_copies = ac.head_copies if gc else all_copies  # checkpointed layers drop theirs after forward
+    tied = m.tie_embeddings and s.method is Method.FULL  # the shared weight's embedding gradient comes last
+    tied_grad = count_params(m).embedding * grad_dtype_bytes(s) // st.divisor_grads if tied else 0
+    return [
+        ("forward", {"activations": all_kept, "logits": ac.logits_forward * tokens, "weights": all_copies}),
+        ("backward", {"activations": all_kept, "logits": ac.logits_backward * tokens, "weights": backward_copies}),
+        *(("backward", live) for live in _layer_sweep(gc, ac, g, tokens, bs2)),
+        ("backward", {"gradients": float(st.gradients), "temporaries": ac.end_transient * tokens + tied_grad}),
+    ]
 
 
 def _phases(m: ModelSpec, s: TrainingSetup, tokens: Any = None, bs2: Any = None) -> tuple[list[Phase], ModelStates]:
     """Every moment of steps 1 and 2. ``tokens`` (b*s) and ``bs2`` (b*s^2) may be numpy arrays (sweeps)."""
-    st, ac, g, buffers, _ = _static(m, s)
+    st, _, _, buffers, _ = _static(m, s)
     if tokens is None:
         tokens, bs2 = s.batch * s.seq_len, s.batch * s.seq_len * s.seq_len
-    gc = s.checkpointing is Checkpointing.FULL
-    all_kept = sum(n * ((lc.checkpoint * tokens) if gc else (lc.saved * tokens + lc.saved_bs2 * bs2)) for n, lc in ac.segments)
-    all_copies = sum(n * lc.weight_copies for n, lc in ac.segments) + ac.head_copies
-    head = ac.head_saved * tokens
-    head_copies = ac.head_copies if gc else all_copies  # checkpointed layers drop their copies after forward
-    moments: list[tuple[str, dict[str, float]]] = [
-        ("forward", {"activations": all_kept + head, "logits": ac.logits_forward * tokens, "weights": all_copies}),
-        ("backward", {"activations": all_kept + head, "logits": ac.logits_backward * tokens, "weights": head_copies}),
-    ]
-    moments += [("backward", t) for t in _layer_sweep(s, ac, g, tokens, bs2)]
-    tied = m.tie_embeddings and s.method is Method.FULL  # the shared weight's embedding grad is added last
-    end_temp = ac.end_transient * tokens + (count_params(m).embedding * grad_dtype_bytes(s) // st.divisor_grads
-                                            if tied else 0)
-    moments.append(("backward", {"gradients": float(st.gradients), "temporaries": end_temp}))
+    moments = _moments(m, s, tokens, bs2)
     phases: list[Phase] = []
-    for step in (1, 2):
+    for step in (1, 2):  # optimizer states exist from the first optimizer step on
         persistent = {"weights": float(st.weights), "optimizer_states": float(st.optimizer_states if step == 2 else 0)}
         for name, live in moments:
-            terms = dict(persistent)
+            terms: dict[str, Any] = dict(persistent)
             for k, v in live.items():
                 terms[k] = terms.get(k, 0.0) + v
             terms["sharding_buffers"] = buffers.get(name, 0.0)

@@ -39,7 +39,7 @@ class PageEntry(NamedTuple):
 _PLACEHOLDER = "gui.pages.placeholder"
 
 PAGES: tuple[PageEntry, ...] = (
-    PageEntry("memory", _PLACEHOLDER, "MemoryPlaceholder", QT_TRANSLATE_NOOP("pages", "Memory")),
+    PageEntry("memory", "gui.pages.memory", "MemoryPage", QT_TRANSLATE_NOOP("pages", "Memory")),
     PageEntry("attention", "gui.pages.attention", "AttentionPage", QT_TRANSLATE_NOOP("pages", "Attention")),
     PageEntry("levers", _PLACEHOLDER, "LeversPlaceholder", QT_TRANSLATE_NOOP("pages", "Levers")),
     PageEntry("alignment", _PLACEHOLDER, "AlignmentPlaceholder", QT_TRANSLATE_NOOP("pages", "Alignment")),

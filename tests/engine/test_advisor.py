@@ -1,5 +1,7 @@
 """The roadmap to fitting, and the longest sequence / largest batch that fit."""
 
+import itertools
+
 from engine.catalog import get_gpu, get_model
 from engine.specs import Checkpointing, Method, Precision, Sharding, TrainingSetup
 from engine.training import estimate
@@ -17,16 +19,19 @@ def test_no_steps_when_it_already_fits():
 def test_steps_are_cumulative_and_end_fitting():
     steps = roadmap(M, TrainingSetup(precision=Precision.FP32), RTX4090)
     keys = [s.key for s in steps]
-    assert keys[0] == "bf16" and "checkpointing" in keys
-    assert steps[-1].fits and not any(s.fits for s in steps[:-1])
-    for before, after in zip(steps, steps[1:], strict=False):  # each step keeps the previous changes
+    assert keys[0] == "bf16"
+    assert "checkpointing" in keys
+    assert steps[-1].fits
+    assert not any(s.fits for s in steps[:-1])
+    for before, after in itertools.pairwise(steps):  # each step keeps the previous changes
         assert after.setup.precision == Precision.BF16
         assert after.estimate.device_bytes <= before.estimate.device_bytes * 1.0001
 
 
 def test_seventy_b_needs_qlora_on_one_a100():
     steps = roadmap(get_model("llama-3.1-70b"), TrainingSetup(), get_gpu("a100-80gb"))
-    assert steps[-1].key == "qlora" and steps[-1].fits
+    assert steps[-1].key == "qlora"
+    assert steps[-1].fits
 
 
 def test_max_seq_len_is_the_boundary():
@@ -40,10 +45,12 @@ def test_max_seq_len_is_the_boundary():
 def test_max_batch_and_min_gpus():
     s = TrainingSetup(method=Method.LORA, seq_len=1024)
     b = max_batch(M, s, H200)
-    assert b is not None and estimate(M, s.with_(batch=b), H200).fits
+    assert b is not None
+    assert estimate(M, s.with_(batch=b), H200).fits
     assert not estimate(M, s.with_(batch=b + 1), H200).fits
     assert min_gpus(M, TrainingSetup(), RTX4090) is None  # plain data parallelism never shrinks a GPU's share
     z3 = TrainingSetup(sharding=Sharding.ZERO3, checkpointing=Checkpointing.FULL)
     n = min_gpus(M, z3, RTX4090)
     assert n is not None
-    assert estimate(M, z3.with_(gpus=n), RTX4090).fits and not estimate(M, z3.with_(gpus=n - 1), RTX4090).fits
+    assert estimate(M, z3.with_(gpus=n), RTX4090).fits
+    assert not estimate(M, z3.with_(gpus=n - 1), RTX4090).fits

@@ -75,7 +75,7 @@ def test_bad_configs_name_the_problem(tmp_path, content, needle):
 def test_missing_path_and_empty_folder(tmp_path):
     with pytest.raises(ConfigImportError, match="no such file"):
         load_config(tmp_path / "nope")
-    with pytest.raises(ConfigImportError, match="no config.json"):
+    with pytest.raises(ConfigImportError, match=r"no config\.json"):
         load_config(tmp_path)
 
 

@@ -39,12 +39,13 @@ def test_zero_stages_divide_progressively():
     z1 = model_states(M, TrainingSetup(gpus=n, sharding=Sharding.ZERO1))
     z2 = model_states(M, TrainingSetup(gpus=n, sharding=Sharding.ZERO2))
     assert z1.weights == z2.weights == 2 * P
-    assert z1.gradients == 2 * P and z2.gradients == 2 * P // n
+    assert z1.gradients == 2 * P
+    assert z2.gradients == 2 * P // n
     assert z1.optimizer_states == z2.optimizer_states == 12 * P // n
 
 
 def test_optimizers():
-    bf16 = dict(precision=Precision.BF16)
+    bf16 = {"precision": Precision.BF16}
     assert model_states(M, TrainingSetup(optimizer=Optimizer.SGD, **bf16)).optimizer_states == 0
     assert model_states(M, TrainingSetup(optimizer=Optimizer.LION, **bf16)).optimizer_states == 2 * P
     eight = model_states(M, TrainingSetup(optimizer=Optimizer.ADAMW_8BIT, **bf16)).optimizer_states
@@ -55,7 +56,8 @@ def test_optimizers():
 
 def test_paged_optimizer_states_leave_the_allocator():
     st = model_states(M, TrainingSetup(optimizer=Optimizer.PAGED_ADAMW_8BIT, method=Method.LORA))
-    assert st.optimizer_states == 0 and st.paged_states > 0
+    assert st.optimizer_states == 0
+    assert st.paged_states > 0
 
 
 def test_lora_trains_only_adapters_in_fp32():

@@ -1,0 +1,154 @@
+"""Memory calculator: pick a model and a method, see every byte per GPU, and what would make it fit.
+
+Data flow: the settings panel writes the shared scenario; ``changed`` schedules one recompute per event-loop
+turn (a drag never queues stale work); the recompute asks the engine for the estimate, the Full / LoRA / QLoRA
+comparison, the two sweeps and the roadmap, and hands each view its result. No view computes a number.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtWidgets import (
+    QFrame,
+    QGridLayout,
+    QHBoxLayout,
+    QLabel,
+    QMessageBox,
+    QScrollArea,
+    QVBoxLayout,
+    QWidget,
+)
+
+from engine.specs import UI_GPUS, UI_SEQ_LEN, Method, Sharding
+from engine.training import estimate
+from engine.training.accuracy import gpu_runs, summarize
+from engine.training.advisor import max_batch, max_seq_len, roadmap
+from engine.training.sweep import sweep_gpus, sweep_seq_len
+from gui.coalesce import Coalescer
+from gui.pages import page_title
+from gui.pages.memory_controls import MemoryControls
+from gui.scenario import Scenario
+from gui.widgets.breakdown_chart import BreakdownChart, Row
+from gui.widgets.curve_plot import CurvePlot
+from gui.widgets.peak_summary import PeakSummary
+from gui.widgets.roadmap_view import RoadmapView
+from gui.widgets.term_legend import TermLegend
+
+#: x of the sequence-length curve: 48 points, log-spaced over the slider's range
+SEQ_POINTS = [round(UI_SEQ_LEN[0] * (UI_SEQ_LEN[1] / UI_SEQ_LEN[0]) ** (i / 47)) for i in range(48)]
+GPU_POINTS = [1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64]
+
+
+class MemoryPage(QWidget):
+    """The memory calculator page.
+
+    Signals: none (it listens to ``scenario.changed``).
+    """
+
+    page_id = "memory"
+
+    def __init__(self, scenario: Scenario, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.scenario = scenario
+        self.controls = MemoryControls(scenario, self)
+        self.controls.import_failed.connect(self._import_failed)
+        self.summary = PeakSummary(self)
+        self.breakdown = BreakdownChart(self)
+        self.breakdown.setMinimumHeight(96)
+        self.legend = TermLegend(self)
+        self.compare = BreakdownChart(self, min_label_share=0.12)
+        self.compare.setMinimumHeight(150)
+        self.seq_curve = CurvePlot(self.tr("sequence length (tokens, log scale)"), log_x=True, parent=self)
+        self.gpu_curve = CurvePlot(self.tr("GPUs"), parent=self)
+        for plot in (self.seq_curve, self.gpu_curve):
+            plot.setMinimumHeight(170)
+        self.roadmap = RoadmapView(self)
+        self.notes = QLabel(self, wordWrap=True)
+        self._layout()
+        self._recompute_later = Coalescer(self.recompute, self)
+        scenario.changed.connect(self._recompute_later.schedule)
+        self.recompute()
+
+    def title(self) -> str:
+        return page_title(self.page_id)
+
+    def _layout(self) -> None:
+        left = QScrollArea(self)
+        left.setWidget(self.controls)
+        left.setWidgetResizable(True)
+        left.setFrameShape(QFrame.Shape.NoFrame)
+        left.setMinimumWidth(330)
+        left.setMaximumWidth(380)
+        grid = QGridLayout()
+        grid.addWidget(self._titled(self.tr("Same settings, three methods"), self.compare), 0, 0)
+        grid.addWidget(self.roadmap, 0, 1)
+        grid.addWidget(self._titled(self.tr("Per GPU against sequence length"), self.seq_curve), 1, 0)
+        grid.addWidget(self._titled(self.tr("Per GPU against GPU count"), self.gpu_curve), 1, 1)
+        grid.setColumnStretch(0, 1)
+        grid.setColumnStretch(1, 1)
+        right = QWidget(self)
+        v = QVBoxLayout(right)
+        v.addWidget(self.summary)
+        v.addWidget(self.breakdown)
+        v.addWidget(self.legend)
+        v.addLayout(grid, 1)
+        v.addWidget(self.notes)
+        scroll = QScrollArea(self)
+        scroll.setWidget(right)
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QFrame.Shape.NoFrame)
+        h = QHBoxLayout(self)
+        h.addWidget(left)
+        h.addWidget(scroll, 1)
+
+    def _titled(self, title: str, w: QWidget) -> QWidget:
+        holder = QWidget(self)
+        v = QVBoxLayout(holder)
+        v.setContentsMargins(0, 0, 0, 0)
+        label = QLabel(f"<b>{title}</b>", holder)
+        v.addWidget(label)
+        v.addWidget(w, 1)
+        return holder
+
+    def recompute(self) -> None:
+        """Ask the engine for everything this page shows, and hand each view its part."""
+        m, s, gpu, unit = self.scenario.model, self.scenario.setup, self.scenario.gpu, self.scenario.unit
+        e = estimate(m, s, gpu)
+        self.current = e
+        self.summary.show_estimate(e, unit)
+        self.breakdown.show_rows([Row(self.tr("This setup"), e.device_terms, highlight=True)], gpu.memory_bytes, unit)
+        self.legend.show_terms(e.device_terms, unit)
+        labels = {Method.FULL: self.tr("Full"), Method.LORA: self.tr("LoRA"), Method.QLORA: self.tr("QLoRA")}
+        rows = [Row(labels[k], estimate(m, s.with_(method=k), gpu).device_terms, highlight=k is s.method)
+                for k in Method]
+        self.compare.show_rows(rows, gpu.memory_bytes, unit)
+        seq = sweep_seq_len(m, s, gpu, SEQ_POINTS)
+        self.seq_curve.show_curve(seq.x, seq.device, gpu.memory_bytes, (s.seq_len, e.device_bytes), unit)
+        wide = s if s.sharding is not Sharding.NONE or s.gpus > 1 else s.with_(sharding=Sharding.ZERO3)
+        counts = [n for n in GPU_POINTS if UI_GPUS[0] <= n <= UI_GPUS[1]]
+        g = sweep_gpus(m, wide, gpu, counts)
+        self.gpu_curve.show_curve(g.x, g.device, gpu.memory_bytes, (s.gpus, estimate(m, wide, gpu).device_bytes), unit)
+        self.roadmap.show_steps(roadmap(m, s, gpu), max_seq_len(m, s, gpu, UI_SEQ_LEN[1] * 8),
+                                max_batch(m, s, gpu, 4096), unit)
+        self._show_notes(wide.sharding)
+
+    def _show_notes(self, curve_sharding: Sharding) -> None:
+        acc = summarize(gpu_runs())
+        accuracy = ""
+        if acc is not None:
+            accuracy = self.tr(
+                "Accuracy: the allocated peak is within {worst:.1%} of {n} real training steps measured on an H200 "
+                "(median {median:.1%}); see docs/accuracy.md."
+            ).format(worst=acc.worst_abs_error, n=acc.runs, median=acc.median_abs_error)
+        self.notes.setText(
+            self.tr(
+                "Assumptions: activations counted tensor by tensor for Hugging Face layers (the method of "
+                "Korthikanti et al. 2022); LoRA adapters in fp32 (PEFT's default); QLoRA stores the frozen "
+                "linear layers in 4-bit NF4 with double quantization, embeddings and output layer in 16 bits; "
+                "the GPU-count curve uses {sharding}."
+            ).format(sharding="ZeRO-3" if curve_sharding is Sharding.ZERO3 else curve_sharding.value)
+            + " "
+            + accuracy
+        )
+
+    def _import_failed(self, reason: str) -> None:
+        QMessageBox.warning(self, self.tr("Could not import the config"), reason)
