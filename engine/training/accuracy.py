@@ -15,7 +15,7 @@ from importlib import resources
 from typing import Any
 
 from engine.catalog import get_gpu, get_model
-from engine.specs import TrainingSetup
+from engine.specs import ModelSpec, TrainingSetup
 from engine.training.estimate import estimate
 
 
@@ -28,6 +28,9 @@ class Comparison:
     described: str
     measured_bytes: int
     estimated_bytes: int
+    #: the run trained exactly the parameters the engine counts (False: PEFT placed adapters elsewhere,
+    #: e.g. on fused expert tensors; listed, but left out of the summary)
+    comparable: bool = True
 
     @property
     def error(self) -> float:
@@ -54,8 +57,10 @@ def _compare(rows: list[dict[str, Any]], measured_key: str) -> tuple[Comparison,
     gpu = get_gpu("h200")
     out = []
     for r in rows:
-        e = estimate(get_model(r["model"]), TrainingSetup.model_validate(r["setup"]), gpu)
-        out.append(Comparison(r["id"], r["model"], r["described"], r[measured_key], e.peak_allocated_bytes))
+        model = ModelSpec.model_validate(r["spec"]) if "spec" in r else get_model(r["model"])
+        e = estimate(model, TrainingSetup.model_validate(r["setup"]), gpu)
+        same = (e.total_params, e.trainable_params) == (r["total_params"], r["trainable_params"])
+        out.append(Comparison(r["id"], r["model"], r["described"], r[measured_key], e.peak_allocated_bytes, same))
     return tuple(out)
 
 
@@ -72,7 +77,7 @@ def traced_steps() -> tuple[Comparison, ...]:
 
 
 def summarize(rows: tuple[Comparison, ...]) -> Summary | None:
-    if not rows:
+    errors = [abs(r.error) for r in rows if r.comparable]
+    if not errors:
         return None
-    errors = [abs(r.error) for r in rows]
-    return Summary(len(rows), statistics.median(errors), max(errors))
+    return Summary(len(errors), statistics.median(errors), max(errors))
