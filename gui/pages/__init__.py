@@ -40,7 +40,7 @@ _PLACEHOLDER = "gui.pages.placeholder"
 
 PAGES: tuple[PageEntry, ...] = (
     PageEntry("memory", "gui.pages.memory", "MemoryPage", QT_TRANSLATE_NOOP("pages", "Memory")),
-    PageEntry("attention", _PLACEHOLDER, "AttentionPlaceholder", QT_TRANSLATE_NOOP("pages", "Attention")),
+    PageEntry("attention", "gui.pages.attention", "AttentionPage", QT_TRANSLATE_NOOP("pages", "Attention")),
     PageEntry("levers", "gui.pages.levers", "LeversPage", QT_TRANSLATE_NOOP("pages", "Levers")),
     PageEntry("alignment", "gui.pages.alignment", "AlignmentPage", QT_TRANSLATE_NOOP("pages", "Alignment")),
     PageEntry("serving", "gui.pages.serving", "ServingPage", QT_TRANSLATE_NOOP("pages", "Serving")),
