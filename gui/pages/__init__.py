@@ -1,9 +1,9 @@
 """The page registry: which pages the main window shows, in order, and where each one's class lives.
 
-A page lands by changing its one line here (from its placeholder to its module). Modules are imported only when
+Each page is one line here. Modules are imported only when
 the page is first shown, which keeps start-up fast.
 
-The page contract (see ``gui.pages.placeholder.PlaceholderPage`` for a minimal one)::
+The page contract::
 
     class MemoryPage(QWidget):
         page_id = "memory"
@@ -35,8 +35,6 @@ class PageEntry(NamedTuple):
     class_name: str
     title: str
 
-
-_PLACEHOLDER = "gui.pages.placeholder"
 
 PAGES: tuple[PageEntry, ...] = (
     PageEntry("memory", "gui.pages.memory", "MemoryPage", QT_TRANSLATE_NOOP("pages", "Memory")),

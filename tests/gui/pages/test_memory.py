@@ -121,7 +121,7 @@ def test_gpu_type_changes_the_verdict(qtbot: QtBot, page: MemoryPage) -> None:
     assert page.summary.verdict.text().startswith("Fits")
 
 
-def _write_config(folder: Path, cfg: dict) -> Path:
+def _write_config(folder: Path, cfg: dict[str, object]) -> Path:
     folder.mkdir()
     (folder / "config.json").write_text(json.dumps(cfg))
     return folder
@@ -154,7 +154,9 @@ def test_a_bad_config_is_reported_and_changes_nothing(
 def test_model_picker_is_grouped_and_searchable(qtbot: QtBot, page: MemoryPage) -> None:
     picker = page.controls.model_picker
     assert picker.model_at(0) is None  # a family heading
-    assert picker.completer().filterMode() == Qt.MatchFlag.MatchContains
+    completer = picker.completer()
+    assert completer is not None
+    assert completer.filterMode() == Qt.MatchFlag.MatchContains
     row = next(r for r in range(picker.count()) if (m := picker.model_at(r)) and m.id == "mistral-7b")
     picker.setCurrentIndex(row)
     picker.activated.emit(row)
