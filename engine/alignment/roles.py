@@ -25,6 +25,7 @@ from engine.training.estimate import TERM_ORDER, Estimate
 from engine.training.inference import forward_bytes
 from engine.training.precision import FP32, HALF
 from engine.training.states import model_states
+from engine.translatable import QT_TRANSLATE_NOOP
 
 ROLLOUT_SOURCE = ("vLLM EngineArgs.gpu_memory_utilization (weights + activations + KV cache of one instance); "
                   "TRL GRPOConfig.vllm_gpu_memory_utilization = 0.3 in colocate mode")
@@ -120,6 +121,7 @@ def rollout(m: ModelSpec, share: float, gpu_bytes: int) -> RoleCost:
     """The sampling engine's reserved share: its 16-bit copy of the policy, the rest its KV cache."""
     budget = round(share * gpu_bytes)
     weights = count_params(m).total * HALF
-    note = "" if weights < budget else "the share does not hold the weights: the engine cannot start"
+    note = "" if weights < budget else QT_TRANSLATE_NOOP(
+        "engine", "the share does not hold the weights: the engine cannot start")
     return RoleCost(Role.ROLLOUT, Mode.FROZEN, Holding.OWN,
                     {"weights": min(weights, budget), "kv_cache": max(budget - weights, 0)}, note=note)
