@@ -3,6 +3,10 @@
 Every user-visible string goes through ``self.tr`` / ``QCoreApplication.translate``; ``pyside6-lupdate`` extracts
 them into ``.ts`` files and ``pyside6-lrelease`` compiles the ``.qm`` files loaded here. A language without a
 ``.qm`` file falls back to the English source texts.
+
+``set_language`` switches at run time: it swaps the translators (Qt then sends every widget a
+``QEvent.LanguageChange``; the main window rebuilds its pages and menus on it) and sets the font families that
+draw the language (``gui.fonts``). The choice is remembered in the settings; the default is the OS's.
 """
 
 from __future__ import annotations
@@ -10,9 +14,14 @@ from __future__ import annotations
 from PySide6.QtCore import QLibraryInfo, QLocale, QTranslator
 from PySide6.QtWidgets import QApplication
 
+from gui.fonts import apply_language_font
 from gui.resources import find_asset
+from gui.settings import LANGUAGE_KEY, settings
 
 LANGUAGES = ("en", "zh_TW")
+#: each language named in itself, as a language menu shows it
+LANGUAGE_NAMES = {"en": "English", "zh_TW": "繁體中文"}
+_TRANSLATORS, _LANGUAGE = "translators", "language"  # application properties
 
 
 def system_language() -> str:
@@ -36,3 +45,29 @@ def install_translators(app: QApplication, language: str) -> list[QTranslator]:
             app.installTranslator(translator)
             loaded.append(translator)
     return loaded
+
+
+def saved_language() -> str:
+    """The language chosen last time, else the OS's."""
+    saved = settings().value(LANGUAGE_KEY)
+    return saved if isinstance(saved, str) and saved in LANGUAGES else system_language()
+
+
+def current_language(app: QApplication) -> str:
+    """The language in force (``en`` before any ``set_language``)."""
+    language = app.property(_LANGUAGE)
+    return language if isinstance(language, str) and language in LANGUAGES else "en"
+
+
+def set_language(app: QApplication, language: str, remember: bool = False) -> None:
+    """Use ``language`` from now on: replace the installed translators and set the fonts that draw it."""
+    if language not in LANGUAGES:
+        raise ValueError(f"unknown language {language!r}; known: {', '.join(LANGUAGES)}")
+    old = app.property(_TRANSLATORS)
+    for translator in old if isinstance(old, list) else []:
+        app.removeTranslator(translator)
+    app.setProperty(_TRANSLATORS, install_translators(app, language))
+    app.setProperty(_LANGUAGE, language)
+    apply_language_font(app, language)
+    if remember:
+        settings().setValue(LANGUAGE_KEY, language)

@@ -7,6 +7,10 @@ sharding_buffers, temporaries, plus kv_cache and cuda_context.
 
 Hues are the Okabe-Ito colour-blind-safe set, darkened for white backgrounds and lightened for dark ones so
 that each keeps a contrast of at least 3:1 against its background (checked in tests/gui/test_palette.py).
+
+Presentation mode (``gui.presentation``) uses a third set, ``HIGH_CONTRAST``: white ink on black, the dark
+theme's term hues, and chart lines twice as thick (``Colors.pen``). Its window colour, pure black, is what
+``colors_for`` recognises it by.
 """
 
 from __future__ import annotations
@@ -65,6 +69,11 @@ class Colors:
     over: str
     limit: str
     terms: dict[str, str]
+    line_scale: float = 1.0
+
+    def pen(self, width: float) -> float:
+        """A chart line's width in this set (thicker in presentation mode)."""
+        return width * self.line_scale
 
     def term(self, name: str) -> str:
         """The colour of a memory term (a neutral grey for a name not in ``TERMS``)."""
@@ -94,6 +103,19 @@ DARK = Colors(
     terms=dict(zip(TERMS, _DARK_TERMS, strict=True)),
 )
 
+HIGH_CONTRAST = Colors(
+    dark=True,
+    background="#000000",
+    foreground="#ffffff",
+    muted="#d0d6de",
+    grid="#707780",
+    fits="#5ef08c",
+    over="#ff6b6b",
+    limit="#ffffff",
+    terms=dict(zip(TERMS, _DARK_TERMS, strict=True)),
+    line_scale=2.0,
+)
+
 
 def colors(dark: bool) -> Colors:
     """The light or the dark set."""
@@ -107,6 +129,8 @@ def is_dark(palette: QPalette) -> bool:
 
 def colors_for(widget: QWidget) -> Colors:
     """The colours matching ``widget``'s current palette (re-ask on ``QEvent.PaletteChange``)."""
+    if widget.palette().color(QPalette.ColorRole.Window) == QColor(HIGH_CONTRAST.background):
+        return HIGH_CONTRAST
     return colors(is_dark(widget.palette()))
 
 

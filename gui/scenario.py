@@ -22,9 +22,8 @@ from PySide6.QtCore import QObject, Signal
 from engine.catalog import get_gpu, get_model
 from engine.specs import GpuSpec, ModelSpec, TrainingSetup
 from engine.units import Unit
+from gui.scenario_file import DEFAULT_GPU, DEFAULT_MODEL
 
-DEFAULT_MODEL = "llama-2-7b"
-DEFAULT_GPU = "a100-80gb"
 _TOP = {"model": ModelSpec, "gpu": GpuSpec, "unit": Unit, "setup": TrainingSetup}
 
 

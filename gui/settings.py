@@ -1,4 +1,4 @@
-"""Where VRAM Lab keeps its settings (window geometry, theme), and how tests keep away from the real ones.
+"""Where VRAM Lab keeps its settings (window geometry, theme, language, presentation scale, recent files), and how tests keep away from the real ones.
 
 Settings are INI files under the user's configuration folder (``~/.config/VRAM Lab/vramlab.ini`` on Linux).
 Setting the environment variable ``VRAMLAB_SETTINGS_DIR`` moves them elsewhere: the test suite and the
@@ -17,6 +17,10 @@ SETTINGS_DIR_ENV = "VRAMLAB_SETTINGS_DIR"
 
 GEOMETRY_KEY = "window/geometry"
 THEME_KEY = "view/theme"
+LANGUAGE_KEY = "view/language"
+PRESENTATION_SCALE_KEY = "view/presentation_scale"
+RECENT_KEY = "files/recent"
+LAST_FOLDER_KEY = "files/last_folder"
 
 
 def redirect_from_env() -> None:

@@ -52,6 +52,13 @@ def dark_palette() -> QPalette:
     )
 
 
+def high_contrast_palette() -> QPalette:
+    """Presentation mode's palette: white on black (``gui.palette.HIGH_CONTRAST``)."""
+    return _build_palette(
+        colours.HIGH_CONTRAST, window="#000000", base="#000000", button="#1a1a1a", highlight="#ffd400", link="#8cc8ff"
+    )
+
+
 def system_is_dark() -> bool:
     """Whether the OS asks for a dark scheme (``False`` when it says nothing, e.g. offscreen)."""
     return QGuiApplication.styleHints().colorScheme() == Qt.ColorScheme.Dark
@@ -70,6 +77,7 @@ class ThemeManager(QObject):
         super().__init__(app)
         self._app = app
         self._mode = mode
+        self._high_contrast = False
         app.setStyle("Fusion")
         app.styleHints().colorSchemeChanged.connect(self._on_scheme_changed)
         self._apply()
@@ -89,9 +97,17 @@ class ThemeManager(QObject):
             self._apply()
             self.changed.emit(mode.value)
 
+    def set_high_contrast(self, on: bool) -> None:
+        """Presentation mode's palette over the chosen theme (``False`` goes back to the theme)."""
+        self._high_contrast = on
+        self._apply()
+
     def _on_scheme_changed(self, _scheme: Qt.ColorScheme) -> None:
         if self._mode is ThemeMode.SYSTEM:
             self._apply()
 
     def _apply(self) -> None:
-        self._app.setPalette(dark_palette() if self.is_dark() else light_palette())
+        if self._high_contrast:
+            self._app.setPalette(high_contrast_palette())
+        else:
+            self._app.setPalette(dark_palette() if self.is_dark() else light_palette())

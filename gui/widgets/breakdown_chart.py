@@ -77,7 +77,7 @@ class BreakdownChart(pg.PlotWidget):  # type: ignore[misc]
             axis = self.getPlotItem().getAxis(name)
             axis.setPen(axis_pen)
             axis.setTextPen(pg.mkPen(c.foreground))
-        self._line.setPen(pg.mkPen(c.limit, width=2, style=Qt.PenStyle.DashLine))
+        self._line.setPen(pg.mkPen(c.limit, width=c.pen(2), style=Qt.PenStyle.DashLine))
 
     def _redraw(self) -> None:
         for item in self._items:
@@ -93,7 +93,7 @@ class BreakdownChart(pg.PlotWidget):  # type: ignore[misc]
                 if t.bytes <= 0:
                     continue
                 width = to_unit(t.bytes, self._unit)
-                pen = pg.mkPen(c.foreground, width=2) if row.highlight else pg.mkPen(c.background, width=1)
+                pen = pg.mkPen(c.foreground, width=c.pen(2)) if row.highlight else pg.mkPen(c.background, width=c.pen(1))
                 bar = pg.BarGraphItem(
                     x0=[x0], y=[y], width=[width], height=self.BAR_HEIGHT, brush=c.term(t.name), pen=pen
                 )

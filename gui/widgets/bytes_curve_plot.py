@@ -93,8 +93,8 @@ class BytesCurvePlot(pg.PlotWidget):  # type: ignore[misc]
             plot.removeItem(item)
         self._legend.clear()
         c = colors_for(self)
-        pens = {"scores": pg.mkPen(c.over, width=2.5), "linear": pg.mkPen(c.term("weights"), width=2),
-                "flash": pg.mkPen(c.fits, width=2, style=Qt.PenStyle.DashLine)}  # fmt: skip
+        pens = {"scores": pg.mkPen(c.over, width=c.pen(2.5)), "linear": pg.mkPen(c.term("weights"), width=c.pen(2)),
+                "flash": pg.mkPen(c.fits, width=c.pen(2), style=Qt.PenStyle.DashLine)}  # fmt: skip
         self._legend.setLabelTextColor(c.foreground)  # before the items: labels take the colour when made
         self._items = [plot.plot(lengths, cv.values, pen=pens[cv.role], name=cv.name) for cv in curves]
         self._marker.setBrush(pg.mkBrush(c.foreground))
@@ -103,7 +103,7 @@ class BytesCurvePlot(pg.PlotWidget):  # type: ignore[misc]
         self._limit.setVisible(limit is not None)
         if limit is not None:
             self._limit.setPos(math.log10(limit[0]))
-            self._limit.setPen(pg.mkPen(c.limit, width=1, style=Qt.PenStyle.DotLine))
+            self._limit.setPen(pg.mkPen(c.limit, width=c.pen(1), style=Qt.PenStyle.DotLine))
             self._limit_label.setFormat(limit[1])
             self._limit_label.setColor(c.muted)
         self._axes(lengths, curves)

@@ -79,7 +79,7 @@ class CapacityChart(QWidget):
             self._add_term(item, name, c.term(name))
         for label, value, dashed in lines:
             style = Qt.PenStyle.DashLine if dashed else Qt.PenStyle.SolidLine
-            pen = pg.mkPen(c.limit if not dashed else c.muted, width=2, style=style)
+            pen = pg.mkPen(c.limit if not dashed else c.muted, width=c.pen(2), style=style)
             line = pg.InfiniteLine(pos=to_unit(value, unit), angle=0, pen=pen, label=label,
                                    labelOpts={"position": 0.02, "color": c.foreground, "anchors": [(0, 1), (0, 1)]})
             item.addItem(line)

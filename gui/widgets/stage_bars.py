@@ -70,7 +70,7 @@ class StageBars(pg.PlotWidget):  # type: ignore[misc]
         self.clear()
         for y, sm in enumerate(stages):
             x = 0.0
-            pen = pg.mkPen(c.foreground, width=1.5) if sm.stage.value == selected else pg.mkPen(None)
+            pen = pg.mkPen(c.foreground, width=c.pen(1.5)) if sm.stage.value == selected else pg.mkPen(None)
             for role, part, size in sm.segments():
                 colour = role_color(c, role) if role else QColor(c.muted)
                 colour.setAlpha({"resident": 230, "working_set": 110}.get(part, 80))
@@ -85,7 +85,7 @@ class StageBars(pg.PlotWidget):  # type: ignore[misc]
         if stages:
             gpu = stages[0].gpu
             line = pg.InfiniteLine(pos=gpu.memory_bytes / unit.size, angle=90,
-                                   pen=pg.mkPen(c.limit, width=1.5, style=pg.QtCore.Qt.PenStyle.DashLine),
+                                   pen=pg.mkPen(c.limit, width=c.pen(1.5), style=pg.QtCore.Qt.PenStyle.DashLine),
                                    label=gpu.name, labelOpts={"position": 0.04, "color": c.foreground})
             self.addItem(line)
             longest = max(*self.totals().values(), gpu.memory_bytes / unit.size)

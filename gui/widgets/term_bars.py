@@ -80,7 +80,7 @@ class TermBars(pg.PlotWidget):  # type: ignore[misc]
             colour = QColor(c.term(name))
             if row is not None and not row.touched:
                 colour.setAlpha(FADED_ALPHA)
-            pen = pg.mkPen(c.foreground, width=1.5) if row is not None and row.touched else pg.mkPen(None)
+            pen = pg.mkPen(c.foreground, width=c.pen(1.5)) if row is not None and row.touched else pg.mkPen(None)
             item.setOpts(x=[0, 1], height=heights, y0=list(bottom), width=BAR_WIDTH, brush=colour, pen=pen)
             bottom = [bottom[0] + heights[0], bottom[1] + heights[1]]
         axis_pen = pg.mkPen(c.muted)

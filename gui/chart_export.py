@@ -1,0 +1,80 @@
+"""Charts out of the app: a widget rendered to PNG at 1x/2x/3x, to SVG (vector, via ``QSvgGenerator``), or to the
+clipboard; tables to the clipboard as tab-separated text (spreadsheets) with a Markdown copy beside it.
+
+``QWidget.render`` paints the widget as it is on screen, so a pyqtgraph chart keeps its colours, labels and
+legend; SVG keeps pyqtgraph's items as vector paths and text.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import QMimeData, QPoint, QRect, QSize
+from PySide6.QtGui import QGuiApplication, QImage, QPainter, QPalette
+from PySide6.QtSvg import QSvgGenerator
+from PySide6.QtWidgets import QWidget
+
+SCALES = (1, 2, 3)
+
+
+class ExportError(OSError):
+    """A chart or table that could not be written (the message says where and why)."""
+
+
+def chart_image(widget: QWidget, scale: int = 1) -> QImage:
+    """The widget painted at ``scale`` times its size, on its own background colour."""
+    size = widget.size()
+    image = QImage(QSize(size.width() * scale, size.height() * scale), QImage.Format.Format_ARGB32_Premultiplied)
+    image.setDevicePixelRatio(scale)
+    image.fill(widget.palette().color(QPalette.ColorRole.Window))
+    painter = QPainter(image)
+    painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+    widget.render(painter)
+    painter.end()
+    return image
+
+
+def save_png(widget: QWidget, path: Path, scale: int = 1) -> QSize:
+    """Write ``widget`` as a PNG at ``scale``; returns the image's size in pixels."""
+    image = chart_image(widget, scale)
+    if not image.save(str(path), "PNG"):
+        raise ExportError(f"cannot write {path}")
+    return image.size()
+
+
+def save_svg(widget: QWidget, path: Path, title: str = "") -> None:
+    """Write ``widget`` as an SVG drawing of its on-screen size."""
+    generator = QSvgGenerator()
+    generator.setFileName(str(path))
+    generator.setSize(widget.size())
+    generator.setViewBox(QRect(QPoint(0, 0), widget.size()))
+    generator.setTitle(title or "VRAM Lab")
+    generator.setDescription("Exported from VRAM Lab")
+    painter = QPainter()
+    if not painter.begin(generator):
+        raise ExportError(f"cannot write {path}")
+    widget.render(painter)
+    painter.end()
+
+
+def copy_image(widget: QWidget, scale: int = 2) -> QImage:
+    """Put the chart on the clipboard (at ``scale``, sharp when pasted into slides); returns the image."""
+    image = chart_image(widget, scale)
+    QGuiApplication.clipboard().setImage(image)
+    return image
+
+
+def copy_table(tsv: str, markdown: str) -> None:
+    """Put a table on the clipboard: tab-separated as plain text, and the Markdown as ``text/markdown``."""
+    mime = QMimeData()
+    mime.setText(tsv)
+    mime.setData("text/markdown", markdown.encode("utf-8"))
+    QGuiApplication.clipboard().setMimeData(mime)
+
+
+def write_text(path: Path, text: str) -> None:
+    """Write a text export (UTF-8); raises ``ExportError`` naming the file."""
+    try:
+        Path(path).write_text(text, encoding="utf-8")
+    except OSError as err:
+        raise ExportError(f"cannot write {path}: {err.strerror or err}") from None

@@ -1,0 +1,171 @@
+"""Saved scenarios: a small, versioned JSON file, read and written without Qt (tested headless).
+
+::
+
+    {"format": "vramlab-scenario", "version": 1,
+     "model": {"catalog": "llama-2-7b"},            # or {"architecture": {...}} for an imported model
+     "setup": {"method": "lora", "seq_len": 4096, ...},   # every TrainingSetup field
+     "gpu": {"catalog": "a100-80gb"},               # or {"spec": {...}} for a GPU not in the catalog
+     "unit": "GB"}
+
+Reading validates everything with the engine's pydantic models before anything is used: a file that is not
+JSON, not a scenario, from a newer version or with a rejected value raises ``ScenarioFileError`` naming the
+problem, and the caller changes nothing. Writing is atomic: a temporary file in the same folder, flushed and
+fsynced, then ``os.replace``d over the target, so a crash mid-save leaves the old file whole.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from engine.catalog import CatalogError, get_gpu, get_model
+from engine.specs import GpuSpec, ModelSpec, TrainingSetup
+from engine.units import Unit
+
+FORMAT = "vramlab-scenario"
+VERSION = 1
+SUFFIX = ".vramlab.json"
+DEFAULT_MODEL = "llama-2-7b"  # the seed guide's defaults
+DEFAULT_GPU = "a100-80gb"
+
+
+class ScenarioFileError(ValueError):
+    """A file that cannot be used as a scenario; the message names the problem."""
+
+
+@dataclass(frozen=True, slots=True)
+class ScenarioData:
+    """Everything a scenario holds: the model, how it is trained, the GPU, the unit of bytes."""
+
+    model: ModelSpec
+    setup: TrainingSetup
+    gpu: GpuSpec
+    unit: Unit = Unit.GB
+
+
+def defaults() -> ScenarioData:
+    """The seed's scenario: Llama 2 7B, full fine-tuning in bf16 mixed precision, 4,096 tokens, one A100 80GB."""
+    return ScenarioData(get_model(DEFAULT_MODEL), TrainingSetup(), get_gpu(DEFAULT_GPU), Unit.GB)
+
+
+def _model_entry(m: ModelSpec) -> dict[str, Any]:
+    try:
+        if get_model(m.id) == m:
+            return {"catalog": m.id}
+    except CatalogError:
+        pass
+    return {"architecture": m.model_dump(mode="json")}
+
+
+def _gpu_entry(g: GpuSpec) -> dict[str, Any]:
+    try:
+        if get_gpu(g.id) == g:
+            return {"catalog": g.id}
+    except CatalogError:
+        pass
+    return {"spec": g.model_dump(mode="json")}
+
+
+def to_json(data: ScenarioData) -> str:
+    """The file's text (UTF-8, indented, ending with a newline)."""
+    doc = {"format": FORMAT, "version": VERSION, "model": _model_entry(data.model),
+           "setup": data.setup.model_dump(mode="json"), "gpu": _gpu_entry(data.gpu), "unit": data.unit.value}
+    return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+
+
+def _validated(kind: type[BaseModel], raw: Any, where: str) -> Any:
+    try:
+        return kind.model_validate(raw)
+    except ValidationError as err:
+        first = err.errors()[0]
+        path = ".".join([where, *(str(x) for x in first["loc"])])
+        raise ScenarioFileError(f"{path}: {first['msg']}") from None
+
+
+def _entry(doc: dict[str, Any], key: str, kind: type[BaseModel], full: str, lookup: Any) -> Any:
+    entry = doc.get(key)
+    if not isinstance(entry, dict) or len(entry) != 1 or not ({"catalog", full} & entry.keys()):
+        raise ScenarioFileError(f'{key}: expected {{"catalog": id}} or {{"{full}": {{...}}}}')
+    if "catalog" in entry:
+        try:
+            return lookup(str(entry["catalog"]))
+        except CatalogError as err:
+            raise ScenarioFileError(f"{key}: {err}") from None
+    return _validated(kind, entry[full], f"{key}.{full}")
+
+
+def _check_header(doc: Any) -> dict[str, Any]:
+    if not isinstance(doc, dict) or doc.get("format") != FORMAT:
+        found = doc.get("format") if isinstance(doc, dict) else type(doc).__name__
+        raise ScenarioFileError(f"not a VRAM Lab scenario (format {found!r}, expected {FORMAT!r})")
+    version = doc.get("version")
+    if not isinstance(version, int) or isinstance(version, bool) or version < 1:
+        raise ScenarioFileError(f"version: {version!r} is not a scenario version")
+    if version > VERSION:
+        raise ScenarioFileError(
+            f"written by a newer VRAM Lab (scenario version {version}; this one reads version {VERSION})")
+    return doc
+
+
+def from_json(text: str) -> ScenarioData:
+    """Parse and validate a scenario file's text; raises ``ScenarioFileError``."""
+    try:
+        doc = _check_header(json.loads(text))
+    except json.JSONDecodeError as err:
+        raise ScenarioFileError(f"not valid JSON (line {err.lineno}, column {err.colno}: {err.msg})") from None
+    model = _entry(doc, "model", ModelSpec, "architecture", get_model)
+    gpu = _entry(doc, "gpu", GpuSpec, "spec", get_gpu)
+    setup = _validated(TrainingSetup, doc.get("setup", {}), "setup")
+    try:
+        unit = Unit(doc.get("unit", Unit.GB.value))
+    except ValueError:
+        raise ScenarioFileError(f"unit: {doc.get('unit')!r} is not one of GB, GiB") from None
+    return ScenarioData(model, setup, gpu, unit)
+
+
+def load(path: Path) -> ScenarioData:
+    """Read a scenario file; raises ``ScenarioFileError`` (unreadable, corrupt, wrong format, newer version)."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise ScenarioFileError("not a text file (not UTF-8)") from None
+    except OSError as err:
+        raise ScenarioFileError(f"cannot read it: {err.strerror or err}") from None
+    return from_json(text)
+
+
+def save(path: Path, data: ScenarioData) -> None:
+    """Write atomically: a temporary file beside ``path``, fsynced, then renamed over it. Raises ``OSError``."""
+    path = Path(path)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(to_json(data))
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    _sync_folder(path.parent)
+
+
+def _sync_folder(folder: Path) -> None:
+    """Make the rename itself durable where the OS allows it (POSIX)."""
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
