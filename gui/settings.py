@@ -1,4 +1,5 @@
-"""Where VRAM Lab keeps its settings (window geometry, theme, language, presentation scale, recent files), and how tests keep away from the real ones.
+"""Where VRAM Lab keeps its settings (window geometry, theme, language, presentation scale, recent files), and
+how tests keep away from the real ones.
 
 Settings are INI files under the user's configuration folder (``~/.config/VRAM Lab/vramlab.ini`` on Linux).
 Setting the environment variable ``VRAMLAB_SETTINGS_DIR`` moves them elsewhere: the test suite and the

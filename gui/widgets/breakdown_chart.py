@@ -93,7 +93,7 @@ class BreakdownChart(pg.PlotWidget):  # type: ignore[misc]
                 if t.bytes <= 0:
                     continue
                 width = to_unit(t.bytes, self._unit)
-                pen = pg.mkPen(c.foreground, width=c.pen(2)) if row.highlight else pg.mkPen(c.background, width=c.pen(1))
+                pen = pg.mkPen(c.foreground, width=c.pen(2)) if row.highlight else pg.mkPen(c.background, width=1)
                 bar = pg.BarGraphItem(
                     x0=[x0], y=[y], width=[width], height=self.BAR_HEIGHT, brush=c.term(t.name), pen=pen
                 )
