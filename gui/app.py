@@ -1,7 +1,9 @@
 """Start-up of the desktop app: the command line, the ``QApplication``, the theme, the language, the window.
 
-``vramlab [--page NAME] [--theme MODE] [--lang LANG] [--screenshot DIR | --smoke-test] [--version]``.
-Bad arguments and unwritable folders print one line on stderr and exit 2, never a traceback. Heavy modules
+``vramlab [SCENARIO] [--page NAME] [--theme MODE] [--lang LANG] [--screenshot DIR | --smoke-test] [--version]``.
+``SCENARIO`` is a saved scenario (``*.vramlab.json``) to open: a file it cannot use gets File > Open's message
+over the window, or, with ``--screenshot`` / ``--smoke-test``, one line on stderr and exit 2, as bad arguments
+and unwritable folders do (never a traceback). Heavy modules
 (pages, pyqtgraph) are imported only when needed so that the first window shows quickly.
 """
 
@@ -31,6 +33,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = _Parser(prog="vramlab", description="VRAM Lab: GPU memory in LLM fine-tuning, explained.")
     p.add_argument("--version", action="version", version=f"vramlab {app_version()}")
+    p.add_argument("scenario", nargs="?", type=Path, help="a saved scenario (*.vramlab.json) to open")
     p.add_argument("--page", choices=PAGE_IDS, default=PAGE_IDS[0], help="page to open first")
     p.add_argument("--theme", choices=THEMES, help="light, dark, or follow the OS (default: last used)")
     p.add_argument("--lang", choices=LANGUAGES, help="user-interface language (default: the OS's)")
@@ -58,7 +61,10 @@ def _create_app(args: argparse.Namespace) -> tuple[Any, Any]:
     QApplication.setDesktopFileName("vramlab")
     settings.redirect_from_env()
     app = QApplication(sys.argv[:1])
-    app.setProperty("translators", i18n.install_translators(app, args.lang or i18n.system_language()))
+    from gui.fonts import register_fonts
+
+    register_fonts()
+    i18n.set_language(app, args.lang or i18n.saved_language())
     saved = str(settings.settings().value(settings.THEME_KEY, "system"))
     theme = ThemeManager(app, ThemeMode(args.theme or (saved if saved in THEMES else "system")))
     return app, theme
@@ -66,18 +72,23 @@ def _create_app(args: argparse.Namespace) -> tuple[Any, Any]:
 
 def _run(args: argparse.Namespace) -> int:
     app, theme = _create_app(args)
+    from PySide6.QtCore import QTimer
     from PySide6.QtGui import QIcon
 
     from gui import screenshot
     from gui.main_window import MainWindow
     from gui.resources import find_asset
     from gui.scenario import Scenario
+    from gui.scenario_actions import apply
     from gui.startup_probe import StartupProbe, launch_time
 
     icon = find_asset("icons/vramlab.svg")
     if icon is not None:
         app.setWindowIcon(QIcon(str(icon)))
-    window = MainWindow(Scenario(), theme, initial_page=args.page)
+    scenario = Scenario()
+    if args.loaded is not None:  # headless: checked already; a bad file has exited 2
+        apply(scenario, args.loaded)
+    window = MainWindow(scenario, theme, initial_page=args.page)
     if args.screenshot is not None:
         screenshot.save_screenshots(app, window, args.screenshot)
         return 0
@@ -88,7 +99,18 @@ def _run(args: argparse.Namespace) -> int:
     if started is not None:
         StartupProbe(started, window)
     window.show()
+    if args.scenario is not None:  # a bad file gets the same message as File > Open, over the window
+        QTimer.singleShot(0, lambda: window.files.open_path(args.scenario))
     return int(app.exec())
+
+
+def _load_scenario(path: Path) -> Any:
+    from gui.scenario_file import ScenarioFileError, load
+
+    try:
+        return load(path)
+    except ScenarioFileError as err:
+        raise OSError(f"{path}: {err}") from None
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -101,6 +123,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stderr.write("vramlab: error: no display (set DISPLAY, or QT_QPA_PLATFORM=offscreen)\n")
         return 2
     try:
+        args.loaded = _load_scenario(args.scenario) if headless and args.scenario is not None else None
         if args.screenshot is not None:
             from gui.screenshot import check_writable
 

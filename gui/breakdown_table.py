@@ -11,9 +11,10 @@ import csv
 import io
 import json
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from engine.results import Term
+from engine.specs import GpuSpec, ModelSpec, TrainingSetup
 
 COLUMNS = ("term", "label", "bytes", "share", "formula", "source")
 FORMAT = "vramlab-breakdown"
@@ -29,6 +30,20 @@ class Breakdown:
     @property
     def total_bytes(self) -> int:
         return sum(t.bytes for t in self.terms)
+
+    @classmethod
+    def of(cls, title: str, terms: tuple[Term, ...] | list[Term]) -> Breakdown:
+        """Terms as given; when the engine left every share at 0, each share is its bytes over the total."""
+        total = sum(t.bytes for t in terms)
+        if total and not any(t.share for t in terms):
+            terms = [replace(t, share=t.bytes / total) for t in terms]
+        return cls(title, tuple(terms))
+
+
+def training_title(m: ModelSpec, s: TrainingSetup, gpu: GpuSpec) -> str:
+    """One line naming a training scenario: model, method, precision, tokens, GPUs."""
+    return (f"{m.label} · {s.method.value} · {s.precision.value} · {s.seq_len:,} tokens × batch {s.batch} · "
+            f"{s.gpus} × {gpu.name}")
 
 
 Labeler = Callable[[str], str]

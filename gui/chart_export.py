@@ -29,7 +29,7 @@ def chart_image(widget: QWidget, scale: int = 1) -> QImage:
     image.fill(widget.palette().color(QPalette.ColorRole.Window))
     painter = QPainter(image)
     painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-    widget.render(painter)
+    widget.render(painter, QPoint(0, 0))
     painter.end()
     return image
 
@@ -37,7 +37,7 @@ def chart_image(widget: QWidget, scale: int = 1) -> QImage:
 def save_png(widget: QWidget, path: Path, scale: int = 1) -> QSize:
     """Write ``widget`` as a PNG at ``scale``; returns the image's size in pixels."""
     image = chart_image(widget, scale)
-    if not image.save(str(path), "PNG"):
+    if not image.save(str(path), b"PNG"):
         raise ExportError(f"cannot write {path}")
     return image.size()
 
@@ -53,7 +53,7 @@ def save_svg(widget: QWidget, path: Path, title: str = "") -> None:
     painter = QPainter()
     if not painter.begin(generator):
         raise ExportError(f"cannot write {path}")
-    widget.render(painter)
+    widget.render(painter, QPoint(0, 0))
     painter.end()
 
 

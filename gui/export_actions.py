@@ -2,8 +2,8 @@
 
 A page takes part through two optional methods (the main window needs no page-specific code):
 
-- ``export_widget() -> QWidget | None``: its main chart (PNG at 1x/2x/3x, SVG, copy as image);
-- ``breakdown() -> Breakdown | None``: the memory terms it shows (CSV, JSON, Markdown, copy as a table).
+- ``export_chart() -> QWidget | None``: its main chart (PNG at 1x/2x/3x, SVG, copy as image);
+- ``export_breakdown() -> Breakdown | None``: the memory terms it shows (CSV, JSON, Markdown, copy as a table).
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ TABLE_ACTIONS = ("export:csv", "export:json", "export:md", "copy:table")
 
 def chart_of(page: QWidget | None) -> QWidget | None:
     """The page's exportable chart, if it offers one."""
-    method = getattr(page, "export_widget", None)
+    method = getattr(page, "export_chart", None)
     return method() if callable(method) else None
 
 

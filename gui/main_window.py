@@ -1,19 +1,29 @@
-"""The main window: composes the navigation, the page stack and the menus, and wires them. No behaviour of
-its own beyond remembering its geometry (QSettings) between runs."""
+"""The main window: composes the navigation, the page stack and the menus, and wires them to the controllers
+that own each behaviour: ``ScenarioFiles`` (open, save, recent, reset), ``ExportActions`` (charts and tables),
+``Presentation`` (F5) and the language (``gui.i18n``). Its own job is to remember its geometry and to rebuild its
+pages and menus when the language or the type size changes, keeping the scenario, the current page, each page's
+own state (``PageStack.view_states``) and the geometry.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
+from typing import Any
 
 from PySide6.QtCore import QByteArray
-from PySide6.QtGui import QCloseEvent, QIcon
-from PySide6.QtWidgets import QHBoxLayout, QMainWindow, QWidget
+from PySide6.QtGui import QAction, QCloseEvent, QIcon
+from PySide6.QtWidgets import QApplication, QHBoxLayout, QMainWindow, QMenu, QMenuBar, QWidget
 
+from gui import i18n
 from gui.about import AboutDialog
-from gui.menus import build_menus
+from gui.export_actions import ExportActions
+from gui.menus import PRESENTATION_SCALES, build_menus
 from gui.pages import PAGE_IDS, page_title
+from gui.presentation import Presentation
 from gui.resources import find_asset
 from gui.scenario import Scenario
+from gui.scenario_actions import ScenarioFiles
 from gui.settings import GEOMETRY_KEY, THEME_KEY, settings
 from gui.theme import ThemeManager, ThemeMode
 from gui.widgets.nav_bar import NavBar
@@ -25,7 +35,8 @@ DEFAULT_SIZE = (1280, 800)
 class MainWindow(QMainWindow):
     """Navigation on the left, the current page on the right, menus on top.
 
-    Signals: none of its own (see ``NavBar.page_requested`` and ``PageStack.page_shown``).
+    Signals: none of its own (see ``NavBar.page_requested``, ``PageStack.page_shown``,
+    ``Presentation.active_changed``).
     """
 
     def __init__(
@@ -34,6 +45,7 @@ class MainWindow(QMainWindow):
         theme: ThemeManager | None = None,
         initial_page: str = PAGE_IDS[0],
         parent: QWidget | None = None,
+        scenario_path: Path | None = None,
     ) -> None:
         super().__init__(parent)
         self.setObjectName("mainWindow")
@@ -42,29 +54,76 @@ class MainWindow(QMainWindow):
         icon = find_asset("icons/vramlab.svg")
         if icon is not None:
             self.setWindowIcon(QIcon(str(icon)))
+        self.files = ScenarioFiles(self, scenario, scenario_path)
+        self.exports = ExportActions(self, self.current_page)
+        self.presentation = Presentation(self, self, theme)
+        self._window_actions: list[QAction] = []
+        self._build(initial_page, {})
+        self._restore_geometry()
+
+    def _build(self, page_id: str, states: dict[str, dict[str, Any]]) -> None:
         self.nav = NavBar(self)
-        self.pages = PageStack(scenario, self)
+        self.pages = PageStack(self.scenario, self, states)
         central = QWidget(self)
         layout = QHBoxLayout(central)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(0)
         layout.addWidget(self.nav)
         layout.addWidget(self.pages, 1)
-        self.setCentralWidget(central)
-        self.actions_by_id = build_menus(self.menuBar(), self._handlers())
+        self.setCentralWidget(central)  # deletes the previous one
+        self._build_menus()
         self.nav.page_requested.connect(self.pages.show_page)
         self.pages.page_shown.connect(self._on_page_shown)
+        self.pages.show_page(page_id)
+        for widget in self.chrome():
+            widget.setVisible(not self.presentation.active)
+
+    def _build_menus(self) -> None:
+        self.setMenuBar(QMenuBar(self))  # deletes the previous one
+        self.actions_by_id = build_menus(self.menuBar(), self._handlers())
+        for action in self._window_actions:
+            self.removeAction(action)
+        self._window_actions = [a for a in self.actions_by_id.values() if not a.shortcut().isEmpty()]
+        self.addActions(self._window_actions)  # shortcuts keep working while the menu bar is hidden
+        self.actions_by_id["present"].setCheckable(True)
+        self.actions_by_id["present"].setChecked(self.presentation.active)
+        self.actions_by_id[f"scale:{self.presentation.scale}"].setChecked(True)
+        self.actions_by_id[f"lang:{i18n.current_language(_app())}"].setChecked(True)
+        recent = self.actions_by_id["menu:recent"].menu()
+        assert isinstance(recent, QMenu)
+        self.files.attach_recent_menu(recent)
         self._sync_theme_actions()
-        self._restore_geometry()
-        self.pages.show_page(initial_page)
 
     def _handlers(self) -> dict[str, Callable[..., object]]:
-        handlers: dict[str, Callable[..., object]] = {"quit": self.close, "about": self.show_about}
+        handlers: dict[str, Callable[..., object]] = {"quit": self.close, "about": self.show_about,
+                                                      "present": lambda _c=False: self.presentation.toggle()}
+        handlers.update(self.files.handlers())
+        handlers.update(self.exports.handlers())
         for page_id in PAGE_IDS:
             handlers[f"page:{page_id}"] = lambda _c=False, p=page_id: self.pages.show_page(p)
         for mode in ThemeMode:
             handlers[f"theme:{mode.value}"] = lambda _c=False, m=mode: self._set_theme(m)
+        for n in PRESENTATION_SCALES:
+            handlers[f"scale:{n}"] = lambda _c=False, n=n: self.presentation.set_scale(n)
+        for code in i18n.LANGUAGES:
+            handlers[f"lang:{code}"] = lambda _c=False, c=code: self.set_language(c)
         return handlers
+
+    def current_page(self) -> QWidget | None:
+        return self.pages.currentWidget()
+
+    def chrome(self) -> list[QWidget]:
+        """What presentation mode hides: the sidebar and the menu bar."""
+        return [self.nav, self.menuBar()]
+
+    def rebuild(self) -> None:
+        """Build the navigation, pages and menus again, in the current language and type size."""
+        self._build(self.pages.current_page_id(), self.pages.view_states())
+
+    def set_language(self, language: str) -> None:
+        """Switch the user interface to ``language`` now (remembered for the next start)."""
+        i18n.set_language(_app(), language, remember=True)
+        self.rebuild()
 
     def show_about(self) -> None:
         AboutDialog(self).exec()
@@ -72,6 +131,8 @@ class MainWindow(QMainWindow):
     def _on_page_shown(self, page_id: str) -> None:
         self.nav.select(page_id)
         self.setWindowTitle(self.tr("VRAM Lab — {page}").format(page=page_title(page_id)))
+        for action_id, on in self.exports.enabled().items():
+            self.actions_by_id[action_id].setEnabled(on)
 
     def _set_theme(self, mode: ThemeMode) -> None:
         if self.theme is not None:
@@ -88,5 +149,12 @@ class MainWindow(QMainWindow):
             self.resize(*DEFAULT_SIZE)
 
     def closeEvent(self, event: QCloseEvent) -> None:
+        self.presentation.leave()
         settings().setValue(GEOMETRY_KEY, self.saveGeometry())
         super().closeEvent(event)
+
+
+def _app() -> QApplication:
+    app = QApplication.instance()
+    assert isinstance(app, QApplication)
+    return app

@@ -29,9 +29,10 @@ def recent_files() -> list[str]:
 
 
 def remember(path: Path) -> None:
-    path = str(Path(path).resolve())
-    settings().setValue(RECENT_KEY, [path, *(p for p in recent_files() if p != path)][:MAX_RECENT])
-    settings().setValue(LAST_FOLDER_KEY, str(Path(path).parent))
+    """Put ``path`` first in the recent files."""
+    full = Path(path).resolve()
+    settings().setValue(RECENT_KEY, [str(full), *(p for p in recent_files() if p != str(full))][:MAX_RECENT])
+    settings().setValue(LAST_FOLDER_KEY, str(full.parent))
 
 
 def scenario_data(sc: Scenario) -> ScenarioData:
@@ -69,7 +70,9 @@ class ScenarioFiles(QObject):
     def _fill_recent(self, menu: QMenu) -> None:
         menu.clear()
         for path in recent_files():
-            menu.addAction(Path(path).name, lambda p=path: self.open_path(Path(p))).setToolTip(path)
+            action = menu.addAction(Path(path).name)
+            action.setToolTip(path)
+            action.triggered.connect(lambda _c=False, p=path: self.open_path(Path(p)))
         menu.setEnabled(bool(recent_files()))
 
     def open(self) -> bool:

@@ -7,6 +7,8 @@ against the GPU. Every number is ``engine.alignment.stages`` for the scenario an
 
 from __future__ import annotations
 
+from typing import Any
+
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QPalette, QShowEvent
 from PySide6.QtWidgets import (
@@ -21,7 +23,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from engine.alignment import Stage, StageMemory, stages
+from engine.alignment import AlignmentOptions, Stage, StageMemory, stages
 from gui.pages import page_title
 from gui.pages.alignment_controls import AlignmentControls
 from gui.pages.alignment_texts import facts_html, intro, node_labels, stage_blurb, stage_name
@@ -124,6 +126,16 @@ class AlignmentPage(QWidget):
 
     def title(self) -> str:
         return page_title(self.page_id)
+
+    def export_chart(self) -> QWidget:
+        return self.diagram
+
+    def view_state(self) -> dict[str, Any]:
+        return {"stage": self._stage.value, "options": self.controls.options().model_dump()}
+
+    def restore_view_state(self, state: dict[str, Any]) -> None:
+        self.controls.set_options(AlignmentOptions.model_validate(state.get("options", {})))
+        self.select(Stage(state.get("stage", self._stage.value)))
 
     def stage(self, stage: Stage) -> StageMemory:
         """The engine's answer for a stage as the page shows it now."""

@@ -70,6 +70,19 @@ class AlignmentControls(QWidget):
     def _enable(self) -> None:
         self.shared_base.setEnabled(self._scenario.setup.method is not Method.FULL)
 
+    def set_options(self, o: AlignmentOptions) -> None:
+        """Show ``o`` (one ``options_changed`` at most)."""
+        boxes = ((self.shared_base, o.reference_shares_base), (self.precomputed, o.dpo_precomputed_reference),
+                 (self.kl_zero, o.grpo_kl_coef == 0.0), (self.reward_model, o.grpo_reward_model))
+        for box, on in boxes:
+            box.blockSignals(True)
+            box.setChecked(on)
+            box.blockSignals(False)
+        self.rollout.blockSignals(True)
+        self.rollout.setValue(o.rollout_share)
+        self.rollout.blockSignals(False)
+        self.options_changed.emit()
+
     def options(self) -> AlignmentOptions:
         """The variants as the engine takes them."""
         return AlignmentOptions(

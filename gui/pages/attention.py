@@ -5,10 +5,13 @@ The lesson (from the seed guide's section "注意力，一步一步算"): the s 
 memory, and FlashAttention never writes it out. The engine computes every number (``engine.attention``);
 the page schedules the animation (``StepPlayer``) and draws frames (``AttentionStage``). The keyboard drives
 it like a presenter's clicker: Right builds the next step, Left goes back, Space plays or pauses, Home and
-End jump to the first and last step.
+End jump to the first and last step. In presentation mode the clicker's keys go through the steps first
+(``present_step``); a rebuild of the window (a language switch) keeps the sentence and the step (``view_state``).
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QCloseEvent, QHideEvent, QKeyEvent, QShowEvent
@@ -66,6 +69,26 @@ class AttentionPage(QWidget):
 
     def title(self) -> str:
         return page_title(self.page_id)
+
+    # -- the window's optional page protocol (export, presentation, rebuild) ---------------------------------
+    def export_chart(self) -> QWidget:
+        return self.stage
+
+    def present_step(self, forward: bool) -> bool:
+        """A clicker press: the next (previous) step; ``False`` when already at the last (first) one."""
+        if self.player.index == (self.player.count - 1 if forward else 0):
+            return False
+        self.player.next() if forward else self.player.previous()
+        return True
+
+    def view_state(self) -> dict[str, Any]:
+        return {"sentence": self._sentence, "step": self.player.index}
+
+    def restore_view_state(self, state: dict[str, Any]) -> None:
+        if state.get("sentence", self._sentence) != self._sentence:
+            self.sentence.line.setText(state["sentence"])
+            self.apply_sentence(state["sentence"])
+        self.player.go(int(state.get("step", 0)))
 
     # -- building ---------------------------------------------------------------------------------------------
     def _build(self) -> None:

@@ -7,6 +7,8 @@ first, then pick the lever that moves it (``engine.levers.advice``).
 
 from __future__ import annotations
 
+from typing import Any
+
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QResizeEvent, QShowEvent
 from PySide6.QtWidgets import QFrame, QGridLayout, QLabel, QScrollArea, QSpinBox, QVBoxLayout, QWidget
@@ -14,7 +16,9 @@ from PySide6.QtWidgets import QFrame, QGridLayout, QLabel, QScrollArea, QSpinBox
 from engine.lever_facts import communication, lora_share
 from engine.levers import Lever, LeverKind, advice, levers, zero3_gpus
 from engine.specs import UI_GPUS, Method
+from engine.training import estimate
 from engine.units import format_bytes
+from gui.breakdown_table import Breakdown, training_title
 from gui.pages import page_title
 from gui.pages.lever_texts import card_texts, lora_note, rule_text, zero3_note
 from gui.scenario import Scenario
@@ -81,8 +85,28 @@ class LeversPage(QWidget):
         outer = QVBoxLayout(self)
         outer.setContentsMargins(0, 0, 0, 0)
         outer.addWidget(scroll)
+        self._content = content
         scenario.changed.connect(self._on_scenario_changed)
         self._on_scenario_changed()
+
+    def export_chart(self) -> QWidget:
+        """The three cards and the rule (the whole page's content)."""
+        return self._content
+
+    def export_breakdown(self) -> Breakdown:
+        """The scenario's terms per GPU (the cards' "before" bars)."""
+        sc = self._scenario
+        terms = estimate(sc.model, sc.setup, sc.gpu).device_terms
+        return Breakdown.of(training_title(sc.model, sc.setup, sc.gpu), terms)
+
+    def view_state(self) -> dict[str, Any]:
+        return {"selected": {k.value: i for k, i in self._selected.items()}, "zero3_n": self._zero3_n}
+
+    def restore_view_state(self, state: dict[str, Any]) -> None:
+        if state.get("zero3_n") is not None:
+            self._set_zero3_n(int(state["zero3_n"]))
+        for kind, index in state.get("selected", {}).items():
+            self._select(LeverKind(kind), int(index))
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)

@@ -23,6 +23,7 @@ from engine.training import estimate
 from engine.training.accuracy import gpu_runs, summarize
 from engine.training.advisor import max_batch, max_seq_len, roadmap
 from engine.training.sweep import sweep_gpus, sweep_seq_len
+from gui.breakdown_table import Breakdown, training_title
 from gui.coalesce import Coalescer
 from gui.pages import page_title
 from gui.pages.memory_controls import MemoryControls
@@ -70,6 +71,16 @@ class MemoryPage(QWidget):
 
     def title(self) -> str:
         return page_title(self.page_id)
+
+    def export_chart(self) -> QWidget:
+        """The chart File > Export writes: this setup's breakdown bar."""
+        return self.breakdown
+
+    def export_breakdown(self) -> Breakdown:
+        """This setup's terms per GPU, as the engine computed them."""
+        sc = self.scenario
+        terms = estimate(sc.model, sc.setup, sc.gpu).device_terms
+        return Breakdown.of(training_title(sc.model, sc.setup, sc.gpu), terms)
 
     def _layout(self) -> None:
         left = QScrollArea(self)

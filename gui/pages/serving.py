@@ -7,6 +7,8 @@ its results to the views. No number on this page is computed here.
 
 from __future__ import annotations
 
+from typing import Any
+
 from PySide6.QtCore import QEvent
 from PySide6.QtWidgets import QLabel, QScrollArea, QVBoxLayout, QWidget
 
@@ -16,6 +18,7 @@ from engine.serving.paged import PoolSpec
 from engine.serving.trace import SHAREGPT, request_stream
 from engine.specs import ModelSpec
 from engine.units import format_bytes
+from gui.breakdown_table import Breakdown
 from gui.pages import page_title
 from gui.pages.serving_controls import ServingControls
 from gui.pages.serving_sections import section, term_labels
@@ -60,6 +63,23 @@ class ServingPage(QWidget):
 
     def title(self) -> str:
         return page_title(self.page_id)
+
+    def export_chart(self) -> QWidget:
+        return self.chart
+
+    def export_breakdown(self) -> Breakdown:
+        """Per GPU at the requested concurrency: weights, activation workspace, CUDA context, KV cache."""
+        sc, setup = self.scenario, self.state.setup
+        title = (f"{sc.model.label} · {setup.sequences} × {setup.tokens:,} tokens · {setup.kv_dtype.value} KV cache · "
+                 f"TP {setup.tp} × {sc.gpu.name}")
+        return Breakdown.of(title, serving_fit(sc.model, sc.gpu, setup).terms)
+
+    def view_state(self) -> dict[str, Any]:
+        return {"serving": self.state.setup.model_dump(mode="json")}
+
+    def restore_view_state(self, state: dict[str, Any]) -> None:
+        if "serving" in state:
+            self.state.update(**ServingSetup.model_validate(state["serving"]).model_dump())
 
     def _layout(self) -> None:
         content = QWidget(self)

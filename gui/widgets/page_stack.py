@@ -2,9 +2,15 @@
 
 Pages come from the registry (``gui.pages``); each is imported and constructed the first time it is shown (or
 all at once by ``build_all`` for screenshots and the smoke test), so start-up pays only for the first page.
+
+A page may keep state of its own (a walk-through's step, a page-local setting) across a rebuild of the window
+(a language switch, presentation mode): it offers ``view_state() -> dict`` and ``restore_view_state(dict)``;
+``view_states`` collects them and a new stack given ``states`` hands each back when it builds that page.
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QStackedWidget, QWidget
@@ -22,9 +28,12 @@ class PageStack(QStackedWidget):
 
     page_shown = Signal(str)
 
-    def __init__(self, scenario: Scenario, parent: QWidget | None = None) -> None:
+    def __init__(
+        self, scenario: Scenario, parent: QWidget | None = None, states: dict[str, dict[str, Any]] | None = None
+    ) -> None:
         super().__init__(parent)
         self._scenario = scenario
+        self._states = dict(states or {})
         self._built: dict[str, QWidget] = {}
         for page_id in PAGE_IDS:
             slot = QWidget(self)
@@ -42,7 +51,19 @@ class PageStack(QStackedWidget):
                 slot.deleteLater()
             self.insertWidget(index, page)
             self._built[page_id] = page
+            restore = getattr(page, "restore_view_state", None)
+            if page_id in self._states and callable(restore):
+                restore(self._states.pop(page_id))
         return self._built[page_id]
+
+    def view_states(self) -> dict[str, dict[str, Any]]:
+        """Each page's own state (pages that keep some), plus states handed over but not yet used."""
+        states = dict(self._states)
+        for page_id, page in self._built.items():
+            method = getattr(page, "view_state", None)
+            if callable(method):
+                states[page_id] = method()
+        return states
 
     def is_built(self, page_id: str) -> bool:
         return page_id in self._built
