@@ -3,7 +3,8 @@
 The characters are every translation in ``assets/translations/*.ts`` plus printable ASCII and the punctuation
 and symbols the source texts use, so the subset covers exactly what the Traditional Chinese UI can draw. The
 source is Debian's ``fonts-noto-cjk`` (``apt-get install fonts-noto-cjk``): face 3 of each ``.ttc`` is the
-Traditional Chinese (TC) one. Licence: SIL OFL 1.1 (``assets/fonts/LICENSE-OFL.txt``).
+Traditional Chinese (TC) one, whose default glyphs are the Taiwanese forms, so the subset keeps no layout
+features (their alternates would double the file). Licence: SIL OFL 1.1 (``assets/fonts/LICENSE-OFL.txt``).
 
     python tools/font_subset.py [--source-dir /usr/share/fonts/opentype/noto]
 
@@ -44,8 +45,8 @@ def subset(source: Path, target: Path, chars: set[str]) -> None:
         f.write("".join(sorted(chars)))
     subprocess.run(
         [sys.executable, "-m", "fontTools.subset", str(source), f"--font-number={TC_FACE}",
-         f"--text-file={f.name}", f"--output-file={target}", "--layout-features=*", "--no-hinting",
-         "--desubroutinize", "--name-IDs=*", "--name-languages=*"],
+         f"--text-file={f.name}", f"--output-file={target}", "--layout-features=", "--no-hinting",
+         "--name-IDs=*", "--name-languages=*"],
         check=True,
     )  # fmt: skip
     Path(f.name).unlink()

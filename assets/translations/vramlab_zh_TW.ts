@@ -1,0 +1,1668 @@
+<?xml version="1.0" encoding="utf-8"?>
+<!DOCTYPE TS>
+<TS version="2.1" language="zh_TW">
+<context>
+    <name>AboutDialog</name>
+    <message>
+        <source>About VRAM Lab</source>
+        <extracomment>(component, licence) for everything shipped with the app; versions are looked up when installed.</extracomment>
+        <translation>關於 VRAM Lab</translation>
+    </message>
+    <message>
+        <source>Does it fit in this GPU, and why? GPU memory in LLM fine-tuning, explained.</source>
+        <translation>放得進這張 GPU 嗎？為什麼？把 LLM 微調時的 GPU 記憶體講清楚。</translation>
+    </message>
+    <message>
+        <source>VRAM Lab is MIT-licensed. It bundles:</source>
+        <translation>VRAM Lab 以 MIT 授權釋出，內含：</translation>
+    </message>
+    <message>
+        <source>Qt and PySide6 are used under the LGPLv3; their source is at qt.io.</source>
+        <translation>Qt 與 PySide6 依 LGPLv3 使用，原始碼請見 qt.io。</translation>
+    </message>
+</context>
+<context>
+    <name>AlignmentControls</name>
+    <message>
+        <source>Full fine-tuning</source>
+        <translation>全參數微調</translation>
+    </message>
+    <message>
+        <source>no sharding</source>
+        <translation>不分片</translation>
+    </message>
+    <message>
+        <source>LoRA: the reference is the base with adapters off (no copy)</source>
+        <translation>LoRA：reference 用關掉 adapter 的基底模型（不另存一份）</translation>
+    </message>
+    <message>
+        <source>DPO: reference log-probs precomputed</source>
+        <translation>DPO：事先算好 reference 的 log-probs</translation>
+    </message>
+    <message>
+        <source>GRPO: KL coefficient 0, no reference (TRL&apos;s default)</source>
+        <translation>GRPO：KL 係數為 0，不載入 reference（TRL 預設）</translation>
+    </message>
+    <message>
+        <source>GRPO: a reward model instead of a rule</source>
+        <translation>GRPO：用獎勵模型取代規則</translation>
+    </message>
+    <message>
+        <source>vLLM&apos;s gpu_memory_utilization: the share of each GPU the rollout engine reserves for its weights and KV cache (TRL&apos;s colocate default: 0.3). 0: no separate engine.</source>
+        <translation>vLLM 的 gpu_memory_utilization：rollout 引擎在每張 GPU 上為權重與 KV cache 保留的比例（TRL colocate 模式預設 0.3）。0 表示沒有獨立的引擎。</translation>
+    </message>
+    <message>
+        <source>Method</source>
+        <translation>方法</translation>
+    </message>
+    <message>
+        <source>GPUs</source>
+        <translation>GPU 數量</translation>
+    </message>
+    <message>
+        <source>Sharding</source>
+        <translation>分片</translation>
+    </message>
+    <message>
+        <source>Rollout share of each GPU</source>
+        <translation>每張 GPU 給 rollout 的比例</translation>
+    </message>
+</context>
+<context>
+    <name>AlignmentPage</name>
+    <message>
+        <source>▶ Play one step</source>
+        <translation>▶ 播放一步</translation>
+    </message>
+    <message>
+        <source>Per GPU: solid, what stays all step (weights, optimizer states, the rollout engine&apos;s share); light, the working set that sets the peak; grey, the allocator&apos;s reserve and the CUDA context. Click a bar to draw its stage.</source>
+        <translation>每張 GPU：實心是整步都留著的（權重、優化器狀態、rollout 引擎的份額）；淺色是決定尖峰的工作集；灰色是配置器保留量與 CUDA context。點一條長條，畫出它的階段。</translation>
+    </message>
+    <message>
+        <source>{stage} · {n} model(s)</source>
+        <translation>{stage} · {n} 個模型</translation>
+    </message>
+    <message>
+        <source>■ Stop</source>
+        <translation>■ 停止</translation>
+    </message>
+    <message>
+        <source>Supervised fine-tuning: prompt / answer pairs teach the model a format and a task. One model trains.</source>
+        <translation>監督式微調：用 prompt／回答配對，教模型格式和任務。只有一個模型在訓練。</translation>
+    </message>
+    <message>
+        <source>Direct preference optimisation: the loss comes straight from (better, worse) answer pairs, and a frozen reference sits inside it.</source>
+        <translation>直接偏好最佳化：損失直接從「較好／較差」的回答配對算出，損失裡還有一個凍結的 reference。</translation>
+    </message>
+    <message>
+        <source>The classic RLHF recipe: the policy and a critic (value model) train, the reference and the reward model stay frozen, and the policy samples its own answers.</source>
+        <translation>RLHF 經典做法：policy 和 critic（價值模型）要訓練，reference 與獎勵模型凍結，policy 自己取樣回答。</translation>
+    </message>
+    <message>
+        <source>DeepSeekMath&apos;s and R1&apos;s choice: no critic. Each prompt gets a group of answers; their rewards, normalised within the group, are the advantages.</source>
+        <translation>DeepSeekMath 與 R1 採用：沒有 critic。每個 prompt 取樣一組回答，獎勵在組內標準化後就是 advantage。</translation>
+    </message>
+    <message>
+        <source>prompt / answer pairs</source>
+        <translation>prompt／回答配對</translation>
+    </message>
+    <message>
+        <source>chosen / rejected pairs</source>
+        <translation>chosen／rejected 配對</translation>
+    </message>
+    <message>
+        <source>prompts</source>
+        <translation>prompts</translation>
+    </message>
+    <message>
+        <source>cross-entropy</source>
+        <translation>交叉熵</translation>
+    </message>
+    <message>
+        <source>−log σ(β · log-ratio margin)</source>
+        <translation>−log σ(β · log-ratio 差距)</translation>
+    </message>
+    <message>
+        <source>GAE advantages, clipped ratio</source>
+        <translation>GAE advantage，裁切比率</translation>
+    </message>
+    <message>
+        <source>(reward − group mean) / group std</source>
+        <translation>（獎勵 − 組內平均）／組內標準差</translation>
+    </message>
+    <message>
+        <source>After SFT, preference learning differs not only in its algorithm but in how many models sit on the GPU at once, a practical reason DPO and GRPO caught on.</source>
+        <translation>SFT 之後的偏好學習，差別不只在演算法，也在 GPU 上同時要放幾份模型。這也是 DPO 和 GRPO 會流行的實際原因。</translation>
+    </message>
+</context>
+<context>
+    <name>AttentionPage</name>
+    <message>
+        <source>Attention, one step at a time</source>
+        <translation>注意力，一步一步算</translation>
+    </message>
+    <message>
+        <source>One layer, one head, a short sentence, computed live. Beside each step, the same tensor in a real model: watch where the memory explodes.</source>
+        <translation>一層、一個 head、一句短句，即時算出來。每一步旁邊換算成真實模型裡同一個張量的大小：看記憶體在哪一步爆掉。</translation>
+    </message>
+    <message>
+        <source>Not changed: {reason}.</source>
+        <translation>沒有更改：{reason}。</translation>
+    </message>
+</context>
+<context>
+    <name>AttentionSizePanel</name>
+    <message>
+        <source> tokens</source>
+        <translation> tokens</translation>
+    </message>
+    <message>
+        <source>Tensor</source>
+        <translation>張量</translation>
+    </message>
+    <message>
+        <source>Per head</source>
+        <translation>每個 head</translation>
+    </message>
+    <message>
+        <source>Per layer</source>
+        <translation>每層</translation>
+    </message>
+    <message>
+        <source>All layers</source>
+        <translation>所有層</translation>
+    </message>
+    <message>
+        <source>Bytes per layer against tokens (log–log)</source>
+        <translation>每層位元組數對 token 數（雙對數）</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;{model}&lt;/b&gt; at {n} tokens, batch {b}, {dtype}</source>
+        <translation>&lt;b&gt;{model}&lt;/b&gt;，{n} 個 token，batch {b}，{dtype}</translation>
+    </message>
+    <message>
+        <source>shared by all heads</source>
+        <translation>所有 head 共用</translation>
+    </message>
+    <message>
+        <source>{bytes} over {n} layers</source>
+        <translation>{n} 層共 {bytes}</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;FlashAttention&lt;/b&gt; computes the same output in tiles and never writes the s × s matrix ({scores} per layer) to memory. It keeps the output and one fp32 statistic per row per head: &lt;b&gt;{kept}&lt;/b&gt; per layer.</source>
+        <translation>&lt;b&gt;FlashAttention&lt;/b&gt; 分塊算出相同的輸出，從不把 s × s 矩陣（每層 {scores}）寫進記憶體。它只留下輸出，以及每個 head 每列一個 fp32 統計量：每層 &lt;b&gt;{kept}&lt;/b&gt;。</translation>
+    </message>
+    <message>
+        <source>scores, P (s × s)</source>
+        <translation>分數、P（s × s）</translation>
+    </message>
+    <message>
+        <source>FlashAttention keeps</source>
+        <translation>FlashAttention 保留</translation>
+    </message>
+</context>
+<context>
+    <name>AttentionStage</name>
+    <message>
+        <source>S masked</source>
+        <translation>S 遮罩後</translation>
+    </message>
+</context>
+<context>
+    <name>ExportActions</name>
+    <message>
+        <source>PNG image (*.png)</source>
+        <translation>PNG 圖片 (*.png)</translation>
+    </message>
+    <message>
+        <source>SVG drawing (*.svg)</source>
+        <translation>SVG 向量圖 (*.svg)</translation>
+    </message>
+    <message>
+        <source>CSV table (*.csv)</source>
+        <translation>CSV 表格 (*.csv)</translation>
+    </message>
+    <message>
+        <source>JSON (*.json)</source>
+        <translation>JSON (*.json)</translation>
+    </message>
+    <message>
+        <source>Markdown table (*.md)</source>
+        <translation>Markdown 表格 (*.md)</translation>
+    </message>
+    <message>
+        <source>Export</source>
+        <translation>匯出</translation>
+    </message>
+    <message>
+        <source>Export failed</source>
+        <translation>匯出失敗</translation>
+    </message>
+</context>
+<context>
+    <name>HeatLegend</name>
+    <message>
+        <source>positive</source>
+        <translation>正值</translation>
+    </message>
+    <message>
+        <source>negative</source>
+        <translation>負值</translation>
+    </message>
+    <message>
+        <source>masked (−∞)</source>
+        <translation>遮罩（−∞）</translation>
+    </message>
+    <message>
+        <source>Rows are queries, columns are keys.</source>
+        <translation>列是 query，欄是 key。</translation>
+    </message>
+</context>
+<context>
+    <name>KvCard</name>
+    <message>
+        <source>MLA, one latent of {r} + {rope} per layer</source>
+        <translation>MLA，每層一個 {r} + {rope} 維的潛在向量</translation>
+    </message>
+    <message>
+        <source>{kind}, {kv} KV heads for {q} query heads</source>
+        <translation>{kind}，{q} 個 query heads 共用 {kv} 個 KV heads</translation>
+    </message>
+    <message>
+        <source>; {n} layers slide over {w:,} tokens</source>
+        <translation>；{n} 層用 {w:,} tokens 的滑動視窗</translation>
+    </message>
+</context>
+<context>
+    <name>LeverCard</name>
+    <message>
+        <source>Each term at its largest during the step</source>
+        <translation>每一項在這一步中的最大值</translation>
+    </message>
+    <message>
+        <source>This is your setup</source>
+        <translation>這是你目前的設定</translation>
+    </message>
+    <message>
+        <source>Use “{step}” in my setup</source>
+        <translation>把「{step}」套用到我的設定</translation>
+    </message>
+    <message>
+        <source>fits</source>
+        <translation>放得下</translation>
+    </message>
+    <message>
+        <source>does not fit</source>
+        <translation>放不下</translation>
+    </message>
+    <message>
+        <source>Allocated peak {a} → {b}; device total {c} → {d} of {gpu}: {v}</source>
+        <translation>已配置尖峰 {a} → {b}；裝置總量 {c} → {d}（{gpu}）：{v}</translation>
+    </message>
+</context>
+<context>
+    <name>LeversPage</name>
+    <message>
+        <source>1 GPU</source>
+        <translation>1 張 GPU</translation>
+    </message>
+    <message>
+        <source>{n} GPUs, {sharding}</source>
+        <translation>{n} 張 GPU，{sharding}</translation>
+    </message>
+    <message>
+        <source>ZeRO-3 × {n}</source>
+        <translation>ZeRO-3 × {n}</translation>
+    </message>
+    <message>
+        <source>Shrinks what is trained: the weights W₀ stay frozen and a low-rank update (α/r)·BA is learned, so gradients and optimizer states follow the adapters only. QLoRA also stores the frozen weights in 4-bit NF4.</source>
+        <translation>縮小「要訓練的參數」：凍結原本的權重 W₀，只學一個低秩更新 (α/r)·BA，梯度和優化器狀態只跟著 adapter 走。QLoRA 再把凍結的權重壓到 4-bit NF4。</translation>
+    </message>
+    <message>
+        <source>Moves: gradients, optimizer states (QLoRA: weights too)</source>
+        <translation>動到：梯度、優化器狀態（QLoRA 也動到權重）</translation>
+    </message>
+    <message>
+        <source>Full</source>
+        <translation>全參數</translation>
+    </message>
+    <message>
+        <source>Shrinks activations: FlashAttention computes attention in tiles and never writes the s×s scores to memory, with the same result; checkpointing keeps each layer&apos;s input and recomputes the rest in backward.</source>
+        <translation>縮小「activations」：FlashAttention 分塊計算注意力、不把 s×s 分數寫進記憶體，結果完全相同；梯度檢查點只存每層的輸入，反向時再算一次。</translation>
+    </message>
+    <message>
+        <source>Moves: activations</source>
+        <translation>動到：activations</translation>
+    </message>
+    <message>
+        <source>Eager</source>
+        <translation>Eager</translation>
+    </message>
+    <message>
+        <source>Flash / SDPA</source>
+        <translation>Flash／SDPA</translation>
+    </message>
+    <message>
+        <source>Flash + checkpointing</source>
+        <translation>Flash + 梯度檢查點</translation>
+    </message>
+    <message>
+        <source>Splits the model states over N GPUs: each holds 1/N of the weights, gradients and optimizer states. Activations do not shrink.</source>
+        <translation>把模型狀態分給 N 張卡：每張只放 1/N 的權重、梯度和優化器狀態。activations 不會因此變小。</translation>
+    </message>
+    <message>
+        <source>Moves: weights, gradients, optimizer states (÷N)</source>
+        <translation>動到：權重、梯度、優化器狀態（÷N）</translation>
+    </message>
+    <message>
+        <source>Rank {r}: {n} trainable parameters, {a:.2f}% of all {t} parameters, {b:.2f}% of the {ne} outside the embedding and output layers.</source>
+        <translation>Rank {r}：可訓練參數 {n} 個，佔全部 {t} 個參數的 {a:.2f}%，佔嵌入層與輸出層以外 {ne} 個的 {b:.2f}%。</translation>
+    </message>
+    <message>
+        <source> With LoRA the frozen weights are still gathered, but only the adapters have gradients to send: the ratio grows.</source>
+        <translation> 用 LoRA 時凍結的權重照樣要收集，但只有 adapter 有梯度要傳：倍數因此變大。</translation>
+    </message>
+    <message>
+        <source>Communication: {f:.2f}× plain data parallelism per step ({z} against {d}): the weights are gathered in forward and again in backward, three volumes instead of two ({source}).</source>
+        <translation>通訊量：每步是一般資料平行的 {f:.2f} 倍（{z} 對 {d}）：權重在前向收集一次、反向再收集一次，三份量而不是兩份（{source}）。</translation>
+    </message>
+    <message>
+        <source>Find the biggest term first, then pick the lever that moves it.</source>
+        <translation>先找出最大的一項，再挑能動到它的槓桿。</translation>
+    </message>
+    <message>
+        <source>Here the biggest term is {term} ({bytes}).</source>
+        <translation>這裡最大的一項是「{term}」（{bytes}）。</translation>
+    </message>
+    <message>
+        <source>None of these three levers moves it.</source>
+        <translation>這三個槓桿都動不到它。</translation>
+    </message>
+    <message>
+        <source>{lever}, set to “{step}”, moves it to {after}.</source>
+        <translation>{lever} 設成「{step}」，可以把它降到 {after}。</translation>
+    </message>
+    <message>
+        <source>Every memory-saving trick moves only one term of the formula. Find the biggest term first, then pick the right lever.</source>
+        <extracomment>below this page width the cards go two a row</extracomment>
+        <translation>省記憶體的技巧很多，但每一個只動到公式裡的某一項。先找出哪一項最大，再挑對的槓桿。</translation>
+    </message>
+    <message>
+        <source>N = </source>
+        <translation>N = </translation>
+    </message>
+    <message>
+        <source> GPUs</source>
+        <translation> 張 GPU</translation>
+    </message>
+</context>
+<context>
+    <name>MainWindow</name>
+    <message>
+        <source>VRAM Lab — {page}</source>
+        <translation>VRAM Lab — {page}</translation>
+    </message>
+</context>
+<context>
+    <name>MemoryControls</name>
+    <message>
+        <source>Model</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <source>Type to search; grouped by family, with parameter counts</source>
+        <translation>輸入文字搜尋；依模型家族分組，附參數量</translation>
+    </message>
+    <message>
+        <source>Import config.json…</source>
+        <translation>匯入 config.json…</translation>
+    </message>
+    <message>
+        <source>From a file…</source>
+        <translation>從檔案…</translation>
+    </message>
+    <message>
+        <source>From a folder (or HF cache folder)…</source>
+        <translation>從資料夾（或 HF 快取資料夾）…</translation>
+    </message>
+    <message>
+        <source>Method</source>
+        <translation>方法</translation>
+    </message>
+    <message>
+        <source>Full</source>
+        <translation>全參數</translation>
+    </message>
+    <message>
+        <source>LoRA</source>
+        <translation>LoRA</translation>
+    </message>
+    <message>
+        <source>QLoRA</source>
+        <translation>QLoRA</translation>
+    </message>
+    <message>
+        <source>q, v</source>
+        <translation>q、v</translation>
+    </message>
+    <message>
+        <source>All attention</source>
+        <translation>所有注意力層</translation>
+    </message>
+    <message>
+        <source>All linear layers</source>
+        <translation>所有線性層</translation>
+    </message>
+    <message>
+        <source>LoRA rank</source>
+        <translation>LoRA rank</translation>
+    </message>
+    <message>
+        <source>LoRA targets</source>
+        <translation>LoRA 套用層</translation>
+    </message>
+    <message>
+        <source>Sequence length and batch</source>
+        <translation>序列長度與批次</translation>
+    </message>
+    <message>
+        <source> tokens</source>
+        <translation> tokens</translation>
+    </message>
+    <message>
+        <source>Sequence</source>
+        <translation>序列</translation>
+    </message>
+    <message>
+        <source>Batch</source>
+        <translation>批次</translation>
+    </message>
+    <message>
+        <source>Memory switches</source>
+        <translation>省記憶體的開關</translation>
+    </message>
+    <message>
+        <source>FlashAttention</source>
+        <translation>FlashAttention</translation>
+    </message>
+    <message>
+        <source>Gradient checkpointing</source>
+        <translation>梯度檢查點</translation>
+    </message>
+    <message>
+        <source>8-bit optimizer</source>
+        <translation>8-bit 優化器</translation>
+    </message>
+    <message>
+        <source>AdamW 8-bit</source>
+        <translation>AdamW 8-bit</translation>
+    </message>
+    <message>
+        <source>Paged AdamW 8-bit</source>
+        <translation>Paged AdamW 8-bit</translation>
+    </message>
+    <message>
+        <source>SGD with momentum</source>
+        <translation>SGD（含 momentum）</translation>
+    </message>
+    <message>
+        <source>BF16 mixed (fp32 master + states)</source>
+        <translation>BF16 混合精度（fp32 主權重 + 狀態）</translation>
+    </message>
+    <message>
+        <source>FP16 mixed (fp32 master + states)</source>
+        <translation>FP16 混合精度（fp32 主權重 + 狀態）</translation>
+    </message>
+    <message>
+        <source>Pure BF16 (weights, grads, states)</source>
+        <translation>純 BF16（權重、梯度、狀態）</translation>
+    </message>
+    <message>
+        <source>FP32 weights, BF16 autocast</source>
+        <translation>FP32 權重，BF16 autocast</translation>
+    </message>
+    <message>
+        <source>FP32 weights, FP16 autocast</source>
+        <translation>FP32 權重，FP16 autocast</translation>
+    </message>
+    <message>
+        <source>FP32</source>
+        <translation>FP32</translation>
+    </message>
+    <message>
+        <source>Eager (stores s×s scores)</source>
+        <translation>Eager（存下 s×s 分數）</translation>
+    </message>
+    <message>
+        <source>PyTorch SDPA</source>
+        <translation>PyTorch SDPA</translation>
+    </message>
+    <message>
+        <source>FlashAttention 2</source>
+        <translation>FlashAttention 2</translation>
+    </message>
+    <message>
+        <source>Optimizer</source>
+        <translation>優化器</translation>
+    </message>
+    <message>
+        <source>Precision</source>
+        <translation>精度</translation>
+    </message>
+    <message>
+        <source>Attention</source>
+        <translation>注意力</translation>
+    </message>
+    <message>
+        <source>GPUs</source>
+        <translation>GPU</translation>
+    </message>
+    <message>
+        <source>None (data parallel)</source>
+        <translation>不分片（資料平行）</translation>
+    </message>
+    <message>
+        <source>ZeRO-3 / FSDP</source>
+        <translation>ZeRO-3／FSDP</translation>
+    </message>
+    <message>
+        <source>Offload optimizer states to CPU</source>
+        <translation>把優化器狀態卸載到 CPU</translation>
+    </message>
+    <message>
+        <source>Offload parameters to CPU (ZeRO-3)</source>
+        <translation>把參數卸載到 CPU（ZeRO-3）</translation>
+    </message>
+    <message>
+        <source>GPU type</source>
+        <translation>GPU 型號</translation>
+    </message>
+    <message>
+        <source>GPU count</source>
+        <translation>GPU 數量</translation>
+    </message>
+    <message>
+        <source>Sharding</source>
+        <translation>分片</translation>
+    </message>
+    <message>
+        <source>Units</source>
+        <translation>單位</translation>
+    </message>
+    <message>
+        <source>Import a Hugging Face config.json</source>
+        <translation>匯入 Hugging Face 的 config.json</translation>
+    </message>
+    <message>
+        <source>config.json (*.json);;All files (*)</source>
+        <translation>config.json (*.json);;所有檔案 (*)</translation>
+    </message>
+    <message>
+        <source>Folder holding a config.json</source>
+        <translation>含有 config.json 的資料夾</translation>
+    </message>
+</context>
+<context>
+    <name>MemoryPage</name>
+    <message>
+        <source>sequence length (tokens, log scale)</source>
+        <extracomment>x of the sequence-length curve: 48 points, log-spaced over the slider&apos;s range</extracomment>
+        <translation>序列長度（tokens，對數刻度）</translation>
+    </message>
+    <message>
+        <source>GPUs</source>
+        <translation>GPU 數量</translation>
+    </message>
+    <message>
+        <source>Same settings, three methods</source>
+        <translation>同樣的設定，三種方法</translation>
+    </message>
+    <message>
+        <source>Per GPU against sequence length</source>
+        <translation>每張 GPU 對序列長度</translation>
+    </message>
+    <message>
+        <source>Per GPU against GPU count</source>
+        <translation>每張 GPU 對 GPU 數量</translation>
+    </message>
+    <message>
+        <source>This setup</source>
+        <translation>目前設定</translation>
+    </message>
+    <message>
+        <source>Full</source>
+        <translation>全參數</translation>
+    </message>
+    <message>
+        <source>LoRA</source>
+        <translation>LoRA</translation>
+    </message>
+    <message>
+        <source>QLoRA</source>
+        <translation>QLoRA</translation>
+    </message>
+    <message>
+        <source>Accuracy: the allocated peak is within {worst:.1%} of {n} real training steps measured on an H200 (median {median:.1%}); see docs/accuracy.md.</source>
+        <translation>準確度：已配置尖峰與在 H200 上實測的 {n} 個訓練步驟相差不超過 {worst:.1%}（中位數 {median:.1%}）；詳見 docs/accuracy.md。</translation>
+    </message>
+    <message>
+        <source>Assumptions: activations counted tensor by tensor for Hugging Face layers (the method of Korthikanti et al. 2022); LoRA adapters in fp32 (PEFT&apos;s default); QLoRA stores the frozen linear layers in 4-bit NF4 with double quantization, embeddings and output layer in 16 bits; the GPU-count curve uses {sharding}.</source>
+        <translation>假設：activations 依 Hugging Face 各層逐個張量計算（Korthikanti 等人 2022 的方法）；LoRA adapter 用 fp32（PEFT 預設）；QLoRA 把凍結的線性層存成 4-bit NF4 加雙重量化，嵌入層與輸出層維持 16 位元；GPU 數量曲線使用 {sharding}。</translation>
+    </message>
+    <message>
+        <source>Could not import the config</source>
+        <translation>無法匯入 config</translation>
+    </message>
+</context>
+<context>
+    <name>MlaPanel</name>
+    <message>
+        <source>{model} (GQA, {n} layers): {b:,} bytes per token</source>
+        <translation>{model}（GQA，{n} 層）：每個 token {b:,} 位元組</translation>
+    </message>
+    <message>
+        <source>{model} (MLA, {n} layers): {b:,} bytes per token</source>
+        <translation>{model}（MLA，{n} 層）：每個 token {b:,} 位元組</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;Like for like ({dtype}): {lfl:.1%} smaller per token, {layer:.1%} per layer.&lt;/b&gt;</source>
+        <translation>&lt;b&gt;同條件比較（{dtype}）：每個 token 小 {lfl:.1%}，每層小 {layer:.1%}。&lt;/b&gt;</translation>
+    </message>
+    <message>
+        <source>Published: {p:.1%} smaller; rebuilt from the formulas with V2&apos;s 6-bit cache: {r:.1%}.</source>
+        <translation>官方數據：小 {p:.1%}；用公式加上 V2 的 6-bit cache 重算：{r:.1%}。</translation>
+    </message>
+</context>
+<context>
+    <name>ModelPicker</name>
+    <message>
+        <source>Imported</source>
+        <translation>匯入的模型</translation>
+    </message>
+</context>
+<context>
+    <name>PagingPlayer</name>
+    <message>
+        <source>Reset</source>
+        <translation>重設</translation>
+    </message>
+    <message>
+        <source>Speed</source>
+        <translation>速度</translation>
+    </message>
+    <message>
+        <source>Solid: slots holding tokens · pale: reserved but empty · outlined: free. Each colour is one request.</source>
+        <translation>實心：放著 token 的格子 · 淺色：保留但空著 · 空框：可用。每種顏色代表一個請求。</translation>
+    </message>
+    <message>
+        <source>Pause</source>
+        <translation>暫停</translation>
+    </message>
+    <message>
+        <source>Play</source>
+        <translation>播放</translation>
+    </message>
+    <message>
+        <source>{n} steps per tick</source>
+        <translation>每格 {n} 步</translation>
+    </message>
+    <message>
+        <source>Reserved at the maximum length ({n:,} tokens)</source>
+        <translation>按最大長度預留（{n:,} tokens）</translation>
+    </message>
+    <message>
+        <source>Paged: blocks of {n} tokens</source>
+        <translation>分頁：每個區塊 {n} 個 token</translation>
+    </message>
+    <message>
+        <source>Wasted so far: {total:.1%} (now {now:.1%})</source>
+        <translation>累計浪費：{total:.1%}（目前 {now:.1%}）</translation>
+    </message>
+    <message>
+        <source>Step {step:,} · running {r} · waiting {w} · finished {d} of {n}</source>
+        <translation>第 {step:,} 步 · 執行中 {r} · 等待中 {w} · 已完成 {d}／{n}</translation>
+    </message>
+</context>
+<context>
+    <name>PeakSummary</name>
+    <message>
+        <source>forward pass</source>
+        <translation>前向傳播</translation>
+    </message>
+    <message>
+        <source>backward pass</source>
+        <translation>反向傳播</translation>
+    </message>
+    <message>
+        <source>optimizer step</source>
+        <translation>優化器更新</translation>
+    </message>
+    <message>
+        <source>Allocated peak</source>
+        <translation>已配置尖峰</translation>
+    </message>
+    <message>
+        <source>Reserved</source>
+        <translation>保留量</translation>
+    </message>
+    <message>
+        <source>Device total</source>
+        <translation>裝置總量</translation>
+    </message>
+    <message>
+        <source>Allocated peak: what torch.cuda.max_memory_allocated() reports (live tensors).
+Reserved: plus the caching allocator&apos;s rounding and fragmentation.
+Device total: plus the CUDA context and libraries — what nvidia-smi shows.</source>
+        <translation>已配置尖峰：torch.cuda.max_memory_allocated() 回報的值（存活中的張量）。
+保留量：再加上快取配置器的進位與碎片。
+裝置總量：再加上 CUDA context 與函式庫，也就是 nvidia-smi 看到的數字。</translation>
+    </message>
+    <message>
+        <source>first step</source>
+        <translation>第一步</translation>
+    </message>
+    <message>
+        <source>later steps</source>
+        <translation>之後的步驟</translation>
+    </message>
+    <message>
+        <source>per GPU, at the peak: {phase}, {step}</source>
+        <translation>每張 GPU 的尖峰：{phase}，{step}</translation>
+    </message>
+    <message>
+        <source>Does not fit on {gpu}: short by {x}</source>
+        <translation>{gpu} 放不下：還差 {x}</translation>
+    </message>
+    <message>
+        <source>Tight on {gpu}: {x} left</source>
+        <translation>{gpu} 很緊：只剩 {x}</translation>
+    </message>
+    <message>
+        <source>Fits on {gpu} with {x} headroom</source>
+        <translation>{gpu} 放得下，還有 {x} 餘裕</translation>
+    </message>
+</context>
+<context>
+    <name>PlayerBar</name>
+    <message>
+        <source>First step (Home)</source>
+        <translation>第一步（Home）</translation>
+    </message>
+    <message>
+        <source>Previous step (Left)</source>
+        <translation>上一步（←）</translation>
+    </message>
+    <message>
+        <source>Play or pause (Space)</source>
+        <translation>播放或暫停（空白鍵）</translation>
+    </message>
+    <message>
+        <source>Next step, animated (Right)</source>
+        <translation>下一步，含動畫（→）</translation>
+    </message>
+    <message>
+        <source>Last step (End)</source>
+        <translation>最後一步（End）</translation>
+    </message>
+    <message>
+        <source>Animation speed</source>
+        <translation>動畫速度</translation>
+    </message>
+    <message>
+        <source>Go to a step</source>
+        <translation>跳到某一步</translation>
+    </message>
+    <message>
+        <source>Step {i} / {n}</source>
+        <translation>第 {i} / {n} 步</translation>
+    </message>
+</context>
+<context>
+    <name>RoadmapView</name>
+    <message>
+        <source>&lt;b&gt;What would make it fit&lt;/b&gt; — the seed guide&apos;s roadmap, each step on top of the previous</source>
+        <translation>&lt;b&gt;怎樣才放得下&lt;/b&gt; — 依筆記的實踐路線圖，每一步疊在前一步之上</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;It fits.&lt;/b&gt; Nothing to change; the limits as things stand:</source>
+        <translation>&lt;b&gt;放得下。&lt;/b&gt;不必更改；目前設定下的上限：</translation>
+    </message>
+    <message>
+        <source>{n} tokens</source>
+        <translation>{n} tokens</translation>
+    </message>
+    <message>
+        <source>none</source>
+        <translation>無</translation>
+    </message>
+    <message>
+        <source>As things stand — longest sequence that fits: {seq} · largest batch: {batch}</source>
+        <translation>照目前設定 — 放得下的最長序列：{seq} · 最大批次：{batch}</translation>
+    </message>
+</context>
+<context>
+    <name>RoleTable</name>
+    <message>
+        <source>Model</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <source>Held as</source>
+        <translation>存放方式</translation>
+    </message>
+    <message>
+        <source>Stays</source>
+        <translation>常駐</translation>
+    </message>
+    <message>
+        <source>Runs</source>
+        <translation>執行時</translation>
+    </message>
+    <message>
+        <source>Bytes per GPU held all step long: weights, optimizer states, a rollout engine&apos;s share</source>
+        <translation>整步都佔用的每張 GPU 位元組：權重、優化器狀態、rollout 引擎的份額</translation>
+    </message>
+    <message>
+        <source>Bytes per GPU only while this model runs: activations, gradients, logits, a forward pass</source>
+        <translation>只在這個模型執行時佔用的每張 GPU 位元組：activations、梯度、logits、一次前向傳播</translation>
+    </message>
+    <message>
+        <source>Allocated peak</source>
+        <translation>已配置尖峰</translation>
+    </message>
+    <message>
+        <source>Device total</source>
+        <translation>裝置總量</translation>
+    </message>
+    <message>
+        <source>of {gpu}</source>
+        <translation>（{gpu}）</translation>
+    </message>
+    <message>
+        <source>fits</source>
+        <translation>放得下</translation>
+    </message>
+    <message>
+        <source>does not fit</source>
+        <translation>放不下</translation>
+    </message>
+    <message>
+        <source>What stays all step, plus the largest working set: the roles run one after another.</source>
+        <translation>整步常駐的部分，加上最大的工作集：各角色依序執行。</translation>
+    </message>
+    <message>
+        <source>The allocated peak with the allocator&apos;s reserve, plus the rollout engine&apos;s share and the CUDA context.</source>
+        <translation>已配置尖峰加上配置器保留量，再加上 rollout 引擎的份額與 CUDA context。</translation>
+    </message>
+</context>
+<context>
+    <name>ScenarioFiles</name>
+    <message>
+        <source>Open scenario</source>
+        <translation>開啟情境</translation>
+    </message>
+    <message>
+        <source>Could not open the scenario</source>
+        <translation>無法開啟情境</translation>
+    </message>
+    <message>
+        <source>Save scenario</source>
+        <translation>儲存情境</translation>
+    </message>
+    <message>
+        <source>Could not save the scenario</source>
+        <translation>無法儲存情境</translation>
+    </message>
+    <message>
+        <source>VRAM Lab scenario (*{suffix});;JSON (*.json)</source>
+        <translation>VRAM Lab 情境檔 (*{suffix});;JSON (*.json)</translation>
+    </message>
+</context>
+<context>
+    <name>ScenarioSummary</name>
+    <message>
+        <source>For your setup: {model}, {method}, {precision}, {optimizer}, batch {batch} × {seq} tokens, {attention} attention, checkpointing {ckpt}, {gpus} × {gpu}{sharding}</source>
+        <translation>你的設定：{model}，{method}，{precision}，{optimizer}，batch {batch} × {seq} tokens，{attention} 注意力，梯度檢查點 {ckpt}，{gpus} × {gpu}{sharding}</translation>
+    </message>
+</context>
+<context>
+    <name>SentenceBox</name>
+    <message>
+        <source>Type a sentence of up to {n} words</source>
+        <translation>輸入一句最多 {n} 個字詞的句子</translation>
+    </message>
+    <message>
+        <source>Compute</source>
+        <translation>計算</translation>
+    </message>
+    <message>
+        <source>Sentence:</source>
+        <translation>句子：</translation>
+    </message>
+</context>
+<context>
+    <name>ServingControls</name>
+    <message>
+        <source>Model</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <source>GPU</source>
+        <translation>GPU</translation>
+    </message>
+    <message>
+        <source>KV cache dtype</source>
+        <translation>KV cache 資料型別</translation>
+    </message>
+    <message>
+        <source>Weights dtype</source>
+        <translation>權重資料型別</translation>
+    </message>
+    <message>
+        <source>Context length</source>
+        <translation>上下文長度</translation>
+    </message>
+    <message>
+        <source>Concurrent sequences</source>
+        <translation>併發序列數</translation>
+    </message>
+    <message>
+        <source>Tensor-parallel GPUs</source>
+        <translation>張量平行 GPU 數</translation>
+    </message>
+    <message>
+        <source>{n:,} tokens</source>
+        <translation>{n:,} tokens</translation>
+    </message>
+    <message>
+        <source>{n:,} sequences</source>
+        <translation>{n:,} 條序列</translation>
+    </message>
+    <message>
+        <source>1 sequence</source>
+        <translation>1 條序列</translation>
+    </message>
+    <message>
+        <source>{n} GPUs</source>
+        <translation>{n} 張 GPU</translation>
+    </message>
+    <message>
+        <source>1 GPU</source>
+        <translation>1 張 GPU</translation>
+    </message>
+</context>
+<context>
+    <name>ServingPage</name>
+    <message>
+        <source>At inference every generated token leaves its keys and values behind, in every layer. With many users at once, this KV cache, not the weights, is what fills the GPU.</source>
+        <translation>推論時，每個生成過的 token 都要在每一層留下 K 和 V。併發一多，佔滿 GPU 的往往是這個 KV cache，而不是權重。</translation>
+    </message>
+    <message>
+        <source>KV cache per sequence</source>
+        <translation>每條序列的 KV cache</translation>
+    </message>
+    <message>
+        <source>2 × layers × KV heads × head dim × tokens × bytes per element, per sequence (GB: 10⁹ bytes).</source>
+        <translation>2 × 層數 × KV heads × head 維度 × token 數 × 每個元素的位元組，每條序列（GB：10⁹ 位元組）。</translation>
+    </message>
+    <message>
+        <source>How many users fit</source>
+        <translation>放得下多少使用者</translation>
+    </message>
+    <message>
+        <source>MLA against GQA</source>
+        <translation>MLA 對 GQA</translation>
+    </message>
+    <message>
+        <source>Paged allocation</source>
+        <translation>分頁配置</translation>
+    </message>
+    <message>
+        <source>The same requests, reserved at the maximum length or handed 16-token blocks as they grow (PagedAttention, vLLM). A pool of {n} blocks; requests shaped like ShareGPT conversations.</source>
+        <translation>同一批請求，一種按最大長度預留，一種隨長度成長配發 16 個 token 的區塊（PagedAttention，vLLM）。區塊池共 {n} 個；請求的長度分布仿照 ShareGPT 對話。</translation>
+    </message>
+    <message>
+        <source>{n:,} requested</source>
+        <translation>要求 {n:,} 條</translation>
+    </message>
+    <message>
+        <source>{n:,} that fit</source>
+        <translation>放得下 {n:,} 條</translation>
+    </message>
+    <message>
+        <source>GPU memory</source>
+        <translation>GPU 記憶體</translation>
+    </message>
+    <message>
+        <source>usable ({u:.0%})</source>
+        <translation>可用（{u:.0%}）</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;The weights alone overflow:&lt;/b&gt; {w} per GPU of {b} usable. Add GPUs or quantize.</source>
+        <translation>&lt;b&gt;光是權重就放不下：&lt;/b&gt;每張 GPU {w}，可用只有 {b}。請增加 GPU 或量化。</translation>
+    </message>
+    <message>
+        <source>The {n:,} requested fit.</source>
+        <translation>要求的 {n:,} 條放得下。</translation>
+    </message>
+    <message>
+        <source>The {n:,} requested do not fit.</source>
+        <translation>要求的 {n:,} 條放不下。</translation>
+    </message>
+    <message>
+        <source>on one {gpu}</source>
+        <translation>在一張 {gpu} 上</translation>
+    </message>
+    <message>
+        <source>on {tp} × {gpu} (tensor parallel)</source>
+        <translation>在 {tp} × {gpu} 上（張量平行）</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;At most {max:,} sequences of {t:,} tokens fit&lt;/b&gt; {where}: {kv} of KV cache per sequence per GPU, {left} left per GPU beside the weights. {verdict}</source>
+        <translation>&lt;b&gt;{where}最多放得下 {max:,} 條 {t:,} tokens 的序列&lt;/b&gt;：每條序列在每張 GPU 上要 {kv} 的 KV cache，扣掉權重後每張 GPU 剩 {left}。{verdict}</translation>
+    </message>
+    <message>
+        <source>weights</source>
+        <translation>權重</translation>
+    </message>
+    <message>
+        <source>activation workspace</source>
+        <translation>activations 工作區</translation>
+    </message>
+    <message>
+        <source>CUDA context</source>
+        <translation>CUDA context</translation>
+    </message>
+    <message>
+        <source>KV cache</source>
+        <translation>KV cache</translation>
+    </message>
+</context>
+<context>
+    <name>StageBars</name>
+    <message>
+        <source>per GPU</source>
+        <translation>（每張 GPU）</translation>
+    </message>
+</context>
+<context>
+    <name>StageDiagram</name>
+    <message>
+        <source>policy&apos;s weights</source>
+        <translation>policy 的權重</translation>
+    </message>
+    <message>
+        <source>no GPU memory</source>
+        <translation>不佔 GPU 記憶體</translation>
+    </message>
+    <message>
+        <source>trained</source>
+        <translation>要訓練</translation>
+    </message>
+    <message>
+        <source>frozen (inference only)</source>
+        <translation>凍結（只做推論）</translation>
+    </message>
+    <message>
+        <source>can be a program rather than a model</source>
+        <translation>可以是程式規則，不一定是模型</translation>
+    </message>
+</context>
+<context>
+    <name>StepCaption</name>
+    <message>
+        <source>{i}. {name}</source>
+        <translation>{i}. {name}</translation>
+    </message>
+</context>
+<context>
+    <name>engine</name>
+    <message>
+        <source>Token embeddings</source>
+        <translation>Token 嵌入</translation>
+    </message>
+    <message>
+        <source>Each token becomes a row of numbers. This is the layer&apos;s input; every head reads all of it.</source>
+        <translation>每個 token 變成一列數字。這是這一層的輸入，每個 head 都會讀完整份。</translation>
+    </message>
+    <message>
+        <source>Queries</source>
+        <translation>Query</translation>
+    </message>
+    <message>
+        <source>Each token asks a question: what am I looking for? A learned matrix Wq turns its row into a query.</source>
+        <translation>每個 token 提出一個問題：我在找什麼？學出來的矩陣 Wq 把它那一列變成 query。</translation>
+    </message>
+    <message>
+        <source>Keys</source>
+        <translation>Key</translation>
+    </message>
+    <message>
+        <source>Each token also advertises what it contains: its key, made by another learned matrix Wk.</source>
+        <translation>每個 token 也標示自己有什麼內容：這是它的 key，由另一個學出來的矩陣 Wk 產生。</translation>
+    </message>
+    <message>
+        <source>Values</source>
+        <translation>Value</translation>
+    </message>
+    <message>
+        <source>And what it will hand over if chosen: its value, made by a third matrix Wv.</source>
+        <translation>還有被選中時要交出去的東西：它的 value，由第三個矩陣 Wv 產生。</translation>
+    </message>
+    <message>
+        <source>Scores</source>
+        <translation>分數</translation>
+    </message>
+    <message>
+        <source>Every query meets every key: one number per pair, so s tokens make an s × s matrix. This is the tensor that grows with the square of the length.</source>
+        <translation>每個 query 和每個 key 配對：一對一個數字，所以 s 個 token 會產生 s × s 的矩陣。這就是隨長度平方成長的張量。</translation>
+    </message>
+    <message>
+        <source>Causal mask</source>
+        <translation>因果遮罩</translation>
+    </message>
+    <message>
+        <source>A token may not look ahead: every cell above the diagonal becomes minus infinity.</source>
+        <translation>token 不能偷看後面：對角線以上的每一格都變成負無限大。</translation>
+    </message>
+    <message>
+        <source>Softmax by row</source>
+        <translation>逐列 Softmax</translation>
+    </message>
+    <message>
+        <source>Each row becomes weights that sum to 1; the masked cells become exactly 0. Training keeps this s × s matrix for the backward pass.</source>
+        <translation>每一列變成總和為 1 的權重；被遮罩的格子剛好變成 0。訓練時要把這個 s × s 矩陣留到反向傳播。</translation>
+    </message>
+    <message>
+        <source>Output</source>
+        <translation>輸出</translation>
+    </message>
+    <message>
+        <source>Each token&apos;s output is a weighted average of the values it may see. FlashAttention computes this in tiles and never writes the s × s matrix to memory.</source>
+        <translation>每個 token 的輸出是它看得到的 value 的加權平均。FlashAttention 分塊計算，從不把 s × s 矩陣寫進記憶體。</translation>
+    </message>
+    <message>
+        <source>Prompt / answer pairs teach the model a format and a task; one model trains.</source>
+        <translation>用 prompt／回答配對教模型格式和任務；只有一個模型在訓練。</translation>
+    </message>
+    <message>
+        <source>Supervised fine-tuning, the step before preference learning.</source>
+        <translation>監督式微調，偏好學習之前的那一步。</translation>
+    </message>
+    <message>
+        <source>No reward model and no sampling: the loss is computed directly on (better, worse) answer pairs.</source>
+        <translation>不需要獎勵模型、也不需要取樣：直接拿「較好／較差」的回答配對算損失。</translation>
+    </message>
+    <message>
+        <source>The reward is implicit in the policy / reference log-probability ratio.</source>
+        <translation>獎勵隱含在 policy／reference 的 log 機率比值裡。</translation>
+    </message>
+    <message>
+        <source>The frozen reference is part of the loss.</source>
+        <translation>凍結的 reference 是損失的一部分。</translation>
+    </message>
+    <message>
+        <source>Without it nothing holds the policy near the SFT model it starts from.</source>
+        <translation>少了它，就沒有東西讓 policy 留在出發時的 SFT 模型附近。</translation>
+    </message>
+    <message>
+        <source>A small learning rate, about 5e-7, for 1 to 2 epochs.</source>
+        <translation>學習率很小（約 5e-7），1–2 個 epoch。</translation>
+    </message>
+    <message>
+        <source>Zephyr-7B-beta&apos;s DPO recipe uses 5e-7 for one epoch; the DPO paper&apos;s own default is 1e-6 with RMSprop.</source>
+        <translation>Zephyr-7B-beta 的 DPO 設定用 5e-7、一個 epoch；DPO 論文自己的預設是 1e-6 搭配 RMSprop。</translation>
+    </message>
+    <message>
+        <source>Four models: policy and critic trained, reference and reward model frozen.</source>
+        <translation>四個模型：要訓練的 policy 和 critic，加上凍結的 reference 與獎勵模型。</translation>
+    </message>
+    <message>
+        <source>The classic RLHF recipe; the most flexible, and the hungriest and hardest to tune.</source>
+        <translation>RLHF 經典做法；最有彈性，也最吃記憶體、最難調。</translation>
+    </message>
+    <message>
+        <source>The critic is as large as the model it judges.</source>
+        <translation>critic 和它評分的模型一樣大。</translation>
+    </message>
+    <message>
+        <source>InstructGPT initialises its value function from its 6B reward model.</source>
+        <translation>InstructGPT 用它的 6B 獎勵模型初始化價值函數。</translation>
+    </message>
+    <message>
+        <source>Removes the critic, not the reward.</source>
+        <translation>拿掉的是 critic，不是獎勵。</translation>
+    </message>
+    <message>
+        <source>The baseline is the group&apos;s mean reward instead of a learned value.</source>
+        <translation>基準是組內的平均獎勵，而不是學出來的價值。</translation>
+    </message>
+    <message>
+        <source>Samples a group of answers per prompt and normalises each reward by the group&apos;s mean and standard deviation: that is the advantage.</source>
+        <translation>每個 prompt 取樣一組回答，用組內平均和標準差把每個獎勵標準化：這就是 advantage。</translation>
+    </message>
+    <message>
+        <source>DeepSeekMath samples 64 outputs per question, with a KL coefficient of 0.04.</source>
+        <translation>DeepSeekMath 每題取樣 64 個輸出，KL 係數 0.04。</translation>
+    </message>
+    <message>
+        <source>The reward is often a verifiable rule: unit tests, matching a math answer (RLVR).</source>
+        <translation>獎勵常是可驗證的規則，例如單元測試、數學答案比對（RLVR）。</translation>
+    </message>
+    <message>
+        <source>Used by DeepSeekMath&apos;s successors (DeepSeek-R1) for reasoning; a reward model works too.</source>
+        <translation>DeepSeekMath 的後繼者（DeepSeek-R1）用在推理上；用獎勵模型也可以。</translation>
+    </message>
+    <message>
+        <source>prompt + answer</source>
+        <translation>prompt + 回答</translation>
+    </message>
+    <message>
+        <source>log-probs</source>
+        <translation>log-probs</translation>
+    </message>
+    <message>
+        <source>gradients</source>
+        <translation>梯度</translation>
+    </message>
+    <message>
+        <source>chosen + rejected</source>
+        <translation>chosen + rejected</translation>
+    </message>
+    <message>
+        <source>prompts</source>
+        <translation>prompts</translation>
+    </message>
+    <message>
+        <source>samples</source>
+        <translation>樣本</translation>
+    </message>
+    <message>
+        <source>rewards</source>
+        <translation>獎勵</translation>
+    </message>
+    <message>
+        <source>log-probs (KL)</source>
+        <translation>log-probs（KL）</translation>
+    </message>
+    <message>
+        <source>values</source>
+        <translation>價值</translation>
+    </message>
+    <message>
+        <source>advantages</source>
+        <translation>advantage</translation>
+    </message>
+    <message>
+        <source>returns</source>
+        <translation>回報</translation>
+    </message>
+    <message>
+        <source>G samples</source>
+        <translation>G 個樣本</translation>
+    </message>
+    <message>
+        <source>the share does not hold the weights: the engine cannot start</source>
+        <translation>這個比例放不下權重：引擎無法啟動</translation>
+    </message>
+</context>
+<context>
+    <name>menus</name>
+    <message>
+        <source>&amp;File</source>
+        <translation>檔案(&amp;F)</translation>
+    </message>
+    <message>
+        <source>&amp;Open scenario…</source>
+        <translation>開啟情境(&amp;O)…</translation>
+    </message>
+    <message>
+        <source>Open &amp;recent</source>
+        <translation>最近開啟(&amp;R)</translation>
+    </message>
+    <message>
+        <source>&amp;Save scenario</source>
+        <translation>儲存情境(&amp;S)</translation>
+    </message>
+    <message>
+        <source>Save scenario &amp;as…</source>
+        <translation>另存情境(&amp;A)…</translation>
+    </message>
+    <message>
+        <source>Reset to &amp;defaults</source>
+        <translation>恢復預設值(&amp;D)</translation>
+    </message>
+    <message>
+        <source>&amp;Export chart</source>
+        <translation>匯出圖表(&amp;E)</translation>
+    </message>
+    <message>
+        <source>PNG, actual size…</source>
+        <translation>PNG，原始大小…</translation>
+    </message>
+    <message>
+        <source>PNG, 2× size…</source>
+        <translation>PNG，2 倍大小…</translation>
+    </message>
+    <message>
+        <source>PNG, 3× size…</source>
+        <translation>PNG，3 倍大小…</translation>
+    </message>
+    <message>
+        <source>SVG (vector)…</source>
+        <translation>SVG（向量）…</translation>
+    </message>
+    <message>
+        <source>Export &amp;breakdown</source>
+        <translation>匯出記憶體明細(&amp;B)</translation>
+    </message>
+    <message>
+        <source>CSV…</source>
+        <translation>CSV…</translation>
+    </message>
+    <message>
+        <source>JSON…</source>
+        <translation>JSON…</translation>
+    </message>
+    <message>
+        <source>Markdown table…</source>
+        <translation>Markdown 表格…</translation>
+    </message>
+    <message>
+        <source>&amp;Copy chart</source>
+        <translation>複製圖表(&amp;C)</translation>
+    </message>
+    <message>
+        <source>Copy breakdown &amp;table</source>
+        <translation>複製明細表格(&amp;T)</translation>
+    </message>
+    <message>
+        <source>&amp;Quit</source>
+        <translation>結束(&amp;Q)</translation>
+    </message>
+    <message>
+        <source>&amp;View</source>
+        <translation>檢視(&amp;V)</translation>
+    </message>
+    <message>
+        <source>&amp;Presentation mode</source>
+        <translation>簡報模式(&amp;P)</translation>
+    </message>
+    <message>
+        <source>Presentation s&amp;cale</source>
+        <translation>簡報字級(&amp;C)</translation>
+    </message>
+    <message>
+        <source>Theme: follow the &amp;system</source>
+        <translation>主題：跟隨系統(&amp;S)</translation>
+    </message>
+    <message>
+        <source>Theme: &amp;light</source>
+        <translation>主題：淺色(&amp;L)</translation>
+    </message>
+    <message>
+        <source>Theme: &amp;dark</source>
+        <translation>主題：深色(&amp;D)</translation>
+    </message>
+    <message>
+        <source>&amp;Language</source>
+        <translation>語言(&amp;L)</translation>
+    </message>
+    <message>
+        <source>&amp;Help</source>
+        <translation>說明(&amp;H)</translation>
+    </message>
+    <message>
+        <source>&amp;About VRAM Lab</source>
+        <translation>關於 VRAM Lab(&amp;A)</translation>
+    </message>
+</context>
+<context>
+    <name>pages</name>
+    <message>
+        <source>Memory</source>
+        <translation>記憶體</translation>
+    </message>
+    <message>
+        <source>Attention</source>
+        <translation>注意力</translation>
+    </message>
+    <message>
+        <source>Levers</source>
+        <translation>槓桿</translation>
+    </message>
+    <message>
+        <source>Alignment</source>
+        <translation>對齊</translation>
+    </message>
+    <message>
+        <source>Serving</source>
+        <translation>推論服務</translation>
+    </message>
+</context>
+<context>
+    <name>roadmap</name>
+    <message>
+        <source>16-bit training (bf16)</source>
+        <translation>16 位元訓練（bf16）</translation>
+    </message>
+    <message>
+        <source>FlashAttention</source>
+        <translation>FlashAttention</translation>
+    </message>
+    <message>
+        <source>Gradient checkpointing</source>
+        <translation>梯度檢查點</translation>
+    </message>
+    <message>
+        <source>8-bit AdamW</source>
+        <translation>8-bit AdamW</translation>
+    </message>
+    <message>
+        <source>LoRA (rank 16, all linear layers)</source>
+        <translation>LoRA（rank 16，所有線性層）</translation>
+    </message>
+    <message>
+        <source>QLoRA (4-bit NF4 base)</source>
+        <translation>QLoRA（4-bit NF4 基底）</translation>
+    </message>
+    <message>
+        <source>ZeRO-2 over the current GPUs</source>
+        <translation>在現有 GPU 上用 ZeRO-2</translation>
+    </message>
+    <message>
+        <source>ZeRO-3 / FSDP over the current GPUs</source>
+        <translation>在現有 GPU 上用 ZeRO-3／FSDP</translation>
+    </message>
+    <message>
+        <source>Offload optimizer states to CPU RAM</source>
+        <translation>把優化器狀態卸載到 CPU 記憶體</translation>
+    </message>
+    <message>
+        <source>More GPUs with ZeRO-3</source>
+        <translation>更多 GPU 搭配 ZeRO-3</translation>
+    </message>
+    <message>
+        <source>almost none on GPUs with bf16</source>
+        <translation>支援 bf16 的 GPU 上幾乎沒有代價</translation>
+    </message>
+    <message>
+        <source>none: the same result, computed in tiles</source>
+        <translation>沒有代價：分塊計算，結果相同</translation>
+    </message>
+    <message>
+        <source>about 20–40% more compute per step (H200: +28% full, +56% LoRA)</source>
+        <translation>每步多約 20–40% 的計算（H200 實測：全參數 +28%，LoRA +56%）</translation>
+    </message>
+    <message>
+        <source>almost none; states quantized block-wise</source>
+        <translation>幾乎沒有；狀態以區塊為單位量化</translation>
+    </message>
+    <message>
+        <source>trains ~0.6% of the weights; quality usually close to full</source>
+        <translation>只訓練約 0.6% 的權重；品質通常接近全參數微調</translation>
+    </message>
+    <message>
+        <source>slower matmuls (dequantized on the fly); small quality loss</source>
+        <translation>矩陣乘法變慢（即時反量化）；品質略降</translation>
+    </message>
+    <message>
+        <source>same communication as data parallelism</source>
+        <translation>通訊量與資料平行相同</translation>
+    </message>
+    <message>
+        <source>about 1.5× the communication of data parallelism</source>
+        <translation>通訊量約為資料平行的 1.5 倍</translation>
+    </message>
+    <message>
+        <source>slower steps: the optimizer runs on the CPU</source>
+        <translation>每步變慢：優化器在 CPU 上跑</translation>
+    </message>
+    <message>
+        <source>more hardware</source>
+        <translation>需要更多硬體</translation>
+    </message>
+</context>
+<context>
+    <name>terms</name>
+    <message>
+        <source>Weights</source>
+        <translation>權重</translation>
+    </message>
+    <message>
+        <source>Gradients</source>
+        <translation>梯度</translation>
+    </message>
+    <message>
+        <source>Optimizer states</source>
+        <translation>優化器狀態</translation>
+    </message>
+    <message>
+        <source>Activations</source>
+        <translation>Activations</translation>
+    </message>
+    <message>
+        <source>Logits and loss</source>
+        <translation>Logits 與損失</translation>
+    </message>
+    <message>
+        <source>Sharding buffers</source>
+        <translation>分片緩衝區</translation>
+    </message>
+    <message>
+        <source>Temporaries</source>
+        <translation>暫存張量</translation>
+    </message>
+    <message>
+        <source>KV cache</source>
+        <translation>KV cache</translation>
+    </message>
+    <message>
+        <source>CUDA context</source>
+        <translation>CUDA context</translation>
+    </message>
+    <message>
+        <source>Allocator reserve</source>
+        <translation>配置器保留量</translation>
+    </message>
+</context>
+<context>
+    <name>words</name>
+    <message>
+        <source>weights</source>
+        <translation>權重</translation>
+    </message>
+    <message>
+        <source>gradients</source>
+        <translation>梯度</translation>
+    </message>
+    <message>
+        <source>optimizer states</source>
+        <translation>優化器狀態</translation>
+    </message>
+    <message>
+        <source>activations</source>
+        <translation>activations</translation>
+    </message>
+    <message>
+        <source>logits</source>
+        <translation>logits</translation>
+    </message>
+    <message>
+        <source>sharding buffers</source>
+        <translation>分片緩衝區</translation>
+    </message>
+    <message>
+        <source>temporaries</source>
+        <translation>暫存張量</translation>
+    </message>
+    <message>
+        <source>KV cache</source>
+        <translation>KV cache</translation>
+    </message>
+    <message>
+        <source>forward pass</source>
+        <translation>前向傳播</translation>
+    </message>
+    <message>
+        <source>policy</source>
+        <translation>policy</translation>
+    </message>
+    <message>
+        <source>reference</source>
+        <translation>reference</translation>
+    </message>
+    <message>
+        <source>reward</source>
+        <translation>獎勵</translation>
+    </message>
+    <message>
+        <source>critic</source>
+        <translation>critic</translation>
+    </message>
+    <message>
+        <source>rollout engine</source>
+        <translation>rollout 引擎</translation>
+    </message>
+    <message>
+        <source>data</source>
+        <translation>資料</translation>
+    </message>
+    <message>
+        <source>loss</source>
+        <translation>損失</translation>
+    </message>
+    <message>
+        <source>trained</source>
+        <translation>要訓練</translation>
+    </message>
+    <message>
+        <source>frozen</source>
+        <translation>凍結</translation>
+    </message>
+    <message>
+        <source>rule</source>
+        <translation>規則</translation>
+    </message>
+    <message>
+        <source>own copy</source>
+        <translation>獨立一份</translation>
+    </message>
+    <message>
+        <source>base with adapters off: no copy</source>
+        <translation>關掉 adapter 的基底：不另存一份</translation>
+    </message>
+    <message>
+        <source>log-probs precomputed</source>
+        <translation>log-probs 事先算好</translation>
+    </message>
+    <message>
+        <source>not loaded (KL coefficient 0)</source>
+        <translation>不載入（KL 係數為 0）</translation>
+    </message>
+    <message>
+        <source>a rule: a program, not a model</source>
+        <translation>規則：是程式，不是模型</translation>
+    </message>
+</context>
+</TS>
