@@ -29,15 +29,23 @@ def chart_image(widget: QWidget, scale: int = 1) -> QImage:
     image.fill(widget.palette().color(QPalette.ColorRole.Window))
     painter = QPainter(image)
     painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-    widget.render(painter, QPoint(0, 0))
-    painter.end()
+    try:
+        _render(widget, painter)
+    finally:
+        painter.end()
     return image
+
+
+def _render(widget: QWidget, painter: QPainter) -> None:
+    """The widget as on screen; ``QWidget.render`` also for a ``QGraphicsView`` (pyqtgraph), whose own
+    ``render`` would draw only its scene, without the widget's frame and axes' layout."""
+    QWidget.render(widget, painter, QPoint(0, 0))
 
 
 def save_png(widget: QWidget, path: Path, scale: int = 1) -> QSize:
     """Write ``widget`` as a PNG at ``scale``; returns the image's size in pixels."""
     image = chart_image(widget, scale)
-    if not image.save(str(path), b"PNG"):
+    if not image.save(str(path), "PNG"):  # type: ignore[call-overload]  # the stubs want bytes, PySide wants str
         raise ExportError(f"cannot write {path}")
     return image.size()
 
@@ -53,8 +61,10 @@ def save_svg(widget: QWidget, path: Path, title: str = "") -> None:
     painter = QPainter()
     if not painter.begin(generator):
         raise ExportError(f"cannot write {path}")
-    widget.render(painter, QPoint(0, 0))
-    painter.end()
+    try:
+        _render(widget, painter)
+    finally:
+        painter.end()
 
 
 def copy_image(widget: QWidget, scale: int = 2) -> QImage:

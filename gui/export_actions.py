@@ -32,7 +32,7 @@ def chart_of(page: QWidget | None) -> QWidget | None:
 
 def breakdown_of(page: QWidget | None) -> Breakdown | None:
     """The page's memory breakdown, if it offers one."""
-    method = getattr(page, "breakdown", None)
+    method = getattr(page, "export_breakdown", None)
     return method() if callable(method) else None
 
 

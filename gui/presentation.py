@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from PySide6.QtCore import QByteArray, QEvent, QObject, Qt, Signal
+from PySide6.QtCore import QEvent, QObject, QRect, Qt, Signal
 from PySide6.QtGui import QKeyEvent, QPalette
 from PySide6.QtWidgets import QAbstractSpinBox, QApplication, QComboBox, QLineEdit, QMainWindow, QWidget
 
@@ -59,7 +59,7 @@ class Presentation(QObject):
         super().__init__(window)
         self._window, self._host, self._theme = window, host, theme
         self.active = False
-        self._saved: tuple[QByteArray, Qt.WindowState, float, QPalette] | None = None
+        self._saved: tuple[QRect, Qt.WindowState, float, QPalette] | None = None
 
     @property
     def scale(self) -> int:
@@ -79,7 +79,7 @@ class Presentation(QObject):
         if self.active:
             return
         app = _app()
-        self._saved = (self._window.saveGeometry(), self._window.windowState(), app.font().pointSizeF(),
+        self._saved = (self._window.geometry(), self._window.windowState(), app.font().pointSizeF(),
                        QPalette(app.palette()))
         self.active = True
         self._set_high_contrast(True)
@@ -103,8 +103,9 @@ class Presentation(QObject):
         self._host.rebuild()
         for widget in self._host.chrome():
             widget.show()
-        self._window.setWindowState(state)
-        self._window.restoreGeometry(geometry)
+        self._window.setWindowState(state & ~Qt.WindowState.WindowFullScreen)
+        if not state & (Qt.WindowState.WindowMaximized | Qt.WindowState.WindowFullScreen):
+            self._window.setGeometry(geometry)
         self.active_changed.emit(False)
 
     def step(self, forward: bool) -> None:

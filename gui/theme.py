@@ -55,7 +55,7 @@ def dark_palette() -> QPalette:
 def high_contrast_palette() -> QPalette:
     """Presentation mode's palette: white on black (``gui.palette.HIGH_CONTRAST``)."""
     return _build_palette(
-        colours.HIGH_CONTRAST, window="#000000", base="#000000", button="#1a1a1a", highlight="#ffd400", link="#8cc8ff"
+        colours.HIGH_CONTRAST, window="#000000", base="#262626", button="#333333", highlight="#0a58ca", link="#8cc8ff"
     )
 
 
