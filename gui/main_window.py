@@ -11,7 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QByteArray
+from PySide6.QtCore import QByteArray, QCoreApplication
 from PySide6.QtGui import QAction, QCloseEvent, QIcon
 from PySide6.QtWidgets import QApplication, QHBoxLayout, QMainWindow, QMenu, QMenuBar, QWidget
 
@@ -117,7 +117,8 @@ class MainWindow(QMainWindow):
         return [self.nav, self.menuBar()]
 
     def rebuild(self) -> None:
-        """Build the navigation, pages and menus again, in the current language and type size."""
+        """Build the navigation, pages and menus again, in the current language, palette and type size."""
+        QCoreApplication.sendPostedEvents()  # deliver the new palette and font first: new widgets inherit them
         self._build(self.pages.current_page_id(), self.pages.view_states())
 
     def set_language(self, language: str) -> None:

@@ -117,3 +117,36 @@ def test_no_display_is_one_line_error(monkeypatch: pytest.MonkeyPatch, capsys: p
     monkeypatch.setattr(sys, "platform", "linux")
     assert main([]) == 2
     assert "no display" in capsys.readouterr().err
+
+
+def test_chinese_screenshots(tmp_path: Path) -> None:
+    for lang in ("en", "zh_TW"):
+        result = run_app("--lang", lang, "--screenshot", str(tmp_path / lang), "--page", "memory")
+        assert result.returncode == 0, result.stderr
+    english, chinese = (QImage(str(tmp_path / lang / "memory.png")) for lang in ("en", "zh_TW"))
+    assert english.size() == chinese.size()
+    assert english != chinese
+
+
+def test_a_scenario_given_on_the_command_line_is_opened(tmp_path: Path) -> None:
+    from engine.catalog import get_gpu, get_model
+    from engine.specs import TrainingSetup
+    from gui import scenario_file
+
+    path = tmp_path / "big.vramlab.json"
+    data = scenario_file.ScenarioData(get_model("llama-2-70b"), TrainingSetup(gpus=8), get_gpu("h100-80gb"))
+    scenario_file.save(path, data)
+    for name, args in (("default", ()), ("opened", (str(path),))):
+        result = run_app(*args, "--screenshot", str(tmp_path / name))
+        assert result.returncode == 0, result.stderr
+    assert QImage(str(tmp_path / "default" / "memory.png")) != QImage(str(tmp_path / "opened" / "memory.png"))
+
+
+def test_a_bad_scenario_on_the_command_line_is_one_line(tmp_path: Path) -> None:
+    path = tmp_path / "future.vramlab.json"
+    path.write_text('{"format": "vramlab-scenario", "version": 7}', encoding="utf-8")
+    result = run_app(str(path), "--smoke-test")
+    assert result.returncode == 2
+    assert result.stderr.startswith("vramlab: error: ")
+    assert "newer VRAM Lab" in result.stderr
+    assert result.stderr.count("\n") == 1

@@ -7,6 +7,7 @@ import io
 import json
 import xml.etree.ElementTree as ET
 from pathlib import Path
+from typing import Any
 
 import pytest
 from PySide6.QtCore import Qt
@@ -20,6 +21,10 @@ from gui.scenario import Scenario
 from gui.terms import term_name
 from gui.theme import ThemeManager
 
+
+def current(win: MainWindow) -> Any:
+    """The page on top, typed loosely: tests reach into page-specific attributes."""
+    return win.pages.currentWidget()
 
 @pytest.fixture
 def window(qtbot: QtBot, theme: ThemeManager) -> MainWindow:
@@ -42,7 +47,7 @@ def test_png_at_each_scale(window: MainWindow, tmp_path: Path, scale: int) -> No
     path = chart(scale, tmp_path / f"chart{scale}.png")
     assert path is not None
     image = QImage(str(path))
-    widget = window.pages.currentWidget().export_chart()  # type: ignore[attr-defined]
+    widget = current(window).export_chart()
     assert (image.width(), image.height()) == (widget.width() * scale, widget.height() * scale)
     pixels = {image.pixel(x, y) for x in range(0, image.width(), 7) for y in range(0, image.height(), 7)}
     assert len(pixels) > 6  # not blank: bars in several colours
@@ -54,7 +59,8 @@ def test_svg_parses_and_holds_the_labels(window: MainWindow, tmp_path: Path) -> 
     root = ET.parse(path).getroot()
     assert root.tag.endswith("svg")
     text = "".join(root.itertext())
-    assert "This setup" in text and "Weights" in text
+    assert "This setup" in text
+    assert "Weights" in text
     assert root.find("{http://www.w3.org/2000/svg}title").text.startswith("Llama 2 7B")  # type: ignore[union-attr]
 
 
@@ -75,7 +81,7 @@ def test_clipboard_chart_and_table(window: MainWindow) -> None:
     clipboard = QGuiApplication.clipboard()
     window.actions_by_id["copy:chart"].trigger()
     image = clipboard.image()
-    widget = window.pages.currentWidget().export_chart()  # type: ignore[attr-defined]
+    widget = current(window).export_chart()
     assert (image.width(), image.height()) == (widget.width() * 2, widget.height() * 2)
     window.actions_by_id["copy:table"].trigger()
     lines = clipboard.mimeData().text().splitlines()
@@ -98,9 +104,9 @@ def test_serving_breakdown_is_the_engines(window: MainWindow, tmp_path: Path) ->
     from engine.serving import serving_fit
 
     window.pages.show_page("serving")
-    page = window.pages.currentWidget()
+    page = current(window)
     doc = json.loads((window.exports.export_table("json", tmp_path / "s.json") or Path()).read_text())
-    fit = serving_fit(window.scenario.model, window.scenario.gpu, page.state.setup)  # type: ignore[attr-defined]
+    fit = serving_fit(window.scenario.model, window.scenario.gpu, page.state.setup)
     assert [(r["term"], r["bytes"]) for r in doc["terms"]] == [(t.name, t.bytes) for t in fit.terms]
     assert abs(sum(r["share"] for r in doc["terms"]) - 1) < 1e-9
     window.pages.show_page("memory")
@@ -110,4 +116,5 @@ def test_a_failed_write_says_so(window: MainWindow, tmp_path: Path, monkeypatch:
     shown: list[str] = []
     monkeypatch.setattr("gui.export_actions.QMessageBox.warning", lambda _p, _t, text: shown.append(text))
     assert window.exports.export_table("csv", tmp_path / "missing-folder" / "b.csv") is None
-    assert shown and "missing-folder" in shown[0]
+    assert shown
+    assert "missing-folder" in shown[0]
