@@ -28,9 +28,11 @@ from PySide6.QtCore import QCoreApplication, QEventLoop, Qt
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication
 
+from gui.pages.memory import SECONDARY_MS, MemoryPage
+from gui.scenario import Scenario
+
 
 def _page() -> MemoryPage:
-
     page = MemoryPage(Scenario())
     page.resize(1280, 800)
     page.show()
