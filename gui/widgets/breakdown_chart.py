@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, QPointF, Qt
-from PySide6.QtGui import QCursor, QFont
+from PySide6.QtGui import QCursor, QFont, QFontMetrics
 from PySide6.QtWidgets import QToolTip, QWidget
 
 from engine.results import Term
@@ -99,7 +99,7 @@ class BreakdownChart(pg.PlotWidget):  # type: ignore[misc]
             terms = [t for t in row.terms if t.bytes > 0]
             widths = [to_unit(t.bytes, self._unit) for t in terms]
             starts = [sum(widths[:j]) for j in range(len(widths))]
-            y = n - 1 - i
+            y = n - i  # rows sit at 1..n: pyqtgraph drops a tick label placed at 0
             pen = pg.mkPen(c.foreground, width=2) if row.highlight else pg.mkPen(c.background, width=1)
             self._bars[i].setOpts(
                 x0=starts, y=[y] * len(terms), width=widths, height=self.BAR_HEIGHT,
@@ -114,13 +114,18 @@ class BreakdownChart(pg.PlotWidget):  # type: ignore[misc]
         self._show_labels(labels)
         cap = to_unit(self._capacity, self._unit)
         self._line.setValue(cap)
-        ticks = [[(n - 1 - i, r.label) for i, r in enumerate(self._rows)]]
+        ticks = [[(n - i, r.label) for i, r in enumerate(self._rows)]]
         if ticks != self._ticks:
             self._ticks = ticks
-            self.getPlotItem().getAxis("left").setTicks(ticks)
+            axis = self.getPlotItem().getAxis("left")
+            axis.setTicks(ticks)
+            # size the axis for its widest label now: pyqtgraph otherwise widens it only after a first paint
+            # that silently drops the labels that did not fit
+            widest = max((QFontMetrics(axis.font()).horizontalAdvance(r.label) for r in self._rows), default=0)
+            axis.setWidth(widest + 18)
         self.getPlotItem().setLabel("bottom", self._unit.value)
         self.setXRange(0, nice_ceiling(max(top, cap) * 1.02), padding=0)
-        self.setYRange(-0.5, n - 0.5, padding=0.02)
+        self.setYRange(0.5, n + 0.5, padding=0.02)
 
     def _show_labels(self, labels: list[tuple[str, float, float]]) -> None:
         while len(self._labels) < len(labels):
@@ -141,7 +146,7 @@ class BreakdownChart(pg.PlotWidget):  # type: ignore[misc]
     def segment_at(self, x: float, y: float) -> tuple[Row, Term] | None:
         """The row and term under a point in data coordinates (None if none)."""
         n = len(self._rows)
-        i = n - 1 - round(y)
+        i = n - round(y)
         if not 0 <= i < n or abs(y - round(y)) > self.BAR_HEIGHT / 2:
             return None
         x0 = 0.0
