@@ -26,6 +26,13 @@ def _table(rows: tuple[Comparison, ...]) -> list[str]:
     return out
 
 
+def _published_rows() -> list[str]:
+    return [
+        f"| {r.id} | {r.what} | {r.value_gb:.1f} | {b / 1e9:.1f} ({r.metric}) | {b / 1e9 / r.value_gb:.2f} | {r.note} |"
+        for r, b in compare()
+    ]
+
+
 def _summary_line(name: str, rows: tuple[Comparison, ...]) -> str:
     s = summarize(rows)
     if s is None:
@@ -69,8 +76,7 @@ def main() -> int:
         "",
         "| row | setup | published | engine (level) | ratio | differs |",
         "|---|---|---:|---:|---:|---|",
-        *[f"| {r.id} | {r.what} | {r.value_gb:.1f} | {b / 1e9:.1f} ({r.metric}) | {b / 1e9 / r.value_gb:.2f} | {r.note} |"
-          for r, b in compare()],
+        *_published_rows(),
         "",
         "## Known gaps",
         "",
