@@ -18,7 +18,7 @@ from PySide6.QtWidgets import QToolTip, QWidget
 from engine.results import Term
 from engine.units import Unit, format_bytes, to_unit
 from gui.palette import colors_for
-from gui.terms import term_name
+from gui.words import term_title
 from gui.widgets.curve_plot import cache_axes, nice_ceiling
 
 
@@ -106,7 +106,7 @@ class BreakdownChart(pg.PlotWidget):  # type: ignore[misc]
                 brushes=[pg.mkBrush(c.term(t.name)) for t in terms], pen=pen,
             )
             labels += [
-                (f"{term_name(t.name)}\n{format_bytes(t.bytes, self._unit, 1)}", x0 + w / 2, y)
+                (f"{term_title(t.name)}\n{format_bytes(t.bytes, self._unit, 1)}", x0 + w / 2, y)
                 for t, x0, w in zip(terms, starts, widths, strict=True)
                 if t.share >= self._min_label_share
             ]
@@ -160,7 +160,7 @@ class BreakdownChart(pg.PlotWidget):  # type: ignore[misc]
     def tooltip_for(self, row: Row, t: Term) -> str:
         detail = f"<br>{t.detail}" if t.detail else ""
         return (
-            f"<b>{term_name(t.name)}</b> — {row.label}<br>{format_bytes(t.bytes, self._unit)} "
+            f"<b>{term_title(t.name)}</b> — {row.label}<br>{format_bytes(t.bytes, self._unit)} "
             f"({t.share:.1%}){detail}<br><i>{t.formula}</i><br><small>{t.source}</small>"
         )
 
