@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QFrame,
     QGridLayout,
@@ -86,6 +87,7 @@ class MemoryPage(QWidget):
         left.setWidget(self.controls)
         left.setWidgetResizable(True)
         left.setFrameShape(QFrame.Shape.NoFrame)
+        left.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         left.setMinimumWidth(330)
         left.setMaximumWidth(380)
         grid = QGridLayout()

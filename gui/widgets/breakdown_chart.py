@@ -18,8 +18,8 @@ from PySide6.QtWidgets import QToolTip, QWidget
 from engine.results import Term
 from engine.units import Unit, format_bytes, to_unit
 from gui.palette import colors_for
-from gui.words import term_title
 from gui.widgets.curve_plot import cache_axes, nice_ceiling
+from gui.words import term_title
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,6 +49,8 @@ class BreakdownChart(pg.PlotWidget):  # type: ignore[misc]
         self._bars: list[pg.BarGraphItem] = []
         self._labels: list[pg.TextItem] = []
         self._ticks: list[list[tuple[int, str]]] = []
+        self._label_font = QFont()
+        self._label_font.setPointSizeF(8.5)
         self.setMenuEnabled(False)
         self.setMouseEnabled(False, False)
         self.hideButtons()
@@ -57,6 +59,7 @@ class BreakdownChart(pg.PlotWidget):  # type: ignore[misc]
         self._line = pg.InfiniteLine(angle=90, movable=False)
         self.addItem(self._line)
         self.scene().sigMouseMoved.connect(self._hover)
+        self.getPlotItem().vb.sigResized.connect(self._on_resized)  # which labels fit depends on the width
         self._restyle()
         self._ready = True
 
@@ -83,6 +86,10 @@ class BreakdownChart(pg.PlotWidget):  # type: ignore[misc]
             axis.setTextPen(pg.mkPen(c.foreground))
         self._line.setPen(pg.mkPen(c.limit, width=2, style=Qt.PenStyle.DashLine))
 
+    def _on_resized(self, *_args: object) -> None:
+        if self._rows:
+            self._redraw()
+
     def _redraw(self) -> None:
         """Update one bar item per row and a pool of labels in place (creating items only when rows grow)."""
         c = colors_for(self)
@@ -93,7 +100,7 @@ class BreakdownChart(pg.PlotWidget):  # type: ignore[misc]
             self._bars.append(bar)
         for extra in self._bars[n:]:
             extra.setOpts(x0=[0.0], y=[0.0], width=[0.0])
-        labels: list[tuple[str, float, float]] = []
+        labels: list[tuple[str, float, float, float]] = []
         top = 0.0
         for i, row in enumerate(self._rows):
             terms = [t for t in row.terms if t.bytes > 0]
@@ -106,13 +113,14 @@ class BreakdownChart(pg.PlotWidget):  # type: ignore[misc]
                 brushes=[pg.mkBrush(c.term(t.name)) for t in terms], pen=pen,
             )
             labels += [
-                (f"{term_title(t.name)}\n{format_bytes(t.bytes, self._unit, 1)}", x0 + w / 2, y)
+                (f"{term_title(t.name)}\n{format_bytes(t.bytes, self._unit, 1)}", x0 + w / 2, y, w)
                 for t, x0, w in zip(terms, starts, widths, strict=True)
                 if t.share >= self._min_label_share
             ]
             top = max(top, sum(widths))
-        self._show_labels(labels)
         cap = to_unit(self._capacity, self._unit)
+        x_max = nice_ceiling(max(top, cap) * 1.02)
+        self._show_labels(self._fitting(labels, x_max))
         self._line.setValue(cap)
         ticks = [[(n - i, r.label) for i, r in enumerate(self._rows)]]
         if ticks != self._ticks:
@@ -124,15 +132,25 @@ class BreakdownChart(pg.PlotWidget):  # type: ignore[misc]
             widest = max((QFontMetrics(axis.font()).horizontalAdvance(r.label) for r in self._rows), default=0)
             axis.setWidth(widest + 18)
         self.getPlotItem().setLabel("bottom", self._unit.value)
-        self.setXRange(0, nice_ceiling(max(top, cap) * 1.02), padding=0)
+        self.setXRange(0, x_max, padding=0)
         self.setYRange(0.5, n + 0.5, padding=0.02)
+
+    def _fitting(self, labels: list[tuple[str, float, float, float]], x_max: float) -> list[tuple[str, float, float]]:
+        """The labels whose text fits inside their segment at the chart's current width (all of them, by share
+        alone, before the chart has a size)."""
+        px = self.getPlotItem().vb.width() / x_max if x_max > 0 else 0.0
+        if px <= 0:
+            return [(text, x, y) for text, x, y, _ in labels]
+        metrics = QFontMetrics(self._label_font)
+        return [
+            (text, x, y) for text, x, y, w in labels
+            if max(metrics.horizontalAdvance(line) for line in text.split("\n")) + 6 <= w * px
+        ]
 
     def _show_labels(self, labels: list[tuple[str, float, float]]) -> None:
         while len(self._labels) < len(labels):
             label = pg.TextItem("", color="#ffffff", anchor=(0.5, 0.5))
-            font = QFont()
-            font.setPointSizeF(8.5)
-            label.setFont(font)
+            label.setFont(self._label_font)
             self.addItem(label)
             self._labels.append(label)
         for item, (text, x, y) in zip(self._labels, labels, strict=False):
