@@ -29,7 +29,7 @@ def extract(ts: Path) -> str:
 @needs_tools
 def test_user_visible_texts_are_extractable(tmp_path: Path) -> None:
     text = extract(tmp_path / "vramlab_xx.ts")
-    for source in ("Memory", "Serving", "&amp;Quit", "Theme: &amp;dark", "This page arrives with issue {n}.",
+    for source in ("Memory", "Serving", "&amp;Quit", "Theme: &amp;dark", "Does not fit on {gpu}: short by {x}",
                    "About VRAM Lab", "VRAM Lab is MIT-licensed. It bundles:"):  # fmt: skip
         assert f"<source>{source}</source>" in text, source
 
