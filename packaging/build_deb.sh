@@ -8,7 +8,7 @@
 # Depends: libc6 at least the newest GLIBC_x.y symbol version the bundle's binaries use, then
 # packaging/deb/depends.txt. DEB_COMPRESS picks the compressor and DEB_LEVEL its level: xz -6 by default (53 MB,
 # about a minute on 2 cores); zstd -9 is 64 MB in 3 s. dpkg reads zstd since 1.21.18 (Debian 12, Ubuntu 21.10),
-# older than any system with the glibc 2.36 the bundle needs.
+# older than any system with the glibc 2.36 the bundle needs. DEB_STAGE: where the file tree is assembled.
 set -eu
 cd "$(dirname "$0")/.."
 onedir=$1 icons=$2 out=$3
@@ -18,8 +18,8 @@ version=$(sed -n 's/^version = "\(.*\)"$/\1/p' pyproject.toml | head -n 1)
 [ -x "$onedir/vramlab" ] || { echo "build_deb: no bundle at $onedir (run make bundle)" >&2; exit 1; }
 [ -n "$version" ] || { echo "build_deb: no version in pyproject.toml" >&2; exit 1; }
 
-stage=build/deb/vramlab
-rm -rf build/deb
+stage=${DEB_STAGE:-build/deb}/vramlab  # the package's file tree, as it will be installed
+rm -rf "$stage"
 mkdir -p "$stage/DEBIAN" "$stage/opt" "$stage/usr/bin" "$stage/usr/share/applications" \
          "$stage/usr/share/icons/hicolor/scalable/apps" "$stage/usr/share/doc/vramlab"
 cp -a "$onedir" "$stage/opt/vramlab"

@@ -95,7 +95,8 @@ def test_every_file_the_app_reads_is_in_the_bundle_at_its_relative_path(
         for p in (REPO / top).rglob("*")
         if p.is_file() and p.suffix not in {".py", ".pyc"} and "__pycache__" not in p.parts
     ]
-    missing = [p for p in on_disk if (p.relative_to(REPO).as_posix(), p.parent.relative_to(REPO).as_posix()) not in data]
+    relative = [(p, p.relative_to(REPO).as_posix(), p.parent.relative_to(REPO).as_posix()) for p in on_disk]
+    missing = [p for p, source, folder in relative if (source, folder) not in data]
     assert [p for p in missing if p.suffix not in NOT_READ_AT_RUN_TIME] == []
     # gui.resources reads sys._MEIPASS/assets/...; engine.catalog reads its package folder
     assert ("assets/icons/vramlab.svg", "assets/icons") in data
@@ -158,6 +159,8 @@ def test_unused_plugins_translations_and_their_libraries_are_left_out(
         ("libxcb-cursor.so", "libxcb-cursor.so.0", "SYMLINK"),
         ("libgtk-only.so", "libgtk-only.so.1", "SYMLINK"),
         ("PySide6/Qt/lib/libgtk-only.so.1", "../../../libgtk-only.so.1", "SYMLINK"),
+        ("PySide6/Qt/lib/libgtk.so", "libgtk-only.so.1", "SYMLINK"),  # a link to a dropped link
+        ("PySide6/Qt/lib/QtCore.framework/Versions/Current", "A", "SYMLINK"),  # macOS: a link to a folder
     ]
     links = {
         f"/src/{plugins}/platforms/libqxcb.so": ["libxcb-cursor.so.0"],
@@ -175,5 +178,9 @@ def test_unused_plugins_translations_and_their_libraries_are_left_out(
         "libxcb-cursor.so.0",
     }
     kept_datas = {dest for dest, _, kind in spec["a"].datas if kind != "DATA" or dest.startswith("PySide6")}
-    # no dangling link: the GTK library went, and so did both links to it
-    assert kept_datas == {"PySide6/Qt/translations/qtbase_zh_TW.qm", "libxcb-cursor.so"}
+    # no dangling link: the GTK library went, and so did the links to it; other links stay
+    assert kept_datas == {
+        "PySide6/Qt/translations/qtbase_zh_TW.qm",
+        "libxcb-cursor.so",
+        "PySide6/Qt/lib/QtCore.framework/Versions/Current",
+    }
