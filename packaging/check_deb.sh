@@ -8,7 +8,9 @@
 # (git-ignored; a few minutes); every run starts from a fresh copy of that tarball, so runs do not leak into
 # each other. Steps, each failing the script if it fails:
 #   1. apt-get install --no-install-recommends ./vramlab.deb   (the declared Depends alone must be enough)
-#   2. vramlab --version and vramlab --smoke-test (offscreen), as an unprivileged user; any traceback fails
+#   2. every library in /opt/vramlab resolves (ldd) with only the declared dependencies installed; then, as an
+#      unprivileged user, vramlab --version, --smoke-test and --screenshot (offscreen); any traceback fails;
+#      then (Xvfb added) a real X11 window: the app starts on the xcb platform and paints its first frame
 #   3. apt-get purge vramlab, then every file the package installed must be gone, /opt/vramlab and
 #      /usr/bin/vramlab included.
 # Needs root (chroot, mounts) and debootstrap (apt-get install debootstrap). MIRROR overrides the mirror.
@@ -65,7 +67,12 @@ for path in /opt/vramlab/vramlab /usr/bin/vramlab /usr/share/applications/vramla
     [ -e "$root$path" ] || fail "not installed: $path"
 done
 
-say "2. run it as a user, offscreen"
+say "2. run it: libraries resolve, then offscreen as a user, then in a real X11 window"
+in_root sh -c 'cd /opt/vramlab && find . -type f \( -name "*.so*" -o -name vramlab \) | while read -r f; do
+    LD_LIBRARY_PATH=/opt/vramlab/_internal ldd "$f" 2>/dev/null | sed -n "s|^\t*\(.*\) => not found|$f needs \1|p"
+done' > "$root/tmp/unresolved.txt"
+[ ! -s "$root/tmp/unresolved.txt" ] || { cat "$root/tmp/unresolved.txt"; fail "libraries not found (a missing Depends?)"; }
+echo "every library in /opt/vramlab resolves"
 in_root useradd --create-home tester
 as_user() { in_root su tester -s /bin/sh -c "QT_QPA_PLATFORM=offscreen $*"; }
 version=$(as_user "vramlab --version") || fail "vramlab --version"
@@ -76,6 +83,11 @@ sed 's/^/  stderr: /' "$root/tmp/smoke.log"
 as_user "vramlab --screenshot /tmp/shots" > /dev/null 2>&1 || fail "vramlab --screenshot"
 rm -rf "$cache/shots" && cp -r "$root/tmp/shots" "$cache/shots"
 echo "smoke test passed; screenshots (with the chroot's fonts) in $cache/shots: $(ls "$cache/shots" | tr '\n' ' ')"
+apt install --no-install-recommends xvfb xauth > /dev/null 2>&1 || fail "apt-get install xvfb"
+window=$(in_root su tester -s /bin/sh -c "VRAMLAB_STARTUP_PROBE=1 xvfb-run -a vramlab" 2>&1) \
+    || { echo "$window"; fail "vramlab in an X11 window (Xvfb)"; }
+echo "$window" | grep -q '^startup_s=' || { echo "$window"; fail "no first paint in an X11 window (Xvfb)"; }
+echo "X11 window (Xvfb, xcb platform): first frame painted"
 
 say "3. purge, then look for leftovers"
 apt purge vramlab > /dev/null || fail "apt-get purge"
