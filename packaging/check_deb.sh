@@ -68,21 +68,27 @@ for path in /opt/vramlab/vramlab /usr/bin/vramlab /usr/share/applications/vramla
 done
 
 say "2. run it: libraries resolve, then offscreen as a user, then in a real X11 window"
+# 2a. ldd every binary with the bundle's own folder on the path, as PyInstaller's bootloader sets it
 in_root sh -c 'cd /opt/vramlab && find . -type f \( -name "*.so*" -o -name vramlab \) | while read -r f; do
     LD_LIBRARY_PATH=/opt/vramlab/_internal ldd "$f" 2>/dev/null | sed -n "s|^\t*\(.*\) => not found|$f needs \1|p"
 done' > "$root/tmp/unresolved.txt"
-[ ! -s "$root/tmp/unresolved.txt" ] || { cat "$root/tmp/unresolved.txt"; fail "libraries not found (a missing Depends?)"; }
+if [ -s "$root/tmp/unresolved.txt" ]; then
+    cat "$root/tmp/unresolved.txt"; fail "libraries not found (a missing Depends?)"
+fi
 echo "every library in /opt/vramlab resolves"
+# 2b. offscreen, as an ordinary user (nothing may need root or write into /opt)
 in_root useradd --create-home tester
 as_user() { in_root su tester -s /bin/sh -c "QT_QPA_PLATFORM=offscreen $*"; }
 version=$(as_user "vramlab --version") || fail "vramlab --version"
 echo "$version"
-as_user "vramlab --smoke-test" > "$root/tmp/smoke.log" 2>&1 || { cat "$root/tmp/smoke.log"; fail "vramlab --smoke-test"; }
-grep -q Traceback "$root/tmp/smoke.log" && { cat "$root/tmp/smoke.log"; fail "traceback in the smoke test"; }
-sed 's/^/  stderr: /' "$root/tmp/smoke.log"
+smoke=$root/tmp/smoke.log
+as_user "vramlab --smoke-test" > "$smoke" 2>&1 || { cat "$smoke"; fail "vramlab --smoke-test"; }
+if grep -q Traceback "$smoke"; then cat "$smoke"; fail "traceback in the smoke test"; fi
+sed 's/^/  stderr: /' "$smoke"
 as_user "vramlab --screenshot /tmp/shots" > /dev/null 2>&1 || fail "vramlab --screenshot"
 rm -rf "$cache/shots" && cp -r "$root/tmp/shots" "$cache/shots"
-echo "smoke test passed; screenshots (with the chroot's fonts) in $cache/shots: $(ls "$cache/shots" | tr '\n' ' ')"
+echo "smoke test passed; screenshots (with the chroot's fonts) in $cache/shots:" $(ls "$cache/shots")
+# 2c. a real X11 window (xcb platform, GLX/EGL from the system) under Xvfb; the probe quits at the first paint
 apt install --no-install-recommends xvfb xauth > /dev/null 2>&1 || fail "apt-get install xvfb"
 window=$(in_root su tester -s /bin/sh -c "VRAMLAB_STARTUP_PROBE=1 xvfb-run -a vramlab" 2>&1) \
     || { echo "$window"; fail "vramlab in an X11 window (Xvfb)"; }
@@ -99,6 +105,7 @@ done < "$root/tmp/files.txt"
 [ ! -e "$root/usr/bin/vramlab" ] || left="$left /usr/bin/vramlab"
 [ -z "$left" ] || fail "left behind after purge:$left"
 in_root dpkg-query -W vramlab >/dev/null 2>&1 && fail "dpkg still lists vramlab"
-echo "nothing left: $(grep -c . "$root/tmp/files.txt") paths installed, all removed; /opt/vramlab and /usr/bin/vramlab gone"
+echo "nothing left: $(grep -c . "$root/tmp/files.txt") paths installed, all removed;" \
+     "/opt/vramlab and /usr/bin/vramlab gone"
 
 say "PASS: $(basename "$deb") installs, runs and uninstalls cleanly on a bare Debian 12"
