@@ -23,9 +23,9 @@ MAX_HEADER_BYTES = 100_000_000
 
 #: model_type -> defaults that differ from the Llama family's
 _FAMILY_DEFAULTS: dict[str, dict[str, Any]] = {
-    "gemma": {"tie_embeddings": True},
-    "gemma2": {"tie_embeddings": True, "norms_per_layer": 4, "sliding_layers_fraction": 0.5},
-    "gemma3": {"tie_embeddings": True, "norms_per_layer": 4},
+    "gemma": {"tie_embeddings": True, "norm": "rmsnorm-fp32"},
+    "gemma2": {"tie_embeddings": True, "norms_per_layer": 4, "sliding_layers_fraction": 0.5, "norm": "rmsnorm-fp32"},
+    "gemma3": {"tie_embeddings": True, "norms_per_layer": 4, "norm": "rmsnorm-fp32"},
     "qwen2": {"qkv_bias": True},
     "qwen2_moe": {"qkv_bias": True},
 }
@@ -131,6 +131,8 @@ def spec_fields(cfg: dict[str, Any], name: str) -> dict[str, Any]:
     if gpt2:
         fields.update(mlp=MlpKind.PLAIN, norm=NormKind.LAYERNORM, positions=PositionKind.LEARNED,
                       qkv_bias=True, o_bias=True, mlp_bias=True)
+    fields["attn_softcap"] = bool(cfg.get("attn_logit_softcapping"))
+    fields["logit_softcap"] = bool(cfg.get("final_logit_softcapping"))
     if "attention_bias" in cfg:
         fields["qkv_bias"] = fields["o_bias"] = bool(cfg["attention_bias"])
     return fields

@@ -19,6 +19,7 @@ class Term:
     formula: str
     source: str
     detail: str = ""
+    share: float = 0.0  # of the total these terms sum to
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)

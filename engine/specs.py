@@ -45,7 +45,10 @@ class MlpKind(StrEnum):
 
 
 class NormKind(StrEnum):
+    """RMSNORM_FP32: Gemma's RMSNorm, which multiplies by (1 + weight) in fp32 before casting back."""
+
     RMSNORM = "rmsnorm"  # weight only
+    RMSNORM_FP32 = "rmsnorm-fp32"  # weight only; scaled in fp32 (Gemma)
     LAYERNORM = "layernorm"  # weight and bias
 
 
@@ -172,6 +175,9 @@ class ModelSpec(_Frozen):
     mlp_bias: bool = False
     moe: MoESpec | None = None
     mla: MLASpec | None = None
+    #: Gemma 2 soft-caps attention scores and output logits with tanh (cap * tanh(x / cap))
+    attn_softcap: bool = False
+    logit_softcap: bool = False
     sliding_window: PositiveInt | None = None
     #: for models whose every other layer is sliding-window (Gemma 2), the share of layers that slide
     sliding_layers_fraction: Annotated[float, Field(ge=0.0, le=1.0)] = 1.0

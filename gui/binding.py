@@ -17,22 +17,34 @@ Usage::
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, Protocol
 
-from PySide6.QtCore import QObject, QSignalBlocker, Signal
-from PySide6.QtWidgets import QAbstractButton, QComboBox, QDoubleSpinBox, QSlider, QSpinBox, QWidget
+from PySide6.QtCore import QObject, QSignalBlocker, Signal, SignalInstance
+from PySide6.QtWidgets import QAbstractButton, QButtonGroup, QComboBox, QDoubleSpinBox, QSlider, QSpinBox
 
 from gui.coalesce import Coalescer
-from gui.scenario import Scenario, ScenarioError
+from gui.scenario import ScenarioError
 from gui.slider_scale import SliderScale
 
 Choices = Sequence[tuple[str, Any]]
 
 
+class Bindable(Protocol):
+    """What a binder binds to: the ``Scenario``, or a page's own state with the same interface
+    (``get``, ``update`` raising ``ScenarioError``, a ``changed`` signal), e.g. the serving page's."""
+
+    @property
+    def changed(self) -> SignalInstance: ...
+
+    def get(self, field: str) -> Any: ...
+
+    def update(self, **fields: Any) -> bool: ...
+
+
 class _Bound:
     """One widget bound to one field: how to read it, how to show a value in it."""
 
-    def __init__(self, widget: QWidget, field: str, read: Callable[[], Any], show: Callable[[Any], None]):
+    def __init__(self, widget: QObject, field: str, read: Callable[[], Any], show: Callable[[Any], None]):
         self.widget, self.field, self.read, self.show = widget, field, read, show
 
     def push(self, value: Any) -> None:
@@ -42,7 +54,7 @@ class _Bound:
 
 
 class Binder(QObject):
-    """Binds widgets to one ``Scenario``.
+    """Binds widgets to one ``Scenario`` (or another ``Bindable`` state).
 
     Signals:
         rejected(str, str): a control's value was refused (field, one-line reason); the control was reset.
@@ -50,7 +62,7 @@ class Binder(QObject):
 
     rejected = Signal(str, str)
 
-    def __init__(self, scenario: Scenario, parent: QObject | None = None) -> None:
+    def __init__(self, scenario: Bindable, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self._scenario = scenario
         self._bound: list[_Bound] = []
@@ -87,6 +99,39 @@ class Binder(QObject):
         read = lambda: on if button.isChecked() else off  # noqa: E731
         self._add(_Bound(button, field, read, lambda v: button.setChecked(v == on)))
         button.toggled.connect(lambda _c: self._write_now(field, read()))
+
+    def custom(
+        self,
+        widget: QObject,
+        field: str,
+        *,
+        read: Callable[[], Any],
+        show: Callable[[Any], None],
+        changed: Any,
+        coalesce: bool = False,
+    ) -> None:
+        """Any widget: ``read()`` gives its value, ``show(value)`` displays one, ``changed`` (a signal) fires
+        on user edits. Signals are blocked while showing, as for every other binding."""
+        self._add(_Bound(widget, field, read, show))
+        write = self._write_later if coalesce else self._write_now
+        changed.connect(lambda *_args: write(field, read()))
+
+    def buttons(self, group: QButtonGroup, field: str, choices: Sequence[tuple[QAbstractButton, Any]]) -> None:
+        """A segmented control: exclusive checkable buttons, one value each."""
+        group.setExclusive(True)
+        for button, _ in choices:
+            button.setCheckable(True)
+            group.addButton(button)
+
+        def read() -> Any:
+            return next((v for b, v in choices if b.isChecked()), None)
+
+        def show(value: Any) -> None:
+            for b, v in choices:
+                with QSignalBlocker(b):
+                    b.setChecked(v == value)
+
+        self.custom(group, field, read=read, show=show, changed=group.buttonClicked)
 
     def refresh(self) -> None:
         """Show the scenario's values in every bound widget (signals blocked)."""

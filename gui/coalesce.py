@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from PySide6.QtCore import QObject, QTimer
+from PySide6.QtCore import QElapsedTimer, QObject, QTimer
 
 
 class Coalescer(QObject):
@@ -42,3 +42,29 @@ class Coalescer(QObject):
 
     def cancel(self) -> None:
         self._timer.stop()
+
+
+class Throttle(Coalescer):
+    """Like ``Coalescer``, but at most one call per ``interval_ms``: the first request after a quiet spell
+    runs on the next event-loop turn, requests during a storm run at most every ``interval_ms``, and the
+    last request of a storm is always served. For views too costly to repaint on every frame of a drag.
+
+    Signals: none.
+    """
+
+    def __init__(self, callback: Callable[[], None], interval_ms: int, parent: QObject | None = None) -> None:
+        super().__init__(self._run, parent)
+        self._target = callback
+        self._interval = interval_ms
+        self._clock = QElapsedTimer()
+
+    def schedule(self) -> None:
+        if self._timer.isActive():
+            return
+        since = self._clock.elapsed() if self._clock.isValid() else self._interval
+        self._timer.setInterval(max(0, self._interval - since))
+        self._timer.start()
+
+    def _run(self) -> None:
+        self._clock.start()
+        self._target()

@@ -35,8 +35,15 @@ def _choices(enum: type[Any]) -> list[str]:
 
 
 def register(sub: Any) -> None:
-    d = TrainingSetup()
     p = sub.add_parser("estimate", help="per-GPU peak memory of one fine-tuning step")
+    add_setup_arguments(p)
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(handler=run)
+
+
+def add_setup_arguments(p: argparse.ArgumentParser) -> None:
+    """The model, setup and GPU flags, shared by every command that takes a training setup."""
+    d = TrainingSetup()
     src = p.add_mutually_exclusive_group()
     src.add_argument("--model", default=None, help=f"catalog id or HF repo name (default {DEFAULT_MODEL})")
     src.add_argument("--config", default=None, help="a Hugging Face config.json, or a folder holding one")
@@ -59,8 +66,6 @@ def register(sub: Any) -> None:
     p.add_argument("--quant", choices=_choices(QuantType), default=d.quant.quant_type.value, help="QLoRA 4-bit type")
     p.add_argument("--no-double-quant", action="store_true", help="QLoRA without double quantization")
     p.add_argument("--gpu", default=DEFAULT_GPU, help=f"GPU type for the verdict (default {DEFAULT_GPU})")
-    p.add_argument("--json", action="store_true", help="print JSON")
-    p.set_defaults(handler=run)
 
 
 def resolve_model(model: str | None, config: str | None) -> ModelSpec:
@@ -114,6 +119,7 @@ def to_json(e: Estimate) -> dict[str, Any]:
         "phases": [{"phase": p.name, "step": p.step, "bytes": round(p.total)} for p in e.phases],
         "gpu_memory_bytes": e.gpu.memory_bytes,
         "fits": e.fits,
+        "verdict": e.verdict.value,
         "headroom_bytes": e.headroom_bytes,
     }
 

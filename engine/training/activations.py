@@ -86,11 +86,12 @@ def _inputs(ctx: _Ctx, group: list[Linear], src: int, adapted: set[str]) -> floa
 
 
 def _norm(ctx: _Ctx, width: int) -> float:
-    """RMSNorm (HF) keeps its fp32 input and, when its weight trains, the normalised tensor.
-    LayerNorm keeps its input plus fp32 mean and rstd per token."""
+    """RMSNorm (HF) keeps its fp32 input and, when its weight trains, the normalised tensor (in the input's
+    dtype; Gemma's stays fp32). LayerNorm keeps its input plus fp32 mean and rstd per token."""
     if ctx.m.norm is NormKind.LAYERNORM:
         return ctx.r * width + 2 * FP32
-    return FP32 * width + (ctx.r * width if ctx.full else 0)
+    normalised = FP32 if ctx.m.norm is NormKind.RMSNORM_FP32 else ctx.r
+    return FP32 * width + (normalised * width if ctx.full else 0)
 
 
 def _attention_core(ctx: _Ctx) -> tuple[float, float, float, float]:
@@ -110,7 +111,8 @@ def _attention_core(ctx: _Ctx) -> tuple[float, float, float, float]:
         q_w = o_w = a * m.head_size
         k_w = v_w = m.num_kv_heads * m.head_size
     if ctx.s.attention is Attention.EAGER:
-        probs = a * (FP32 + (c if c < FP32 else 0))
+        # + tanh's output when scores are soft-capped (Gemma 2)
+        probs = a * (FP32 + (c if c < FP32 else 0) + (c if m.attn_softcap else 0))
         saved = c * (q_w + 2 * q_w)
         return saved, probs, c * 3 * q_w, a * 2 * FP32
     saved = c * (q_w + k_w + v_w + o_w) + FP32 * a
@@ -147,10 +149,14 @@ def layer_coeffs(ctx: _Ctx, layer: int) -> LayerCoeffs:
     mlp, mlp_t = _mlp(ctx, layer, adapted)
     other = [x for x in attn if x not in q_in and x not in o_in]  # MLA's q_b / kv_b, after their own norms
     mla = sum(_inputs(ctx, [x], ctx.c, adapted) + _norm(ctx, x.n_in) for x in other)
+    # SDPA / FlashAttention write their output in (b, s, heads, d) order, so the transpose that feeds o_proj
+    # is free and a full fine-tune's o_proj saves the very tensor attention already keeps; eager copies it.
+    # (LoRA under autocast still saves its own cast copy of it.)
+    o_shared = ctx.s.attention is not Attention.EAGER and (ctx.full or not ctx.autocast)
     saved = (
         (m.norms_per_layer * _norm(ctx, h))
         + _inputs(ctx, q_in, ctx.r, adapted)
-        + _inputs(ctx, o_in, ctx.c, adapted)
+        + (0.0 if o_shared else _inputs(ctx, o_in, ctx.c, adapted))
         + core
         + mlp
         + mla
@@ -174,12 +180,13 @@ def activation_coeffs(m: ModelSpec, s: TrainingSetup) -> ActivationCoeffs:
     v, h, c = m.vocab_size, m.hidden_size, ctx.c
     head_in = (c if ctx.autocast and ctx.r != c else ctx.r) * h if ctx.full else 0
     upcast = FP32 if c < FP32 else 0  # logits.float() in the HF loss
+    softcap = c * v if m.logit_softcap else 0  # tanh's output, kept for its backward
     return ActivationCoeffs(
         segments=tuple(runs),
         head_saved=_norm(ctx, h) + head_in,
         head_copies=ctx.c * v * h if ctx.copies else 0,
-        logits_saved=FP32 * v,
-        logits_forward=(c + upcast + FP32) * v,
-        logits_backward=3 * FP32 * v,
+        logits_saved=FP32 * v + softcap,
+        logits_forward=(c + upcast + FP32) * v + softcap,
+        logits_backward=3 * FP32 * v + softcap,
         end_transient=ctx.r * h,
     )

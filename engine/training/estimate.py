@@ -18,6 +18,7 @@ Three levels, because users confuse them:
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import StrEnum
 from functools import lru_cache
 from typing import Any
 
@@ -31,6 +32,15 @@ from engine.training.states import ModelStates, grad_dtype_bytes, model_states
 
 #: median of max_memory_reserved / max_memory_allocated over the eight H200 runs in reference/gpu_llama.jsonl
 RESERVED_RATIO = 1.069
+#: under this share of the GPU's memory left over, a fit is "tight": allocator spikes, another process or a
+#: longer batch can tip it over (the estimate itself is within about 1-5%: docs/accuracy.md)
+TIGHT_HEADROOM = 0.10
+
+
+class Verdict(StrEnum):
+    FITS = "fits"  # with headroom
+    TIGHT = "tight"
+    OVER = "over"  # does not fit
 
 TERM_ORDER = (
     "weights",
@@ -79,6 +89,29 @@ class Estimate:
     @property
     def fits(self) -> bool:
         return self.device_bytes <= self.gpu.memory_bytes
+
+    @property
+    def device_terms(self) -> tuple[Term, ...]:
+        """The allocated terms plus what separates them from the device total, so a bar sums to what
+        nvidia-smi shows: the caching allocator's reserve and the CUDA context (module docstring)."""
+        reserve = Term("allocator_reserve", self.reserved_bytes - self.peak_allocated_bytes,
+                       f"allocated x ({RESERVED_RATIO} - 1)", "median reserved / allocated of 8 H200 runs "
+                       "(reference/gpu_llama.jsonl)")
+        context = Term("cuda_context", self.device_bytes - self.reserved_bytes,
+                       "CUDA context and libraries outside the allocator" + (" + paged optimizer states"
+                                                                              if self.paged_bytes else ""),
+                       "measured 0.55 GB on an H200 (shared/ENVIRONMENT.md)")
+        total = max(self.device_bytes, 1)
+        return tuple(
+            Term(t.name, t.bytes, t.formula, t.source, t.detail, t.bytes / total)
+            for t in (*self.terms, reserve, context)
+        )
+
+    @property
+    def verdict(self) -> Verdict:
+        if not self.fits:
+            return Verdict.OVER
+        return Verdict.TIGHT if self.headroom_bytes < TIGHT_HEADROOM * self.gpu.memory_bytes else Verdict.FITS
 
     @property
     def headroom_bytes(self) -> int:

@@ -52,5 +52,8 @@ def texts(m: ModelSpec, s: TrainingSetup, st: ModelStates) -> Texts:
 
 
 def describe(words: Texts, at_peak: dict[str, float], order: tuple[str, ...]) -> tuple[Term, ...]:
-    """Terms at the peak, in the canonical order, each with its formula and source."""
-    return tuple(Term(name, round(at_peak.get(name, 0.0)), *words[name]) for name in order)
+    """Terms at the peak, in the canonical order, each with its formula, source and share of the peak."""
+    total = sum(at_peak.values()) or 1.0
+    return tuple(
+        Term(name, round(at_peak.get(name, 0.0)), *words[name], share=at_peak.get(name, 0.0) / total) for name in order
+    )

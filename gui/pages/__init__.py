@@ -1,9 +1,9 @@
 """The page registry: which pages the main window shows, in order, and where each one's class lives.
 
-A page lands by changing its one line here (from its placeholder to its module). Modules are imported only when
+Each page is one line here. Modules are imported only when
 the page is first shown, which keeps start-up fast.
 
-The page contract (see ``gui.pages.placeholder.PlaceholderPage`` for a minimal one)::
+The page contract::
 
     class MemoryPage(QWidget):
         page_id = "memory"
@@ -36,14 +36,12 @@ class PageEntry(NamedTuple):
     title: str
 
 
-_PLACEHOLDER = "gui.pages.placeholder"
-
 PAGES: tuple[PageEntry, ...] = (
-    PageEntry("memory", _PLACEHOLDER, "MemoryPlaceholder", QT_TRANSLATE_NOOP("pages", "Memory")),
-    PageEntry("attention", _PLACEHOLDER, "AttentionPlaceholder", QT_TRANSLATE_NOOP("pages", "Attention")),
-    PageEntry("levers", _PLACEHOLDER, "LeversPlaceholder", QT_TRANSLATE_NOOP("pages", "Levers")),
-    PageEntry("alignment", _PLACEHOLDER, "AlignmentPlaceholder", QT_TRANSLATE_NOOP("pages", "Alignment")),
-    PageEntry("serving", _PLACEHOLDER, "ServingPlaceholder", QT_TRANSLATE_NOOP("pages", "Serving")),
+    PageEntry("memory", "gui.pages.memory", "MemoryPage", QT_TRANSLATE_NOOP("pages", "Memory")),
+    PageEntry("attention", "gui.pages.attention", "AttentionPage", QT_TRANSLATE_NOOP("pages", "Attention")),
+    PageEntry("levers", "gui.pages.levers", "LeversPage", QT_TRANSLATE_NOOP("pages", "Levers")),
+    PageEntry("alignment", "gui.pages.alignment", "AlignmentPage", QT_TRANSLATE_NOOP("pages", "Alignment")),
+    PageEntry("serving", "gui.pages.serving", "ServingPage", QT_TRANSLATE_NOOP("pages", "Serving")),
 )
 
 PAGE_IDS: tuple[str, ...] = tuple(p.page_id for p in PAGES)

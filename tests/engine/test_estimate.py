@@ -6,40 +6,25 @@ from pathlib import Path
 import pytest
 
 from engine.catalog import get_gpu, get_model
-from engine.specs import Attention, Checkpointing, Method, Precision, Sharding, TrainingSetup
-from engine.training import estimate
+from engine.specs import Attention, Method, Precision, Sharding, TrainingSetup
+from engine.training import accuracy, estimate
 from engine.training.activations import activation_coeffs
 
 H200 = get_gpu("h200")
-REFERENCE = Path(__file__).parent / "data" / "gpu_llama.jsonl"
 
 
-def _setup_from_reference(text):
-    """Parse the setup string of reference/gpu_llama.jsonl ('llama-2-7b lora r16 ... b1 s2048 sdpa gc on')."""
-    words = text.replace("(", " ").replace(")", " ").split()
-    fields: dict[str, object] = {
-        "method": Method.LORA if "lora" in words else Method.FULL,
-        "seq_len": int(next(w for w in words if w.startswith("s") and w[1:].isdigit())[1:]),
-        "batch": int(next(w for w in words if w.startswith("b") and w[1:].isdigit())[1:]),
-        "attention": Attention.EAGER if "eager" in words else Attention.SDPA,
-        "checkpointing": Checkpointing.FULL if words[words.index("gc") + 1] == "on" else Checkpointing.NONE,
-    }
-    precision = {"bf16": Precision.BF16, "amp-bf16": Precision.AMP_BF16, "bf16-mixed": Precision.BF16_MIXED}
-    fields["precision"] = next(precision[w] for w in words if w in precision)
-    return words[0], TrainingSetup(**fields)
+@pytest.mark.parametrize("run", accuracy.gpu_runs(), ids=lambda r: r.id)
+def test_allocated_peak_matches_real_h200_runs(run):
+    """shared/reference/gpu_llama.jsonl, bundled as engine/catalog/gpu_runs.json: within 2% each."""
+    assert abs(run.error) < 0.02, f"{run.described}: {run.error:+.2%}"
 
 
-def _references():
-    return [json.loads(line) for line in REFERENCE.read_text().splitlines() if line.strip()]
-
-
-@pytest.mark.parametrize("ref", _references(), ids=lambda r: r["id"])
-def test_allocated_peak_matches_real_h200_runs(ref):
-    model, setup = _setup_from_reference(ref["setup"])
-    e = estimate(get_model(model), setup, H200)
-    assert e.total_params == ref["total_params"]
-    assert e.trainable_params == ref["trainable_params"]
-    assert e.peak_allocated_bytes == pytest.approx(ref["max_memory_allocated"], rel=0.02)
+def test_bundled_runs_are_the_reference_file():
+    raw = json.loads(Path(accuracy.__file__).parent.parent.joinpath("catalog", "gpu_runs.json").read_text())
+    assert {r["id"] for r in raw["runs"]} == {f"m0{i}" for i in range(1, 9)}
+    for r in raw["runs"]:
+        e = estimate(get_model(r["model"]), TrainingSetup.model_validate(r["setup"]), H200)
+        assert (e.total_params, e.trainable_params) == (r["total_params"], r["trainable_params"])
 
 
 def test_terms_sum_to_the_peak():
@@ -52,12 +37,13 @@ def test_terms_sum_to_the_peak():
 def test_sdpa_layer_saves_hand_counted_bytes():
     """Llama 2 7B, pure bf16, full FT, SDPA, per token and layer (h=4096, I=11008, 32 heads):
     2 RMSNorms x (4h fp32 input + 2h normalised) + q/k/v input 2h + q,k,v,out 4 x 2h + lse 4 x 32
-    + o_proj input 2h + MLP input 2h + gate, silu, up, product 4 x 2I."""
+    + MLP input 2h + gate, silu, up, product 4 x 2I. o_proj's input is attention's output itself: SDPA writes
+    it in (b, s, heads, d) order, so the transpose before o_proj copies nothing."""
     ac = activation_coeffs(get_model("llama-2-7b"), TrainingSetup(precision=Precision.BF16))
     (n, layer), = ac.segments
     h, i = 4096, 11008
     assert n == 32
-    assert layer.saved == 2 * 6 * h + 2 * h + 8 * h + 4 * 32 + 2 * h + 2 * h + 8 * i
+    assert layer.saved == 2 * 6 * h + 2 * h + 8 * h + 4 * 32 + 2 * h + 8 * i
     assert layer.saved_bs2 == 0
 
 

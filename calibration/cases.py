@@ -1,0 +1,100 @@
+"""The calibration cases: the H200 reference setups, then one-factor-at-a-time sweeps on several models.
+
+Each sweep starts from a base (full fine-tuning, bf16, batch 1, SDPA, no checkpointing, at a per-model sequence
+length) and changes one factor, sometimes two, so that every factor is seen on more than one architecture
+without running the full product. LoRA presets: "r16" = r 16, alpha 32, dropout 0, all-linear; "r8" = r 8,
+alpha 16, dropout 0, q and v only; "r16-d05" = "r16" with dropout 0.05.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+LORA_PRESETS: dict[str | None, tuple[Any, Any, Any, Any]] = {
+    None: (None, None, None, None),
+    "r16": (16, 32, 0.0, "all-linear"),
+    "r8": (8, 16, 0.0, "qv"),
+    "r16-d05": (16, 32, 0.05, "all-linear"),
+}
+
+
+def case(model: str, method: str = "full", *, precision: str = "bf16", batch: int = 1, seq_len: int = 2048,
+         attention: str = "sdpa", checkpointing: str = "none", lora: str | None = None,
+         case_id: str | None = None) -> dict[str, Any]:
+    """One case's settings; the id spells them out unless given."""
+    rank, alpha, dropout, targets = LORA_PRESETS[lora]
+    method_tag = f"lora-{lora}" if method == "lora" else method
+    auto_id = f"{model}_{method_tag}_{precision}_b{batch}_s{seq_len}_{attention}_gc-{checkpointing}"
+    return {"id": case_id or auto_id, "model": model, "method": method, "precision": precision,
+            "optimizer": "adamw", "batch": batch, "seq_len": seq_len, "attention": attention,
+            "checkpointing": checkpointing, "lora_rank": rank, "lora_alpha": alpha, "lora_dropout": dropout,
+            "lora_targets": targets}
+
+
+# The H200 reference setups (shared/reference/gpu_llama.jsonl); m06 was Llama 3 8B, the same network as 3.1.
+H200 = [
+    case("llama-2-7b", case_id="h200-m01"),
+    case("llama-2-7b", attention="eager", case_id="h200-m02"),
+    case("llama-2-7b", "lora", lora="r16", case_id="h200-m03"),
+    case("llama-2-7b", "lora", lora="r16", checkpointing="full", case_id="h200-m04"),
+    case("llama-2-7b", "lora", lora="r16", seq_len=512, attention="eager", case_id="h200-m05"),
+    case("llama-3.1-8b", case_id="h200-m06"),
+    case("llama-2-7b", precision="amp-bf16", seq_len=512, checkpointing="full", case_id="h200-m07"),
+]
+
+
+def sweep(model: str, seq_len: int, variants: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The model's cases: each variant's settings over the base (full, bf16, b1, SDPA, no checkpointing)."""
+    return [case(model, **{"seq_len": seq_len, **v}) for v in variants]
+
+
+LORA16, LORA8 = {"method": "lora", "lora": "r16"}, {"method": "lora", "lora": "r8"}
+
+GRID = (
+    sweep("llama-3.2-1b", 2048, [
+        {}, {"seq_len": 512}, {"seq_len": 4096}, {"batch": 2}, {"attention": "eager"},
+        {"checkpointing": "full"}, {"precision": "amp-bf16"}, {"precision": "fp32"},
+        {"attention": "eager", "checkpointing": "full"},
+        {"precision": "amp-bf16", "checkpointing": "full", "seq_len": 4096},
+        LORA16, LORA8, {**LORA16, "checkpointing": "full"}, {**LORA16, "attention": "eager"},
+        {**LORA16, "precision": "amp-bf16"}, {**LORA16, "seq_len": 4096}, {**LORA16, "batch": 2},
+        {"method": "lora", "lora": "r16-d05"},
+    ])
+    + sweep("qwen2.5-0.5b", 2048, [
+        {}, {"seq_len": 4096}, {"batch": 2, "seq_len": 512}, {"attention": "eager"},
+        {"checkpointing": "full"}, {"precision": "amp-bf16"}, LORA16, LORA8,
+        {**LORA8, "checkpointing": "full", "seq_len": 4096},
+    ])
+    + sweep("gpt2", 1024, [  # GPT-2 has 1,024 positions; its config has dropout 0.1 (attention, residual, embedding)
+        {}, {"seq_len": 512}, {"batch": 2}, {"attention": "eager"}, {"checkpointing": "full"},
+        {"precision": "amp-bf16"}, LORA16, LORA8,
+    ])
+    + sweep("tiny-moe", 2048, [  # no amp-bf16: torch._grouped_mm takes bf16 only (fp32 experts fail to trace)
+        {}, {"seq_len": 4096}, {"batch": 2}, {"attention": "eager"}, {"checkpointing": "full"}, LORA16, LORA8,
+    ])
+    + sweep("llama-2-7b", 2048, [
+        {"checkpointing": "full"}, {"seq_len": 4096, "checkpointing": "full"}, LORA8,
+        {**LORA16, "batch": 2}, {**LORA16, "seq_len": 4096, "checkpointing": "full"},
+        {**LORA16, "precision": "amp-bf16"},
+    ])
+    + sweep("llama-3.1-8b", 2048, [
+        {"checkpointing": "full", "seq_len": 4096}, {"attention": "eager"}, LORA16,
+        {**LORA8, "checkpointing": "full", "seq_len": 4096}, {**LORA16, "precision": "amp-bf16", "seq_len": 512},
+    ])
+    + sweep("gemma-2-2b", 2048, [  # transformers has no SDPA path for Gemma 2 (logit soft-capping): eager only
+        {"attention": "eager"}, {"attention": "eager", "checkpointing": "full"},
+        {**LORA16, "attention": "eager"},
+    ])
+)
+
+CASES = H200 + GRID
+
+
+def case_by_id(case_id: str) -> dict[str, Any]:
+    """The case with this id, from CASES or the validation cases."""
+    from calibration.validate import CHECKS
+
+    for c in CASES + CHECKS:
+        if c["id"] == case_id:
+            return c
+    raise KeyError(f"no case {case_id!r}; see --list")

@@ -1,0 +1,125 @@
+"""What one role of an alignment stage costs on each GPU, computed with the training engine.
+
+* **trained** (policy, critic): weights + gradients + optimizer states + activations, an :func:`estimate` of the
+  setup. Weights and optimizer states stay for the whole step (*resident*); gradients, activations and logits
+  live only while this role trains (*transient*).
+* **frozen** (reference, reward model, the rollout engine): its own weights (resident; split over N under
+  ZeRO-3, as DeepSpeed shards every engine it prepares) plus one forward pass without gradients (transient,
+  :func:`engine.training.inference.forward_bytes`). With LoRA / QLoRA the reference can be the policy's base with
+  its adapters switched off (PEFT ``disable_adapter``): no second copy, only the forward.
+* **rule**: a program (unit tests, a math answer check): no GPU memory.
+
+A critic or a reward model has the policy's architecture by default with a value head (hidden -> 1) instead of the
+LM head: :func:`value_model` ties the head away and no vocabulary logits are formed. The value head's hidden + 1
+parameters (4,097 for Llama 2 7B) are left out, under 0.0001% of the model.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+from engine.params import count_params
+from engine.specs import Method, ModelSpec, Sharding, TrainingSetup
+from engine.training.estimate import TERM_ORDER, Estimate
+from engine.training.inference import forward_bytes
+from engine.training.precision import FP32, HALF
+from engine.training.states import model_states
+
+ROLLOUT_SOURCE = ("vLLM EngineArgs.gpu_memory_utilization (weights + activations + KV cache of one instance); "
+                  "TRL GRPOConfig.vllm_gpu_memory_utilization = 0.3 in colocate mode")
+
+
+class Role(StrEnum):
+    POLICY = "policy"
+    REFERENCE = "reference"
+    REWARD = "reward"
+    CRITIC = "critic"
+    ROLLOUT = "rollout"  # the sampling engine: a copy of the policy and its KV cache
+
+
+class Mode(StrEnum):
+    TRAINED = "trained"
+    FROZEN = "frozen"  # inference only
+    RULE = "rule"  # a program, not a model
+
+
+class Holding(StrEnum):
+    """How a role is held in GPU memory during training."""
+
+    OWN = "own"  # its own weights
+    SHARED_BASE = "shared-base"  # the policy's base weights, adapters off: no second copy
+    PRECOMPUTED = "precomputed"  # its outputs were computed before training: not in memory
+    NOT_LOADED = "not-loaded"  # not needed (KL coefficient 0)
+    PROGRAM = "program"  # a rule on the CPU
+
+
+@dataclass(frozen=True, slots=True)
+class RoleCost:
+    """One role's bytes per GPU: resident (all step long) and transient (only while it runs), by part."""
+
+    role: Role
+    mode: Mode
+    holding: Holding
+    resident: dict[str, int] = field(default_factory=dict)
+    transient: dict[str, int] = field(default_factory=dict)
+    estimate: Estimate | None = None  # for a trained role
+    note: str = ""  # a warning (a rollout share too small for the weights)
+
+    @property
+    def resident_bytes(self) -> int:
+        return sum(self.resident.values())
+
+    @property
+    def transient_bytes(self) -> int:
+        return sum(self.transient.values())
+
+    @property
+    def bytes(self) -> int:
+        return self.resident_bytes + self.transient_bytes
+
+
+def value_model(m: ModelSpec) -> ModelSpec:
+    """The policy's architecture with no LM head (the value head is left out: see the module docstring)."""
+    return m.model_copy(update={"id": f"{m.id}-value", "tie_embeddings": True})
+
+
+def trained(role: Role, e: Estimate, logits: bool = True) -> RoleCost:
+    """Resident weights and optimizer states; the rest of the peak (at the phase peaking highest) is transient.
+
+    ``logits=False`` (a critic) drops the vocabulary logits and re-takes the peak over the phases."""
+    st = model_states(e.model, e.setup)
+    peak = max(e.phases, key=lambda p: p.total - (0 if logits else p.terms.get("logits", 0.0)))
+    at = {n: round(peak.terms.get(n, 0.0)) for n in TERM_ORDER if logits or n != "logits"}
+    resident = {"weights": st.weights, "optimizer_states": st.optimizer_states}
+    transient = {n: b - resident.get(n, 0) for n, b in at.items() if b - resident.get(n, 0) > 0}
+    return RoleCost(role, Mode.TRAINED, Holding.OWN, resident, transient, e)
+
+
+def frozen_weights(m: ModelSpec, s: TrainingSetup) -> int:
+    """A frozen copy stored like the policy's base (16-bit, or 4-bit NF4 for QLoRA), per GPU."""
+    whole = s.with_(gpus=1, sharding=Sharding.NONE, offload_params=False)
+    st = model_states(m, whole)
+    stored = st.weights_full - (st.counts.trainable * FP32 if s.method is not Method.FULL else 0)
+    return -(-stored // s.gpus) if s.sharding is Sharding.ZERO3 else stored
+
+
+def frozen(role: Role, m: ModelSpec, s: TrainingSetup, sequences: int, *, logits: bool = True,
+           holding: Holding = Holding.OWN) -> RoleCost:
+    """Weights (none when sharing the policy's base) + one no-grad forward over ``sequences`` sequences."""
+    resident = {"weights": frozen_weights(m, s)} if holding is Holding.OWN else {}
+    return RoleCost(role, Mode.FROZEN, holding, resident, {"forward": forward_bytes(m, s, sequences, logits).bytes})
+
+
+def absent(role: Role, holding: Holding, mode: Mode = Mode.FROZEN) -> RoleCost:
+    """A role that takes no GPU memory during training (precomputed, not loaded, a program)."""
+    return RoleCost(role, mode, holding)
+
+
+def rollout(m: ModelSpec, share: float, gpu_bytes: int) -> RoleCost:
+    """The sampling engine's reserved share: its 16-bit copy of the policy, the rest its KV cache."""
+    budget = round(share * gpu_bytes)
+    weights = count_params(m).total * HALF
+    note = "" if weights < budget else "the share does not hold the weights: the engine cannot start"
+    return RoleCost(Role.ROLLOUT, Mode.FROZEN, Holding.OWN,
+                    {"weights": min(weights, budget), "kv_cache": max(budget - weights, 0)}, note=note)

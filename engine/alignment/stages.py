@@ -1,0 +1,147 @@
+"""The four stages counted in models held in memory, and their per-GPU total.
+
+* SFT: the policy, trained.
+* DPO (Rafailov et al. 2023, arXiv:2305.18290): the policy trained on (chosen, rejected) pairs, concatenated into
+  2b sequences as TRL's ``DPOTrainer`` does, and a frozen reference over the same pairs: an own copy, the LoRA
+  base with adapters off, or none when its log-probabilities were precomputed (TRL ``precompute_ref_log_probs``).
+* PPO for RLHF (Ouyang et al. 2022, arXiv:2203.02155): policy and critic trained, reference and reward frozen, and
+  a rollout engine sampling the responses.
+* GRPO (Shao et al. 2024, DeepSeekMath, arXiv:2402.03300, s4.1): policy trained, reference frozen (none with a KL
+  coefficient of 0, TRL's ``beta=0.0``), the reward a rule or a model, a rollout engine sampling G answers a prompt.
+
+The step's roles run one after another, so the per-GPU peak is every role's resident bytes plus the largest
+transient: ``sum(resident) + max(transient)``. ``sum_bytes`` adds every transient too: an upper bound, as if all
+roles ran at once. The device total adds the allocator's reserve (``RESERVED_RATIO``) to the allocated bytes, then
+the rollout engine's share (a pool of its own) and the CUDA context.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Annotated
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from engine.alignment.roles import Holding, Mode, Role, RoleCost, absent, frozen, rollout, trained, value_model
+from engine.specs import GpuSpec, Method, ModelSpec, TrainingSetup
+from engine.training.estimate import RESERVED_RATIO, estimate
+
+Share = Annotated[float, Field(ge=0.0, lt=1.0)]
+
+
+class Stage(StrEnum):
+    SFT = "sft"
+    DPO = "dpo"
+    PPO = "ppo"
+    GRPO = "grpo"
+
+
+class AlignmentOptions(BaseModel):
+    """The variants that change how many models are held. Defaults follow the seed page."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    reference_shares_base: bool = True  # LoRA / QLoRA: the reference is the base with adapters off
+    dpo_precomputed_reference: bool = False  # reference log-probs computed once before training
+    grpo_kl_coef: Annotated[float, Field(ge=0.0, le=10.0)] = 0.04  # DeepSeekMath's beta; TRL's default is 0.0
+    grpo_reward_model: bool = False  # False: a rule (verifiable reward); True: a reward model
+    rollout_share: Share = 0.3  # vLLM gpu_memory_utilization (TRL colocate default); 0: no separate engine
+
+
+@dataclass(frozen=True, slots=True)
+class StageMemory:
+    """One stage: its roles, what each costs on one GPU, and the per-GPU totals."""
+
+    stage: Stage
+    roles: tuple[RoleCost, ...]
+    gpu: GpuSpec
+    gpus: int
+
+    @property
+    def allocated_bytes(self) -> int:
+        """Training allocations at the peak: every resident part plus the largest transient."""
+        alloc = [r for r in self.roles if r.role is not Role.ROLLOUT]
+        return sum(r.resident_bytes for r in alloc) + max((r.transient_bytes for r in alloc), default=0)
+
+    @property
+    def sum_bytes(self) -> int:
+        """Every role's full cost added up: an upper bound, as if all roles ran at the same moment."""
+        return sum(r.bytes for r in self.roles)
+
+    @property
+    def rollout_bytes(self) -> int:
+        return sum(r.resident_bytes for r in self.roles if r.role is Role.ROLLOUT)
+
+    @property
+    def device_bytes(self) -> int:
+        return round(self.allocated_bytes * RESERVED_RATIO) + self.rollout_bytes + self.gpu.context_bytes
+
+    @property
+    def fits(self) -> bool:
+        return self.device_bytes <= self.gpu.memory_bytes
+
+    @property
+    def peak_role(self) -> RoleCost | None:
+        """The role whose working set sets the peak (the largest transient; None when nothing runs)."""
+        alloc = [r for r in self.roles if r.role is not Role.ROLLOUT and r.transient_bytes]
+        return max(alloc, key=lambda r: r.transient_bytes, default=None)
+
+    def segments(self) -> tuple[tuple[str, str, int], ...]:
+        """(role, part, bytes) adding up to ``device_bytes``: each role's resident bytes, the peak working set,
+        then the allocator's reserve with the CUDA context (part ``resident``, ``working_set``, ``reserve``)."""
+        out = [(r.role.value, "resident", r.resident_bytes) for r in self.roles if r.resident_bytes]
+        peak = self.peak_role
+        if peak is not None:
+            out.append((peak.role.value, "working_set", peak.transient_bytes))
+        out.append(("", "reserve", self.device_bytes - self.allocated_bytes - self.rollout_bytes))
+        return tuple(out)
+
+    @property
+    def models(self) -> int:
+        """Models of the algorithm loaded for training (the seed's count; the rollout engine is not one)."""
+        return sum(1 for r in self.roles if r.role is not Role.ROLLOUT and r.holding in (Holding.OWN,
+                                                                                         Holding.SHARED_BASE))
+
+    @property
+    def weight_copies(self) -> int:
+        """Distinct copies of weights in GPU memory (the rollout engine's included)."""
+        return sum(1 for r in self.roles if r.resident.get("weights", 0) > 0)
+
+
+def _reference(m: ModelSpec, s: TrainingSetup, o: AlignmentOptions, sequences: int) -> RoleCost:
+    shared = s.method is not Method.FULL and o.reference_shares_base
+    return frozen(Role.REFERENCE, m, s, sequences, holding=Holding.SHARED_BASE if shared else Holding.OWN)
+
+
+def _roles(stage: Stage, m: ModelSpec, s: TrainingSetup, gpu: GpuSpec, o: AlignmentOptions) -> list[RoleCost]:
+    b = s.batch
+    if stage is Stage.SFT:
+        return [trained(Role.POLICY, estimate(m, s, gpu))]
+    if stage is Stage.DPO:
+        policy = trained(Role.POLICY, estimate(m, s.with_(batch=2 * b), gpu))
+        ref = absent(Role.REFERENCE, Holding.PRECOMPUTED) if o.dpo_precomputed_reference else _reference(m, s, o, 2 * b)
+        return [policy, ref]
+    roles = [trained(Role.POLICY, estimate(m, s, gpu))]
+    if stage is Stage.PPO:
+        roles += [trained(Role.CRITIC, estimate(value_model(m), s, gpu), logits=False), _reference(m, s, o, b),
+                  frozen(Role.REWARD, value_model(m), s, b, logits=False)]
+    else:
+        roles.append(_reference(m, s, o, b) if o.grpo_kl_coef > 0 else absent(Role.REFERENCE, Holding.NOT_LOADED))
+        roles.append(frozen(Role.REWARD, value_model(m), s, b, logits=False) if o.grpo_reward_model
+                     else absent(Role.REWARD, Holding.PROGRAM, Mode.RULE))
+    if o.rollout_share > 0:
+        roles.append(rollout(m, o.rollout_share, gpu.memory_bytes))
+    return roles
+
+
+def stage_memory(stage: Stage, m: ModelSpec, s: TrainingSetup, gpu: GpuSpec,
+                 options: AlignmentOptions | None = None) -> StageMemory:
+    """One stage for the model, setup (method, GPUs, sharding, ...) and GPU."""
+    return StageMemory(stage, tuple(_roles(stage, m, s, gpu, options or AlignmentOptions())), gpu, s.gpus)
+
+
+def stages(m: ModelSpec, s: TrainingSetup, gpu: GpuSpec,
+           options: AlignmentOptions | None = None) -> tuple[StageMemory, ...]:
+    """SFT, DPO, PPO, GRPO, in the seed's order."""
+    return tuple(stage_memory(st, m, s, gpu, options) for st in Stage)

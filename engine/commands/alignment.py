@@ -1,0 +1,88 @@
+"""``python -m engine alignment``: per stage (SFT, DPO, PPO, GRPO), the models it holds and its per-GPU total.
+
+Takes the ``estimate`` command's model, setup and GPU flags, plus the variants that change the count.
+JSON keys: ``stages[].stage``, ``.models``, ``.roles[]`` (``role``, ``mode``: trained | frozen | rule,
+``holding``, ``bytes``, ``resident``, ``transient``), ``.allocated_bytes``, ``.device_bytes``, ``.fits``.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from engine.alignment import FACTS, FLOWS, AlignmentOptions, Holding, RoleCost, Stage, StageMemory, stage_memory
+from engine.catalog import get_gpu
+from engine.commands.estimate import add_setup_arguments, resolve_model, setup_from_args
+from engine.units import Unit, format_bytes
+
+
+def register(sub: Any) -> None:
+    d = AlignmentOptions()
+    p = sub.add_parser("alignment", help="models held in memory by SFT, DPO, PPO and GRPO, and their bytes")
+    add_setup_arguments(p)
+    p.add_argument("--stage", choices=[s.value for s in Stage], action="append", help="only these (repeatable)")
+    p.add_argument("--separate-reference", action="store_true",
+                   help="LoRA / QLoRA: load the reference as its own copy instead of the base with adapters off")
+    p.add_argument("--dpo-precomputed-reference", action="store_true",
+                   help="DPO: reference log-probabilities computed before training (no reference in memory)")
+    p.add_argument("--grpo-kl", type=float, default=d.grpo_kl_coef, help="GRPO KL coefficient (0: no reference)")
+    p.add_argument("--grpo-reward-model", action="store_true", help="GRPO: a reward model instead of a rule")
+    p.add_argument("--rollout-share", type=float, default=d.rollout_share,
+                   help="share of each GPU for the rollout engine (vLLM gpu_memory_utilization; 0: none)")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(handler=run)
+
+
+def options_from_args(a: argparse.Namespace) -> AlignmentOptions:
+    return AlignmentOptions(
+        reference_shares_base=not a.separate_reference,
+        dpo_precomputed_reference=a.dpo_precomputed_reference,
+        grpo_kl_coef=a.grpo_kl,
+        grpo_reward_model=a.grpo_reward_model,
+        rollout_share=a.rollout_share,
+    )
+
+
+def _role(r: RoleCost) -> dict[str, Any]:
+    return {"role": r.role.value, "mode": r.mode.value, "holding": r.holding.value, "bytes": r.bytes,
+            "resident": r.resident, "transient": r.transient, "note": r.note}
+
+
+def stage_json(sm: StageMemory) -> dict[str, Any]:
+    return {
+        "stage": sm.stage.value,
+        "models": sm.models,
+        "weight_copies": sm.weight_copies,
+        "roles": [_role(r) for r in sm.roles],
+        "allocated_bytes": sm.allocated_bytes,
+        "sum_bytes": sm.sum_bytes,
+        "rollout_bytes": sm.rollout_bytes,
+        "device_bytes": sm.device_bytes,
+        "gpu_memory_bytes": sm.gpu.memory_bytes,
+        "fits": sm.fits,
+        "facts": [{"text": f.text, "context": f.context, "source": f.source} for f in FACTS[sm.stage]],
+        "flows": [{"from": f.source, "to": f.target, "what": f.label} for f in FLOWS[sm.stage]],
+    }
+
+
+def stage_text(sm: StageMemory) -> str:
+    u = Unit.GB
+    lines = [f"{sm.stage.value.upper()}: {sm.models} model(s), per GPU "
+             f"{format_bytes(sm.device_bytes, u)} of {sm.gpu.name}: " + ("fits" if sm.fits else "does not fit")]
+    for r in sm.roles:
+        size = format_bytes(r.bytes, u) if r.bytes or r.holding is Holding.OWN else "none"
+        lines.append(f"  {r.role.value:<10} {r.mode.value:<8} {r.holding.value:<12} {size:>12}"
+                     + (f"  ({r.note})" if r.note else ""))
+    return "\n".join(lines)
+
+
+def run(args: argparse.Namespace) -> tuple[dict[str, Any], str]:
+    model = resolve_model(args.model, args.config)
+    setup = setup_from_args(args)
+    gpu = get_gpu(args.gpu)
+    options = options_from_args(args)
+    chosen = set(args.stage or [s.value for s in Stage])
+    result = [stage_memory(s, model, setup, gpu, options) for s in Stage if s.value in chosen]
+    data = {"model": model.id, "gpu": gpu.id, "setup": setup.model_dump(mode="json"),
+            "options": options.model_dump(mode="json"), "stages": [stage_json(s) for s in result]}
+    return data, "\n".join(stage_text(s) for s in result)

@@ -1,0 +1,165 @@
+"""The seed's three levers, each moving its own term: switched off and on for one model, setup and GPU.
+
+* **LoRA / QLoRA** shrink what is *trained*: gradients and optimizer states follow the adapters only
+  (Hu et al. 2021, arXiv:2106.09685, s4.1); QLoRA also stores the frozen weights in 4-bit NF4
+  (Dettmers et al. 2023, arXiv:2305.14314, s3). Steps: full -> LoRA -> QLoRA.
+* **FlashAttention / checkpointing** shrink *activations*: FlashAttention never writes the s x s scores to HBM
+  (Dao et al. 2022, arXiv:2205.14135, s3.1); full checkpointing keeps each layer's input and recomputes the rest
+  in backward (Chen et al. 2016, arXiv:1604.06174). Steps: eager, no checkpointing -> flash -> flash + full.
+* **ZeRO-3 / FSDP** splits weights, gradients and optimizer states over N GPUs, 16 Psi / N with mixed-precision
+  AdamW; activations do not shrink (Rajbhandari et al. 2020, arXiv:1910.02054, s5). Steps: the setup without
+  ZeRO-3 (one GPU if it was ZeRO-3) -> ZeRO-3 over N GPUs (the setup's N, else ``DEFAULT_ZERO3_GPUS``).
+
+Every number is an :func:`engine.training.estimate` of the setup with the lever's fields changed; nothing else.
+The rule under the cards, "find the biggest term first, then pick the lever that moves it", is
+:func:`biggest_term` and :func:`advice`. Trainable shares and ZeRO-3's communication live in
+``engine.lever_facts``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+from engine.results import Term
+from engine.specs import Attention, Checkpointing, GpuSpec, Method, ModelSpec, Sharding, TrainingSetup
+from engine.training.estimate import TERM_ORDER, Estimate, estimate
+
+#: GPUs the ZeRO-3 card splits over when the setup has one GPU (one node of eight).
+DEFAULT_ZERO3_GPUS = 8
+
+
+class LeverKind(StrEnum):
+    LORA = "lora"  # LoRA / QLoRA
+    ACTIVATIONS = "activations"  # FlashAttention / checkpointing
+    ZERO3 = "zero3"  # ZeRO-3 / FSDP
+
+
+@dataclass(frozen=True, slots=True)
+class LeverStep:
+    """One position of a lever: its setup, the estimate, and the terms it moves relative to the step before."""
+
+    key: str  # full, lora, qlora | eager, flash, flash-checkpointing | off, zero3
+    setup: TrainingSetup
+    estimate: Estimate
+    touches: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class TermChange:
+    """One term before and after: at the allocated peak, and at its largest moment of the step."""
+
+    name: str
+    before: int
+    after: int
+    largest_before: int  # e.g. gradients, absent at a peak that falls at the start of backward
+    largest_after: int
+    touched: bool  # the lever is meant to move this term
+
+
+@dataclass(frozen=True, slots=True)
+class Lever:
+    kind: LeverKind
+    steps: tuple[LeverStep, ...]
+    current: int | None  # index of the step that is the scenario's own setup, if one is
+
+    @property
+    def touches(self) -> tuple[str, ...]:
+        return tuple(t for t in TERM_ORDER if any(t in s.touches for s in self.steps))
+
+    def changes(self, a: int = 0, b: int = -1) -> tuple[TermChange, ...]:
+        """Per term, step ``a`` -> step ``b`` (default: off -> fully on)."""
+        ea, eb = self.steps[a].estimate, self.steps[b].estimate
+        lo, hi = sorted((a % len(self.steps), b % len(self.steps)))
+        moved = {t for s in self.steps[lo + 1 : hi + 1] for t in s.touches}
+        pa, pb = peak_terms(ea), peak_terms(eb)
+        la, lb = largest_terms(ea), largest_terms(eb)
+        return tuple(TermChange(n, pa[n], pb[n], la[n], lb[n], n in moved) for n in TERM_ORDER)
+
+
+def peak_terms(e: Estimate) -> dict[str, int]:
+    """Bytes per term at the allocated peak (they sum to ``peak_allocated_bytes``)."""
+    return {t.name: t.bytes for t in e.terms}
+
+
+def largest_terms(e: Estimate) -> dict[str, int]:
+    """Each term's largest size over the step's phases (not simultaneous: they need not sum to the peak)."""
+    return {n: round(max(p.terms.get(n, 0.0) for p in e.phases)) for n in TERM_ORDER}
+
+
+def _lever(kind: LeverKind, m: ModelSpec, s: TrainingSetup, gpu: GpuSpec,
+           steps: list[tuple[str, TrainingSetup, tuple[str, ...]]]) -> Lever:
+    built = tuple(LeverStep(k, st, estimate(m, st, gpu), t) for k, st, t in steps)
+    current = next((i for i, st in enumerate(built) if st.setup == s), None)
+    return Lever(kind, built, current)
+
+
+def lora_lever(m: ModelSpec, s: TrainingSetup, gpu: GpuSpec) -> Lever:
+    """Full -> LoRA (gradients, optimizer states) -> QLoRA (weights)."""
+    return _lever(LeverKind.LORA, m, s, gpu, [
+        ("full", s.with_(method=Method.FULL), ()),
+        ("lora", s.with_(method=Method.LORA), ("gradients", "optimizer_states")),
+        ("qlora", s.with_(method=Method.QLORA), ("weights",)),
+    ])
+
+
+def activations_lever(m: ModelSpec, s: TrainingSetup, gpu: GpuSpec) -> Lever:
+    """Eager attention without checkpointing -> FlashAttention -> FlashAttention + full checkpointing.
+
+    A setup on SDPA keeps it for the "flash" steps: on a GPU in 16 bits SDPA runs a flash / memory-efficient
+    kernel, with the same memory (``engine.specs.Attention``)."""
+    flash = s.attention if s.attention is not Attention.EAGER else Attention.FLASH
+    return _lever(LeverKind.ACTIVATIONS, m, s, gpu, [
+        ("eager", s.with_(attention=Attention.EAGER, checkpointing=Checkpointing.NONE), ()),
+        ("flash", s.with_(attention=flash, checkpointing=Checkpointing.NONE), ("activations",)),
+        ("flash-checkpointing", s.with_(attention=flash, checkpointing=Checkpointing.FULL), ("activations",)),
+    ])
+
+
+def zero3_gpus(s: TrainingSetup, gpus: int | None = None) -> int:
+    """N for the ZeRO-3 card: the parameter, else the setup's GPU count when above one, else the default."""
+    return gpus if gpus is not None else (s.gpus if s.gpus > 1 else DEFAULT_ZERO3_GPUS)
+
+
+def zero3_lever(m: ModelSpec, s: TrainingSetup, gpu: GpuSpec, gpus: int | None = None) -> Lever:
+    """The setup without ZeRO-3 (one GPU when it was ZeRO-3) -> ZeRO-3 over N GPUs."""
+    off = s.with_(gpus=1, sharding=Sharding.NONE, offload_params=False) if s.sharding is Sharding.ZERO3 else s
+    on = s.with_(gpus=zero3_gpus(s, gpus), sharding=Sharding.ZERO3)
+    return _lever(LeverKind.ZERO3, m, s, gpu, [
+        ("off", off, ()),
+        ("zero3", on, ("weights", "gradients", "optimizer_states")),
+    ])
+
+
+def levers(m: ModelSpec, s: TrainingSetup, gpu: GpuSpec, gpus: int | None = None) -> tuple[Lever, ...]:
+    """The three cards, in the seed's order."""
+    return lora_lever(m, s, gpu), activations_lever(m, s, gpu), zero3_lever(m, s, gpu, gpus)
+
+
+def biggest_term(e: Estimate) -> Term:
+    """The largest term at the allocated peak: the one to attack first."""
+    return max(e.terms, key=lambda t: t.bytes)
+
+
+@dataclass(frozen=True, slots=True)
+class Advice:
+    """The rule applied: the biggest term, and the lever that moves it most from the current setup."""
+
+    term: Term
+    lever: LeverKind | None  # None: none of the three moves it (logits, buffers) or they are all on already
+    step: str  # the lever's step that moves it most
+    after: int  # the term's bytes at the peak with that step
+
+
+def advice(m: ModelSpec, s: TrainingSetup, gpu: GpuSpec, gpus: int | None = None,
+           computed: tuple[Lever, ...] | None = None) -> Advice:
+    """Find the biggest term first, then pick the lever (and step) that moves it the most.
+
+    ``computed``: the :func:`levers` of the same arguments, when the caller already has them."""
+    term = biggest_term(estimate(m, s, gpu))
+    best: tuple[int, LeverKind | None, str] = (term.bytes, None, "")
+    for lever in computed or levers(m, s, gpu, gpus):
+        for step in lever.steps:
+            if term.name in lever.touches and peak_terms(step.estimate)[term.name] < best[0]:
+                best = (peak_terms(step.estimate)[term.name], lever.kind, step.key)
+    return Advice(term, best[1], best[2], best[0])

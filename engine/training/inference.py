@@ -1,0 +1,74 @@
+"""A forward pass without gradients: what a frozen model (a reference, a reward model) needs on top of its weights.
+
+Under ``torch.no_grad()`` autograd saves nothing, so a layer's tensors die as soon as the next op has read them.
+What is live at the worst moment is the residual stream plus the working set of one layer, plus, for a language
+model head, the logits and their log-softmax:
+
+``tokens x [2 r h + max(attention, mlp)] + tokens x V x (c + 4 + 4) + (eager) b x a x s^2 x (4 + c)``
+
+* residual stream: the layer's input and the residual sum, ``2 r h`` per token (r: residual dtype bytes);
+* attention: the normed input, every projection's output and the attention output,
+  ``c (h + sum of projection widths + o's input)`` per token (c: compute dtype bytes);
+* MLP: the normed input and, for SwiGLU, ``act(gate)``, ``up`` and their product, ``c (h + 3 i)``; a plain MLP
+  (GPT-2) holds ``c (h + 2 i)``; a mixture of experts counts the k routed and the shared experts' widths;
+* logits: the head's output in c, upcast to fp32 and fp32 log-probabilities (Hugging Face's loss and TRL's
+  ``selective_log_softmax`` both take a log-softmax over the vocabulary), ``(c + 4 + 4) V`` per token; a reward or
+  value head outputs one number per token instead (``logits=False``);
+* eager attention materialises fp32 scores and their 16-bit softmax, ``b a s^2 (4 + c)``, which FlashAttention
+  avoids (Dao et al. 2022, arXiv:2205.14135, s3.1).
+
+Method as in ``engine.training.activations`` (Korthikanti et al. 2022, arXiv:2205.05198, s4.1, applied op by op),
+without the tensors saved for backward. KV caches are not kept: one forward over whole sequences.
+"""
+
+from __future__ import annotations
+
+from engine.params import attention_linears
+from engine.results import Term
+from engine.specs import Attention, Method, MlpKind, ModelSpec, TrainingSetup
+from engine.training.precision import FP32, HALF, dtype_plan
+
+SOURCE = ("Korthikanti et al. 2022 (arXiv:2205.05198) s4.1 method without saved tensors; Dao et al. 2022 "
+          "(FlashAttention, arXiv:2205.14135) s3.1; TRL selective_log_softmax for the log-probabilities")
+
+
+def _dtypes(s: TrainingSetup) -> tuple[int, int]:
+    """(residual, compute) bytes: the training regime's, or 16 bits for a LoRA / QLoRA base."""
+    plan = dtype_plan(s.precision)
+    if s.method is not Method.FULL:
+        return HALF, HALF
+    return plan.residual, plan.compute
+
+
+def _mlp_width(m: ModelSpec, layer: int) -> int:
+    if m.moe is None or layer < m.moe.first_dense_layers:
+        return m.intermediate_size
+    e = m.moe
+    return (e.experts_per_token + e.shared_experts) * e.expert_intermediate_size
+
+
+def layer_working_set(m: ModelSpec, s: TrainingSetup) -> int:
+    """Bytes per token live while the widest layer runs (module docstring, first three bullets)."""
+    r, c = _dtypes(s)
+    h = m.hidden_size
+    attn = attention_linears(m)
+    o_in = next(x.n_in for x in attn if x.role == "o")
+    attention = c * (h + sum(x.n_out for x in attn) + o_in)
+    per_width = 3 if m.mlp is MlpKind.GATED else 2
+    mlp = max(c * (h + per_width * _mlp_width(m, i)) for i in {0, m.num_layers - 1})
+    if m.moe is not None:
+        mlp += FP32 * m.moe.num_experts  # router logits
+    return 2 * r * h + max(attention, mlp)
+
+
+def forward_bytes(m: ModelSpec, s: TrainingSetup, sequences: int, logits: bool = True) -> Term:
+    """Peak extra bytes of one no-grad forward over ``sequences`` x ``s.seq_len`` tokens (module docstring)."""
+    _, c = _dtypes(s)
+    tokens = sequences * s.seq_len
+    head = (c + FP32 + FP32) * m.vocab_size if logits else 0
+    eager = sequences * m.num_heads * s.seq_len**2 * (FP32 + c) if s.attention is Attention.EAGER else 0
+    total = tokens * (layer_working_set(m, s) + head) + eager
+    formula = "tokens x [2 r h + max(attention, mlp) working set]" + (" + tokens x V x (c + 8)" if logits else "")
+    if eager:
+        formula += " + b x heads x s^2 x (4 + c) (eager scores)"
+    return Term("forward", total, formula, SOURCE, f"{sequences} x {s.seq_len:,} tokens, no gradients")

@@ -1,0 +1,170 @@
+"""The Alignment page: SFT, DPO, PPO and GRPO counted in models held in memory.
+
+A diagram of the chosen stage (boxes for its models, arrows for what flows, one step animated on demand), the
+models it holds with their bytes per GPU, the seed's facts with their context, and the four stages side by side
+against the GPU. Every number is ``engine.alignment.stages`` for the scenario and the page's variants.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QPalette, QShowEvent
+from PySide6.QtWidgets import (
+    QButtonGroup,
+    QFrame,
+    QGridLayout,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QScrollArea,
+    QVBoxLayout,
+    QWidget,
+)
+
+from engine.alignment import Stage, StageMemory, stages
+from gui.pages import page_title
+from gui.pages.alignment_controls import AlignmentControls
+from gui.pages.alignment_texts import facts_html, intro, node_labels, stage_blurb, stage_name
+from gui.scenario import Scenario
+from gui.widgets.role_table import RoleTable
+from gui.widgets.scenario_summary import ScenarioSummary
+from gui.widgets.stage_bars import StageBars
+from gui.widgets.stage_diagram import StageDiagram
+
+
+class AlignmentPage(QWidget):
+    """The four stages, one drawn at a time.
+
+    Signals: none of its own.
+    """
+
+    page_id = "alignment"
+
+    def __init__(self, scenario: Scenario, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("page-alignment")
+        self._scenario = scenario
+        self._stage = Stage.DPO
+        self._stages: dict[Stage, StageMemory] = {}
+        self._shown_once = self._stale = False
+        content = QWidget(self)
+        layout = QVBoxLayout(content)
+        layout.setContentsMargins(24, 16, 24, 16)
+        heading = QLabel(self.title(), content)
+        font = heading.font()
+        font.setPointSizeF(font.pointSizeF() * 1.6)
+        font.setBold(True)
+        heading.setFont(font)
+        blurb = QLabel(intro(), content)
+        blurb.setWordWrap(True)
+        self.controls = AlignmentControls(scenario, content)
+        for w in (heading, blurb, ScenarioSummary(scenario, content), self.controls):
+            layout.addWidget(w)
+        layout.addLayout(self._stage_row(content))
+        layout.addLayout(self._middle(content), 1)
+        scroll = QScrollArea(self)
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QFrame.Shape.NoFrame)
+        scroll.setWidget(content)
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        outer.addWidget(scroll)
+        scenario.changed.connect(self._recompute)
+        self.controls.options_changed.connect(self._recompute)
+        self._recompute()
+
+    def _stage_row(self, parent: QWidget) -> QHBoxLayout:
+        row = QHBoxLayout()
+        self.stage_buttons = QButtonGroup(parent)
+        for i, stage in enumerate(Stage):
+            button = QPushButton(stage_name(stage), parent)
+            button.setCheckable(True)
+            button.setStyleSheet("QPushButton:checked { background: palette(highlight); "
+                                 "color: palette(highlighted-text); }")
+            self.stage_buttons.addButton(button, i)
+            row.addWidget(button)
+        self.stage_buttons.idClicked.connect(lambda i: self.select(list(Stage)[i]))
+        row.addStretch(1)
+        self.play = QPushButton(self.tr("▶ Play one step"), parent)
+        self.play.clicked.connect(self._toggle_play)
+        row.addWidget(self.play)
+        return row
+
+    def _middle(self, parent: QWidget) -> QGridLayout:
+        """Diagram | what the stage does, its models and facts; under them the four stages' bars."""
+        grid = QGridLayout()
+        self.diagram = StageDiagram(parent)
+        self.diagram.playing_changed.connect(self._playing)
+        self.blurb, self.facts = QLabel(parent), QLabel(parent)
+        self.facts.setTextFormat(Qt.TextFormat.RichText)
+        self.facts.setAlignment(Qt.AlignmentFlag.AlignTop)
+        self.table = RoleTable(parent)
+        for label in (self.blurb, self.facts):
+            label.setWordWrap(True)
+        self.bars = StageBars(parent)
+        self.bars.stage_clicked.connect(lambda value: self.select(Stage(value)))
+        key = QLabel(self.tr("Per GPU: solid, what stays all step (weights, optimizer states, the rollout "
+                             "engine's share); light, the working set that sets the peak; grey, the allocator's "
+                             "reserve and the CUDA context. Click a bar to draw its stage."), parent)
+        key.setWordWrap(True)
+        key.setForegroundRole(QPalette.ColorRole.PlaceholderText)
+        side = QVBoxLayout()
+        for w in (self.blurb, self.table, self.facts):
+            side.addWidget(w)
+        side.addStretch(1)
+        grid.addWidget(self.diagram, 0, 0)
+        grid.addLayout(side, 0, 1)
+        grid.addWidget(self.bars, 1, 0, 1, 2)
+        grid.addWidget(key, 2, 0, 1, 2)
+        grid.setColumnStretch(0, 3)
+        grid.setColumnStretch(1, 2)
+        grid.setRowStretch(0, 3)
+        grid.setRowStretch(1, 2)
+        return grid
+
+    def title(self) -> str:
+        return page_title(self.page_id)
+
+    def stage(self, stage: Stage) -> StageMemory:
+        """The engine's answer for a stage as the page shows it now."""
+        return self._stages[stage]
+
+    def select(self, stage: Stage) -> None:
+        """Show ``stage`` (the diagram, its models, its facts)."""
+        self._stage = stage
+        self._show_selected()
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        self._shown_once = True
+        if self._stale:
+            self._recompute()
+
+    def _recompute(self) -> None:
+        """Ask the engine again, now, or when next shown if the page is hidden."""
+        self._stale = self._shown_once and not self.isVisible()
+        if self._stale:
+            return
+        sc = self._scenario
+        self._stages = {sm.stage: sm for sm in stages(sc.model, sc.setup, sc.gpu, self.controls.options())}
+        self._show_selected()
+
+    def _show_selected(self) -> None:
+        sm, unit = self._stages[self._stage], self._scenario.unit
+        self.stage_buttons.button(list(Stage).index(self._stage)).setChecked(True)
+        labels = {s.stage.value: self.tr("{stage} · {n} model(s)").format(stage=stage_name(s.stage), n=s.models)
+                  for s in self._stages.values()}
+        self.bars.set_stages(list(self._stages.values()), self._stage.value, unit, labels)
+        self.diagram.show_stage(sm, node_labels(self._stage), unit)
+        self.table.show_stage(sm, unit)
+        self.blurb.setText(stage_blurb(self._stage))
+        self.facts.setText(facts_html(self._stage))
+
+    def _toggle_play(self) -> None:
+        if self.diagram.player.is_playing():
+            self.diagram.stop()
+        else:
+            self.diagram.play()
+
+    def _playing(self, playing: bool) -> None:
+        self.play.setText(self.tr("■ Stop") if playing else self.tr("▶ Play one step"))

@@ -1,0 +1,161 @@
+"""Attention, one step at a time: one layer, one head, a short sentence, computed live in eight steps, and
+beside each step the size of the same tensor in the scenario's real model.
+
+The lesson (from the seed guide's section "注意力，一步一步算"): the s x s score matrix is what blows up
+memory, and FlashAttention never writes it out. The engine computes every number (``engine.attention``);
+the page schedules the animation (``StepPlayer``) and draws frames (``AttentionStage``). The keyboard drives
+it like a presenter's clicker: Right builds the next step, Left goes back, Space plays or pauses, Home and
+End jump to the first and last step.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QCloseEvent, QHideEvent, QKeyEvent, QShowEvent
+from PySide6.QtWidgets import QApplication, QHBoxLayout, QLabel, QVBoxLayout, QWidget
+
+from engine.attention import DEFAULT_SENTENCE, MAX_TOKENS, AttentionStep, attention_steps
+from engine.attention_text import CONTEXT as TEXT_CONTEXT
+from gui.pages import page_title
+from gui.scenario import Scenario
+from gui.tr import translate
+from gui.widgets.attention_frames import build_ms, frame
+from gui.widgets.attention_size_panel import DTYPE, AttentionSizePanel
+from gui.widgets.attention_stage import AttentionStage
+from gui.widgets.heat_legend import HeatLegend
+from gui.widgets.player_bar import PlayerBar
+from gui.widgets.sentence_box import SentenceBox
+from gui.widgets.step_caption import StepCaption
+from gui.widgets.step_player import StepPlayer
+
+_STEP_COUNT = 8
+
+
+def _engine_text(text: str) -> str:
+    """An engine text (a step's name or explanation), translated in its context (``engine.attention_text``)."""
+    return translate(TEXT_CONTEXT, text)
+
+
+class AttentionPage(QWidget):
+    """The attention walk-through page.
+
+    Signals: none (it reads the shared ``Scenario`` and writes its sequence length through the size panel).
+    """
+
+    page_id = "attention"
+
+    def __init__(self, scenario: Scenario, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("page-attention")
+        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+        self._scenario = scenario
+        self._sentence = DEFAULT_SENTENCE
+        self._text_index = -1  # the step whose name, formula and sizes are on screen
+        self.steps: tuple[AttentionStep, ...] = self._compute(self._sentence)
+        self.player = StepPlayer(_STEP_COUNT, lambda i: build_ms(self.steps[i]), self)
+        self.stage = AttentionStage(self)
+        self.size_panel = AttentionSizePanel(scenario, self)
+        self.bar = PlayerBar(self.player, self)
+        self.sentence = SentenceBox(self._sentence, MAX_TOKENS, self)
+        self.sentence.submitted.connect(self.apply_sentence)
+        self.caption = StepCaption(self)
+        self._build()
+        self.player.frame.connect(self.show_frame)
+        scenario.changed.connect(self._on_scenario_changed)
+        self.show_frame(0, 1.0)
+
+    def title(self) -> str:
+        return page_title(self.page_id)
+
+    # -- building ---------------------------------------------------------------------------------------------
+    def _build(self) -> None:
+        heading = QLabel(self.tr("Attention, one step at a time"), self)
+        font = heading.font()
+        font.setPointSizeF(font.pointSizeF() * 1.6)
+        font.setBold(True)
+        heading.setFont(font)
+        intro = QLabel(
+            self.tr(
+                "One layer, one head, a short sentence, computed live. Beside each step, the same tensor in a "
+                "real model: watch where the memory explodes."
+            ),
+            self,
+        )
+        intro.setWordWrap(True)
+        left = QVBoxLayout()
+        for widget, stretch in ((self.sentence, 0), (self.caption, 0), (self.stage, 1), (HeatLegend(self), 0)):
+            left.addWidget(widget, stretch)
+        left.addWidget(self.bar)
+        body = QHBoxLayout()
+        body.addLayout(left, 1)
+        self.size_panel.setFixedWidth(340)
+        body.addWidget(self.size_panel)
+        page = QVBoxLayout(self)
+        page.setContentsMargins(16, 12, 16, 12)
+        page.addWidget(heading)
+        page.addWidget(intro)
+        page.addLayout(body, 1)
+
+    # -- behaviour --------------------------------------------------------------------------------------------
+    def _compute(self, sentence: str) -> tuple[AttentionStep, ...]:
+        s = self._scenario.setup
+        return attention_steps(sentence, self._scenario.model, s.seq_len, DTYPE, s.batch)
+
+    def show_frame(self, index: int, progress: float) -> None:
+        """Draw step ``index`` built to ``progress`` (the player's ``frame`` signal lands here)."""
+        self.stage.show_frame(frame(self.steps, index, progress))
+        if index != self._text_index:
+            self._show_text(index)
+
+    def _show_text(self, index: int) -> None:
+        step = self.steps[index]
+        self._text_index = index
+        self.caption.show_step(index + 1, _engine_text(step.name), step.formula, _engine_text(step.explanation))
+        self.size_panel.show_step(step)
+
+    def apply_sentence(self, text: str) -> None:
+        """Recompute the walk-through for ``text``; when the engine refuses it, say why and keep the old one."""
+        try:
+            steps = self._compute(text)
+        except ValueError as err:
+            self.sentence.show_error(self.tr("Not changed: {reason}.").format(reason=err))
+            return
+        self.sentence.show_error("")
+        self.setFocus()  # back to the clicker keys
+        self._sentence, self.steps = text, steps
+        self._text_index = -1
+        self.player.go(self.player.index)
+
+    def _on_scenario_changed(self) -> None:
+        self.steps = self._compute(self._sentence)
+        self._show_text(self.player.index)
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        actions = {
+            Qt.Key.Key_Right: self.player.next,
+            Qt.Key.Key_Left: self.player.previous,
+            Qt.Key.Key_Space: self.player.toggle,
+            Qt.Key.Key_Home: self.player.first,
+            Qt.Key.Key_End: self.player.last,
+        }
+        action = actions.get(Qt.Key(event.key()))
+        if action is None:
+            super().keyPressEvent(event)
+            return
+        action()
+        event.accept()
+
+    def showEvent(self, event: QShowEvent) -> None:
+        """Take the keys unless something outside the page (the navigation) holds them."""
+        super().showEvent(event)
+        focus = QApplication.focusWidget()
+        if focus is None or self.isAncestorOf(focus):
+            self.setFocus()
+
+    def hideEvent(self, event: QHideEvent) -> None:
+        self.player.stop()
+        super().hideEvent(event)
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        self.player.stop()
+        super().closeEvent(event)

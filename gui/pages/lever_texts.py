@@ -1,0 +1,82 @@
+"""The Levers page's sentences (translated, context ``LeversPage``), filled with the engine's numbers.
+
+Texts paraphrase the seed page (三個槓桿); every number comes from ``engine.levers`` / ``engine.lever_facts``.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QCoreApplication
+
+from engine.lever_facts import COMMUNICATION_SOURCE, Communication, LoraShare
+from engine.levers import Advice, LeverKind
+from engine.specs import Sharding, TrainingSetup
+from engine.units import Unit, format_bytes
+from gui.words import term_name
+
+CardTexts = tuple[str, str, str, list[str]]  # title, subtitle, what it moves, position labels
+
+
+def zero3_steps(n: int, s: TrainingSetup | None) -> list[str]:
+    off = QCoreApplication.translate("LeversPage", "1 GPU")
+    if s is not None and s.gpus > 1 and s.sharding is not Sharding.ZERO3:
+        off = QCoreApplication.translate("LeversPage", "{n} GPUs, {sharding}").format(
+            n=s.gpus, sharding=s.sharding.value)
+    return [off, QCoreApplication.translate("LeversPage", "ZeRO-3 × {n}").format(n=n)]
+
+
+def card_texts(kind: LeverKind, n: int = 8, s: TrainingSetup | None = None) -> CardTexts:
+    """Title, subtitle, "moves" line and position labels of a lever's card."""
+    if kind is LeverKind.LORA:
+        return ("LoRA · QLoRA",
+                QCoreApplication.translate("LeversPage", "Shrinks what is trained: the weights W₀ stay frozen and a "
+                                           "low-rank update (α/r)·BA is learned, so gradients and optimizer states "
+                                           "follow the adapters only. QLoRA also stores the frozen weights in "
+                                           "4-bit NF4."),
+                QCoreApplication.translate("LeversPage", "Moves: gradients, optimizer states (QLoRA: weights too)"),
+                [QCoreApplication.translate("LeversPage", "Full"), "LoRA", "QLoRA"])
+    if kind is LeverKind.ACTIVATIONS:
+        return ("FlashAttention · checkpointing",
+                QCoreApplication.translate("LeversPage", "Shrinks activations: FlashAttention computes attention "
+                                           "in tiles and never writes the s×s scores to memory, with the same "
+                                           "result; checkpointing keeps each layer's input and recomputes the rest "
+                                           "in backward."),
+                QCoreApplication.translate("LeversPage", "Moves: activations"),
+                [QCoreApplication.translate("LeversPage", "Eager"),
+                 QCoreApplication.translate("LeversPage", "Flash / SDPA"),
+                 QCoreApplication.translate("LeversPage", "Flash + checkpointing")])
+    return ("ZeRO-3 · FSDP",
+            QCoreApplication.translate("LeversPage", "Splits the model states over N GPUs: each holds 1/N of the "
+                                       "weights, gradients and optimizer states. Activations do not shrink."),
+            QCoreApplication.translate("LeversPage", "Moves: weights, gradients, optimizer states (÷N)"),
+            zero3_steps(n, s))
+
+
+def lora_note(share: LoraShare) -> str:
+    return QCoreApplication.translate(
+        "LeversPage", "Rank {r}: {n} trainable parameters, {a:.2f}% of all {t} parameters, {b:.2f}% of the {ne} "
+        "outside the embedding and output layers.").format(
+        r=share.rank, n=f"{share.trainable:,}", a=100 * share.of_total, t=f"{share.total:,}",
+        b=100 * share.of_non_embedding, ne=f"{share.non_embedding:,}")
+
+
+def zero3_note(c: Communication, unit: Unit, lora: bool) -> str:
+    why = QCoreApplication.translate("LeversPage", " With LoRA the frozen weights are still gathered, but only the "
+                                     "adapters have gradients to send: the ratio grows.") if lora else ""
+    return QCoreApplication.translate(
+        "LeversPage", "Communication: {f:.2f}× plain data parallelism per step ({z} against {d}): the weights are "
+        "gathered in forward and again in backward, three volumes instead of two ({source}).").format(
+        f=c.factor, z=format_bytes(c.zero3, unit), d=format_bytes(c.data_parallel, unit),
+        source=COMMUNICATION_SOURCE) + why
+
+
+def rule_text(tip: Advice, biggest: str, after: str, lever_title: str, step_label: str) -> str:
+    """The rule with its answer for this scenario (``lever_title`` / ``step_label``: empty when no lever)."""
+    rule = "<b>" + QCoreApplication.translate("LeversPage", "Find the biggest term first, then pick the lever that "
+                                              "moves it.") + "</b>"
+    here = QCoreApplication.translate("LeversPage", "Here the biggest term is {term} ({bytes}).").format(
+        term=term_name(tip.term.name), bytes=biggest)
+    if tip.lever is None:
+        return f"{rule} {here} " + QCoreApplication.translate("LeversPage", "None of these three levers moves it.")
+    return f"{rule} {here} " + QCoreApplication.translate(
+        "LeversPage", "{lever}, set to “{step}”, moves it to {after}.").format(
+        lever=lever_title, step=step_label, after=after)

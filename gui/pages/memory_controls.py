@@ -1,0 +1,240 @@
+"""The memory page's settings panel: every control bound to the shared scenario through ``gui.binding``.
+
+Ranges come from the engine (``engine.specs`` bounds and ``UI_*`` ranges); no slot computes anything, each
+control only writes its field. Importing a config.json asks the engine (``engine.hf_import``) and shows its
+error, naming the problem, when the file is bad; the previous model stays.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QButtonGroup,
+    QCheckBox,
+    QComboBox,
+    QFileDialog,
+    QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QMenu,
+    QPushButton,
+    QSlider,
+    QSpinBox,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from engine.catalog import gpus, models
+from engine.specs import (
+    UI_BATCH,
+    UI_GPUS,
+    UI_LORA_RANK,
+    UI_SEQ_LEN,
+    Attention,
+    Checkpointing,
+    LoraTargets,
+    Method,
+    Optimizer,
+    Precision,
+    Sharding,
+)
+from engine.units import Unit, format_bytes
+from gui.binding import Binder
+from gui.scenario import Scenario
+from gui.slider_scale import ScaleKind, SliderScale
+from gui.widgets.model_picker import ModelPicker
+
+EIGHT_BIT = (Optimizer.ADAMW_8BIT, Optimizer.PAGED_ADAMW_8BIT)
+
+
+class MemoryControls(QWidget):
+    """Model, method, tokens, memory switches, GPUs — bound to ``scenario``.
+
+    Signals:
+        import_failed(str): a config.json could not be imported (the engine's one-line reason).
+    """
+
+    import_failed = Signal(str)
+
+    def __init__(self, scenario: Scenario, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.scenario = scenario
+        self.binder = Binder(scenario, self)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        for box in (self._model_box(), self._method_box(), self._tokens_box(), self._switches_box(), self._gpu_box()):
+            layout.addWidget(box)
+        layout.addStretch(1)
+        scenario.changed.connect(self._sync_enabled)
+        self._sync_enabled()
+
+    # -- groups ---------------------------------------------------------------------------------------------
+    def _model_box(self) -> QGroupBox:
+        box = QGroupBox(self.tr("Model"))
+        self.model_picker = ModelPicker(models(), box)
+        self.model_picker.setToolTip(self.tr("Type to search; grouped by family, with parameter counts"))
+        self.binder.custom(
+            self.model_picker, "model", read=self.model_picker.current_model, show=self.model_picker.show_model,
+            changed=self.model_picker.activated,
+        )
+        self.import_button = QToolButton(box)
+        self.import_button.setText(self.tr("Import config.json…"))
+        self.import_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        menu = QMenu(self.import_button)
+        menu.addAction(self.tr("From a file…"), self._import_file)
+        menu.addAction(self.tr("From a folder (or HF cache folder)…"), self._import_folder)
+        self.import_button.setMenu(menu)
+        v = QVBoxLayout(box)
+        v.addWidget(self.model_picker)
+        v.addWidget(self.import_button)
+        return box
+
+    def _method_box(self) -> QGroupBox:
+        box = QGroupBox(self.tr("Method"))
+        self.method_buttons = {m: QPushButton(label, box) for m, label in (
+            (Method.FULL, self.tr("Full")), (Method.LORA, self.tr("LoRA")), (Method.QLORA, self.tr("QLoRA")))}
+        group = QButtonGroup(box)
+        self.binder.buttons(group, "method", [(b, m) for m, b in self.method_buttons.items()])
+        seg = QHBoxLayout()
+        seg.setSpacing(0)
+        for b in self.method_buttons.values():
+            seg.addWidget(b)
+        self.rank = QSpinBox(box)
+        self.rank.setRange(*UI_LORA_RANK)
+        self.binder.spin(self.rank, "lora.rank")
+        self.targets = QComboBox(box)
+        self.binder.combo(self.targets, "lora.targets", [
+            (self.tr("q, v"), LoraTargets.QV), (self.tr("All attention"), LoraTargets.ATTENTION),
+            (self.tr("All linear layers"), LoraTargets.ALL_LINEAR)])
+        form = QFormLayout(box)
+        form.addRow(seg)
+        form.addRow(self.tr("LoRA rank"), self.rank)
+        form.addRow(self.tr("LoRA targets"), self.targets)
+        return box
+
+    def _tokens_box(self) -> QGroupBox:
+        box = QGroupBox(self.tr("Sequence length and batch"))
+        self.seq_slider, self.seq_spin = self._slider_pair(box, "seq_len", ScaleKind.LOG, UI_SEQ_LEN)
+        self.seq_spin.setSuffix(self.tr(" tokens"))
+        self.batch_slider, self.batch_spin = self._slider_pair(box, "batch", ScaleKind.LINEAR, UI_BATCH)
+        form = QFormLayout(box)
+        form.addRow(self.tr("Sequence"), self._row(self.seq_slider, self.seq_spin))
+        form.addRow(self.tr("Batch"), self._row(self.batch_slider, self.batch_spin))
+        return box
+
+    def _switches_box(self) -> QGroupBox:
+        box = QGroupBox(self.tr("Memory switches"))
+        self.flash = QCheckBox(self.tr("FlashAttention"), box)
+        self.binder.custom(
+            self.flash, "attention", read=lambda: Attention.FLASH if self.flash.isChecked() else Attention.EAGER,
+            show=lambda v: self.flash.setChecked(v is not Attention.EAGER), changed=self.flash.toggled)
+        self.checkpointing = QCheckBox(self.tr("Gradient checkpointing"), box)
+        self.binder.toggle(self.checkpointing, "checkpointing", on=Checkpointing.FULL, off=Checkpointing.NONE)
+        self.eight_bit = QCheckBox(self.tr("8-bit optimizer"), box)
+        self.binder.custom(
+            self.eight_bit, "optimizer",
+            read=lambda: Optimizer.ADAMW_8BIT if self.eight_bit.isChecked() else Optimizer.ADAMW,
+            show=lambda v: self.eight_bit.setChecked(v in EIGHT_BIT), changed=self.eight_bit.toggled)
+        self.optimizer = self._combo(box, "optimizer", [
+            ("AdamW", Optimizer.ADAMW), (self.tr("AdamW 8-bit"), Optimizer.ADAMW_8BIT),
+            (self.tr("Paged AdamW 8-bit"), Optimizer.PAGED_ADAMW_8BIT), ("Adafactor", Optimizer.ADAFACTOR),
+            ("Lion", Optimizer.LION), ("SGD", Optimizer.SGD), (self.tr("SGD with momentum"), Optimizer.SGD_MOMENTUM)])
+        self.precision = self._combo(box, "precision", [
+            (self.tr("BF16 mixed (fp32 master + states)"), Precision.BF16_MIXED),
+            (self.tr("FP16 mixed (fp32 master + states)"), Precision.FP16_MIXED),
+            (self.tr("Pure BF16 (weights, grads, states)"), Precision.BF16),
+            (self.tr("FP32 weights, BF16 autocast"), Precision.AMP_BF16),
+            (self.tr("FP32 weights, FP16 autocast"), Precision.AMP_FP16), (self.tr("FP32"), Precision.FP32)])
+        self.attention = self._combo(box, "attention", [
+            (self.tr("Eager (stores s×s scores)"), Attention.EAGER), (self.tr("PyTorch SDPA"), Attention.SDPA),
+            (self.tr("FlashAttention 2"), Attention.FLASH)])
+        form = QFormLayout(box)
+        for w in (self.flash, self.checkpointing, self.eight_bit):
+            form.addRow(w)
+        form.addRow(self.tr("Optimizer"), self.optimizer)
+        form.addRow(self.tr("Precision"), self.precision)
+        form.addRow(self.tr("Attention"), self.attention)
+        return box
+
+    def _gpu_box(self) -> QGroupBox:
+        box = QGroupBox(self.tr("GPUs"))
+        self.gpus_slider, self.gpus_spin = self._slider_pair(box, "gpus", ScaleKind.LINEAR, UI_GPUS)
+        self.sharding = self._combo(box, "sharding", [
+            (self.tr("None (data parallel)"), Sharding.NONE), ("ZeRO-1", Sharding.ZERO1), ("ZeRO-2", Sharding.ZERO2),
+            (self.tr("ZeRO-3 / FSDP"), Sharding.ZERO3)])
+        self.offload_optimizer = QCheckBox(self.tr("Offload optimizer states to CPU"), box)
+        self.binder.toggle(self.offload_optimizer, "offload_optimizer")
+        self.offload_params = QCheckBox(self.tr("Offload parameters to CPU (ZeRO-3)"), box)
+        self.binder.toggle(self.offload_params, "offload_params")
+        self.gpu = self._combo(box, "gpu", [(f"{g.name} ({format_bytes(g.memory_bytes, Unit.GIB, 0)})", g)
+                                            for g in gpus()])
+        self.unit = self._combo(box, "unit", [("GB (10⁹ B)", Unit.GB), ("GiB (2³⁰ B)", Unit.GIB)])
+        form = QFormLayout(box)
+        form.addRow(self.tr("GPU type"), self.gpu)
+        form.addRow(self.tr("GPU count"), self._row(self.gpus_slider, self.gpus_spin))
+        form.addRow(self.tr("Sharding"), self.sharding)
+        form.addRow(self.offload_optimizer)
+        form.addRow(self.offload_params)
+        form.addRow(self.tr("Units"), self.unit)
+        return box
+
+    # -- helpers --------------------------------------------------------------------------------------------
+    def _combo(self, parent: QWidget, field: str, choices: list[tuple[str, object]]) -> QComboBox:
+        box = QComboBox(parent)
+        self.binder.combo(box, field, choices)
+        return box
+
+    def _slider_pair(
+        self, parent: QWidget, field: str, kind: ScaleKind, ui: tuple[int, int]
+    ) -> tuple[QSlider, QSpinBox]:
+        slider = QSlider(parent)
+        slider.setOrientation(Qt.Orientation.Horizontal)
+        self.binder.slider(slider, field, SliderScale.for_field(field, kind, ui))
+        spin = QSpinBox(parent)
+        spin.setRange(*ui)
+        spin.setKeyboardTracking(False)
+        self.binder.spin(spin, field)
+        return slider, spin
+
+    @staticmethod
+    def _row(*widgets: QWidget) -> QWidget:
+        holder = QWidget()
+        h = QHBoxLayout(holder)
+        h.setContentsMargins(0, 0, 0, 0)
+        h.addWidget(widgets[0], 3)
+        for w in widgets[1:]:
+            h.addWidget(w, 1)
+        return holder
+
+    def _sync_enabled(self) -> None:
+        s = self.scenario.setup
+        lora = s.method is not Method.FULL
+        self.rank.setEnabled(lora)
+        self.targets.setEnabled(lora)
+        self.offload_params.setEnabled(s.sharding is Sharding.ZERO3)
+
+    # -- import ---------------------------------------------------------------------------------------------
+    def _import_file(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, self.tr("Import a Hugging Face config.json"), "",
+                                              self.tr("config.json (*.json);;All files (*)"))
+        if path:
+            self.import_config(path)
+
+    def _import_folder(self) -> None:
+        path = QFileDialog.getExistingDirectory(self, self.tr("Folder holding a config.json"))
+        if path:
+            self.import_config(path)
+
+    def import_config(self, path: str) -> bool:
+        """Import ``path`` through the engine; on failure emit ``import_failed`` and keep the current model."""
+        from engine.hf_import import ConfigImportError, load_config
+
+        try:
+            spec = load_config(path)
+        except (ConfigImportError, OSError) as err:
+            self.import_failed.emit(str(err))
+            return False
+        self.model_picker.add_imported(spec)
+        self.scenario.update(model=spec)
+        return True

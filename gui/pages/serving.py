@@ -1,0 +1,138 @@
+"""The serving page: the KV cache per sequence, how many users fit beside the weights, MLA vs GQA, paging.
+
+Data flow: the controls write to the shared ``Scenario`` (model, GPU) and to the page's ``ServingState``
+(context, concurrency, dtypes, tensor parallelism); ``refresh`` asks the engine (``engine.serving``) and hands
+its results to the views. No number on this page is computed here.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QEvent
+from PySide6.QtWidgets import QLabel, QScrollArea, QVBoxLayout, QWidget
+
+from engine.catalog import get_model
+from engine.serving import ServingFit, ServingSetup, compare_mla, kv_cache, serving_fit
+from engine.serving.paged import PoolSpec
+from engine.serving.trace import SHAREGPT, request_stream
+from engine.specs import ModelSpec
+from engine.units import format_bytes
+from gui.pages import page_title
+from gui.pages.serving_controls import ServingControls
+from gui.pages.serving_sections import section, term_labels
+from gui.pages.serving_state import ServingState
+from gui.palette import colors_for
+from gui.scenario import Scenario
+from gui.widgets.capacity_chart import CapacityChart
+from gui.widgets.kv_cards import KvCards
+from gui.widgets.mla_panel import MlaPanel
+from gui.widgets.paging_player import PagingPlayer
+
+SEED_MODELS = ("llama-2-7b", "llama-2-13b", "llama-2-70b")
+PAGING_REQUESTS, PAGING_SEED = 60, 0
+INITIAL_SEQUENCES = 16  # enough users for the KV cache to outweigh a 7B model's weights
+
+
+class ServingPage(QWidget):
+    """KV cache, capacity, MLA and paged allocation, for the scenario's model and GPU.
+
+    Signals: none of its own (it listens to ``Scenario.changed`` and ``ServingState.changed``).
+    """
+
+    page_id = "serving"
+
+    def __init__(self, scenario: Scenario, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("page-serving")
+        self.scenario = scenario
+        self.state = ServingState(ServingSetup(sequences=INITIAL_SEQUENCES), parent=self)
+        self.controls = ServingControls(scenario, self.state, self)
+        self.cards = KvCards(self)
+        self.chart = CapacityChart(self)
+        self.fit_label = QLabel(self)
+        self.fit_label.setObjectName("fitLabel")
+        self.fit_label.setWordWrap(True)
+        self.mla = MlaPanel(self)
+        self.player = PagingPlayer(request_stream(SHAREGPT, PAGING_REQUESTS, PAGING_SEED), PoolSpec(), self)
+        self._layout()
+        scenario.changed.connect(self.refresh)
+        self.state.changed.connect(self.refresh)
+        self.refresh()
+
+    def title(self) -> str:
+        return page_title(self.page_id)
+
+    def _layout(self) -> None:
+        content = QWidget(self)
+        body = QVBoxLayout(content)
+        body.setContentsMargins(32, 24, 32, 24)
+        body.setSpacing(12)
+        body.addWidget(section(self.title(), self.tr(
+            "At inference every generated token leaves its keys and values behind, in every layer. With many "
+            "users at once, this KV cache, not the weights, is what fills the GPU."), content, heading=True))
+        body.addWidget(self.controls)
+        body.addWidget(section(self.tr("KV cache per sequence"), self.tr(
+            "2 × layers × KV heads × head dim × tokens × bytes per element, per sequence (GB: 10⁹ bytes)."), content))
+        body.addWidget(self.cards)
+        body.addWidget(section(self.tr("How many users fit"), "", content))
+        body.addWidget(self.chart)
+        body.addWidget(self.fit_label)
+        body.addWidget(section(self.tr("MLA against GQA"), "", content))
+        body.addWidget(self.mla)
+        body.addWidget(section(self.tr("Paged allocation"), self.tr(
+            "The same requests, reserved at the maximum length or handed 16-token blocks as they grow "
+            "(PagedAttention, vLLM). A pool of {n} blocks; requests shaped like ShareGPT conversations."
+        ).format(n=PoolSpec().blocks), content))
+        body.addWidget(self.player)
+        scroll = QScrollArea(self)
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QScrollArea.Shape.NoFrame)
+        scroll.setWidget(content)
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        outer.addWidget(scroll)
+
+    def card_models(self) -> list[ModelSpec]:
+        """The seed's three Llama 2 models, and the scenario's model when it is another one."""
+        seed = [get_model(i) for i in SEED_MODELS]
+        return seed + ([] if self.scenario.model in seed else [self.scenario.model])
+
+    def refresh(self) -> None:
+        """Ask the engine for every result on the page and show them."""
+        setup, unit = self.state.setup, self.scenario.unit
+        rows = [(m, kv_cache(m, setup.tokens, setup.kv_dtype)) for m in self.card_models()]
+        self.cards.show_models(rows, unit)
+        model, gpu = self.scenario.model, self.scenario.gpu
+        fit = serving_fit(model, gpu, setup)
+        best = serving_fit(model, gpu, setup.with_(sequences=max(1, fit.max_sequences)))
+        self.chart.show_bars(
+            [(self.tr("{n:,} requested").format(n=setup.sequences), fit.terms),
+             (self.tr("{n:,} that fit").format(n=best.setup.sequences), best.terms if fit.max_sequences else [])],
+            [(self.tr("GPU memory"), fit.gpu_bytes, False),
+             (self.tr("usable ({u:.0%})").format(u=setup.gpu_memory_utilization), fit.budget_bytes, True)],
+            unit, term_labels(self),
+        )
+        self.fit_label.setText(self._fit_text(fit))
+        self.mla.show_comparison(compare_mla(dtype=setup.kv_dtype))
+
+    def changeEvent(self, event: QEvent) -> None:
+        if event.type() == QEvent.Type.PaletteChange:
+            self.refresh()  # the verdict's colour follows the theme
+        super().changeEvent(event)
+
+    def _fit_text(self, fit: ServingFit) -> str:
+        unit, s = self.scenario.unit, fit.setup
+        if fit.max_sequences == 0:
+            return self.tr(
+                "<b>The weights alone overflow:</b> {w} per GPU of {b} usable. Add GPUs or quantize."
+            ).format(
+                w=format_bytes(fit.term("weights").bytes, unit), b=format_bytes(fit.budget_bytes, unit))
+        c = colors_for(self)
+        verdict = (self.tr("The {n:,} requested fit.") if fit.fits else self.tr("The {n:,} requested do not fit."))
+        verdict = f'<span style="color:{c.fits if fit.fits else c.over}"><b>{verdict}</b></span>'
+        where = (self.tr("on one {gpu}") if s.tp == 1 else self.tr("on {tp} × {gpu} (tensor parallel)")).format(
+            tp=s.tp, gpu=self.scenario.gpu.name)
+        return self.tr(
+            "<b>At most {max:,} sequences of {t:,} tokens fit</b> {where}: {kv} of KV cache per sequence per "
+            "GPU, {left} left per GPU beside the weights. {verdict}"
+        ).format(max=fit.max_sequences, t=s.tokens, where=where, kv=format_bytes(fit.kv.bytes_per_sequence, unit),
+                 left=format_bytes(fit.kv_budget_bytes, unit), verdict=verdict.format(n=s.sequences))

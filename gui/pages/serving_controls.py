@@ -1,0 +1,94 @@
+"""The serving page's controls: model and GPU (shared scenario), context, concurrency, dtypes, GPUs.
+
+Every control goes through the one binding helper (``gui.binding.Binder``): model and GPU to the shared
+``Scenario``, the rest to the page's ``ServingState``. Slider ranges come from the engine's bounds.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QComboBox, QGridLayout, QLabel, QSlider, QWidget
+
+from engine.catalog import gpus, models
+from engine.serving import ServingSetup, WeightDtype
+from engine.serving.capacity import UI_SEQUENCES, UI_TP
+from engine.specs import UI_SEQ_LEN, KvDtype, field_bounds
+from gui.binding import Binder
+from gui.pages.serving_state import ServingState
+from gui.scenario import Scenario
+from gui.slider_scale import ScaleKind, SliderScale
+from gui.widgets.model_picker import ModelPicker
+
+
+def serving_scale(field: str, kind: ScaleKind, ui: tuple[int, int]) -> SliderScale:
+    """A slider scale for a ``ServingSetup`` field: the engine's bounds narrowed to the UI's range."""
+    lo, hi = field_bounds(ServingSetup, field)
+    return SliderScale(max(lo or ui[0], ui[0]), min(hi or ui[1], ui[1]), kind)
+
+
+TOKENS = serving_scale("tokens", ScaleKind.POW2, UI_SEQ_LEN)
+SEQUENCES = serving_scale("sequences", ScaleKind.LOG, UI_SEQUENCES)
+TP = serving_scale("tp", ScaleKind.LINEAR, UI_TP)
+
+
+class ServingControls(QWidget):
+    """Pickers and sliders in a grid, each with a label; values are shown beside the sliders.
+
+    Signals: none (they write to the scenario and the state, which signal).
+    """
+
+    def __init__(self, scenario: Scenario, state: ServingState, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.scenario, self.state = scenario, state
+        shared, own = Binder(scenario, self), Binder(state, self)
+        self.model_box, self.gpu_box = ModelPicker(models(), self), QComboBox(self)
+        shared.custom(self.model_box, "model", read=self.model_box.current_model, show=self.model_box.show_model,
+                      changed=self.model_box.activated)
+        shared.combo(self.gpu_box, "gpu", [(g.name, g) for g in gpus()])
+        self.kv_box, self.weight_box = QComboBox(self), QComboBox(self)
+        own.combo(self.kv_box, "kv_dtype", [(d.value, d) for d in KvDtype])
+        own.combo(self.weight_box, "weight_dtype", [(d.value, d) for d in WeightDtype])
+        self.tokens, self.sequences, self.tp = (QSlider(Qt.Orientation.Horizontal, self) for _ in range(3))
+        own.slider(self.tokens, "tokens", TOKENS)
+        own.slider(self.sequences, "sequences", SEQUENCES)
+        own.slider(self.tp, "tp", TP)
+        self.binders = (shared, own)
+        self.values = {name: QLabel(self) for name in ("tokens", "sequences", "tp")}
+        self._layout()
+        state.changed.connect(self._show_values)
+        self._show_values()
+
+    def _layout(self) -> None:
+        grid = QGridLayout(self)
+        grid.setContentsMargins(0, 0, 0, 0)
+        rows = (
+            (self.tr("Model"), self.model_box, self.tr("GPU"), self.gpu_box),
+            (self.tr("KV cache dtype"), self.kv_box, self.tr("Weights dtype"), self.weight_box),
+        )
+        for r, (a, wa, b, wb) in enumerate(rows):
+            for c, w in enumerate((QLabel(a, self), wa, QLabel(b, self), wb)):
+                grid.addWidget(w, r, c + (1 if c >= 2 else 0))
+        sliders = (
+            (self.tr("Context length"), self.tokens, "tokens"),
+            (self.tr("Concurrent sequences"), self.sequences, "sequences"),
+            (self.tr("Tensor-parallel GPUs"), self.tp, "tp"),
+        )
+        for r, (text, slider, name) in enumerate(sliders, start=2):
+            grid.addWidget(QLabel(text, self), r, 0)
+            grid.addWidget(slider, r, 1, 1, 3)
+            grid.addWidget(self.values[name], r, 4)
+        grid.setColumnStretch(1, 2)
+        grid.setColumnStretch(4, 1)
+        grid.setColumnMinimumWidth(2, 16)
+
+    def _show_values(self) -> None:
+        s = self.state.setup
+        self.values["tokens"].setText(self.tr("{n:,} tokens").format(n=s.tokens))
+        self.values["sequences"].setText(
+            self.tr("{n:,} sequences").format(n=s.sequences) if s.sequences > 1 else self.tr("1 sequence"))
+        self.values["tp"].setText(self.tr("{n} GPUs").format(n=s.tp) if s.tp > 1 else self.tr("1 GPU"))
+
+    def flush(self) -> None:
+        """Write pending slider values now (tests)."""
+        for binder in self.binders:
+            binder.flush()

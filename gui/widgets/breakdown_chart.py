@@ -1,0 +1,173 @@
+"""Horizontal stacked bars of memory terms, one row per estimate, with the GPU's capacity as a line.
+
+Each row is one ``pyqtgraph.BarGraphItem`` per term, placed with ``x0`` (the running total) so the segments
+stack; hovering a segment shows the term, its bytes, its share, its formula and its source (all from the
+engine's ``Term``). Colours come from ``gui.palette`` and follow the theme.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import pyqtgraph as pg
+from PySide6.QtCore import QEvent, QPointF, Qt
+from PySide6.QtGui import QCursor, QFont, QFontMetrics
+from PySide6.QtWidgets import QToolTip, QWidget
+
+from engine.results import Term
+from engine.units import Unit, format_bytes, to_unit
+from gui.palette import colors_for
+from gui.terms import term_name
+from gui.widgets.curve_plot import cache_axes, nice_ceiling
+
+
+@dataclass(frozen=True, slots=True)
+class Row:
+    """One bar: a label and the terms it stacks."""
+
+    label: str
+    terms: Sequence[Term]
+    highlight: bool = False
+
+
+class BreakdownChart(pg.PlotWidget):  # type: ignore[misc]
+    """Stacked horizontal bars in bytes (shown in GB or GiB), a capacity line, hover tooltips.
+
+    Signals: none; call :meth:`show_rows` with new data.
+    """
+
+    _ready = False  # set once built: Qt sends a PaletteChange while the base class is constructed
+    BAR_HEIGHT = 0.62
+
+    def __init__(self, parent: QWidget | None = None, min_label_share: float = 0.07) -> None:
+        super().__init__(parent, background=None)
+        self._rows: list[Row] = []
+        self._capacity = 0.0
+        self._unit = Unit.GB
+        self._min_label_share = min_label_share
+        self._bars: list[pg.BarGraphItem] = []
+        self._labels: list[pg.TextItem] = []
+        self._ticks: list[list[tuple[int, str]]] = []
+        self.setMenuEnabled(False)
+        self.setMouseEnabled(False, False)
+        self.hideButtons()
+        self.getPlotItem().showGrid(x=True, y=False, alpha=0.25)
+        cache_axes(self.getPlotItem())
+        self._line = pg.InfiniteLine(angle=90, movable=False)
+        self.addItem(self._line)
+        self.scene().sigMouseMoved.connect(self._hover)
+        self._restyle()
+        self._ready = True
+
+    def show_rows(self, rows: Sequence[Row], capacity_bytes: float, unit: Unit) -> None:
+        """Draw ``rows`` against a GPU capacity (bytes)."""
+        self._rows, self._capacity, self._unit = list(rows), capacity_bytes, unit
+        self._redraw()
+
+    def rows(self) -> list[Row]:
+        return list(self._rows)
+
+    def changeEvent(self, event: QEvent) -> None:
+        if event.type() == QEvent.Type.PaletteChange and self._ready:
+            self._restyle()
+            self._redraw()
+        super().changeEvent(event)
+
+    def _restyle(self) -> None:
+        c = colors_for(self)
+        axis_pen = pg.mkPen(c.muted)
+        for name in ("left", "bottom"):
+            axis = self.getPlotItem().getAxis(name)
+            axis.setPen(axis_pen)
+            axis.setTextPen(pg.mkPen(c.foreground))
+        self._line.setPen(pg.mkPen(c.limit, width=2, style=Qt.PenStyle.DashLine))
+
+    def _redraw(self) -> None:
+        """Update one bar item per row and a pool of labels in place (creating items only when rows grow)."""
+        c = colors_for(self)
+        n = len(self._rows)
+        while len(self._bars) < n:
+            bar = pg.BarGraphItem(x0=[0.0], y=[0.0], width=[0.0], height=self.BAR_HEIGHT)
+            self.addItem(bar)
+            self._bars.append(bar)
+        for extra in self._bars[n:]:
+            extra.setOpts(x0=[0.0], y=[0.0], width=[0.0])
+        labels: list[tuple[str, float, float]] = []
+        top = 0.0
+        for i, row in enumerate(self._rows):
+            terms = [t for t in row.terms if t.bytes > 0]
+            widths = [to_unit(t.bytes, self._unit) for t in terms]
+            starts = [sum(widths[:j]) for j in range(len(widths))]
+            y = n - i  # rows sit at 1..n: pyqtgraph drops a tick label placed at 0
+            pen = pg.mkPen(c.foreground, width=2) if row.highlight else pg.mkPen(c.background, width=1)
+            self._bars[i].setOpts(
+                x0=starts, y=[y] * len(terms), width=widths, height=self.BAR_HEIGHT,
+                brushes=[pg.mkBrush(c.term(t.name)) for t in terms], pen=pen,
+            )
+            labels += [
+                (f"{term_name(t.name)}\n{format_bytes(t.bytes, self._unit, 1)}", x0 + w / 2, y)
+                for t, x0, w in zip(terms, starts, widths, strict=True)
+                if t.share >= self._min_label_share
+            ]
+            top = max(top, sum(widths))
+        self._show_labels(labels)
+        cap = to_unit(self._capacity, self._unit)
+        self._line.setValue(cap)
+        ticks = [[(n - i, r.label) for i, r in enumerate(self._rows)]]
+        if ticks != self._ticks:
+            self._ticks = ticks
+            axis = self.getPlotItem().getAxis("left")
+            axis.setTicks(ticks)
+            # size the axis for its widest label now: pyqtgraph otherwise widens it only after a first paint
+            # that silently drops the labels that did not fit
+            widest = max((QFontMetrics(axis.font()).horizontalAdvance(r.label) for r in self._rows), default=0)
+            axis.setWidth(widest + 18)
+        self.getPlotItem().setLabel("bottom", self._unit.value)
+        self.setXRange(0, nice_ceiling(max(top, cap) * 1.02), padding=0)
+        self.setYRange(0.5, n + 0.5, padding=0.02)
+
+    def _show_labels(self, labels: list[tuple[str, float, float]]) -> None:
+        while len(self._labels) < len(labels):
+            label = pg.TextItem("", color="#ffffff", anchor=(0.5, 0.5))
+            font = QFont()
+            font.setPointSizeF(8.5)
+            label.setFont(font)
+            self.addItem(label)
+            self._labels.append(label)
+        for item, (text, x, y) in zip(self._labels, labels, strict=False):
+            if item.toPlainText() != text:
+                item.setText(text)
+            item.setPos(x, y)
+            item.setVisible(True)
+        for item in self._labels[len(labels):]:
+            item.setVisible(False)
+
+    def segment_at(self, x: float, y: float) -> tuple[Row, Term] | None:
+        """The row and term under a point in data coordinates (None if none)."""
+        n = len(self._rows)
+        i = n - round(y)
+        if not 0 <= i < n or abs(y - round(y)) > self.BAR_HEIGHT / 2:
+            return None
+        x0 = 0.0
+        for t in self._rows[i].terms:
+            width = to_unit(max(t.bytes, 0), self._unit)
+            if x0 <= x < x0 + width:
+                return self._rows[i], t
+            x0 += width
+        return None
+
+    def tooltip_for(self, row: Row, t: Term) -> str:
+        detail = f"<br>{t.detail}" if t.detail else ""
+        return (
+            f"<b>{term_name(t.name)}</b> — {row.label}<br>{format_bytes(t.bytes, self._unit)} "
+            f"({t.share:.1%}){detail}<br><i>{t.formula}</i><br><small>{t.source}</small>"
+        )
+
+    def _hover(self, pos: QPointF) -> None:
+        point = self.getPlotItem().vb.mapSceneToView(pos)
+        hit = self.segment_at(point.x(), point.y())
+        if hit is None:
+            QToolTip.hideText()
+            return
+        QToolTip.showText(QCursor.pos(), self.tooltip_for(*hit), self)

@@ -1,0 +1,126 @@
+"""A stacked bar per scenario (weights, workspace, CUDA context, KV cache) against one GPU's memory.
+
+Each bar is a stack of ``BarGraphItem`` segments (``y0`` for stacking), one item per term so that the legend
+names each colour once; two horizontal lines mark the GPU's memory and the share the serving engine may use.
+The numbers are the engine's (``engine.serving.serving_fit``); this widget only draws them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import pyqtgraph as pg
+from PySide6.QtCore import QEvent, Qt
+from PySide6.QtWidgets import QVBoxLayout, QWidget
+
+from engine.results import Term
+from engine.units import Unit, to_unit
+from gui.palette import colors_for
+
+Bars = Sequence[tuple[str, Sequence[Term]]]
+BAR_WIDTH = 0.55
+LEGEND_ROOM = 0.9  # x-range units to the right of the last bar, where the legend sits
+
+
+@dataclass(frozen=True, slots=True)
+class _Shown:
+    """What the chart last drew, kept to redraw it in a new palette."""
+
+    bars: Bars
+    lines: Sequence[tuple[str, int, bool]]
+    unit: Unit
+    labels: Mapping[str, str]
+
+
+class CapacityChart(QWidget):
+    """Stacked bars of per-GPU terms, the GPU's memory and the usable budget as lines.
+
+    Signals: none.
+    """
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.plot = pg.PlotWidget(self)
+        self.plot.setMenuEnabled(False)
+        self.plot.setMouseEnabled(x=False, y=False)
+        self.plot.hideButtons()
+        self.plot.setMinimumHeight(260)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.plot)
+        self._shown: _Shown | None = None
+        self.bar_items: dict[str, pg.BarGraphItem] = {}
+
+    def show_bars(
+        self,
+        bars: Bars,
+        lines: Sequence[tuple[str, int, bool]],
+        unit: Unit,
+        labels: Mapping[str, str],
+    ) -> None:
+        """Draw ``bars`` (name, terms bottom-up) and ``lines`` (label, bytes, dashed); ``labels`` name terms."""
+        self._shown = _Shown(bars, lines, unit, labels)
+        self._draw()
+
+    def _draw(self) -> None:
+        if self._shown is None:
+            return
+        bars, lines, unit = self._shown.bars, self._shown.lines, self._shown.unit
+        c = colors_for(self)
+        item = self.plot.getPlotItem()
+        item.clear()
+        self.plot.setBackground(c.background)
+        legend = item.legend or item.addLegend(offset=(-10, 10), labelTextColor=c.foreground)
+        legend.clear()
+        names = [t.name for _, terms in bars for t in terms]
+        self.bar_items = {}
+        for name in dict.fromkeys(names):
+            self._add_term(item, name, c.term(name))
+        for label, value, dashed in lines:
+            style = Qt.PenStyle.DashLine if dashed else Qt.PenStyle.SolidLine
+            pen = pg.mkPen(c.limit if not dashed else c.muted, width=2, style=style)
+            line = pg.InfiniteLine(pos=to_unit(value, unit), angle=0, pen=pen, label=label,
+                                   labelOpts={"position": 0.02, "color": c.foreground, "anchors": [(0, 1), (0, 1)]})
+            item.addItem(line)
+        self._style_axes(item, [name for name, _ in bars], unit, c.foreground)
+        top = max([to_unit(v, unit) for _, v, _ in lines] + [self._stack_top(bars, unit)])
+        item.setYRange(0, top * 1.08, padding=0)
+        item.setXRange(-0.6, len(bars) - 0.4 + LEGEND_ROOM, padding=0)
+
+    def _add_term(self, item: pg.PlotItem, name: str, color: str) -> None:
+        assert self._shown is not None
+        bars, unit = self._shown.bars, self._shown.unit
+        xs: list[int] = []
+        heights: list[float] = []
+        bottoms: list[float] = []
+        for x, (_, terms) in enumerate(bars):
+            below = 0.0
+            for t in terms:
+                if t.name == name:
+                    xs.append(x)
+                    heights.append(to_unit(t.bytes, unit))
+                    bottoms.append(below)
+                below += to_unit(t.bytes, unit)
+        bar = pg.BarGraphItem(x=xs, height=heights, y0=bottoms, width=BAR_WIDTH, brush=color, pen=pg.mkPen(None))
+        item.addItem(bar)
+        item.legend.addItem(bar, self._shown.labels.get(name, name))
+        self.bar_items[name] = bar
+
+    @staticmethod
+    def _stack_top(bars: Bars, unit: Unit) -> float:
+        return max((to_unit(sum(t.bytes for t in terms), unit) for _, terms in bars), default=0.0)
+
+    @staticmethod
+    def _style_axes(item: pg.PlotItem, names: list[str], unit: Unit, ink: str) -> None:
+        bottom, left = item.getAxis("bottom"), item.getAxis("left")
+        bottom.setTicks([list(enumerate(names))])
+        for axis in (bottom, left):
+            axis.setPen(ink)
+            axis.setTextPen(ink)
+        left.setLabel(unit.value, color=ink)
+
+    def changeEvent(self, event: QEvent) -> None:
+        if event.type() == QEvent.Type.PaletteChange:
+            self._draw()
+        super().changeEvent(event)

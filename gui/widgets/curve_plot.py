@@ -1,0 +1,101 @@
+"""A curve of per-GPU memory against one setting (sequence length, GPU count), with the GPU's capacity as a
+horizontal line and the current setting marked. The data are the engine's sweeps (``engine.training.sweep``)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import numpy.typing as npt
+import pyqtgraph as pg
+from PySide6.QtCore import QEvent, Qt
+from PySide6.QtWidgets import QGraphicsItem, QWidget
+
+from engine.units import Unit
+from gui.palette import colors_for
+
+
+def nice_ceiling(x: float) -> float:
+    """The next 1, 2, 2.5, 5 x 10^k at or above ``x``: axis ranges that stay put while a value moves a
+    little, so pyqtgraph can keep its cached axis drawings (a drag then repaints only the data)."""
+    if x <= 0:
+        return 1.0
+    scale = 10 ** math.floor(math.log10(x))
+    return next(m * scale for m in (1, 1.25, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10) if m * scale >= x)
+
+
+def cache_axes(plot: pg.PlotItem) -> None:
+    """Draw each axis from a pixmap cache until its range or size changes."""
+    for name in ("left", "bottom"):
+        plot.getAxis(name).setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
+
+
+class CurvePlot(pg.PlotWidget):  # type: ignore[misc]
+    """Bytes (shown in GB or GiB) against x, optionally on a log-2 x axis.
+
+    Signals: none; call :meth:`show_curve`.
+    """
+
+    _ready = False  # set once built: Qt sends a PaletteChange while the base class is constructed
+
+    def __init__(self, x_label: str, log_x: bool = False, parent: QWidget | None = None) -> None:
+        super().__init__(parent, background=None)
+        self._log_x = log_x
+        self.setMenuEnabled(False)
+        self.setMouseEnabled(False, False)
+        self.hideButtons()
+        item = self.getPlotItem()
+        item.setLogMode(x=log_x, y=False)
+        item.showGrid(x=True, y=True, alpha=0.2)
+        item.setLabel("bottom", x_label)
+        cache_axes(item)
+        self._curve = item.plot([], [])
+        self._limit = pg.InfiniteLine(angle=0, movable=False)
+        self.addItem(self._limit)
+        self._marker = pg.ScatterPlotItem(size=11)
+        self.addItem(self._marker)
+        self._data: tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]] = (np.zeros(0), np.zeros(0))
+        self._restyle()
+        self._ready = True
+
+    def show_curve(
+        self,
+        x: npt.ArrayLike,
+        y_bytes: npt.ArrayLike,
+        capacity_bytes: float,
+        current: tuple[float, float],
+        unit: Unit,
+    ) -> None:
+        """Plot ``y_bytes`` over ``x``; ``current`` is the (x, bytes) of the present setting."""
+        xs = np.asarray(x, dtype=np.float64)
+        ys = np.asarray(y_bytes, dtype=np.float64) / unit.size
+        self._data = (xs, ys)
+        self._curve.setData(xs, ys)
+        self._limit.setValue(capacity_bytes / unit.size)
+        cx, cy = current
+        self._marker.setData([np.log10(cx) if self._log_x else cx], [cy / unit.size])
+        self.getPlotItem().setLabel("left", unit.value)
+        # keep the capacity line and the current point legible: a curve that leaves the top is the lesson
+        cap = capacity_bytes / unit.size
+        top = min(float(ys.max()) if ys.size else cap, max(2 * cap, 1.3 * cy / unit.size))
+        self.setYRange(0, nice_ceiling(max(top, cap) * 1.05), padding=0)
+
+    def data(self) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+        """The plotted (x, y in the display unit)."""
+        return self._data
+
+    def changeEvent(self, event: QEvent) -> None:
+        if event.type() == QEvent.Type.PaletteChange and self._ready:
+            self._restyle()
+        super().changeEvent(event)
+
+    def _restyle(self) -> None:
+        c = colors_for(self)
+        for name in ("left", "bottom"):
+            axis = self.getPlotItem().getAxis(name)
+            axis.setPen(pg.mkPen(c.muted))
+            axis.setTextPen(pg.mkPen(c.foreground))
+        self._curve.setPen(pg.mkPen(c.term("weights"), width=2.5))
+        self._limit.setPen(pg.mkPen(c.limit, width=1.5, style=Qt.PenStyle.DashLine))
+        self._marker.setBrush(pg.mkBrush(c.over))
+        self._marker.setPen(pg.mkPen(c.background, width=1.5))

@@ -1,0 +1,158 @@
+"""One lever's card: its positions as a segmented toggle, before / after bars, the numbers per term.
+
+"Before" is the lever off (its first position), "after" the position picked; the numbers are each term's largest
+size during the step (``engine.levers.TermChange.largest_*``), the line under them the allocated peak and device
+total. Picking a position changes nothing outside the card; the apply button asks for it explicitly.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from PySide6.QtCore import QEvent, Qt, Signal
+from PySide6.QtGui import QPalette
+from PySide6.QtWidgets import QButtonGroup, QFrame, QGridLayout, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
+
+from engine.levers import Lever
+from engine.training.estimate import TERM_ORDER, Estimate
+from engine.units import Unit, format_bytes
+from gui.palette import colors_for
+from gui.widgets.term_bars import BarRow, TermBars
+from gui.words import term_name
+
+
+def _label(parent: QWidget, *, bold: bool = False, muted: bool = False, scale: float = 1.0) -> QLabel:
+    label = QLabel(parent)
+    label.setWordWrap(True)
+    font = label.font()
+    font.setBold(bold)
+    font.setPointSizeF(font.pointSizeF() * scale)
+    label.setFont(font)
+    if muted:
+        label.setForegroundRole(QPalette.ColorRole.PlaceholderText)
+    return label
+
+
+class LeverCard(QFrame):
+    """A lever's card.
+
+    Signals:
+        step_selected(int): the user picked a position of the lever (index into its steps).
+        apply_requested(int): the user asked to put that position into the shared scenario.
+    """
+
+    step_selected = Signal(int)
+    apply_requested = Signal(int)
+
+    def __init__(self, title: str, subtitle: str, moves: str, steps: Sequence[str],
+                 parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setFrameShape(QFrame.Shape.StyledPanel)
+        self.setStyleSheet("QPushButton:checked { background: palette(highlight); color: palette(highlighted-text); }")
+        self._steps, self._unit, self._selected = list(steps), Unit.GB, 1
+        self._lever: Lever | None = None
+        layout = QVBoxLayout(self)
+        heading, sub, self.moves = _label(self, bold=True, scale=1.25), _label(self), _label(self, muted=True)
+        heading.setText(title)
+        sub.setText(subtitle)
+        self.moves.setText(moves)
+        self.buttons = QButtonGroup(self)
+        row = QHBoxLayout()
+        row.setSpacing(0)
+        for i, text in enumerate(steps):
+            button = QPushButton(text, self)
+            button.setCheckable(True)
+            self.buttons.addButton(button, i)
+            row.addWidget(button)
+        self.buttons.idClicked.connect(self.step_selected)
+        self.bars = TermBars(self)
+        caption = _label(self, muted=True, scale=0.85)
+        caption.setText(self.tr("Each term at its largest during the step"))
+        self._grid = QGridLayout()
+        self._grid.setHorizontalSpacing(8)
+        self._grid.setVerticalSpacing(1)
+        self._rows = {name: self._grid_row(i, name) for i, name in enumerate(TERM_ORDER)}
+        self._grid.setColumnStretch(1, 1)
+        self.peak, self.note = _label(self), _label(self, muted=True)
+        self.apply = QPushButton(self)
+        self.apply.clicked.connect(lambda: self.apply_requested.emit(self._selected))
+        for w in (heading, sub, self.moves):
+            layout.addWidget(w)
+        layout.addLayout(row)
+        layout.addWidget(self.bars, 1)
+        layout.addWidget(caption)
+        layout.addLayout(self._grid)
+        for w in (self.peak, self.note):
+            layout.addWidget(w)
+        self.extra = QVBoxLayout()
+        layout.addLayout(self.extra)
+        layout.addWidget(self.apply)
+
+    def _grid_row(self, i: int, name: str) -> tuple[QLabel, ...]:
+        labels = tuple(QLabel(self) for _ in range(4))
+        labels[0].setTextFormat(Qt.TextFormat.RichText)
+        for col, label in enumerate(labels):
+            self._grid.addWidget(label, i, col, Qt.AlignmentFlag.AlignRight if col > 1 else Qt.AlignmentFlag.AlignLeft)
+        labels[1].setText(term_name(name))
+        return labels
+
+    def show_lever(self, lever: Lever, selected: int, unit: Unit, note: str = "") -> None:
+        """Show ``lever`` with position ``selected`` as "after", numbers in ``unit``."""
+        self._lever, self._selected, self._unit = lever, selected, unit
+        self.buttons.button(selected).setChecked(True)
+        self.note.setText(note)
+        self.note.setVisible(bool(note))
+        self._refresh()
+
+    def selected(self) -> int:
+        return self._selected
+
+    def step_label(self, index: int) -> str:
+        return self._steps[index]
+
+    def set_step_labels(self, labels: Sequence[str]) -> None:
+        """Rename the positions (the ZeRO-3 card's depend on N)."""
+        self._steps = list(labels)
+        for i, text in enumerate(labels):
+            self.buttons.button(i).setText(text)
+
+    def numbers(self) -> dict[str, tuple[str, str]]:
+        """The (before, after) texts shown per term, for the terms shown."""
+        return {n: (r[2].text(), r[3].text()) for n, r in self._rows.items() if not r[1].isHidden()}
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.PaletteChange and self._lever is not None:
+            self._refresh()
+
+    def _refresh(self) -> None:
+        assert self._lever is not None
+        lever, sel, unit = self._lever, self._selected, self._unit
+        changes = lever.changes(0, sel)
+        shown = [c for c in changes if c.largest_before or c.largest_after]
+        self.bars.set_rows([BarRow(c.name, c.largest_before, c.largest_after, c.touched) for c in shown], unit,
+                           (self._steps[0], self._steps[sel]))
+        colours = colors_for(self)
+        for c in changes:
+            swatch, name, before, after = self._rows[c.name]
+            for label in (swatch, name, before, after):
+                label.setVisible(c in shown)
+                font = label.font()
+                font.setBold(c.touched)
+                label.setFont(font)
+            swatch.setText(f'<span style="color:{colours.term(c.name)}">&#9632;</span>')
+            before.setText(format_bytes(c.largest_before, unit))
+            after.setText("→ " + format_bytes(c.largest_after, unit))
+        self.peak.setText(self._peak_text(lever.steps[0].estimate, lever.steps[sel].estimate))
+        is_current = lever.current == sel
+        self.apply.setEnabled(not is_current)
+        self.apply.setText(self.tr("This is your setup") if is_current
+                           else self.tr("Use “{step}” in my setup").format(step=self._steps[sel]))
+
+    def _peak_text(self, before: Estimate, after: Estimate) -> str:
+        u = self._unit
+        verdict = {True: self.tr("fits"), False: self.tr("does not fit")}
+        return self.tr("Allocated peak {a} → {b}; device total {c} → {d} of {gpu}: {v}").format(
+            a=format_bytes(before.peak_allocated_bytes, u), b=format_bytes(after.peak_allocated_bytes, u),
+            c=format_bytes(before.device_bytes, u), d=format_bytes(after.device_bytes, u),
+            gpu=after.gpu.name, v=verdict[after.fits])

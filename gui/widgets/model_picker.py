@@ -1,0 +1,90 @@
+"""A searchable model picker grouped by family, with parameter counts; imported models join an "Imported" group.
+
+Family headings are disabled items, so the picker maps rows to models itself (:meth:`model_at`); typing filters
+the list (a case-insensitive "contains" completer), as in a search box.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QFont, QStandardItem, QStandardItemModel
+from PySide6.QtWidgets import QComboBox, QCompleter, QWidget
+
+from engine.params import count_params
+from engine.specs import ModelSpec
+from engine.units import format_count
+
+_MODEL_ROLE = Qt.ItemDataRole.UserRole + 1
+
+
+class ModelPicker(QComboBox):
+    """Catalog and imported models, grouped.
+
+    Signals: inherits ``QComboBox.activated`` / ``currentIndexChanged``; read the choice with :meth:`current_model`.
+    """
+
+    def __init__(self, models: Iterable[ModelSpec], parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._items = QStandardItemModel(self)
+        self.setModel(self._items)
+        self.setEditable(True)
+        self.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
+        self.setMaxVisibleItems(24)
+        completer = QCompleter(self._items, self)
+        completer.setFilterMode(Qt.MatchFlag.MatchContains)
+        completer.setCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
+        completer.setCompletionMode(QCompleter.CompletionMode.PopupCompletion)
+        self.setCompleter(completer)
+        family = None
+        for m in models:
+            if m.family != family:
+                family = m.family
+                self._heading(family)
+            self._add(m)
+
+    def _heading(self, text: str) -> None:
+        item = QStandardItem(text)
+        item.setFlags(Qt.ItemFlag.NoItemFlags)
+        font = QFont(self.font())
+        font.setBold(True)
+        item.setFont(font)
+        self._items.appendRow(item)
+
+    def _add(self, m: ModelSpec) -> int:
+        item = QStandardItem(f"{m.label} — {format_count(count_params(m).total)}")
+        item.setData(m, _MODEL_ROLE)
+        self._items.appendRow(item)
+        return item.row()
+
+    def add_imported(self, m: ModelSpec) -> None:
+        """Add (or replace, by id) an imported model under the "Imported" heading."""
+        for row in range(self._items.rowCount()):
+            existing = self.model_at(row)
+            if existing is not None and existing.id == m.id and existing != m:
+                self._items.item(row).setData(m, _MODEL_ROLE)
+                return
+            if existing == m:
+                return
+        if not self._items.findItems(self.tr("Imported")):
+            self._heading(self.tr("Imported"))
+        self._add(m)
+
+    def model_at(self, row: int) -> ModelSpec | None:
+        if row < 0:
+            return None
+        item = self._items.item(row)
+        value = item.data(_MODEL_ROLE) if item is not None else None
+        return value if isinstance(value, ModelSpec) else None
+
+    def current_model(self) -> ModelSpec | None:
+        return self.model_at(self.currentIndex())
+
+    def show_model(self, m: ModelSpec) -> None:
+        """Select ``m``, adding it under "Imported" first if it is not listed."""
+        rows = [r for r in range(self._items.rowCount()) if self.model_at(r) == m]
+        if not rows:
+            self.add_imported(m)
+            rows = [r for r in range(self._items.rowCount()) if self.model_at(r) == m]
+        self.setCurrentIndex(rows[0])

@@ -1,0 +1,106 @@
+"""The four stages side by side: one horizontal bar each, per GPU, split by role, against the GPU's memory.
+
+Segments are ``StageMemory.segments()`` (each role's resident bytes, the working set that sets the peak, the
+allocator's reserve and the CUDA context), so a bar's length is the stage's device total. A dashed line marks the
+GPU's memory; a click on a bar selects that stage.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import pyqtgraph as pg
+from PySide6.QtCore import QEvent, QSize, Signal
+from PySide6.QtGui import QColor
+from PySide6.QtWidgets import QWidget
+
+from engine.alignment import StageMemory
+from engine.units import Unit, format_bytes
+from gui.palette import colors_for
+from gui.widgets.role_style import role_color
+
+BAR = 0.62
+LABEL_WIDTH = 130  # the stage labels' column (pyqtgraph would otherwise size it late, or not at all)
+
+
+class StageBars(pg.PlotWidget):  # type: ignore[misc]
+    """Per-GPU totals of the stages.
+
+    Signals:
+        stage_clicked(str): the user clicked a stage's bar (its ``Stage`` value).
+    """
+
+    stage_clicked = Signal(str)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent=parent, background=None)
+        self.setMenuEnabled(False)
+        self.setMouseEnabled(x=False, y=False)
+        self.hideButtons()
+        self.invertY(True)
+        self.getAxis("left").setWidth(LABEL_WIDTH)
+        self.setMinimumHeight(150)
+        self._args: tuple[list[StageMemory], str, Unit, dict[str, str]] | None = None
+        self.scene().sigMouseClicked.connect(self._clicked)
+
+    def sizeHint(self) -> QSize:
+        return QSize(600, 180)
+
+    def set_stages(self, stages: Sequence[StageMemory], selected: str, unit: Unit, labels: dict[str, str]) -> None:
+        """Draw ``stages`` top to bottom; ``labels`` maps a stage value to its axis label."""
+        self._args = (list(stages), selected, unit, labels)
+        self._redraw()
+
+    def totals(self) -> dict[str, float]:
+        """Each bar's length in the unit shown (the stage's device total)."""
+        if self._args is None:
+            return {}
+        stages, _, unit, _ = self._args
+        return {s.stage.value: sum(b for _, _, b in s.segments()) / unit.size for s in stages}
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.PaletteChange and getattr(self, "_args", None) is not None:
+            self._redraw()
+
+    def _redraw(self) -> None:
+        assert self._args is not None
+        stages, selected, unit, labels = self._args
+        c = colors_for(self)
+        self.clear()
+        for y, sm in enumerate(stages):
+            x = 0.0
+            pen = pg.mkPen(c.foreground, width=1.5) if sm.stage.value == selected else pg.mkPen(None)
+            for role, part, size in sm.segments():
+                colour = role_color(c, role) if role else QColor(c.muted)
+                colour.setAlpha({"resident": 230, "working_set": 110}.get(part, 80))
+                width = size / unit.size
+                self.addItem(pg.BarGraphItem(x0=[x], width=[width], y=[y], height=[BAR], brush=colour, pen=pen))
+                x += width
+            verdict = "✓" if sm.fits else "✗"
+            text = pg.TextItem(f" {format_bytes(sm.device_bytes, unit)} {verdict}", anchor=(0, 0.5),
+                               color=c.fits if sm.fits else c.over)
+            text.setPos(x, y)
+            self.addItem(text)
+        if stages:
+            gpu = stages[0].gpu
+            line = pg.InfiniteLine(pos=gpu.memory_bytes / unit.size, angle=90,
+                                   pen=pg.mkPen(c.limit, width=1.5, style=pg.QtCore.Qt.PenStyle.DashLine),
+                                   label=gpu.name, labelOpts={"position": 0.04, "color": c.foreground})
+            self.addItem(line)
+            longest = max(*self.totals().values(), gpu.memory_bytes / unit.size)
+            self.setXRange(0, longest * 1.22, padding=0)
+        self.setYRange(-0.6, len(stages) - 0.4, padding=0)
+        self.getAxis("left").setTicks([[(y, labels.get(s.stage.value, s.stage.value)) for y, s in enumerate(stages)]])
+        for side in ("left", "bottom"):
+            self.getAxis(side).setPen(pg.mkPen(c.muted))
+            self.getAxis(side).setTextPen(pg.mkPen(c.foreground))
+        self.setLabel("bottom", unit.value + " " + self.tr("per GPU"))
+
+    def _clicked(self, event: object) -> None:
+        if self._args is None:
+            return
+        pos = self.getPlotItem().vb.mapSceneToView(event.scenePos())  # type: ignore[attr-defined]
+        index = round(pos.y())
+        if 0 <= index < len(self._args[0]):
+            self.stage_clicked.emit(self._args[0][index].stage.value)

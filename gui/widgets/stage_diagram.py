@@ -1,0 +1,145 @@
+"""A stage of alignment drawn as a diagram: its models as boxes, what flows between them as arrows, a legend.
+
+Boxes are the roles of ``engine.alignment`` (outline by how each is held: ``gui.widgets.role_style``) plus the data
+and the loss; arrows are ``engine.alignment.FLOWS`` in the order one step sends them, so ``play`` animates one
+step of the loop (``gui.widgets.flow_player``). A rollout engine, when the stage has one, sits beside the policy,
+fed with its weights. Bytes on the boxes are the engine's, per GPU.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QEvent, QPointF, QRectF, Qt, Signal
+from PySide6.QtGui import QColor, QHideEvent, QPainter, QPen, QResizeEvent
+from PySide6.QtWidgets import QGraphicsScene, QGraphicsView, QWidget
+
+from engine.alignment import FLOWS, Holding, Mode, RoleCost, StageMemory
+from engine.units import Unit, format_bytes
+from gui.palette import colors_for
+from gui.widgets.diagram_items import add_arrow, add_box, arrow_path
+from gui.widgets.flow_player import FlowPlayer
+from gui.widgets.role_style import fill, in_memory, outline, role_color
+from gui.words import engine_text, mode_name, role_name
+
+POSITIONS = {"rollout": (0, 0), "critic": (320, 0), "reward": (640, 0), "data": (0, 150), "policy": (320, 150),
+             "loss": (640, 150), "reference": (320, 300)}
+LEGEND_Y = 400.0
+
+
+class StageDiagram(QGraphicsView):
+    """The diagram of one stage.
+
+    Signals:
+        playing_changed(bool): the one-step animation started or ended.
+    """
+
+    playing_changed = Signal(bool)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setScene(QGraphicsScene(self))
+        self.setRenderHint(QPainter.RenderHint.Antialiasing)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setFrameShape(QGraphicsView.Shape.NoFrame)
+        self.setMinimumSize(360, 240)
+        self.player = FlowPlayer(self)
+        self.player.playing_changed.connect(self.playing_changed)
+        self._shown: tuple[StageMemory, dict[str, str], Unit] | None = None
+        self._paths: list[tuple[object, str]] = []
+        self._texts: dict[str, str] = {}
+
+    def show_stage(self, sm: StageMemory, node_labels: dict[str, str], unit: Unit) -> None:
+        """Draw ``sm``; ``node_labels`` gives the data and loss nodes' subtitles (translated)."""
+        self.player.stop()
+        self._shown = (sm, node_labels, unit)
+        self._draw()
+
+    def play(self) -> None:
+        """Animate one step of the loop (restarts if running)."""
+        if self._shown is not None:
+            self.player.play(self.scene(), self._paths, QColor(colors_for(self).foreground))  # type: ignore[arg-type]
+
+    def stop(self) -> None:
+        self.player.stop()
+
+    def node_texts(self) -> dict[str, str]:
+        """Each box's text as shown (plain), by node: what a test checks against the engine."""
+        return dict(self._texts)
+
+    def arrow_labels(self) -> list[str]:
+        return [label for _, label in self._paths]
+
+    def _draw(self) -> None:
+        assert self._shown is not None
+        sm, labels, unit = self._shown
+        c = colors_for(self)
+        scene = self.scene()
+        scene.clear()
+        self._texts.clear()
+        roles = {r.role.value: r for r in sm.roles}
+        nodes = {f.source for f in FLOWS[sm.stage]} | {f.target for f in FLOWS[sm.stage]} | set(roles)
+        centre = {n: QPointF(*POSITIONS[n]) for n in nodes}
+        for node in nodes:
+            role = roles.get(node)
+            html = self._box_text(node, role, labels, unit)
+            _, text = add_box(scene, centre[node], html, pen=outline(c, role, node), brush=fill(c, role, node),
+                              ink=QColor(c.foreground))
+            self._texts[node] = " ".join(text.toPlainText().split())
+        self._paths = []
+        for f in FLOWS[sm.stage]:
+            live = all(n not in roles or in_memory(roles[n]) or roles[n].mode is Mode.RULE
+                       for n in (f.source, f.target))
+            path = arrow_path(centre[f.source], centre[f.target])
+            colour = QColor(c.foreground if live else c.muted)
+            add_arrow(scene, path, engine_text(f.label), colour=colour, background=QColor(c.background),
+                      dashed=not live)
+            if live:
+                self._paths.append((path, engine_text(f.label)))
+        if "rollout" in roles:
+            path = arrow_path(centre["policy"], centre["rollout"])
+            add_arrow(scene, path, self.tr("policy's weights"), colour=role_color(c, "rollout"),
+                      background=QColor(c.background), dashed=True)
+        self._legend(scene)
+        scene.setSceneRect(scene.itemsBoundingRect().adjusted(-10, -10, 10, 10))
+        self._fit()
+
+    def _box_text(self, node: str, role: RoleCost | None, labels: dict[str, str], unit: Unit) -> str:
+        if role is None:
+            return f"<b>{role_name(node)}</b><br><i>{labels.get(node, '')}</i>"
+        how = mode_name(role.mode.value if role.holding is Holding.OWN else role.holding.value)
+        size = format_bytes(role.bytes, unit) if role.bytes else self.tr("no GPU memory")
+        warning = f"<br><small>⚠ {engine_text(role.note)}</small>" if role.note else ""
+        return f"<b>{role_name(node)}</b><br>{how}<br>{size}{warning}"
+
+    def _legend(self, scene: QGraphicsScene) -> None:
+        c = colors_for(self)
+        entries = [
+            (QPen(role_color(c, "policy"), 2), self.tr("trained")),
+            (QPen(role_color(c, "policy"), 2, Qt.PenStyle.DashLine), self.tr("frozen (inference only)")),
+            (QPen(QColor(c.muted), 2, Qt.PenStyle.DotLine), self.tr("can be a program rather than a model")),
+        ]
+        x = 0.0
+        for pen, text in entries:
+            scene.addRect(QRectF(x, LEGEND_Y, 28, 18), pen)
+            label = scene.addSimpleText(text)
+            label.setBrush(QColor(c.foreground))
+            label.setPos(x + 36, LEGEND_Y)
+            x += 36 + label.boundingRect().width() + 28
+
+    def _fit(self) -> None:
+        self.fitInView(self.sceneRect(), Qt.AspectRatioMode.KeepAspectRatio)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self._fit()
+
+    def hideEvent(self, event: QHideEvent) -> None:
+        self.player.stop()
+        super().hideEvent(event)
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.PaletteChange and self._shown is not None:
+            self.player.stop()
+            self._draw()
+

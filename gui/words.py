@@ -1,0 +1,67 @@
+"""The engine's words as the user reads them: memory terms, alignment roles and modes, translated.
+
+The engine names things in snake case (``optimizer_states``, ``shared-base``); pages show these names through
+one table each, marked for ``pyside6-lupdate`` in context ``words``, so one term has one name everywhere.
+Text that the engine writes in full (facts, formulas, sources) is translated at run time in context ``engine``.
+"""
+
+from __future__ import annotations
+
+from gui.tr import QT_TRANSLATE_NOOP, translate
+
+_TERMS = {
+    "weights": QT_TRANSLATE_NOOP("words", "weights"),
+    "gradients": QT_TRANSLATE_NOOP("words", "gradients"),
+    "optimizer_states": QT_TRANSLATE_NOOP("words", "optimizer states"),
+    "activations": QT_TRANSLATE_NOOP("words", "activations"),
+    "logits": QT_TRANSLATE_NOOP("words", "logits"),
+    "sharding_buffers": QT_TRANSLATE_NOOP("words", "sharding buffers"),
+    "temporaries": QT_TRANSLATE_NOOP("words", "temporaries"),
+    "kv_cache": QT_TRANSLATE_NOOP("words", "KV cache"),
+    "forward": QT_TRANSLATE_NOOP("words", "forward pass"),
+}
+
+_ROLES = {
+    "policy": QT_TRANSLATE_NOOP("words", "policy"),
+    "reference": QT_TRANSLATE_NOOP("words", "reference"),
+    "reward": QT_TRANSLATE_NOOP("words", "reward"),
+    "critic": QT_TRANSLATE_NOOP("words", "critic"),
+    "rollout": QT_TRANSLATE_NOOP("words", "rollout engine"),
+    "data": QT_TRANSLATE_NOOP("words", "data"),
+    "loss": QT_TRANSLATE_NOOP("words", "loss"),
+}
+
+_MODES = {
+    "trained": QT_TRANSLATE_NOOP("words", "trained"),
+    "frozen": QT_TRANSLATE_NOOP("words", "frozen"),
+    "rule": QT_TRANSLATE_NOOP("words", "rule"),
+    "own": QT_TRANSLATE_NOOP("words", "own copy"),
+    "shared-base": QT_TRANSLATE_NOOP("words", "base with adapters off: no copy"),
+    "precomputed": QT_TRANSLATE_NOOP("words", "log-probs precomputed"),
+    "not-loaded": QT_TRANSLATE_NOOP("words", "not loaded (KL coefficient 0)"),
+    "program": QT_TRANSLATE_NOOP("words", "a rule: a program, not a model"),
+}
+
+
+def _look_up(table: dict[str, str], key: str) -> str:
+    return translate("words", table[key]) if key in table else key.replace("_", " ")
+
+
+def term_name(name: str) -> str:
+    """``optimizer_states`` -> "optimizer states" (translated)."""
+    return _look_up(_TERMS, name)
+
+
+def role_name(name: str) -> str:
+    """``rollout`` -> "rollout engine" (translated); also the diagram's ``data`` and ``loss`` nodes."""
+    return _look_up(_ROLES, name)
+
+
+def mode_name(name: str) -> str:
+    """A role's mode (trained, frozen, rule) or holding (own, shared-base, ...), translated."""
+    return _look_up(_MODES, name)
+
+
+def engine_text(text: str) -> str:
+    """A sentence the engine wrote (a fact, a flow label), translated when a translation exists."""
+    return translate("engine", text)

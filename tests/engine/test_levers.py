@@ -1,0 +1,126 @@
+"""The three levers: each moves its own terms, checked against hand-derived counts."""
+
+import pytest
+
+from engine.catalog import get_gpu, get_model
+from engine.lever_facts import PAPER_FACTOR, communication, lora_share
+from engine.levers import (
+    DEFAULT_ZERO3_GPUS,
+    LeverKind,
+    activations_lever,
+    advice,
+    biggest_term,
+    largest_terms,
+    levers,
+    lora_lever,
+    peak_terms,
+    zero3_lever,
+)
+from engine.specs import Attention, Checkpointing, Method, Sharding, TrainingSetup
+from engine.training import estimate
+from engine.training.states import model_states
+
+M = get_model("llama-2-7b")
+A100 = get_gpu("a100-80gb")
+S = TrainingSetup()
+PSI = 6_738_415_616
+
+
+def test_lora_count_and_both_shares():
+    # per layer: q, k, v, o: 4 x 16 x (4096 + 4096); gate, up: 2 x 16 x (4096 + 11008); down: 16 x (11008 + 4096)
+    per_layer = 4 * 16 * 8192 + 2 * 16 * 15104 + 16 * 15104
+    share = lora_share(M, S)
+    assert share.trainable == 32 * per_layer == 39_976_960
+    assert share.total == PSI
+    assert share.non_embedding == PSI - 2 * 32_000 * 4096
+    assert f"{100 * share.of_total:.2f}" == "0.59"
+    assert f"{100 * share.of_non_embedding:.2f}" == "0.62"  # the seed's figure
+
+
+def test_lora_lever_moves_gradients_and_states_then_qlora_the_weights():
+    lv = lora_lever(M, S, A100)
+    assert [s.key for s in lv.steps] == ["full", "lora", "qlora"]
+    assert lv.current == 0
+    to_lora = {c.name: c for c in lv.changes(0, 1)}
+    assert {n for n, c in to_lora.items() if c.touched} == {"gradients", "optimizer_states"}
+    assert to_lora["optimizer_states"].after == 39_976_960 * 8  # fp32 m and v, no master copy for fp32 adapters
+    assert to_lora["gradients"].largest_after == 39_976_960 * 4
+    to_qlora = {c.name: c for c in lv.changes(1, 2)}
+    assert {n for n, c in to_qlora.items() if c.touched} == {"weights"}
+    assert to_qlora["weights"].after < to_qlora["weights"].before / 3
+    assert to_qlora["optimizer_states"].after == to_qlora["optimizer_states"].before
+
+
+def test_activations_lever_leaves_model_states_alone():
+    lv = activations_lever(M, S, A100)
+    assert lv.steps[1].setup.attention is Attention.SDPA  # SDPA is already a flash kernel: kept
+    assert lv.current == 1
+    changes = {c.name: c for c in lv.changes()}
+    assert {n for n, c in changes.items() if c.touched} == {"activations"}
+    for name in ("weights", "optimizer_states"):
+        assert changes[name].largest_before == changes[name].largest_after
+    a = changes["activations"]
+    assert a.largest_after < a.largest_before / 50
+    assert lv.steps[-1].setup.checkpointing is Checkpointing.FULL
+
+
+@pytest.mark.parametrize("n", [2, 4, 8])
+def test_zero3_divides_model_states_by_n_and_not_activations(n):
+    lv = zero3_lever(M, S.with_(gpus=n), A100)
+    off, on = lv.steps[0].setup, lv.steps[1].setup
+    assert on.sharding is Sharding.ZERO3
+    assert on.gpus == n
+    assert lv.current == 0
+    one, split = model_states(M, off), model_states(M, on)
+    assert split.weights == -(-PSI * 2 // n)
+    assert split.optimizer_states == -(-PSI * 12 // n)
+    assert split.gradients == -(-PSI * 2 // n)
+    assert one.weights == PSI * 2
+    changes = {c.name: c for c in lv.changes()}
+    assert changes["activations"].before == changes["activations"].after
+    assert changes["activations"].largest_before == changes["activations"].largest_after
+    assert not changes["activations"].touched
+    assert changes["weights"].touched
+
+
+def test_zero3_default_n_and_off_is_one_gpu_when_already_sharded():
+    assert zero3_lever(M, S, A100).steps[1].setup.gpus == DEFAULT_ZERO3_GPUS
+    lv = zero3_lever(M, S.with_(gpus=4, sharding=Sharding.ZERO3), A100)
+    assert lv.steps[0].setup.gpus == 1
+    assert lv.steps[0].setup.sharding is Sharding.NONE
+    assert lv.current == 1
+
+
+def test_communication_is_one_and_a_half_data_parallel_for_full_fine_tuning():
+    c = communication(M, S)
+    assert c.data_parallel == 2 * PSI * 2  # all-reduce of 16-bit gradients: 2 Psi
+    assert c.zero3 == 3 * PSI * 2  # two all-gathers of 16-bit weights + one reduce-scatter
+    assert c.factor == PAPER_FACTOR
+    assert communication(M, S.with_(method=Method.LORA)).factor > 10  # frozen weights gathered, tiny gradients
+
+
+def test_peak_terms_sum_and_largest_terms_bound_them():
+    e = estimate(M, S, A100)
+    assert sum(peak_terms(e).values()) == e.peak_allocated_bytes
+    assert all(largest_terms(e)[n] >= b for n, b in peak_terms(e).items())
+
+
+def test_biggest_term_first_then_the_lever_that_moves_it():
+    assert biggest_term(estimate(M, S, A100)).name == "optimizer_states"
+    tip = advice(M, S, A100)
+    assert (tip.term.name, tip.lever, tip.step) == ("optimizer_states", LeverKind.LORA, "lora")
+    tip = advice(M, S.with_(method=Method.LORA), A100)
+    assert (tip.term.name, tip.lever) == ("activations", LeverKind.ACTIVATIONS)
+    assert tip.after == peak_terms(estimate(M, S.with_(method=Method.LORA, checkpointing=Checkpointing.FULL),
+                                           A100))["activations"]
+
+
+def test_no_lever_moves_the_logits():
+    qwen = get_model("qwen2.5-7b")
+    tip = advice(qwen, S.with_(method=Method.QLORA, checkpointing=Checkpointing.FULL), get_gpu("h200"))
+    assert tip.term.name == "logits"
+    assert tip.lever is None
+
+
+def test_three_cards_in_the_seeds_order():
+    assert [lv.kind for lv in levers(M, S, A100)] == [LeverKind.LORA, LeverKind.ACTIVATIONS, LeverKind.ZERO3]

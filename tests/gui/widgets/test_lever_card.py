@@ -1,0 +1,42 @@
+"""gui.widgets.lever_card: positions, signals, and the numbers of the lever it is given."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from pytestqt.qtbot import QtBot
+
+from engine.catalog import get_gpu, get_model
+from engine.levers import lora_lever
+from engine.specs import TrainingSetup
+from engine.units import Unit
+from gui.widgets.lever_card import LeverCard
+
+
+def _card(qtbot: QtBot) -> LeverCard:
+    card = LeverCard("LoRA", "sub", "moves", ["Full", "LoRA", "QLoRA"])
+    qtbot.addWidget(card)
+    lever = lora_lever(get_model("llama-2-7b"), TrainingSetup(), get_gpu("h200"))
+    card.show_lever(lever, 1, Unit.GB, "note")
+    return card
+
+
+def test_clicking_a_position_only_emits(qtbot: QtBot) -> None:
+    card = _card(qtbot)
+    with qtbot.waitSignal(card.step_selected) as sig:
+        qtbot.mouseClick(card.buttons.button(2), Qt.MouseButton.LeftButton)
+    assert sig.args == [2]
+    assert card.selected() == 1  # the page decides what to show
+
+
+def test_apply_asks_for_the_selected_position(qtbot: QtBot) -> None:
+    card = _card(qtbot)
+    with qtbot.waitSignal(card.apply_requested) as sig:
+        qtbot.mouseClick(card.apply, Qt.MouseButton.LeftButton)
+    assert sig.args == [1]
+
+
+def test_rows_show_only_terms_that_exist(qtbot: QtBot) -> None:
+    card = _card(qtbot)
+    assert "sharding_buffers" not in card.numbers()
+    assert card.numbers()["gradients"] == ("26.95 GB", "→ 0.16 GB")
+    assert "42.22 GB" in card.peak.text()

@@ -1,0 +1,58 @@
+"""Bundle the calibration traces with the engine: calibration/traces.jsonl -> engine/catalog/traced_steps.json.
+
+Run after ``python -m calibration.trace --all`` (which needs the dev venv with torch; see calibration/README.md):
+``python tools/export_traces.py``. Each row keeps the traced setup and peak; models outside the catalog (the
+tiny MoE) carry their architecture, built from the traced Hugging Face config by ``engine.hf_import``.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from engine.catalog import CatalogError, get_model  # noqa: E402
+from engine.hf_import import spec_fields  # noqa: E402
+from engine.specs import ModelSpec  # noqa: E402
+
+
+def _setup(r: dict[str, object]) -> dict[str, object]:
+    setup = {k: r[k] for k in ("method", "precision", "batch", "seq_len", "attention", "checkpointing")}
+    if r["method"] != "full":
+        setup["lora"] = {"rank": r["lora_rank"], "alpha": r["lora_alpha"], "dropout": r["lora_dropout"] or 0.0,
+                         "targets": r["lora_targets"]}
+    return setup
+
+
+def _row(r: dict[str, object]) -> dict[str, object]:
+    row: dict[str, object] = {
+        "id": r["id"], "model": r["model"], "setup": _setup(r), "described": r["id"],
+        "peak_bytes": r["peak_bytes"], "peak_phase": r["peak_phase"],
+        "total_params": r["total_params"], "trainable_params": r["trainable_params"],
+    }
+    try:
+        get_model(str(r["model"]))
+    except CatalogError:
+        assert isinstance(r["hf_config"], dict)
+        spec = ModelSpec.model_validate(spec_fields(r["hf_config"], str(r["model"])))
+        row["spec"] = spec.model_dump(mode="json")
+    return row
+
+
+def main() -> int:
+    traces = [json.loads(line) for line in (ROOT / "calibration" / "traces.jsonl").read_text().splitlines() if line]
+    out = {
+        "schema": 1,
+        "source": "calibration/traces.jsonl: PyTorch training steps traced with fake tensors (calibration/README.md)",
+        "runs": [_row(r) for r in traces],
+    }
+    (ROOT / "engine" / "catalog" / "traced_steps.json").write_text(json.dumps(out, indent=1) + "\n")
+    print(f"{len(traces)} traced steps bundled")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
