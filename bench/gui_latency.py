@@ -4,8 +4,9 @@ Drives the real sequence-length slider with key presses (Right / Left), lets the
 scenario update and the page's recompute, then forces a synchronous repaint, and times the path per event:
 
 * drag: presses back to back (a held arrow key): the headline (peak, verdict, breakdown) is recomputed and
-  repainted within the event's turn; the secondary views follow through the page's throttle;
-* single change: one press after a quiet spell: every view recomputed and repainted.
+  repainted within the event's turn; the secondary views wait until the input pauses;
+* single change: one press after a quiet spell: every view recomputed and repainted, the page's pause
+  (``SECONDARY_MS``) included.
 
 Prints medians and 95th percentiles; ``--json`` prints ``{"p95_ms": ..., "median_ms": ..., "full_p95_ms": ...,
 "full_median_ms": ...}`` (p95_ms / median_ms: the drag path).
@@ -68,9 +69,9 @@ def _steps(page: MemoryPage, events: int) -> list[float]:
         key = Qt.Key.Key_Right if (i // 10) % 2 == 0 else Qt.Key.Key_Left
         t0 = time.perf_counter()
         QTest.keyClick(page.controls.seq_slider, key)
-        _turns(3)  # write, headline, then the secondary views (served at once after a quiet spell) ...
-        while page._parts:  # ... one per turn until all are shown
-            _turns(1)
+        _turns(2)  # write, headline; then the secondary views, once input has paused, one per turn
+        while page._secondary_later.pending() or page._parts:
+            QTest.qWait(1)
         page.repaint()
         times.append((time.perf_counter() - t0) * 1e3)
     return times

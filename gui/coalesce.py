@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from PySide6.QtCore import QElapsedTimer, QObject, QTimer
+from PySide6.QtCore import QObject, QTimer
 
 
 class Coalescer(QObject):
@@ -44,27 +44,16 @@ class Coalescer(QObject):
         self._timer.stop()
 
 
-class Throttle(Coalescer):
-    """Like ``Coalescer``, but at most one call per ``interval_ms``: the first request after a quiet spell
-    runs on the next event-loop turn, requests during a storm run at most every ``interval_ms``, and the
-    last request of a storm is always served. For views too costly to repaint on every frame of a drag.
+class Debounce(Coalescer):
+    """Like ``Coalescer``, but the call waits until requests have stopped for ``quiet_ms``: a drag's storm of
+    requests is served once, right after it pauses or ends. For views too costly to repaint on every frame.
 
     Signals: none.
     """
 
-    def __init__(self, callback: Callable[[], None], interval_ms: int, parent: QObject | None = None) -> None:
-        super().__init__(self._run, parent)
-        self._target = callback
-        self._interval = interval_ms
-        self._clock = QElapsedTimer()
+    def __init__(self, callback: Callable[[], None], quiet_ms: int, parent: QObject | None = None) -> None:
+        super().__init__(callback, parent)
+        self._timer.setInterval(quiet_ms)
 
     def schedule(self) -> None:
-        if self._timer.isActive():
-            return
-        since = self._clock.elapsed() if self._clock.isValid() else self._interval
-        self._timer.setInterval(max(0, self._interval - since))
-        self._timer.start()
-
-    def _run(self) -> None:
-        self._clock.start()
-        self._target()
+        self._timer.start()  # (re)start: the call moves past every new request

@@ -3,8 +3,8 @@
 Data flow: the settings panel writes the shared scenario; ``changed`` schedules one recompute per event-loop
 turn (a drag never queues stale work). The headline (peak, verdict, breakdown bar) is recomputed and repainted
 in that same turn; the secondary views (Full / LoRA / QLoRA comparison, the two curves, the roadmap), whose
-charts cost more to paint, follow through a throttle: at once after a quiet spell, at most every
-``SECONDARY_MS`` during a drag, and always after its last step (bench/gui_latency.py measures both paths).
+charts cost more to paint, follow once input has paused for ``SECONDARY_MS``, one view per event-loop turn,
+so that no frame of a drag waits for them (bench/gui_latency.py measures both paths).
 No view computes a number: each gets its result from the engine.
 """
 
@@ -29,7 +29,7 @@ from engine.training import estimate
 from engine.training.accuracy import gpu_runs, summarize
 from engine.training.advisor import max_batch, max_seq_len, roadmap
 from engine.training.sweep import sweep_gpus, sweep_seq_len
-from gui.coalesce import Coalescer, Throttle
+from gui.coalesce import Coalescer, Debounce
 from gui.pages import page_title
 from gui.pages.memory_controls import MemoryControls
 from gui.scenario import Scenario
@@ -42,7 +42,7 @@ from gui.widgets.term_legend import TermLegend
 #: x of the sequence-length curve: 48 points, log-spaced over the slider's range
 SEQ_POINTS = [round(UI_SEQ_LEN[0] * (UI_SEQ_LEN[1] / UI_SEQ_LEN[0]) ** (i / 47)) for i in range(48)]
 GPU_POINTS = [1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64]
-SECONDARY_MS = 100
+SECONDARY_MS = 40
 
 
 class MemoryPage(QWidget):
@@ -72,7 +72,7 @@ class MemoryPage(QWidget):
         self.notes = QLabel(self, wordWrap=True)
         self._layout()
         self._recompute_later = Coalescer(self.recompute, self)
-        self._secondary_later = Throttle(self.recompute_secondary, SECONDARY_MS, self)
+        self._secondary_later = Debounce(self.recompute_secondary, SECONDARY_MS, self)
         self._parts: list[Callable[[], None]] = []
         self._next_part = Coalescer(self._run_part, self)
         scenario.changed.connect(self._recompute_later.schedule)
@@ -130,7 +130,7 @@ class MemoryPage(QWidget):
             self._parts.pop(0)()
 
     def recompute(self) -> None:
-        """The headline, now; the secondary views, through the throttle."""
+        """The headline, now; the secondary views once input pauses."""
         m, s, gpu, unit = self.scenario.model, self.scenario.setup, self.scenario.gpu, self.scenario.unit
         e = estimate(m, s, gpu)
         self.current = e
