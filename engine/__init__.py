@@ -4,6 +4,11 @@ No Qt, no GUI: typed pydantic inputs (``engine.specs``), pure functions returnin
 number names its formula and source. The command line (``python -m engine``) prints them as JSON.
 """
 
+from importlib.metadata import PackageNotFoundError, version
+
 __all__ = ["__version__"]
 
-__version__ = "0.1.0"
+try:  # the one place the version is written is pyproject.toml
+    __version__ = version("vramlab")
+except PackageNotFoundError:  # a bare checkout on sys.path, never installed
+    __version__ = "0+unknown"

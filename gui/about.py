@@ -21,11 +21,8 @@ BUNDLED = (
 
 
 def app_version() -> str:
-    """The installed package's version, or the engine's when running from a plain checkout."""
-    try:
-        return metadata.version("vramlab")
-    except metadata.PackageNotFoundError:
-        return engine.__version__
+    """The package's version (pyproject.toml, the one place it is written), as the engine reads it."""
+    return engine.__version__
 
 
 def component_version(name: str) -> str:

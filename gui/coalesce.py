@@ -42,3 +42,18 @@ class Coalescer(QObject):
 
     def cancel(self) -> None:
         self._timer.stop()
+
+
+class Debounce(Coalescer):
+    """Like ``Coalescer``, but the call waits until requests have stopped for ``quiet_ms``: a drag's storm of
+    requests is served once, right after it pauses or ends. For views too costly to repaint on every frame.
+
+    Signals: none.
+    """
+
+    def __init__(self, callback: Callable[[], None], quiet_ms: int, parent: QObject | None = None) -> None:
+        super().__init__(callback, parent)
+        self._timer.setInterval(quiet_ms)
+
+    def schedule(self) -> None:
+        self._timer.start()  # (re)start: the call moves past every new request

@@ -17,7 +17,7 @@ from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
 from gui import breakdown_table, chart_export
 from gui.breakdown_table import Breakdown
 from gui.settings import LAST_FOLDER_KEY, settings
-from gui.terms import term_name
+from gui.words import term_title
 
 TABLE_FORMATS = {"csv": breakdown_table.to_csv, "json": breakdown_table.to_json, "md": breakdown_table.to_markdown}
 CHART_ACTIONS = ("export:png1", "export:png2", "export:png3", "export:svg", "copy:chart")
@@ -86,7 +86,7 @@ class ExportActions(QObject):
         names = {"csv": self.tr("CSV table (*.csv)"), "json": self.tr("JSON (*.json)"),
                  "md": self.tr("Markdown table (*.md)")}
         path = path or self._ask(fmt, names[fmt])
-        text = TABLE_FORMATS[fmt](table, term_name)
+        text = TABLE_FORMATS[fmt](table, term_title)
         return self._write(path, lambda p: chart_export.write_text(p, text))
 
     def copy_chart(self) -> None:
@@ -98,7 +98,7 @@ class ExportActions(QObject):
     def copy_table(self) -> None:
         table = breakdown_of(self._current())
         if table is not None:
-            tsv, markdown = breakdown_table.to_tsv(table, term_name), breakdown_table.to_markdown(table, term_name)
+            tsv, markdown = breakdown_table.to_tsv(table, term_title), breakdown_table.to_markdown(table, term_title)
             chart_export.copy_table(tsv, markdown)
             self.exported.emit("clipboard")
 

@@ -20,17 +20,10 @@ from dataclasses import dataclass
 from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import QWidget
 
-TERMS = (
-    "weights",
-    "gradients",
-    "optimizer_states",
-    "activations",
-    "logits",
-    "sharding_buffers",
-    "temporaries",
-    "kv_cache",
-    "cuda_context",
-)
+from engine.training.estimate import TERM_ORDER
+
+#: the engine's training terms, in its order, then serving's KV cache and the two device-level overheads
+TERMS = (*TERM_ORDER, "kv_cache", "allocator_reserve", "cuda_context")
 
 _LIGHT_TERMS = (
     "#0b62a4",
@@ -41,6 +34,7 @@ _LIGHT_TERMS = (
     "#0a7f8f",
     "#8a6d00",
     "#a33b20",
+    "#7b8794",
     "#5f6b7a",
 )
 _DARK_TERMS = (
@@ -52,7 +46,8 @@ _DARK_TERMS = (
     "#4fd1e0",
     "#e6c440",
     "#f08a6a",
-    "#9aa7b5",
+    "#aab4c0",
+    "#8793a2",
 )
 
 

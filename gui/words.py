@@ -18,6 +18,8 @@ _TERMS = {
     "sharding_buffers": QT_TRANSLATE_NOOP("words", "sharding buffers"),
     "temporaries": QT_TRANSLATE_NOOP("words", "temporaries"),
     "kv_cache": QT_TRANSLATE_NOOP("words", "KV cache"),
+    "allocator_reserve": QT_TRANSLATE_NOOP("words", "allocator reserve"),
+    "cuda_context": QT_TRANSLATE_NOOP("words", "CUDA context"),
     "forward": QT_TRANSLATE_NOOP("words", "forward pass"),
 }
 
@@ -50,6 +52,12 @@ def _look_up(table: dict[str, str], key: str) -> str:
 def term_name(name: str) -> str:
     """``optimizer_states`` -> "optimizer states" (translated)."""
     return _look_up(_TERMS, name)
+
+
+def term_title(name: str) -> str:
+    """The term's name starting with a capital, for a label or a legend entry ("Optimizer states")."""
+    text = term_name(name)
+    return text[:1].upper() + text[1:]
 
 
 def role_name(name: str) -> str:

@@ -50,5 +50,7 @@ def test_missing_python_says_so(tmp_path: Path) -> None:
 def test_ci_script_is_executable_and_runs_the_readme_command() -> None:
     ci = REPO / ".ci" / "run"
     assert os.access(ci, os.X_OK)
-    assert ci.read_text().rstrip().endswith("make test")
+    commands = [line.strip() for line in ci.read_text().splitlines()]
+    assert commands.index("make test || status=1") < commands.index("make bundle-check || status=1")
+    assert commands[-1] == "exit $status"
     assert "make test" in (REPO / "README.md").read_text()

@@ -1524,49 +1524,6 @@ Device total: plus the CUDA context and libraries — what nvidia-smi shows.</so
     </message>
 </context>
 <context>
-    <name>terms</name>
-    <message>
-        <source>Weights</source>
-        <translation>權重</translation>
-    </message>
-    <message>
-        <source>Gradients</source>
-        <translation>梯度</translation>
-    </message>
-    <message>
-        <source>Optimizer states</source>
-        <translation>優化器狀態</translation>
-    </message>
-    <message>
-        <source>Activations</source>
-        <translation>Activations</translation>
-    </message>
-    <message>
-        <source>Logits and loss</source>
-        <translation>Logits 與損失</translation>
-    </message>
-    <message>
-        <source>Sharding buffers</source>
-        <translation>分片緩衝區</translation>
-    </message>
-    <message>
-        <source>Temporaries</source>
-        <translation>暫存張量</translation>
-    </message>
-    <message>
-        <source>KV cache</source>
-        <translation>KV cache</translation>
-    </message>
-    <message>
-        <source>CUDA context</source>
-        <translation>CUDA context</translation>
-    </message>
-    <message>
-        <source>Allocator reserve</source>
-        <translation>配置器保留量</translation>
-    </message>
-</context>
-<context>
     <name>words</name>
     <message>
         <source>weights</source>
@@ -1599,6 +1556,14 @@ Device total: plus the CUDA context and libraries — what nvidia-smi shows.</so
     <message>
         <source>KV cache</source>
         <translation>KV cache</translation>
+    </message>
+    <message>
+        <source>allocator reserve</source>
+        <translation>配置器保留量</translation>
+    </message>
+    <message>
+        <source>CUDA context</source>
+        <translation>CUDA context</translation>
     </message>
     <message>
         <source>forward pass</source>

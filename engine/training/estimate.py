@@ -255,7 +255,7 @@ def _phases(m: ModelSpec, s: TrainingSetup, tokens: Any = None, bs2: Any = None)
 def estimate(m: ModelSpec, s: TrainingSetup, gpu: GpuSpec) -> Estimate:
     """Per-GPU memory of one training step of ``m`` under ``s`` on ``gpu`` (module docstring: method)."""
     phases, st = _phases(m, s)
-    peak = max(phases, key=lambda p: (p.total, -p.step))
+    peak = max(phases, key=lambda p: (p.total, p.step))  # a tie means every step peaks alike: say 'later'
     terms = formulas.describe(_static(m, s)[4], peak.terms, TERM_ORDER)
     allocated = sum(t.bytes for t in terms)
     reserved = round(allocated * RESERVED_RATIO)

@@ -99,12 +99,12 @@ class MemoryControls(QWidget):
         seg = QHBoxLayout()
         seg.setSpacing(0)
         for b in self.method_buttons.values():
+            b.setStyleSheet("QPushButton:checked { background: palette(highlight); color: palette(highlighted-text); }")
             seg.addWidget(b)
         self.rank = QSpinBox(box)
         self.rank.setRange(*UI_LORA_RANK)
         self.binder.spin(self.rank, "lora.rank")
-        self.targets = QComboBox(box)
-        self.binder.combo(self.targets, "lora.targets", [
+        self.targets = self._combo(box, "lora.targets", [
             (self.tr("q, v"), LoraTargets.QV), (self.tr("All attention"), LoraTargets.ATTENTION),
             (self.tr("All linear layers"), LoraTargets.ALL_LINEAR)])
         form = QFormLayout(box)
@@ -182,6 +182,8 @@ class MemoryControls(QWidget):
     # -- helpers --------------------------------------------------------------------------------------------
     def _combo(self, parent: QWidget, field: str, choices: list[tuple[str, object]]) -> QComboBox:
         box = QComboBox(parent)
+        box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        box.setMinimumContentsLength(10)
         self.binder.combo(box, field, choices)
         return box
 

@@ -12,13 +12,14 @@ from dataclasses import dataclass
 
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, QPointF, Qt
-from PySide6.QtGui import QCursor, QFont
+from PySide6.QtGui import QCursor, QFont, QFontMetrics
 from PySide6.QtWidgets import QToolTip, QWidget
 
 from engine.results import Term
 from engine.units import Unit, format_bytes, to_unit
 from gui.palette import colors_for
-from gui.terms import term_name
+from gui.widgets.curve_plot import cache_axes, nice_ceiling
+from gui.words import term_title
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,14 +46,20 @@ class BreakdownChart(pg.PlotWidget):  # type: ignore[misc]
         self._capacity = 0.0
         self._unit = Unit.GB
         self._min_label_share = min_label_share
-        self._items: list[pg.GraphicsObject] = []
+        self._bars: list[pg.BarGraphItem] = []
+        self._labels: list[pg.TextItem] = []
+        self._ticks: list[list[tuple[int, str]]] = []
+        self._label_font = QFont()
+        self._label_font.setPointSizeF(8.5)
         self.setMenuEnabled(False)
         self.setMouseEnabled(False, False)
         self.hideButtons()
         self.getPlotItem().showGrid(x=True, y=False, alpha=0.25)
+        cache_axes(self.getPlotItem())
         self._line = pg.InfiniteLine(angle=90, movable=False)
         self.addItem(self._line)
         self.scene().sigMouseMoved.connect(self._hover)
+        self.getPlotItem().vb.sigResized.connect(self._on_resized)  # which labels fit depends on the width
         self._restyle()
         self._ready = True
 
@@ -79,53 +86,85 @@ class BreakdownChart(pg.PlotWidget):  # type: ignore[misc]
             axis.setTextPen(pg.mkPen(c.foreground))
         self._line.setPen(pg.mkPen(c.limit, width=c.pen(2), style=Qt.PenStyle.DashLine))
 
+    def _on_resized(self, *_args: object) -> None:
+        if self._rows:
+            self._redraw()
+
     def _redraw(self) -> None:
-        for item in self._items:
-            self.removeItem(item)
-        self._items.clear()
+        """Update one bar item per row and a pool of labels in place (creating items only when rows grow)."""
         c = colors_for(self)
         n = len(self._rows)
+        while len(self._bars) < n:
+            bar = pg.BarGraphItem(x0=[0.0], y=[0.0], width=[0.0], height=self.BAR_HEIGHT)
+            self.addItem(bar)
+            self._bars.append(bar)
+        for extra in self._bars[n:]:
+            extra.setOpts(x0=[0.0], y=[0.0], width=[0.0])
+        labels: list[tuple[str, float, float, float]] = []
         top = 0.0
         for i, row in enumerate(self._rows):
-            y = n - 1 - i
-            x0 = 0.0
-            for t in row.terms:
-                if t.bytes <= 0:
-                    continue
-                width = to_unit(t.bytes, self._unit)
-                pen = pg.mkPen(c.foreground, width=c.pen(2)) if row.highlight else pg.mkPen(c.background, width=1)
-                bar = pg.BarGraphItem(
-                    x0=[x0], y=[y], width=[width], height=self.BAR_HEIGHT, brush=c.term(t.name), pen=pen
-                )
-                self._add(bar)
-                if t.share >= self._min_label_share:
-                    self._label(f"{term_name(t.name)}\n{format_bytes(t.bytes, self._unit, 1)}", x0 + width / 2, y, c)
-                x0 += width
-            top = max(top, x0)
+            terms = [t for t in row.terms if t.bytes > 0]
+            widths = [to_unit(t.bytes, self._unit) for t in terms]
+            starts = [sum(widths[:j]) for j in range(len(widths))]
+            y = n - i  # rows sit at 1..n: pyqtgraph drops a tick label placed at 0
+            pen = pg.mkPen(c.foreground, width=c.pen(2)) if row.highlight else pg.mkPen(c.background, width=1)
+            self._bars[i].setOpts(
+                x0=starts, y=[y] * len(terms), width=widths, height=self.BAR_HEIGHT,
+                brushes=[pg.mkBrush(c.term(t.name)) for t in terms], pen=pen,
+            )
+            labels += [
+                (f"{term_title(t.name)}\n{format_bytes(t.bytes, self._unit, 1)}", x0 + w / 2, y, w)
+                for t, x0, w in zip(terms, starts, widths, strict=True)
+                if t.share >= self._min_label_share
+            ]
+            top = max(top, sum(widths))
         cap = to_unit(self._capacity, self._unit)
+        x_max = nice_ceiling(max(top, cap) * 1.02)
+        self._show_labels(self._fitting(labels, x_max))
         self._line.setValue(cap)
-        axis = self.getPlotItem().getAxis("left")
-        axis.setTicks([[(n - 1 - i, r.label) for i, r in enumerate(self._rows)]])
+        ticks = [[(n - i, r.label) for i, r in enumerate(self._rows)]]
+        if ticks != self._ticks:
+            self._ticks = ticks
+            axis = self.getPlotItem().getAxis("left")
+            axis.setTicks(ticks)
+            # size the axis for its widest label now: pyqtgraph otherwise widens it only after a first paint
+            # that silently drops the labels that did not fit
+            widest = max((QFontMetrics(axis.font()).horizontalAdvance(r.label) for r in self._rows), default=0)
+            axis.setWidth(widest + 18)
         self.getPlotItem().setLabel("bottom", self._unit.value)
-        self.setXRange(0, max(top, cap) * 1.04, padding=0)
-        self.setYRange(-0.5, n - 0.5, padding=0.02)
+        self.setXRange(0, x_max, padding=0)
+        self.setYRange(0.5, n + 0.5, padding=0.02)
 
-    def _add(self, item: pg.GraphicsObject) -> None:
-        self.addItem(item)
-        self._items.append(item)
+    def _fitting(self, labels: list[tuple[str, float, float, float]], x_max: float) -> list[tuple[str, float, float]]:
+        """The labels whose text fits inside their segment at the chart's current width (all of them, by share
+        alone, before the chart has a size)."""
+        px = self.getPlotItem().vb.width() / x_max if x_max > 0 else 0.0
+        if px <= 0:
+            return [(text, x, y) for text, x, y, _ in labels]
+        metrics = QFontMetrics(self._label_font)
+        return [
+            (text, x, y) for text, x, y, w in labels
+            if max(metrics.horizontalAdvance(line) for line in text.split("\n")) + 6 <= w * px
+        ]
 
-    def _label(self, text: str, x: float, y: float, c: object) -> None:
-        label = pg.TextItem(text, color="#ffffff", anchor=(0.5, 0.5))
-        font = QFont()
-        font.setPointSizeF(8.5)
-        label.setFont(font)
-        label.setPos(x, y)
-        self._add(label)
+    def _show_labels(self, labels: list[tuple[str, float, float]]) -> None:
+        while len(self._labels) < len(labels):
+            label = pg.TextItem("", color="#ffffff", anchor=(0.5, 0.5))
+            label.setFont(self._label_font)
+            self.addItem(label)
+            self._labels.append(label)
+        for item, (text, x, y) in zip(self._labels, labels, strict=False):
+            if item.toPlainText() != text:
+                item.setText(text)
+            item.setPos(x, y)
+            item.setVisible(True)
+        for item in self._labels[len(labels):]:
+            item.setVisible(False)
 
     def segment_at(self, x: float, y: float) -> tuple[Row, Term] | None:
         """The row and term under a point in data coordinates (None if none)."""
         n = len(self._rows)
-        i = n - 1 - round(y)
+        i = n - round(y)
         if not 0 <= i < n or abs(y - round(y)) > self.BAR_HEIGHT / 2:
             return None
         x0 = 0.0
@@ -139,7 +178,7 @@ class BreakdownChart(pg.PlotWidget):  # type: ignore[misc]
     def tooltip_for(self, row: Row, t: Term) -> str:
         detail = f"<br>{t.detail}" if t.detail else ""
         return (
-            f"<b>{term_name(t.name)}</b> — {row.label}<br>{format_bytes(t.bytes, self._unit)} "
+            f"<b>{term_title(t.name)}</b> — {row.label}<br>{format_bytes(t.bytes, self._unit)} "
             f"({t.share:.1%}){detail}<br><i>{t.formula}</i><br><small>{t.source}</small>"
         )
 

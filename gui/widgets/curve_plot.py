@@ -3,14 +3,31 @@ horizontal line and the current setting marked. The data are the engine's sweeps
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import numpy.typing as npt
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, Qt
-from PySide6.QtWidgets import QWidget
+from PySide6.QtWidgets import QGraphicsItem, QWidget
 
 from engine.units import Unit
 from gui.palette import colors_for
+
+
+def nice_ceiling(x: float) -> float:
+    """The next 1, 2, 2.5, 5 x 10^k at or above ``x``: axis ranges that stay put while a value moves a
+    little, so pyqtgraph can keep its cached axis drawings (a drag then repaints only the data)."""
+    if x <= 0:
+        return 1.0
+    scale = 10 ** math.floor(math.log10(x))
+    return next(m * scale for m in (1, 1.25, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10) if m * scale >= x)
+
+
+def cache_axes(plot: pg.PlotItem) -> None:
+    """Draw each axis from a pixmap cache until its range or size changes."""
+    for name in ("left", "bottom"):
+        plot.getAxis(name).setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
 
 
 class CurvePlot(pg.PlotWidget):  # type: ignore[misc]
@@ -31,6 +48,7 @@ class CurvePlot(pg.PlotWidget):  # type: ignore[misc]
         item.setLogMode(x=log_x, y=False)
         item.showGrid(x=True, y=True, alpha=0.2)
         item.setLabel("bottom", x_label)
+        cache_axes(item)
         self._curve = item.plot([], [])
         self._limit = pg.InfiniteLine(angle=0, movable=False)
         self.addItem(self._limit)
@@ -60,7 +78,7 @@ class CurvePlot(pg.PlotWidget):  # type: ignore[misc]
         # keep the capacity line and the current point legible: a curve that leaves the top is the lesson
         cap = capacity_bytes / unit.size
         top = min(float(ys.max()) if ys.size else cap, max(2 * cap, 1.3 * cy / unit.size))
-        self.setYRange(0, max(top, cap) * 1.08, padding=0)
+        self.setYRange(0, nice_ceiling(max(top, cap) * 1.05), padding=0)
 
     def data(self) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
         """The plotted (x, y in the display unit)."""

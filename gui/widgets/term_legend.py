@@ -9,7 +9,7 @@ from PySide6.QtWidgets import QLabel, QWidget
 from engine.results import Term
 from engine.units import Unit, format_bytes
 from gui.palette import colors_for
-from gui.terms import term_name
+from gui.words import term_title
 
 
 class TermLegend(QLabel):
@@ -25,7 +25,7 @@ class TermLegend(QLabel):
     def show_terms(self, terms: Sequence[Term], unit: Unit) -> None:
         c = colors_for(self)
         parts = [
-            f'<span style="color:{c.term(t.name)}">■</span>&nbsp;{term_name(t.name)}&nbsp;'
+            f'<span style="color:{c.term(t.name)}">■</span>&nbsp;{term_title(t.name)}&nbsp;'
             f"<b>{format_bytes(t.bytes, unit, 1)}</b>"
             for t in terms
             if t.bytes > 0

@@ -18,8 +18,8 @@ from engine.training import estimate
 from gui.main_window import MainWindow
 from gui.pages import PAGE_IDS
 from gui.scenario import Scenario
-from gui.terms import term_name
 from gui.theme import ThemeManager
+from gui.words import term_title
 
 
 def current(win: MainWindow) -> Any:
@@ -70,7 +70,7 @@ def test_csv_json_markdown_equal_the_engine(window: MainWindow, tmp_path: Path) 
     text = (window.exports.export_table("csv", tmp_path / "b.csv") or Path()).read_text(encoding="utf-8")
     rows = list(csv.DictReader(io.StringIO(text)))
     assert [(r["term"], int(r["bytes"])) for r in rows] == expected
-    assert [r["label"] for r in rows] == [term_name(n) for n, _ in expected]
+    assert [r["label"] for r in rows] == [term_title(n) for n, _ in expected]
     doc = json.loads((window.exports.export_table("json", tmp_path / "b.json") or Path()).read_text())
     assert [(r["term"], r["bytes"]) for r in doc["terms"]] == expected
     md = (window.exports.export_table("md", tmp_path / "b.md") or Path()).read_text().splitlines()[4:-1]

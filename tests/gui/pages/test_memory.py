@@ -29,7 +29,7 @@ def page(qtbot: QtBot) -> MemoryPage:
 
 def _settle(qtbot: QtBot, page: MemoryPage) -> None:
     page.controls.binder.flush()
-    page._recompute_later.flush()
+    page.flush()
 
 
 def _expected(page: MemoryPage):
