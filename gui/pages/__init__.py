@@ -12,6 +12,11 @@ The page contract::
 
 A page takes the shared ``Scenario`` in its constructor, subscribes to ``scenario.changed`` and can be built
 and tested on its own, without the main window.
+
+Optional methods the main window looks for (so it needs no page-specific code): ``export_chart()`` and
+``export_breakdown()`` (File > Export, ``gui.export_actions``), ``present_step(forward)`` (a clicker's keys in
+presentation mode, ``gui.presentation``), ``view_state()`` / ``restore_view_state(state)`` (kept across a
+rebuild of the window, e.g. a language switch, ``gui.widgets.page_stack``).
 """
 
 from __future__ import annotations
