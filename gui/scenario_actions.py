@@ -17,8 +17,17 @@ from gui import scenario_file
 from gui.scenario import Scenario
 from gui.scenario_file import SUFFIX, ScenarioData, ScenarioFileError
 from gui.settings import LAST_FOLDER_KEY, RECENT_KEY, settings
+from gui.tr import QT_TRANSLATE_NOOP, translate
 
 MAX_RECENT = 8
+#: the first line of the message for each kind of unusable file (``ScenarioFileError.kind``)
+PROBLEMS = {
+    "unreadable": QT_TRANSLATE_NOOP("ScenarioFiles", "The file cannot be read."),
+    "corrupt": QT_TRANSLATE_NOOP("ScenarioFiles", "The file is damaged: it is not valid JSON text."),
+    "format": QT_TRANSLATE_NOOP("ScenarioFiles", "This is not a VRAM Lab scenario file."),
+    "newer": QT_TRANSLATE_NOOP("ScenarioFiles", "This scenario was saved by a newer version of VRAM Lab."),
+    "invalid": QT_TRANSLATE_NOOP("ScenarioFiles", "The file holds a value VRAM Lab cannot use."),
+}
 
 
 def recent_files() -> list[str]:
@@ -85,7 +94,9 @@ class ScenarioFiles(QObject):
         try:
             data = scenario_file.load(path)
         except ScenarioFileError as err:
-            self._warn(self.tr("Could not open the scenario"), f"{path.name}: {err}")
+            problem = translate("ScenarioFiles", PROBLEMS.get(err.kind, PROBLEMS["invalid"]))
+            unchanged = self.tr("Nothing was changed.")
+            self._warn(self.tr("Could not open the scenario"), f"{problem}\n\n{path.name}: {err}\n\n{unchanged}")
             return False
         apply(self._scenario, data)
         self._set_path(path)

@@ -37,7 +37,13 @@ DEFAULT_GPU = "a100-80gb"
 
 
 class ScenarioFileError(ValueError):
-    """A file that cannot be used as a scenario; the message names the problem."""
+    """A file that cannot be used as a scenario; the message names the problem, ``kind`` says which sort it is:
+    ``unreadable``, ``corrupt`` (not JSON), ``format`` (not a scenario), ``newer`` (a future version) or
+    ``invalid`` (a value the engine rejects)."""
+
+    def __init__(self, message: str, kind: str = "invalid") -> None:
+        super().__init__(message)
+        self.kind = kind
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,13 +110,13 @@ def _entry(doc: dict[str, Any], key: str, kind: type[BaseModel], full: str, look
 def _check_header(doc: Any) -> dict[str, Any]:
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
         found = doc.get("format") if isinstance(doc, dict) else type(doc).__name__
-        raise ScenarioFileError(f"not a VRAM Lab scenario (format {found!r}, expected {FORMAT!r})")
+        raise ScenarioFileError(f"not a VRAM Lab scenario (format {found!r}, expected {FORMAT!r})", "format")
     version = doc.get("version")
     if not isinstance(version, int) or isinstance(version, bool) or version < 1:
-        raise ScenarioFileError(f"version: {version!r} is not a scenario version")
+        raise ScenarioFileError(f"version: {version!r} is not a scenario version", "format")
     if version > VERSION:
         raise ScenarioFileError(
-            f"written by a newer VRAM Lab (scenario version {version}; this one reads version {VERSION})")
+            f"written by a newer VRAM Lab (scenario version {version}; this one reads version {VERSION})", "newer")
     return doc
 
 
@@ -119,7 +125,8 @@ def from_json(text: str) -> ScenarioData:
     try:
         doc = _check_header(json.loads(text))
     except json.JSONDecodeError as err:
-        raise ScenarioFileError(f"not valid JSON (line {err.lineno}, column {err.colno}: {err.msg})") from None
+        where = f"line {err.lineno}, column {err.colno}"
+        raise ScenarioFileError(f"not valid JSON ({where}: {err.msg})", "corrupt") from None
     model = _entry(doc, "model", ModelSpec, "architecture", get_model)
     gpu = _entry(doc, "gpu", GpuSpec, "spec", get_gpu)
     setup = _validated(TrainingSetup, doc.get("setup", {}), "setup")
@@ -135,9 +142,9 @@ def load(path: Path) -> ScenarioData:
     try:
         text = Path(path).read_text(encoding="utf-8")
     except UnicodeDecodeError:
-        raise ScenarioFileError("not a text file (not UTF-8)") from None
+        raise ScenarioFileError("not a text file (not UTF-8)", "corrupt") from None
     except OSError as err:
-        raise ScenarioFileError(f"cannot read it: {err.strerror or err}") from None
+        raise ScenarioFileError(f"cannot read it: {err.strerror or err}", "unreadable") from None
     return from_json(text)
 
 

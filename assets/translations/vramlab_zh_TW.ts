@@ -898,8 +898,33 @@ Device total: plus the CUDA context and libraries — what nvidia-smi shows.</so
 <context>
     <name>ScenarioFiles</name>
     <message>
+        <source>The file cannot be read.</source>
+        <extracomment>the first line of the message for each kind of unusable file (``ScenarioFileError.kind``)</extracomment>
+        <translation>無法讀取這個檔案。</translation>
+    </message>
+    <message>
+        <source>The file is damaged: it is not valid JSON text.</source>
+        <translation>檔案已損毀：不是有效的 JSON 文字。</translation>
+    </message>
+    <message>
+        <source>This is not a VRAM Lab scenario file.</source>
+        <translation>這不是 VRAM Lab 的情境檔。</translation>
+    </message>
+    <message>
+        <source>This scenario was saved by a newer version of VRAM Lab.</source>
+        <translation>這個情境是由較新版本的 VRAM Lab 儲存的。</translation>
+    </message>
+    <message>
+        <source>The file holds a value VRAM Lab cannot use.</source>
+        <translation>檔案裡有 VRAM Lab 無法使用的數值。</translation>
+    </message>
+    <message>
         <source>Open scenario</source>
         <translation>開啟情境</translation>
+    </message>
+    <message>
+        <source>Nothing was changed.</source>
+        <translation>目前的設定沒有任何變更。</translation>
     </message>
     <message>
         <source>Could not open the scenario</source>

@@ -53,8 +53,8 @@ def test_round_trip_through_the_window_with_an_imported_model(window: MainWindow
 
 @pytest.mark.parametrize(
     ("content", "problem"),
-    [("{ not json", "not valid JSON"), ('{"format": "other", "version": 1}', "not a VRAM Lab scenario"),
-     ('{"format": "vramlab-scenario", "version": 99}', "newer VRAM Lab (scenario version 99")],
+    [("{ not json", "not valid JSON"), ('{"format": "other", "version": 1}', "This is not a VRAM Lab scenario file."),
+     ('{"format": "vramlab-scenario", "version": 99}', "saved by a newer version of VRAM Lab")],
 )
 def test_bad_files_get_a_message_and_change_nothing(
     window: MainWindow, tmp_path: Path, warnings: list[str], content: str, problem: str
@@ -72,6 +72,7 @@ def test_bad_files_get_a_message_and_change_nothing(
     assert "Could not open the scenario" in warnings[0]
     assert "bad.vramlab.json" in warnings[0]
     assert problem in warnings[0]
+    assert "Nothing was changed." in warnings[0]
     assert recent_files() == []
 
 

@@ -75,6 +75,8 @@ def test_bad_files_name_the_problem(tmp_path: Path, text: str, problem: str) -> 
     with pytest.raises(ScenarioFileError) as err:
         scenario_file.load(path)
     assert problem in str(err.value)
+    kinds = {"not valid JSON": "corrupt", "not a VRAM Lab": "format", "newer": "newer", "version:": "format"}
+    assert err.value.kind == next((k for p, k in kinds.items() if problem.startswith(p) or p in problem), "invalid")
 
 
 def test_unreadable_and_binary_files(tmp_path: Path) -> None:
