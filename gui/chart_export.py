@@ -7,12 +7,14 @@ legend; SVG keeps pyqtgraph's items as vector paths and text.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from PySide6.QtCore import QMimeData, QPoint, QRect, QSize
 from PySide6.QtGui import QGuiApplication, QImage, QPainter, QPalette
 from PySide6.QtSvg import QSvgGenerator
-from PySide6.QtWidgets import QWidget
+from PySide6.QtWidgets import QGraphicsItem, QGraphicsView, QWidget
 
 SCALES = (1, 2, 3)
 
@@ -50,8 +52,28 @@ def save_png(widget: QWidget, path: Path, scale: int = 1) -> QSize:
     return image.size()
 
 
+@contextmanager
+def _uncached(widget: QWidget) -> Iterator[None]:
+    """Graphics views and their items without pixmap caches, so SVG gets vector paths and text, not images."""
+    views = [widget] if isinstance(widget, QGraphicsView) else []
+    views += widget.findChildren(QGraphicsView)
+    items = [i for v in views if v.scene() is not None for i in v.scene().items()]
+    saved = [(v, v.cacheMode()) for v in views], [(i, i.cacheMode()) for i in items]
+    for v in views:
+        v.setCacheMode(QGraphicsView.CacheModeFlag.CacheNone)
+    for i in items:
+        i.setCacheMode(QGraphicsItem.CacheMode.NoCache)
+    try:
+        yield
+    finally:
+        for v, mode in saved[0]:
+            v.setCacheMode(mode)
+        for i, item_mode in saved[1]:
+            i.setCacheMode(item_mode)
+
+
 def save_svg(widget: QWidget, path: Path, title: str = "") -> None:
-    """Write ``widget`` as an SVG drawing of its on-screen size."""
+    """Write ``widget`` as an SVG drawing of its on-screen size (vector paths and text)."""
     generator = QSvgGenerator()
     generator.setFileName(str(path))
     generator.setSize(widget.size())
@@ -62,7 +84,8 @@ def save_svg(widget: QWidget, path: Path, title: str = "") -> None:
     if not painter.begin(generator):
         raise ExportError(f"cannot write {path}")
     try:
-        _render(widget, painter)
+        with _uncached(widget):
+            _render(widget, painter)
     finally:
         painter.end()
 

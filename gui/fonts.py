@@ -9,7 +9,7 @@ takes the Taiwanese forms, and as a fallback in English (the language menu write
 
 from __future__ import annotations
 
-from PySide6.QtGui import QFont, QFontDatabase
+from PySide6.QtGui import QFont, QFontDatabase, QFontInfo
 from PySide6.QtWidgets import QApplication
 
 from gui.resources import find_asset
@@ -41,7 +41,7 @@ def apply_language_font(app: QApplication, language: str, point_size: float | No
     """Set the application font's families for ``language`` (and its size, when given); returns it."""
     base = app.property(_BASE_FAMILY)
     if not isinstance(base, str) or not base:
-        base = app.font().family()
+        base = QFontInfo(app.font()).family()  # the real face: an alias ("Sans Serif") would lose to the TC face
         app.setProperty(_BASE_FAMILY, base)
     font = QFont(app.font())
     font.setFamilies(families_for(language, base))

@@ -10,15 +10,13 @@
 
 Reading validates everything with the engine's pydantic models before anything is used: a file that is not
 JSON, not a scenario, from a newer version or with a rejected value raises ``ScenarioFileError`` naming the
-problem, and the caller changes nothing. Writing is atomic: a temporary file in the same folder, flushed and
-fsynced, then ``os.replace``d over the target, so a crash mid-save leaves the old file whole.
+problem, and the caller changes nothing. Writing is atomic (``gui.atomic_write``): a temporary file in the same
+folder, flushed and fsynced, then ``os.replace``d over the target, so a crash mid-save leaves the old file whole.
 """
 
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -28,6 +26,7 @@ from pydantic import BaseModel, ValidationError
 from engine.catalog import CatalogError, get_gpu, get_model
 from engine.specs import GpuSpec, ModelSpec, TrainingSetup
 from engine.units import Unit
+from gui.atomic_write import write_text_atomic
 
 FORMAT = "vramlab-scenario"
 VERSION = 1
@@ -149,30 +148,5 @@ def load(path: Path) -> ScenarioData:
 
 
 def save(path: Path, data: ScenarioData) -> None:
-    """Write atomically: a temporary file beside ``path``, fsynced, then renamed over it. Raises ``OSError``."""
-    path = Path(path)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(to_json(data))
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    _sync_folder(path.parent)
-
-
-def _sync_folder(folder: Path) -> None:
-    """Make the rename itself durable where the OS allows it (POSIX)."""
-    try:
-        fd = os.open(folder, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
+    """Write atomically (``gui.atomic_write``): a crash mid-save leaves the old file whole. Raises ``OSError``."""
+    write_text_atomic(Path(path), to_json(data))

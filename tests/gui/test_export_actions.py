@@ -53,15 +53,18 @@ def test_png_at_each_scale(window: MainWindow, tmp_path: Path, scale: int) -> No
     assert len(pixels) > 6  # not blank: bars in several colours
 
 
-def test_svg_parses_and_holds_the_labels(window: MainWindow, tmp_path: Path) -> None:
+def test_svg_parses_and_holds_vectors_and_text(window: MainWindow, tmp_path: Path) -> None:
     path = window.exports.export_svg(tmp_path / "chart.svg")
     assert path is not None
     root = ET.parse(path).getroot()
     assert root.tag.endswith("svg")
+    svg = "{http://www.w3.org/2000/svg}"
+    assert root.findtext(f"{svg}title", "").startswith("Llama 2 7B")
+    assert len(list(root.iter(f"{svg}path"))) >= 5  # one vector path per bar segment
+    assert not list(root.iter(f"{svg}image"))  # no cached pixmaps: everything is vector
     text = "".join(root.itertext())
-    assert "This setup" in text
-    assert "Weights" in text
-    assert root.find("{http://www.w3.org/2000/svg}title").text.startswith("Llama 2 7B")  # type: ignore[union-attr]
+    assert "This setup" in text  # text stays text
+    assert "GB" in text
 
 
 def test_csv_json_markdown_equal_the_engine(window: MainWindow, tmp_path: Path) -> None:

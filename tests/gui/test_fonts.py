@@ -50,3 +50,11 @@ def test_registered_and_named_first_for_chinese(qapp: QApplication) -> None:
     font = QFont()
     font.setFamilies(fonts.families_for("zh_TW", qapp.font().family()))
     assert QFontInfo(font).family() == fonts.TC_FAMILY  # Han characters take the TC face, not a JP fallback
+
+
+def test_english_keeps_the_systems_latin_face(qapp: QApplication) -> None:
+    before = QFontInfo(qapp.font()).family()
+    fonts.register_fonts()
+    fonts.apply_language_font(qapp, "en")
+    assert QFontInfo(qapp.font()).family() == before  # the TC face is only the fallback for Han characters
+    assert qapp.font().families()[-1] == fonts.TC_FAMILY

@@ -124,7 +124,7 @@ class Wall(importlib.abc.MetaPathFinder):
         if name.split(".")[0] in ("PySide6", "shiboken6", "pyqtgraph"):
             raise ImportError(name)
 sys.meta_path.insert(0, Wall())
-from gui import breakdown_table, scenario_file
+from gui import atomic_write, breakdown_table, scenario_file
 text = scenario_file.to_json(scenario_file.defaults())
 assert scenario_file.from_json(text) == scenario_file.defaults()
 print("ok")
