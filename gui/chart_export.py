@@ -1,5 +1,7 @@
 """Charts out of the app: a widget rendered to PNG at 1x/2x/3x, to SVG (vector, via ``QSvgGenerator``), or to the
-clipboard; tables to the clipboard as tab-separated text (spreadsheets) with a Markdown copy beside it.
+clipboard; tables to the clipboard as tab-separated text (spreadsheets and slide tables paste it into cells).
+Only Qt-made clipboard data is used (``setImage``, ``setText``): a ``QMimeData`` made in Python left on the
+clipboard crashes PySide 6.11 at interpreter exit.
 
 ``QWidget.render`` paints the widget as it is on screen, so a pyqtgraph chart keeps its colours, labels and
 legend; SVG keeps pyqtgraph's items as vector paths and text.
@@ -11,7 +13,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from PySide6.QtCore import QMimeData, QPoint, QRect, QSize
+from PySide6.QtCore import QPoint, QRect, QSize
 from PySide6.QtGui import QGuiApplication, QImage, QPainter, QPalette
 from PySide6.QtSvg import QSvgGenerator
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsView, QWidget
@@ -97,12 +99,9 @@ def copy_image(widget: QWidget, scale: int = 2) -> QImage:
     return image
 
 
-def copy_table(tsv: str, markdown: str) -> None:
-    """Put a table on the clipboard: tab-separated as plain text, and the Markdown as ``text/markdown``."""
-    mime = QMimeData()
-    mime.setText(tsv)
-    mime.setData("text/markdown", markdown.encode("utf-8"))
-    QGuiApplication.clipboard().setMimeData(mime)
+def copy_table(tsv: str) -> None:
+    """Put a table on the clipboard as tab-separated text."""
+    QGuiApplication.clipboard().setText(tsv)
 
 
 def write_text(path: Path, text: str) -> None:

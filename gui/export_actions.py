@@ -98,8 +98,7 @@ class ExportActions(QObject):
     def copy_table(self) -> None:
         table = breakdown_of(self._current())
         if table is not None:
-            tsv, markdown = breakdown_table.to_tsv(table, term_title), breakdown_table.to_markdown(table, term_title)
-            chart_export.copy_table(tsv, markdown)
+            chart_export.copy_table(breakdown_table.to_tsv(table, term_title))
             self.exported.emit("clipboard")
 
     def _title(self) -> str:

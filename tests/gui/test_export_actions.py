@@ -87,10 +87,9 @@ def test_clipboard_chart_and_table(window: MainWindow) -> None:
     widget = current(window).export_chart()
     assert (image.width(), image.height()) == (widget.width() * 2, widget.height() * 2)
     window.actions_by_id["copy:table"].trigger()
-    lines = clipboard.mimeData().text().splitlines()
+    lines = clipboard.text().splitlines()
     assert lines[0].split("\t")[:3] == ["term", "label", "bytes"]
     assert [(line.split("\t")[0], int(line.split("\t")[2])) for line in lines[1:]] == engine_terms(window)
-    assert b"| term | bytes |" in bytes(clipboard.mimeData().data("text/markdown").data())
 
 
 def test_every_page_offers_a_chart_and_actions_follow_the_page(window: MainWindow, tmp_path: Path) -> None:
