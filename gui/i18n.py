@@ -4,9 +4,9 @@ Every user-visible string goes through ``self.tr`` / ``QCoreApplication.translat
 them into ``.ts`` files and ``pyside6-lrelease`` compiles the ``.qm`` files loaded here. A language without a
 ``.qm`` file falls back to the English source texts.
 
-``set_language`` switches at run time: it swaps the translators (Qt then sends every widget a
-``QEvent.LanguageChange``; the main window rebuilds its pages and menus on it) and sets the font families that
-draw the language (``gui.fonts``). The choice is remembered in the settings; the default is the OS's.
+``set_language`` switches at run time: it swaps the translators and sets the font families that draw the
+language (``gui.fonts``); ``MainWindow.set_language`` then rebuilds the pages and menus, which read their texts
+when they are built. The choice is remembered in the settings; the default is the OS's.
 """
 
 from __future__ import annotations
