@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QPalette, QShowEvent
+from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import (
     QButtonGroup,
     QFrame,
@@ -27,6 +27,7 @@ from engine.alignment import AlignmentOptions, Stage, StageMemory, stages
 from gui.pages import page_title
 from gui.pages.alignment_controls import AlignmentControls
 from gui.pages.alignment_texts import facts_html, intro, node_labels, stage_blurb, stage_name
+from gui.pages.when_shown import WhenShown
 from gui.scenario import Scenario
 from gui.widgets.role_table import RoleTable
 from gui.widgets.scenario_summary import ScenarioSummary
@@ -48,7 +49,6 @@ class AlignmentPage(QWidget):
         self._scenario = scenario
         self._stage = Stage.DPO
         self._stages: dict[Stage, StageMemory] = {}
-        self._shown_once = self._stale = False
         content = QWidget(self)
         layout = QVBoxLayout(content)
         layout.setContentsMargins(24, 16, 24, 16)
@@ -71,9 +71,10 @@ class AlignmentPage(QWidget):
         outer = QVBoxLayout(self)
         outer.setContentsMargins(0, 0, 0, 0)
         outer.addWidget(scroll)
-        scenario.changed.connect(self._recompute)
-        self.controls.options_changed.connect(self._recompute)
-        self._recompute()
+        self._when_shown = WhenShown(self, self._recompute)
+        scenario.changed.connect(self._when_shown.request)
+        self.controls.options_changed.connect(self._when_shown.request)
+        self._when_shown.request()
 
     def _stage_row(self, parent: QWidget) -> QHBoxLayout:
         row = QHBoxLayout()
@@ -146,17 +147,8 @@ class AlignmentPage(QWidget):
         self._stage = stage
         self._show_selected()
 
-    def showEvent(self, event: QShowEvent) -> None:
-        super().showEvent(event)
-        self._shown_once = True
-        if self._stale:
-            self._recompute()
-
     def _recompute(self) -> None:
-        """Ask the engine again, now, or when next shown if the page is hidden."""
-        self._stale = self._shown_once and not self.isVisible()
-        if self._stale:
-            return
+        """Ask the engine again (now, or when next shown if the page is hidden: ``WhenShown``)."""
         sc = self._scenario
         self._stages = {sm.stage: sm for sm in stages(sc.model, sc.setup, sc.gpu, self.controls.options())}
         self._show_selected()

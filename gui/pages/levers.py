@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QResizeEvent, QShowEvent
+from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import QFrame, QGridLayout, QLabel, QScrollArea, QSpinBox, QVBoxLayout, QWidget
 
 from engine.lever_facts import communication, lora_share
@@ -21,6 +21,7 @@ from engine.units import format_bytes
 from gui.breakdown_table import Breakdown, training_title
 from gui.pages import page_title
 from gui.pages.lever_texts import card_texts, lora_note, rule_text, zero3_note
+from gui.pages.when_shown import WhenShown
 from gui.scenario import Scenario
 from gui.widgets.lever_card import LeverCard
 from gui.widgets.scenario_summary import ScenarioSummary
@@ -44,7 +45,6 @@ class LeversPage(QWidget):
         self._levers: dict[LeverKind, Lever] = {}
         self._selected: dict[LeverKind, int] = {}
         self._zero3_n: int | None = None
-        self._shown_once = self._stale = False
         content = QWidget(self)
         layout = QVBoxLayout(content)
         layout.setContentsMargins(24, 16, 24, 16)
@@ -86,8 +86,9 @@ class LeversPage(QWidget):
         outer.setContentsMargins(0, 0, 0, 0)
         outer.addWidget(scroll)
         self._content = content
-        scenario.changed.connect(self._on_scenario_changed)
-        self._on_scenario_changed()
+        self._when_shown = WhenShown(self, self._on_scenario_changed)
+        scenario.changed.connect(self._when_shown.request)
+        self._when_shown.request()
 
     def export_chart(self) -> QWidget:
         """The three cards and the rule (the whole page's content)."""
@@ -134,17 +135,8 @@ class LeversPage(QWidget):
         """The lever as the page shows it now (for tests and the rule line)."""
         return self._levers[kind]
 
-    def showEvent(self, event: QShowEvent) -> None:
-        super().showEvent(event)
-        self._shown_once = True
-        if self._stale:
-            self._on_scenario_changed()
-
     def _on_scenario_changed(self) -> None:
-        """Recompute now, or when next shown if the page is hidden (a drag elsewhere costs it nothing)."""
-        self._stale = self._shown_once and not self.isVisible()
-        if self._stale:
-            return
+        """A new scenario: back to the levers' defaults (run now, or when next shown: ``WhenShown``)."""
         self._zero3_n = None
         self._selected.clear()
         self._recompute()
