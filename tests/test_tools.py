@@ -51,6 +51,6 @@ def test_ci_script_is_executable_and_runs_the_readme_command() -> None:
     ci = REPO / ".ci" / "run"
     assert os.access(ci, os.X_OK)
     commands = [line.strip() for line in ci.read_text().splitlines()]
-    assert commands.index("make test || status=1") < commands.index("make bundle-check || status=1")
+    assert commands.index("make bundle-check || status=1") < commands.index("make test || status=1")
     assert commands[-1] == "exit $status"
     assert "make test" in (REPO / "README.md").read_text()
