@@ -18,6 +18,7 @@ BUNDLED = (
     ("numpy", "BSD-3-Clause"),
     ("pydantic", "MIT"),
 )
+BUNDLED_DATA = (("Noto Sans CJK TC (subset, assets/fonts)", "2.004", "SIL OFL 1.1"),)  # (name, version, licence)
 
 
 def app_version() -> str:
@@ -45,6 +46,8 @@ class AboutDialog(QDialog):
         rows = "".join(
             f"<tr><td>{name}</td><td>&nbsp;{component_version(name)}&nbsp;</td><td>{lic}</td></tr>"
             for name, lic in BUNDLED
+        ) + "".join(
+            f"<tr><td>{name}</td><td>&nbsp;{ver}&nbsp;</td><td>{lic}</td></tr>" for name, ver, lic in BUNDLED_DATA
         )
         text = QLabel(self)
         text.setTextFormat(Qt.TextFormat.RichText)
