@@ -98,6 +98,9 @@ def _run(args: argparse.Namespace) -> int:
     started = launch_time()
     if started is not None:
         StartupProbe(started, window)
+    from gui import errors
+
+    errors.install()  # from here on, an uncaught error is a message and a log entry, not a crash
     window.show()
     if args.scenario is not None:  # a bad file gets the same message as File > Open, over the window
         QTimer.singleShot(0, lambda: window.files.open_path(args.scenario))

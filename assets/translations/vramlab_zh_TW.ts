@@ -1332,6 +1332,21 @@ Device total: plus the CUDA context and libraries — what nvidia-smi shows.</so
     </message>
 </context>
 <context>
+    <name>errors</name>
+    <message>
+        <source>Something went wrong</source>
+        <translation>發生未預期的錯誤</translation>
+    </message>
+    <message>
+        <source>{summary}
+
+VRAM Lab kept its state; you can go on. Details were written to {path}.</source>
+        <translation>{summary}
+
+VRAM Lab 保留了目前的狀態，可以照常使用。詳細資訊已寫入 {path}。</translation>
+    </message>
+</context>
+<context>
     <name>menus</name>
     <message>
         <source>&amp;File</source>
