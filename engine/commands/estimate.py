@@ -24,6 +24,7 @@ from engine.specs import (
     TrainingSetup,
 )
 from engine.training import Estimate, estimate
+from engine.training.states import weights_per_gpu
 from engine.units import Unit, format_bytes, format_count
 
 DEFAULT_MODEL = "llama-2-7b"
@@ -115,6 +116,7 @@ def to_json(e: Estimate) -> dict[str, Any]:
         "peak_phase": e.peak_phase,
         "peak_step": e.peak_step,
         "terms": {t.name: t.bytes for t in e.terms},
+        "weights_breakdown": weights_per_gpu(e.model, e.setup),
         "terms_detail": [t.as_dict() for t in e.terms],
         "phases": [{"phase": p.name, "step": p.step, "bytes": round(p.total)} for p in e.phases],
         "gpu_memory_bytes": e.gpu.memory_bytes,

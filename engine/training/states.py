@@ -137,20 +137,38 @@ class ModelStates:
     divisor_states: int
 
 
-def _weights_bytes(m: ModelSpec, s: TrainingSetup, c: Counts) -> tuple[int, str]:
+def weight_parts(s: TrainingSetup, c: Counts) -> dict[str, int]:
+    """The whole model's weights by how they are stored: trainable, frozen 16-bit (or the regime's dtype),
+    quantized 4-bit and the quantization constants (Dettmers et al. 2023, section 3)."""
     plan = dtype_plan(s.precision)
     if c.method_is_full:
-        return c.total * plan.weight, f"{c.total:,} x {plan.weight} B"
-    adapters = c.trainable * FP32
+        return {"trainable": c.total * plan.weight, "frozen": 0, "quantized_4bit": 0, "quant_constants": 0}
+    four_bit = c.quantized // 2
+    constants = round(c.quantized * (quant_bits_per_param(s) - 4) / 8) if c.quantized else 0
+    frozen = c.frozen_16bit * (HALF if c.quantized else plan.weight)
+    return {"trainable": c.trainable * FP32, "frozen": frozen, "quantized_4bit": four_bit,
+            "quant_constants": constants}
+
+
+def weights_per_gpu(m: ModelSpec, s: TrainingSetup) -> dict[str, int]:
+    """:func:`weight_parts` as each GPU holds them (ZeRO-3 shards them; parameter offload moves them out)."""
+    if s.offload_params:
+        return dict.fromkeys(("trainable", "frozen", "quantized_4bit", "quant_constants"), 0)
+    div = s.gpus if s.sharding is Sharding.ZERO3 else 1
+    return {k: -(-v // div) for k, v in weight_parts(s, counts(m, s)).items()}
+
+
+def _weights_bytes(m: ModelSpec, s: TrainingSetup, c: Counts) -> tuple[int, str]:
+    plan = dtype_plan(s.precision)
+    total = sum(weight_parts(s, c).values())
+    if c.method_is_full:
+        return total, f"{c.total:,} x {plan.weight} B"
     if c.quantized:
-        q = round(c.quantized * quant_bits_per_param(s) / 8)
-        rest = c.frozen_16bit * HALF
-        return q + rest + adapters, (
+        return total, (
             f"{c.quantized:,} x {quant_bits_per_param(s):.3f} bit (4-bit + constants) + "
             f"{c.frozen_16bit:,} x 2 B (16-bit) + {c.trainable:,} x 4 B adapters"
         )
-    frozen = c.frozen_16bit * plan.weight
-    return frozen + adapters, f"{c.frozen_16bit:,} x {plan.weight} B frozen + {c.trainable:,} x 4 B adapters"
+    return total, f"{c.frozen_16bit:,} x {plan.weight} B frozen + {c.trainable:,} x 4 B adapters"
 
 
 def model_states(m: ModelSpec, s: TrainingSetup) -> ModelStates:

@@ -55,3 +55,9 @@ def test_bad_arguments_one_line_exit_2(argv):
     assert r.returncode == 2
     assert "Traceback" not in r.stderr
     assert len(r.stderr.strip().splitlines()) == 1, r.stderr
+
+
+def test_weights_breakdown_sums_to_the_weights_term(capsys):
+    d = _json(capsys, "estimate", "--method", "qlora", "--gpus", "4", "--sharding", "zero3")
+    assert sum(d["weights_breakdown"].values()) == d["terms"]["weights"]
+    assert d["weights_breakdown"]["quantized_4bit"] > 0

@@ -87,3 +87,16 @@ def test_offload_moves_states_to_host():
     st = model_states(M, TrainingSetup(offload_optimizer=True, gpus=4, sharding=Sharding.ZERO2))
     assert st.optimizer_states == 0
     assert st.host == 12 * P + 4 * P
+
+
+def test_weight_parts_name_what_qlora_stores():
+    from engine.training.states import counts, weight_parts
+
+    s = TrainingSetup(method=Method.QLORA)
+    parts = weight_parts(s, counts(M, s))
+    linear = 32 * (4 * 4096**2 + 3 * 4096 * 11008)
+    assert parts["quantized_4bit"] == linear // 2  # 4 bits each
+    assert parts["quant_constants"] == round(linear * (8 / 64 + 32 / (64 * 256)) / 8)  # 0.127 bit each
+    assert parts["frozen"] == 2 * (P - linear)  # embeddings, output layer, norms in 16 bits
+    assert parts["trainable"] == 4 * 39_976_960
+    assert sum(parts.values()) == model_states(M, s).weights
