@@ -34,6 +34,9 @@ class LayerCoeffs:
     transient_bs2: float
     checkpoint: float  # bytes per token kept under full checkpointing (the layer's input)
     weight_copies: int  # autocast's 16-bit copies of this layer's fp32 weights (bytes, not per token)
+    #: bytes (not per token) in flight during the backward: QLoRA dequantizes each 4-bit weight to 16 bits for its
+    #: matmul, one linear at a time (bitsandbytes MatMul4Bit)
+    dequantized: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -165,7 +168,10 @@ def layer_coeffs(ctx: _Ctx, layer: int) -> LayerCoeffs:
     if ctx.copies:
         copies = ctx.c * sum(x.count * x.n_in * x.n_out for x in attn + mlp_linears(m, layer))
     transient = 2 * ctx.r * h + max(core_t, mlp_t)
-    return LayerCoeffs(saved, core_bs2, transient, core_t_bs2, ctx.r * h, copies)
+    dequantized = 0
+    if ctx.s.method is Method.QLORA:
+        dequantized = ctx.c * max(x.n_in * x.n_out for x in attn + mlp_linears(m, layer))
+    return LayerCoeffs(saved, core_bs2, transient, core_t_bs2, ctx.r * h, copies, dequantized)
 
 
 def activation_coeffs(m: ModelSpec, s: TrainingSetup) -> ActivationCoeffs:

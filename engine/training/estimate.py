@@ -200,7 +200,7 @@ def _layer_sweep(gc: bool, ac: ActivationCoeffs, g: _Grads, tokens: Any, bs2: An
         n, k, copies, lc = kept[idx]
         current = _saved(lc, tokens, bs2) if gc else 0.0  # the checkpointed layer, recomputed
         current_copies = lc.weight_copies if gc else 0
-        temp = lc.transient * tokens + lc.transient_bs2 * bs2
+        temp = lc.transient * tokens + lc.transient_bs2 * bs2 + lc.dequantized
         for j in (0, n - 1):
             out.append({
                 "gradients": done_grads + j * g.per_layer[idx],

@@ -17,7 +17,8 @@ _SOURCES = {
     "logits": "Hugging Face transformers ForCausalLMLoss: logits upcast to fp32, log-softmax kept for backward",
     "sharding_buffers": "PyTorch DDP docs (gradient_as_bucket_view); DeepSpeed ZeRO config (bucket sizes); "
     "PyTorch FSDP (Zhao et al. 2023, arXiv:2304.11277) s3.3",
-    "temporaries": "gradients in flight during one layer's backward (same method as activations)",
+    "temporaries": "gradients in flight during one layer's backward (same method as activations); QLoRA: "
+    "bitsandbytes dequantizes each 4-bit weight for its matmul (Dettmers et al. 2023, s3)",
 }
 
 
@@ -34,7 +35,8 @@ def _formula(name: str, m: ModelSpec, s: TrainingSetup, st: ModelStates) -> str:
         + (" + layers x b x heads x s^2 x 6 (eager scores)" if s.attention.value == "eager" else ""),
         "logits": "b x s x vocab x 12 (fp32 log-probs, their gradient, the input gradient)",
         "sharding_buffers": "gathered layers and communication buckets",
-        "temporaries": "gradients of the layer in backward",
+        "temporaries": "gradients of the layer in backward"
+        + (" + its largest linear dequantized to 16 bits" if s.method is Method.QLORA else ""),
     }[name]
 
 
