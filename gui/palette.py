@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import QWidget
 
-from engine.training.estimate import TERM_ORDER
+from engine.training.result import TERM_ORDER
 
 #: the engine's training terms, in its order, then serving's KV cache and the two device-level overheads
 TERMS = (*TERM_ORDER, "kv_cache", "allocator_reserve", "cuda_context")

@@ -6,117 +6,24 @@ piecewise-linear sweep can peak: the start and end of each run of identical laye
 later ones: optimizer states are created during its optimizer step, so forward and backward of step 1 run without
 them (PyTorch creates AdamW's state lazily at the first ``step()``).
 
-Three levels, because users confuse them:
-
-* **allocated peak**: what ``torch.cuda.max_memory_allocated()`` reports, the sum of live tensors;
-* **reserved**: plus the caching allocator's rounding and fragmentation; the ratio reserved / allocated of the
-  eight real H200 runs in ``reference/gpu_llama.jsonl`` has median 1.069 (range 1.017-1.112);
-* **device total**: plus the CUDA context and libraries outside the allocator (0.55 GB measured on an H200)
-  and paged optimizer states (unified memory): what ``nvidia-smi`` shows.
+The result, and its three levels (allocated, reserved, device total), is ``engine.training.result.Estimate``.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import StrEnum
 from functools import lru_cache
 from typing import Any
 
 from engine.params import count_params, layer_params, lora_params, lora_targets, norm_params
-from engine.results import Term
 from engine.specs import Checkpointing, GpuSpec, Method, ModelSpec, Sharding, TrainingSetup
 from engine.training import formulas
 from engine.training.activations import ActivationCoeffs, LayerCoeffs, activation_coeffs
+from engine.training.result import RESERVED_RATIO, TERM_ORDER, Estimate, Phase, Verdict
 from engine.training.sharding import sharding_buffers
 from engine.training.states import ModelStates, grad_dtype_bytes, model_states
 
-#: median of max_memory_reserved / max_memory_allocated over the eight H200 runs in reference/gpu_llama.jsonl
-RESERVED_RATIO = 1.069
-#: under this share of the GPU's memory left over, a fit is "tight": allocator spikes, another process or a
-#: longer batch can tip it over (the estimate itself is within about 1-5%: docs/accuracy.md)
-TIGHT_HEADROOM = 0.10
-
-
-class Verdict(StrEnum):
-    FITS = "fits"  # with headroom
-    TIGHT = "tight"
-    OVER = "over"  # does not fit
-
-TERM_ORDER = (
-    "weights",
-    "gradients",
-    "optimizer_states",
-    "activations",
-    "logits",
-    "sharding_buffers",
-    "temporaries",
-)
-
-
-@dataclass(frozen=True, slots=True)
-class Phase:
-    """One moment of a training step and what is live then (bytes per term)."""
-
-    name: str  # forward, backward, optimizer_step
-    step: int  # 1: the first step; 2: every later step
-    terms: dict[str, Any]  # floats, or numpy arrays in a sweep
-
-    @property
-    def total(self) -> Any:
-        return sum(self.terms.values())
-
-
-@dataclass(frozen=True, slots=True)
-class Estimate:
-    """The answer for one model, setup and GPU."""
-
-    model: ModelSpec
-    setup: TrainingSetup
-    gpu: GpuSpec
-    total_params: int
-    trainable_params: int
-    terms: tuple[Term, ...]  # at the peak, summing to peak_allocated_bytes
-    peak_allocated_bytes: int
-    reserved_bytes: int
-    device_bytes: int
-    host_bytes: int
-    paged_bytes: int
-    peak_phase: str
-    peak_step: int
-    phases: tuple[Phase, ...]
-    model_states_bytes_per_param: float
-
-    @property
-    def fits(self) -> bool:
-        return self.device_bytes <= self.gpu.memory_bytes
-
-    @property
-    def device_terms(self) -> tuple[Term, ...]:
-        """The allocated terms plus what separates them from the device total, so a bar sums to what
-        nvidia-smi shows: the caching allocator's reserve and the CUDA context (module docstring)."""
-        reserve = Term("allocator_reserve", self.reserved_bytes - self.peak_allocated_bytes,
-                       f"allocated x ({RESERVED_RATIO} - 1)", "median reserved / allocated of 8 H200 runs "
-                       "(reference/gpu_llama.jsonl)")
-        context = Term("cuda_context", self.device_bytes - self.reserved_bytes,
-                       "CUDA context and libraries outside the allocator" + (" + paged optimizer states"
-                                                                              if self.paged_bytes else ""),
-                       "measured 0.55 GB on an H200 (shared/ENVIRONMENT.md)")
-        total = max(self.device_bytes, 1)
-        return tuple(
-            Term(t.name, t.bytes, t.formula, t.source, t.detail, t.bytes / total)
-            for t in (*self.terms, reserve, context)
-        )
-
-    @property
-    def verdict(self) -> Verdict:
-        if not self.fits:
-            return Verdict.OVER
-        return Verdict.TIGHT if self.headroom_bytes < TIGHT_HEADROOM * self.gpu.memory_bytes else Verdict.FITS
-
-    @property
-    def headroom_bytes(self) -> int:
-        """GPU memory left after the device total (negative: short by that much)."""
-        return self.gpu.memory_bytes - self.device_bytes
+__all__ = ["RESERVED_RATIO", "TERM_ORDER", "Estimate", "Phase", "Verdict", "estimate"]
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,7 +14,8 @@ import numpy as np
 import numpy.typing as npt
 
 from engine.specs import GpuSpec, ModelSpec, TrainingSetup
-from engine.training.estimate import RESERVED_RATIO, _phases, estimate
+from engine.training.estimate import _phases, estimate
+from engine.training.result import RESERVED_RATIO
 
 FloatArray = npt.NDArray[np.float64]
 
