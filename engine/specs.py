@@ -32,6 +32,7 @@ UI_SEQ_LEN = (128, 131_072)
 UI_BATCH = (1, 128)
 UI_GPUS = (1, 64)
 UI_LORA_RANK = (1, 512)
+UI_GRAD_ACCUM = (1, 128)
 
 
 class _Frozen(BaseModel):

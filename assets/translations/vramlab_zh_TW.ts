@@ -478,6 +478,14 @@
         <translation>批次</translation>
     </message>
     <message>
+        <source>Micro-batches per optimizer step: their gradients stay in memory</source>
+        <translation>每次優化器更新前的微批次數：其梯度都留在記憶體中</translation>
+    </message>
+    <message>
+        <source>Gradient accumulation</source>
+        <translation>梯度累加</translation>
+    </message>
+    <message>
         <source>Memory switches</source>
         <translation>省記憶體的開關</translation>
     </message>

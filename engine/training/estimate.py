@@ -152,6 +152,8 @@ def _phases(m: ModelSpec, s: TrainingSetup, tokens: Any = None, bs2: Any = None)
             for k, v in live.items():
                 terms[k] = terms.get(k, 0.0) + v
             terms["sharding_buffers"] = buffers.get(name, 0.0)
+            if s.grad_accum > 1:  # later micro-batches run with the earlier ones' gradients held (and added to)
+                terms["gradients"] = float(st.gradients)
             phases.append(Phase(name, step, terms))
         opt = dict(persistent, optimizer_states=float(st.optimizer_states), gradients=float(st.step_gradients))
         opt["sharding_buffers"] = buffers.get("optimizer_step", 0.0)

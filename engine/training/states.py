@@ -64,6 +64,8 @@ def counts(m: ModelSpec, s: TrainingSetup) -> Counts:
     quantized = block_linear_params(m)
     if not s.quant.keep_lm_head_16bit:
         quantized += pc.lm_head
+    if not s.quant.keep_embeddings_16bit:
+        quantized += m.vocab_size * m.hidden_size  # the token table (a tied output layer shares it)
     return Counts(pc.total + adapters, adapters, pc.total - quantized, quantized)
 
 

@@ -29,6 +29,7 @@ from engine.catalog import gpus, models
 from engine.specs import (
     UI_BATCH,
     UI_GPUS,
+    UI_GRAD_ACCUM,
     UI_LORA_RANK,
     UI_SEQ_LEN,
     Attention,
@@ -121,6 +122,12 @@ class MemoryControls(QWidget):
         form = QFormLayout(box)
         form.addRow(self.tr("Sequence"), self._row(self.seq_slider, self.seq_spin))
         form.addRow(self.tr("Batch"), self._row(self.batch_slider, self.batch_spin))
+        self.grad_accum = QSpinBox(box)
+        self.grad_accum.setRange(*UI_GRAD_ACCUM)
+        self.grad_accum.setKeyboardTracking(False)
+        self.grad_accum.setToolTip(self.tr("Micro-batches per optimizer step: their gradients stay in memory"))
+        self.binder.spin(self.grad_accum, "grad_accum")
+        form.addRow(self.tr("Gradient accumulation"), self.grad_accum)
         return box
 
     def _switches_box(self) -> QGroupBox:

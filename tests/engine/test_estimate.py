@@ -89,3 +89,12 @@ def test_first_step_has_no_optimizer_states_before_its_step():
     e = estimate(get_model("llama-2-7b"), TrainingSetup(), H200)
     fwd1 = next(p for p in e.phases if p.name == "forward" and p.step == 1)
     assert fwd1.terms["optimizer_states"] == 0
+
+
+def test_gradient_accumulation_holds_gradients_through_later_micro_batches():
+    m = get_model("llama-2-7b")
+    one = estimate(m, TrainingSetup(method=Method.LORA, seq_len=2048), H200)
+    four = estimate(m, TrainingSetup(method=Method.LORA, seq_len=2048, grad_accum=4), H200)
+    # LoRA peaks at the start of backward, where one micro-batch holds no gradient yet; with accumulation the
+    # adapters' fp32 gradients from the earlier micro-batches are there too
+    assert four.peak_allocated_bytes - one.peak_allocated_bytes == 4 * 39_976_960

@@ -100,3 +100,14 @@ def test_weight_parts_name_what_qlora_stores():
     assert parts["frozen"] == 2 * (P - linear)  # embeddings, output layer, norms in 16 bits
     assert parts["trainable"] == 4 * 39_976_960
     assert sum(parts.values()) == model_states(M, s).weights
+
+
+def test_qlora_modules_kept_in_16_bits_can_be_quantized_too():
+    from engine.specs import QuantSpec
+
+    base = model_states(M, TrainingSetup(method=Method.QLORA)).weights
+    table = 32000 * 4096
+    for field in ("keep_embeddings_16bit", "keep_lm_head_16bit"):
+        s = TrainingSetup(method=Method.QLORA, quant=QuantSpec(**{field: False}))
+        saved = base - model_states(M, s).weights
+        assert saved == pytest.approx(table * (2 - 4.127 / 8), rel=1e-3)  # 16 bits -> 4.127 bits

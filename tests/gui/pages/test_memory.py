@@ -179,3 +179,14 @@ def test_the_verdict_for_a_tight_fit(qtbot: QtBot, page: MemoryPage) -> None:
     _settle(qtbot, page)
     e = _expected(page)
     assert e.verdict.value in page.summary.verdict.text().lower() or e.verdict.value == "over"
+
+
+def test_gradient_accumulation_keeps_gradients(qtbot: QtBot, page: MemoryPage) -> None:
+    page.scenario.update(method=Method.LORA)
+    _settle(qtbot, page)
+    before = page.current.peak_allocated_bytes
+    page.controls.grad_accum.setValue(4)
+    _settle(qtbot, page)
+    assert page.scenario.setup.grad_accum == 4
+    assert page.current.peak_allocated_bytes > before
+    assert page.summary.big.text() == format_bytes(_expected(page).device_bytes, Unit.GB, 1)
