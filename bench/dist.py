@@ -21,13 +21,15 @@ import argparse
 import json
 import os
 import statistics
-import subprocess
 import sys
-import time
 import tomllib
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from bench.startup import probe_seconds  # noqa: E402
+
 DIST = REPO / "dist"
 DROP_CACHES = Path("/proc/sys/vm/drop_caches")
 
@@ -64,20 +66,10 @@ def _drop_page_cache() -> None:
 
 
 def one_start(exe: Path, env: dict[str, str], cold: bool) -> float:
-    """Seconds from spawning the bundle's executable to the first paint of its main window."""
+    """One start of the frozen app (after dropping the disk cache when ``cold``)."""
     if cold:
         _drop_page_cache()
-    launched = time.time()
-    result = subprocess.run(
-        [str(exe)],
-        env={**env, "VRAMLAB_STARTUP_PROBE": repr(launched)},
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=True,
-    )
-    line = next(x for x in result.stdout.splitlines() if x.startswith("startup_s="))
-    return float(line.partition("=")[2])
+    return probe_seconds([str(exe)], env)
 
 
 def can_drop_caches() -> bool:

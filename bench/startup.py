@@ -22,12 +22,13 @@ REPO = Path(__file__).resolve().parents[1]
 TARGET_S = 1.0
 
 
-def one_start(env: dict[str, str]) -> float:
-    """Seconds from spawning the process to the first paint of its main window."""
+def probe_seconds(command: list[str], env: dict[str, str], cwd: Path | None = None) -> float:
+    """Seconds from spawning ``command`` (the app, from source or frozen) to the first paint of its window, as
+    the app's start-up probe reports them (gui/startup_probe.py)."""
     launched = time.time()
     result = subprocess.run(
-        [sys.executable, "-m", "gui"],
-        cwd=REPO,
+        command,
+        cwd=cwd,
         env={**env, "VRAMLAB_STARTUP_PROBE": repr(launched)},
         capture_output=True,
         text=True,
@@ -36,6 +37,11 @@ def one_start(env: dict[str, str]) -> float:
     )
     line = next(x for x in result.stdout.splitlines() if x.startswith("startup_s="))
     return float(line.partition("=")[2])
+
+
+def one_start(env: dict[str, str]) -> float:
+    """One cold start from source."""
+    return probe_seconds([sys.executable, "-m", "gui"], env, cwd=REPO)
 
 
 def measure(runs: int) -> list[float]:
