@@ -29,6 +29,7 @@ from gui.pages.alignment_controls import AlignmentControls
 from gui.pages.alignment_texts import facts_html, intro, node_labels, stage_blurb, stage_name
 from gui.pages.when_shown import WhenShown
 from gui.scenario import Scenario
+from gui.widgets.heading import page_heading
 from gui.widgets.role_table import RoleTable
 from gui.widgets.scenario_summary import ScenarioSummary
 from gui.widgets.stage_bars import StageBars
@@ -52,11 +53,7 @@ class AlignmentPage(QWidget):
         content = QWidget(self)
         layout = QVBoxLayout(content)
         layout.setContentsMargins(24, 16, 24, 16)
-        heading = QLabel(self.title(), content)
-        font = heading.font()
-        font.setPointSizeF(font.pointSizeF() * 1.6)
-        font.setBold(True)
-        heading.setFont(font)
+        heading = page_heading(self.title(), content)
         blurb = QLabel(intro(), content)
         blurb.setWordWrap(True)
         self.controls = AlignmentControls(scenario, content)

@@ -25,6 +25,7 @@ from gui.tr import translate
 from gui.widgets.attention_frames import build_ms, frame
 from gui.widgets.attention_size_panel import DTYPE, AttentionSizePanel
 from gui.widgets.attention_stage import AttentionStage
+from gui.widgets.heading import page_heading
 from gui.widgets.heat_legend import HeatLegend
 from gui.widgets.player_bar import PlayerBar
 from gui.widgets.sentence_box import SentenceBox
@@ -92,11 +93,7 @@ class AttentionPage(QWidget):
 
     # -- building ---------------------------------------------------------------------------------------------
     def _build(self) -> None:
-        heading = QLabel(self.tr("Attention, one step at a time"), self)
-        font = heading.font()
-        font.setPointSizeF(font.pointSizeF() * 1.6)
-        font.setBold(True)
-        heading.setFont(font)
+        heading = page_heading(self.tr("Attention, one step at a time"), self)
         intro = QLabel(
             self.tr(
                 "One layer, one head, a short sentence, computed live. Beside each step, the same tensor in a "

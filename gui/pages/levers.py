@@ -23,6 +23,7 @@ from gui.pages import page_title
 from gui.pages.lever_texts import card_texts, lora_note, rule_text, zero3_note
 from gui.pages.when_shown import WhenShown
 from gui.scenario import Scenario
+from gui.widgets.heading import page_heading
 from gui.widgets.lever_card import LeverCard
 from gui.widgets.scenario_summary import ScenarioSummary
 
@@ -48,11 +49,7 @@ class LeversPage(QWidget):
         content = QWidget(self)
         layout = QVBoxLayout(content)
         layout.setContentsMargins(24, 16, 24, 16)
-        heading = QLabel(self.title(), content)
-        font = heading.font()
-        font.setPointSizeF(font.pointSizeF() * 1.6)
-        font.setBold(True)
-        heading.setFont(font)
+        heading = page_heading(self.title(), content)
         intro = QLabel(self.tr("Every memory-saving trick moves only one term of the formula. Find the biggest "
                                "term first, then pick the right lever."), content)
         intro.setWordWrap(True)
