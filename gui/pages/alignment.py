@@ -13,12 +13,10 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import (
     QButtonGroup,
-    QFrame,
     QGridLayout,
     QHBoxLayout,
     QLabel,
     QPushButton,
-    QScrollArea,
     QVBoxLayout,
     QWidget,
 )
@@ -29,7 +27,7 @@ from gui.pages.alignment_controls import AlignmentControls
 from gui.pages.alignment_texts import facts_html, intro, node_labels, stage_blurb, stage_name
 from gui.pages.when_shown import WhenShown
 from gui.scenario import Scenario
-from gui.widgets.heading import page_heading
+from gui.widgets.page_layout import fill_with_scroll, page_heading
 from gui.widgets.role_table import RoleTable
 from gui.widgets.scenario_summary import ScenarioSummary
 from gui.widgets.stage_bars import StageBars
@@ -61,13 +59,7 @@ class AlignmentPage(QWidget):
             layout.addWidget(w)
         layout.addLayout(self._stage_row(content))
         layout.addLayout(self._middle(content), 1)
-        scroll = QScrollArea(self)
-        scroll.setWidgetResizable(True)
-        scroll.setFrameShape(QFrame.Shape.NoFrame)
-        scroll.setWidget(content)
-        outer = QVBoxLayout(self)
-        outer.setContentsMargins(0, 0, 0, 0)
-        outer.addWidget(scroll)
+        fill_with_scroll(self, content)
         self._when_shown = WhenShown(self, self._recompute)
         scenario.changed.connect(self._when_shown.request)
         self.controls.options_changed.connect(self._when_shown.request)

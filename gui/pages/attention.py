@@ -25,8 +25,8 @@ from gui.tr import translate
 from gui.widgets.attention_frames import build_ms, frame
 from gui.widgets.attention_size_panel import DTYPE, AttentionSizePanel
 from gui.widgets.attention_stage import AttentionStage
-from gui.widgets.heading import page_heading
 from gui.widgets.heat_legend import HeatLegend
+from gui.widgets.page_layout import page_heading
 from gui.widgets.player_bar import PlayerBar
 from gui.widgets.sentence_box import SentenceBox
 from gui.widgets.step_caption import StepCaption

@@ -11,7 +11,7 @@ from typing import Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QResizeEvent
-from PySide6.QtWidgets import QFrame, QGridLayout, QLabel, QScrollArea, QSpinBox, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QFrame, QGridLayout, QLabel, QSpinBox, QVBoxLayout, QWidget
 
 from engine.lever_facts import communication, lora_share
 from engine.levers import Lever, LeverKind, advice, levers, zero3_gpus
@@ -23,8 +23,8 @@ from gui.pages import page_title
 from gui.pages.lever_texts import card_texts, lora_note, rule_text, zero3_note
 from gui.pages.when_shown import WhenShown
 from gui.scenario import Scenario
-from gui.widgets.heading import page_heading
 from gui.widgets.lever_card import LeverCard
+from gui.widgets.page_layout import fill_with_scroll, page_heading
 from gui.widgets.scenario_summary import ScenarioSummary
 
 #: below this page width the cards go two a row
@@ -75,13 +75,7 @@ class LeversPage(QWidget):
         self.rule.setFrameShape(QFrame.Shape.StyledPanel)
         self.rule.setMargin(8)
         layout.addWidget(self.rule)
-        scroll = QScrollArea(self)
-        scroll.setWidgetResizable(True)
-        scroll.setFrameShape(QFrame.Shape.NoFrame)
-        scroll.setWidget(content)
-        outer = QVBoxLayout(self)
-        outer.setContentsMargins(0, 0, 0, 0)
-        outer.addWidget(scroll)
+        fill_with_scroll(self, content)
         self._content = content
         self._when_shown = WhenShown(self, self._on_scenario_changed)
         scenario.changed.connect(self._when_shown.request)

@@ -14,12 +14,10 @@ from collections.abc import Callable
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
-    QFrame,
     QGridLayout,
     QHBoxLayout,
     QLabel,
     QMessageBox,
-    QScrollArea,
     QVBoxLayout,
     QWidget,
 )
@@ -36,6 +34,7 @@ from gui.pages.memory_controls import MemoryControls
 from gui.scenario import Scenario
 from gui.widgets.breakdown_chart import BreakdownChart, Row
 from gui.widgets.curve_plot import CurvePlot
+from gui.widgets.page_layout import scroll_area
 from gui.widgets.peak_summary import PeakSummary
 from gui.widgets.roadmap_view import RoadmapView
 from gui.widgets.term_legend import TermLegend
@@ -94,10 +93,7 @@ class MemoryPage(QWidget):
         return Breakdown.of(training_title(sc.model, sc.setup, sc.gpu), terms)
 
     def _layout(self) -> None:
-        left = QScrollArea(self)
-        left.setWidget(self.controls)
-        left.setWidgetResizable(True)
-        left.setFrameShape(QFrame.Shape.NoFrame)
+        left = scroll_area(self.controls, self)
         left.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         left.setMinimumWidth(330)
         left.setMaximumWidth(380)
@@ -115,10 +111,7 @@ class MemoryPage(QWidget):
         v.addWidget(self.legend)
         v.addLayout(grid, 1)
         v.addWidget(self.notes)
-        scroll = QScrollArea(self)
-        scroll.setWidget(right)
-        scroll.setWidgetResizable(True)
-        scroll.setFrameShape(QFrame.Shape.NoFrame)
+        scroll = scroll_area(right, self)
         h = QHBoxLayout(self)
         h.addWidget(left)
         h.addWidget(scroll, 1)
