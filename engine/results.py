@@ -6,7 +6,8 @@ well under 50 microseconds (``bench/engine_speed.py``); inputs stay pydantic, wh
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 
@@ -23,6 +24,13 @@ class Term:
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+
+def with_shares(terms: Iterable[Term]) -> tuple[Term, ...]:
+    """The terms with each ``share`` set to its bytes over their sum (the one place shares are computed)."""
+    listed = tuple(terms)
+    total = sum(t.bytes for t in listed) or 1
+    return tuple(replace(t, share=t.bytes / total) for t in listed)
 
 
 def term_bytes(terms: tuple[Term, ...] | list[Term]) -> dict[str, int]:

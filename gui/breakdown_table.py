@@ -11,7 +11,7 @@ import csv
 import io
 import json
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from engine.results import Term
 from engine.specs import GpuSpec, ModelSpec, TrainingSetup
@@ -33,10 +33,7 @@ class Breakdown:
 
     @classmethod
     def of(cls, title: str, terms: tuple[Term, ...] | list[Term]) -> Breakdown:
-        """Terms as given; when the engine left every share at 0, each share is its bytes over the total."""
-        total = sum(t.bytes for t in terms)
-        if total and not any(t.share for t in terms):
-            terms = [replace(t, share=t.bytes / total) for t in terms]
+        """The engine's terms as they are (shares included: ``engine.results.with_shares``)."""
         return cls(title, tuple(terms))
 
 

@@ -17,7 +17,7 @@ from typing import Annotated, Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from engine.params import count_params
-from engine.results import Term
+from engine.results import Term, with_shares
 from engine.serving.kv import KvCache, kv_cache
 from engine.specs import GpuSpec, KvDtype, ModelSpec, SeqLen
 
@@ -125,6 +125,6 @@ def serving_fit(m: ModelSpec, gpu: GpuSpec, setup: ServingSetup) -> ServingFit:
     kv_budget = budget - sum(t.bytes for t in fixed)
     return ServingFit(
         model_id=m.id, gpu_id=gpu.id, setup=setup, gpu_bytes=gpu.memory_bytes, budget_bytes=budget, kv=kv,
-        terms=[*fixed, kv.term(setup.sequences)], kv_budget_bytes=kv_budget,
+        terms=list(with_shares([*fixed, kv.term(setup.sequences)])), kv_budget_bytes=kv_budget,
         max_sequences=max(0, kv_budget // kv.bytes_per_sequence),
     )

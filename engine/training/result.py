@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-from engine.results import Term
+from engine.results import Term, with_shares
 from engine.specs import GpuSpec, ModelSpec, TrainingSetup
 
 #: median of max_memory_reserved / max_memory_allocated over the eight H200 runs in reference/gpu_llama.jsonl
@@ -92,11 +92,7 @@ class Estimate:
                        "CUDA context and libraries outside the allocator" + (" + paged optimizer states"
                                                                               if self.paged_bytes else ""),
                        "measured 0.55 GB on an H200 (shared/ENVIRONMENT.md)")
-        total = max(self.device_bytes, 1)
-        return tuple(
-            Term(t.name, t.bytes, t.formula, t.source, t.detail, t.bytes / total)
-            for t in (*self.terms, reserve, context)
-        )
+        return with_shares((*self.terms, reserve, context))
 
     @property
     def verdict(self) -> Verdict:

@@ -88,9 +88,9 @@ class MemoryPage(QWidget):
 
     def export_breakdown(self) -> Breakdown:
         """This setup's terms per GPU, as the engine computed them."""
+        self.flush()
         sc = self.scenario
-        terms = estimate(sc.model, sc.setup, sc.gpu).device_terms
-        return Breakdown.of(training_title(sc.model, sc.setup, sc.gpu), terms)
+        return Breakdown.of(training_title(sc.model, sc.setup, sc.gpu), self.current.device_terms)
 
     def _layout(self) -> None:
         left = scroll_area(self.controls, self)

@@ -172,3 +172,11 @@ def test_serving_engine_never_imports_qt() -> None:
         "assert not any(m.startswith(('PySide6', 'pyqtgraph', 'gui')) for m in sys.modules if sys.modules[m])\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_serving_terms_carry_their_shares():
+    from engine.serving.capacity import serving_fit
+
+    fit = serving_fit(get_model("llama-2-7b"), get_gpu("a100-80gb"), ServingSetup())
+    assert sum(t.share for t in fit.terms) == pytest.approx(1.0)
+    assert all(t.share == pytest.approx(t.bytes / fit.used_bytes) for t in fit.terms)

@@ -7,7 +7,7 @@ import io
 import json
 
 from engine.catalog import get_gpu, get_model
-from engine.results import Term
+from engine.results import Term, with_shares
 from engine.specs import TrainingSetup
 from engine.training import estimate
 from gui.breakdown_table import Breakdown, to_csv, to_json, to_markdown, to_tsv, training_title
@@ -47,8 +47,8 @@ def test_markdown_table_rows() -> None:
     assert f"**{sum(t.bytes for t in TERMS):,}**" in lines[-1]
 
 
-def test_pipes_are_escaped_and_missing_shares_are_filled() -> None:
-    b = Breakdown.of("t", [Term("a", 3, "x | y", "s"), Term("b", 1, "z", "s")])
+def test_pipes_are_escaped_and_shares_come_from_the_engine() -> None:
+    b = Breakdown.of("t", with_shares([Term("a", 3, "x | y", "s"), Term("b", 1, "z", "s")]))
     assert [t.share for t in b.terms] == [0.75, 0.25]
     assert "x \\| y" in to_markdown(b)
     assert to_tsv(b).splitlines()[1].split("\t")[:3] == ["a", "a", "3"]
