@@ -7,7 +7,7 @@ well under 50 microseconds (``bench/engine_speed.py``); inputs stay pydantic, wh
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass
 from typing import Any
 
 
@@ -27,10 +27,10 @@ class Term:
 
 
 def with_shares(terms: Iterable[Term]) -> tuple[Term, ...]:
-    """The terms with each ``share`` set to its bytes over their sum (the one place shares are computed)."""
+    """The terms with each ``share`` set to its bytes over their sum."""
     listed = tuple(terms)
     total = sum(t.bytes for t in listed) or 1
-    return tuple(replace(t, share=t.bytes / total) for t in listed)
+    return tuple(Term(t.name, t.bytes, t.formula, t.source, t.detail, t.bytes / total) for t in listed)
 
 
 def term_bytes(terms: tuple[Term, ...] | list[Term]) -> dict[str, int]:

@@ -12,10 +12,9 @@ The result, and its three levels (allocated, reserved, device total), is ``engin
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any
 
-from engine.params import count_params, layer_params, lora_params, lora_targets, norm_params
+from engine.params import count_params, layer_params, lora_targets, norm_params
 from engine.specs import Checkpointing, GpuSpec, Method, ModelSpec, Sharding, TrainingSetup
 from engine.training import formulas
 from engine.training.activations import ActivationCoeffs, LayerCoeffs, activation_coeffs
@@ -33,21 +32,14 @@ class _Grads:
     embed: int
 
 
-@lru_cache(maxsize=512)
 def _grads(m: ModelSpec, s: TrainingSetup, bytes_per: int, div: int) -> _Grads:
     """Gradient bytes by where backward creates them: head first, then layers top-down, embedding last."""
     def per_gpu(n: int) -> int:
         return -(-n * bytes_per // div)
 
     starts = _segment_starts(m)
-    if s.method is not Method.FULL:
-        one_layer = m.model_copy(update={"num_layers": 1, "moe": None}) if m.moe is None else m
-        per = tuple(
-            lora_params(one_layer, s.lora.rank, s.lora.targets)
-            if m.moe is None
-            else sum(x.lora_params(s.lora.rank) for x in lora_targets(m, i, s.lora.targets))
-            for i in starts
-        )
+    if s.method is not Method.FULL:  # one layer's adapters
+        per = (sum(x.lora_params(s.lora.rank) for x in lora_targets(m, i, s.lora.targets)) for i in starts)
         return _Grads(0, tuple(per_gpu(p) for p in per), 0)
     pc = count_params(m)
     head = pc.lm_head + norm_params(m) + (pc.embedding if m.tie_embeddings else 0)
@@ -78,7 +70,8 @@ def _static(m: ModelSpec, s: TrainingSetup) -> _Static:
     if hit is None:
         st = model_states(m, s)
         g = _grads(m, s, grad_dtype_bytes(s), st.divisor_grads)
-        hit = st, activation_coeffs(m, s), g, sharding_buffers(m, s, st), formulas.texts(m, s, st)
+        ac = activation_coeffs(m, s)
+        hit = st, ac, g, sharding_buffers(m, s, st), formulas.texts(m, s, st, ac)
         if len(_STATIC_CACHE) > 1024:
             _STATIC_CACHE.clear()
         _STATIC_CACHE[key] = hit

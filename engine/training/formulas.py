@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from engine.results import Term
-from engine.specs import Checkpointing, Method, ModelSpec, TrainingSetup
+from engine.specs import Attention, Checkpointing, Method, ModelSpec, TrainingSetup
+from engine.training.activations import ActivationCoeffs
 from engine.training.states import ModelStates
 
 _SOURCES = {
@@ -22,40 +23,43 @@ _SOURCES = {
 }
 
 
-def _formula(name: str, m: ModelSpec, s: TrainingSetup, st: ModelStates) -> str:
-    gc = s.checkpointing is Checkpointing.FULL
-    n = "/ N" if s.gpus > 1 else ""
+def _formulas(m: ModelSpec, s: TrainingSetup, st: ModelStates, ac: ActivationCoeffs) -> dict[str, str]:
+    """Each term's formula in words, for this model and setup."""
+    per_n = " / N"
+    scores = ""
+    if s.attention is Attention.EAGER:
+        per_score = round(ac.segments[-1][1].saved_bs2 / m.num_heads)  # fp32 softmax + its cast (+ tanh cap)
+        scores = f" + layers x b x heads x s^2 x {per_score} (eager scores)"
+    saved = ("layers x b x s x hidden (checkpointed inputs) + one layer recomputed"
+             if s.checkpointing is Checkpointing.FULL else "layers x b x s x (per-token bytes saved per layer)")
     return {
-        "weights": f"params x bytes per weight {'/ N (ZeRO-3)' if st.divisor_weights > 1 else ''}".strip(),
-        "gradients": f"trainable params x bytes per gradient {n if st.divisor_grads > 1 else ''}".strip(),
+        "weights": "params x bytes per weight" + (per_n + " (ZeRO-3)" if st.divisor_weights > 1 else ""),
+        "gradients": "trainable params x bytes per gradient" + (per_n if st.divisor_grads > 1 else ""),
         "optimizer_states": "trainable params x (master copy + states) bytes"
-        + (" / N" if st.divisor_states > 1 else ""),
-        "activations": ("layers x b x s x hidden (checkpointed inputs) + one layer recomputed"
-                        if gc else "layers x b x s x (per-token bytes saved per layer)")
-        + (" + layers x b x heads x s^2 x 6 (eager scores)" if s.attention.value == "eager" else ""),
+        + (per_n if st.divisor_states > 1 else ""),
+        "activations": saved + scores,
         "logits": "b x s x vocab x 12 (fp32 log-probs, their gradient, the input gradient)",
         "sharding_buffers": "gathered layers and communication buckets",
         "temporaries": "gradients of the layer in backward"
         + (" + its largest linear dequantized to 16 bits" if s.method is Method.QLORA else ""),
-    }[name]
+    }
 
 
 Texts = dict[str, tuple[str, str, str]]  # name -> (formula, source, detail)
 
 
-def texts(m: ModelSpec, s: TrainingSetup, st: ModelStates) -> Texts:
+def texts(m: ModelSpec, s: TrainingSetup, st: ModelStates, ac: ActivationCoeffs) -> Texts:
     """Formula, source and detail of every term (independent of batch and sequence length: cached)."""
     details = {
         "weights": st.weight_detail,
         "gradients": f"{st.counts.trainable:,} trainable"
         + (" (LoRA adapters, fp32)" if s.method is not Method.FULL else ""),
     }
-    return {name: (_formula(name, m, s, st), _SOURCES[name], details.get(name, "")) for name in _SOURCES}
+    formulas = _formulas(m, s, st, ac)
+    return {name: (formulas[name], _SOURCES[name], details.get(name, "")) for name in _SOURCES}
 
 
 def describe(words: Texts, at_peak: dict[str, float], order: tuple[str, ...]) -> tuple[Term, ...]:
     """Terms at the peak, in the canonical order, each with its formula, source and share of the peak."""
-    total = sum(at_peak.values()) or 1.0
-    return tuple(
-        Term(name, round(at_peak.get(name, 0.0)), *words[name], share=at_peak.get(name, 0.0) / total) for name in order
-    )
+    total = sum(at_peak.values()) or 1.0  # (with_shares's rule, in one pass: this runs on every estimate)
+    return tuple(Term(n, round(at_peak.get(n, 0.0)), *words[n], share=at_peak.get(n, 0.0) / total) for n in order)
