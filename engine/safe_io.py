@@ -1,0 +1,168 @@
+"""Reading a user's file without letting it hang, exhaust or fool the program.
+
+Every file the app or the command line opens on a user's behalf (a config.json, a safetensors header, a training
+config, a saved scenario, a PyTorch memory snapshot) goes through here:
+
+* only a **regular file** is read: a FIFO, a device, a socket or a folder is refused before anything blocks on it
+  (the file is opened with ``O_NONBLOCK`` and checked with ``fstat`` on the open descriptor, so a FIFO named
+  ``config.json`` cannot make ``open`` wait for a writer, and the check and the read see the same file);
+* at most ``limit`` bytes are read, with a message that says how large the file is and what the limit is;
+* JSON is parsed with its **depth** capped (100,000 nested arrays would otherwise raise ``RecursionError``) and
+  with ``NaN``, ``Infinity`` and numbers that overflow to infinity (``1e400``) refused, as JSON itself does
+  (RFC 8259, section 6: "Numeric values that cannot be represented ... such as Infinity and NaN ... are not
+  permitted"); Python's cap on the digits of an integer it parses (4,300 digits since 3.11: CVE-2020-10735,
+  python/cpython gh-95778) is reported as a message too.
+
+Every refusal is an :class:`InputFileError` (a ``ValueError``) whose message starts with the file's name.
+"""
+
+from __future__ import annotations
+
+import errno
+import json
+import math
+import os
+import stat
+from pathlib import Path
+from typing import Any
+
+#: nesting deeper than this is refused (real configs, headers and scenarios nest fewer than 10 levels)
+MAX_JSON_DEPTH = 64
+
+
+class InputFileError(ValueError):
+    """A file that cannot be read as asked; the message starts with the file's name."""
+
+
+def _kind(mode: int) -> str:
+    if stat.S_ISDIR(mode):
+        return "a folder"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO (named pipe)"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    return "not a regular file"
+
+
+def _fd(path: Path) -> int:
+    """An open read-only descriptor of ``path``, which must be a regular file."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
+    except FileNotFoundError:
+        raise InputFileError(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise InputFileError(f"{path}: is a folder, not a file") from None
+    except PermissionError:
+        raise InputFileError(f"{path}: permission denied") from None
+    except OSError as err:
+        if err.errno == errno.ENXIO:  # a FIFO opened for writing elsewhere, or a socket
+            raise InputFileError(f"{path}: not a regular file") from None
+        raise InputFileError(f"{path}: cannot be opened ({err.strerror or err})") from None
+    mode = os.fstat(fd).st_mode
+    if not stat.S_ISREG(mode):
+        os.close(fd)
+        raise InputFileError(f"{path}: {_kind(mode)}, not a regular file")
+    return fd
+
+
+def file_size(path: str | Path) -> int:
+    """The size in bytes of a regular file (``InputFileError`` for anything else)."""
+    fd = _fd(Path(path))
+    try:
+        return os.fstat(fd).st_size
+    finally:
+        os.close(fd)
+
+
+def read_bytes(path: str | Path, limit: int, what: str = "file") -> bytes:
+    """At most ``limit`` bytes of a regular file; a larger file is refused with its size and the limit."""
+    p = Path(path)
+    fd = _fd(p)
+    try:
+        size = os.fstat(fd).st_size
+        if size > limit:
+            raise InputFileError(f"{p.name}: too large for a {what} ({size:,} bytes; the limit is {limit:,})")
+        os.set_blocking(fd, True)
+        with os.fdopen(fd, "rb", closefd=False) as fh:
+            data = fh.read(limit + 1)
+    finally:
+        os.close(fd)
+    if len(data) > limit:  # grew while being read
+        raise InputFileError(f"{p.name}: too large for a {what} (over {limit:,} bytes)")
+    return data
+
+
+def read_text(path: str | Path, limit: int, what: str = "file") -> str:
+    """A regular file's UTF-8 text (a byte-order mark is dropped), at most ``limit`` bytes."""
+    data = read_bytes(path, limit, what)
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as err:
+        raise InputFileError(f"{Path(path).name}: not UTF-8 text (byte {err.start:,}: {err.reason})") from None
+
+
+def read_header(path: str | Path, offset: int, length: int) -> bytes:
+    """``length`` bytes at ``offset`` of a regular file (a safetensors header), exactly, or an error."""
+    p = Path(path)
+    fd = _fd(p)
+    try:
+        os.set_blocking(fd, True)
+        data = os.pread(fd, length, offset)
+    finally:
+        os.close(fd)
+    if len(data) != length:
+        raise InputFileError(f"{p.name}: truncated ({len(data):,} of {length:,} bytes at offset {offset:,})")
+    return data
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a number JSON allows")
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"{text[:20]} is too large a number (it overflows to infinity)")
+    return value
+
+
+def depth(value: Any, limit: int = MAX_JSON_DEPTH) -> int:
+    """How deeply ``value`` nests lists and dicts, counting up to ``limit + 1`` (iterative: no recursion)."""
+    deepest = 0
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        item, level = stack.pop()
+        if isinstance(item, dict | list):
+            deepest = max(deepest, level)
+            if deepest > limit:
+                return deepest
+            children = item.values() if isinstance(item, dict) else item
+            stack.extend((c, level + 1) for c in children if isinstance(c, dict | list))
+    return deepest
+
+
+def loads_json(text: str | bytes, name: str, max_depth: int = MAX_JSON_DEPTH) -> Any:
+    """Parse JSON strictly: no NaN or Infinity, no number overflowing to infinity, at most ``max_depth`` levels.
+
+    ``name`` (usually the file's name) starts every error message.
+    """
+    try:
+        value = json.loads(text, parse_constant=_reject_constant, parse_float=_finite_float)
+    except RecursionError:
+        raise InputFileError(f"{name}: nested too deeply (more than {max_depth} levels)") from None
+    except json.JSONDecodeError as err:
+        raise InputFileError(f"{name}: not valid JSON (line {err.lineno}, column {err.colno}: {err.msg})") from None
+    except UnicodeDecodeError as err:
+        raise InputFileError(f"{name}: not UTF-8 text ({err.reason})") from None
+    except ValueError as err:  # our hooks, or an integer over Python's digit limit
+        raise InputFileError(f"{name}: {err}") from None
+    if depth(value, max_depth) > max_depth:
+        raise InputFileError(f"{name}: nested too deeply (more than {max_depth} levels)")
+    return value
+
+
+def read_json(path: str | Path, limit: int, what: str = "file", max_depth: int = MAX_JSON_DEPTH) -> Any:
+    """A regular file's JSON, read with :func:`read_text`'s and :func:`loads_json`'s limits."""
+    return loads_json(read_text(path, limit, what), Path(path).name, max_depth)
