@@ -23,7 +23,8 @@ from enum import StrEnum
 
 from engine.results import Term
 from engine.specs import Attention, Checkpointing, GpuSpec, Method, ModelSpec, Sharding, TrainingSetup
-from engine.training.estimate import TERM_ORDER, Estimate, estimate
+from engine.terms import TermName
+from engine.training.estimate import Estimate, estimate
 
 #: GPUs the ZeRO-3 card splits over when the setup has one GPU (one node of eight).
 DEFAULT_ZERO3_GPUS = 8
@@ -65,7 +66,8 @@ class Lever:
 
     @property
     def touches(self) -> tuple[str, ...]:
-        return tuple(t for t in TERM_ORDER if any(t in s.touches for s in self.steps))
+        names = [t.name for t in self.steps[0].estimate.terms]
+        return tuple(t for t in names if any(t in s.touches for s in self.steps))
 
     def changes(self, a: int = 0, b: int = -1) -> tuple[TermChange, ...]:
         """Per term, step ``a`` -> step ``b`` (default: off -> fully on)."""
@@ -74,7 +76,7 @@ class Lever:
         moved = {t for s in self.steps[lo + 1 : hi + 1] for t in s.touches}
         pa, pb = peak_terms(ea), peak_terms(eb)
         la, lb = largest_terms(ea), largest_terms(eb)
-        return tuple(TermChange(n, pa[n], pb[n], la[n], lb[n], n in moved) for n in TERM_ORDER)
+        return tuple(TermChange(n, pa[n], pb[n], la[n], lb[n], n in moved) for n in pa)
 
 
 def peak_terms(e: Estimate) -> dict[str, int]:
@@ -84,7 +86,7 @@ def peak_terms(e: Estimate) -> dict[str, int]:
 
 def largest_terms(e: Estimate) -> dict[str, int]:
     """Each term's largest size over the step's phases (not simultaneous: they need not sum to the peak)."""
-    return {n: round(max(p.terms.get(n, 0.0) for p in e.phases)) for n in TERM_ORDER}
+    return {t.name: round(float(v)) for t, v in zip(e.terms, e.values.max(axis=0), strict=True)}
 
 
 def _lever(kind: LeverKind, m: ModelSpec, s: TrainingSetup, gpu: GpuSpec,
@@ -98,8 +100,8 @@ def lora_lever(m: ModelSpec, s: TrainingSetup, gpu: GpuSpec) -> Lever:
     """Full -> LoRA (gradients, optimizer states) -> QLoRA (weights)."""
     return _lever(LeverKind.LORA, m, s, gpu, [
         ("full", s.with_(method=Method.FULL), ()),
-        ("lora", s.with_(method=Method.LORA), ("gradients", "optimizer_states")),
-        ("qlora", s.with_(method=Method.QLORA), ("weights",)),
+        ("lora", s.with_(method=Method.LORA), (TermName.GRADIENTS, TermName.OPTIMIZER_STATES)),
+        ("qlora", s.with_(method=Method.QLORA), (TermName.WEIGHTS,)),
     ])
 
 
@@ -111,8 +113,8 @@ def activations_lever(m: ModelSpec, s: TrainingSetup, gpu: GpuSpec) -> Lever:
     flash = s.attention if s.attention is not Attention.EAGER else Attention.FLASH
     return _lever(LeverKind.ACTIVATIONS, m, s, gpu, [
         ("eager", s.with_(attention=Attention.EAGER, checkpointing=Checkpointing.NONE), ()),
-        ("flash", s.with_(attention=flash, checkpointing=Checkpointing.NONE), ("activations",)),
-        ("flash-checkpointing", s.with_(attention=flash, checkpointing=Checkpointing.FULL), ("activations",)),
+        ("flash", s.with_(attention=flash, checkpointing=Checkpointing.NONE), (TermName.ACTIVATIONS,)),
+        ("flash-checkpointing", s.with_(attention=flash, checkpointing=Checkpointing.FULL), (TermName.ACTIVATIONS,)),
     ])
 
 
@@ -127,7 +129,7 @@ def zero3_lever(m: ModelSpec, s: TrainingSetup, gpu: GpuSpec, gpus: int | None =
     on = s.with_(gpus=zero3_gpus(s, gpus), sharding=Sharding.ZERO3)
     return _lever(LeverKind.ZERO3, m, s, gpu, [
         ("off", off, ()),
-        ("zero3", on, ("weights", "gradients", "optimizer_states")),
+        ("zero3", on, (TermName.WEIGHTS, TermName.GRADIENTS, TermName.OPTIMIZER_STATES)),
     ])
 
 

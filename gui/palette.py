@@ -1,9 +1,9 @@
 """Colours, defined once, for pages and pyqtgraph charts, in a light and a dark variant.
 
 A chart asks ``colors_for(widget)`` and gets the variant matching the widget's current Qt palette, so it
-follows the theme without knowing how the theme was chosen. Term names are the engine's
-(``engine.results.Term.name``): weights, gradients, optimizer_states, activations, logits,
-sharding_buffers, temporaries, plus kv_cache and cuda_context.
+follows the theme without knowing how the theme was chosen. Terms are keyed by the engine's names
+(``engine.terms.TermName``), never by position; ``tests/test_terms.py`` fails naming a term without a colour
+in any of the three sets.
 
 Hues are the Okabe-Ito colour-blind-safe set, darkened for white backgrounds and lightened for dark ones so
 that each keeps a contrast of at least 3:1 against its background (checked in tests/gui/test_palette.py).
@@ -20,35 +20,38 @@ from dataclasses import dataclass
 from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import QWidget
 
-from engine.training.result import TERM_ORDER
+from engine.terms import TermName as T
 
-#: the engine's training terms, in its order, then serving's KV cache and the two device-level overheads
-TERMS = (*TERM_ORDER, "kv_cache", "allocator_reserve", "cuda_context")
-
-_LIGHT_TERMS = (
-    "#0b62a4",
-    "#c25400",
-    "#007a5a",
-    "#b5457f",
-    "#6a3d9a",
-    "#0a7f8f",
-    "#8a6d00",
-    "#a33b20",
-    "#7b8794",
-    "#5f6b7a",
-)
-_DARK_TERMS = (
-    "#56b4e9",
-    "#f0a050",
-    "#2ec99a",
-    "#e98ab8",
-    "#b39ddb",
-    "#4fd1e0",
-    "#e6c440",
-    "#f08a6a",
-    "#aab4c0",
-    "#8793a2",
-)
+#: one colour per memory term (``engine.terms.TermName``), light theme: dark enough for white backgrounds
+_LIGHT_TERMS: dict[str, str] = {
+    T.WEIGHTS: "#0b62a4",
+    T.GRADIENTS: "#c25400",
+    T.OPTIMIZER_STATES: "#007a5a",
+    T.ACTIVATIONS: "#b5457f",
+    T.LOGITS: "#6a3d9a",
+    T.SHARDING_BUFFERS: "#0a7f8f",
+    T.TEMPORARIES: "#8a6d00",
+    T.KV_CACHE: "#a33b20",
+    T.ALLOCATOR_RESERVE: "#7b8794",
+    T.CUDA_CONTEXT: "#5f6b7a",
+    T.ACTIVATION_WORKSPACE: "#b5457f",  # serving's activations: the training activations' hue
+    T.FORWARD: "#b5457f",  # a frozen model's forward pass: activations, kept for no backward
+}
+#: the same terms for dark backgrounds (and presentation mode)
+_DARK_TERMS: dict[str, str] = {
+    T.WEIGHTS: "#56b4e9",
+    T.GRADIENTS: "#f0a050",
+    T.OPTIMIZER_STATES: "#2ec99a",
+    T.ACTIVATIONS: "#e98ab8",
+    T.LOGITS: "#b39ddb",
+    T.SHARDING_BUFFERS: "#4fd1e0",
+    T.TEMPORARIES: "#e6c440",
+    T.KV_CACHE: "#f08a6a",
+    T.ALLOCATOR_RESERVE: "#aab4c0",
+    T.CUDA_CONTEXT: "#8793a2",
+    T.ACTIVATION_WORKSPACE: "#e98ab8",
+    T.FORWARD: "#e98ab8",
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,7 +74,7 @@ class Colors:
         return width * self.line_scale
 
     def term(self, name: str) -> str:
-        """The colour of a memory term (a neutral grey for a name not in ``TERMS``)."""
+        """The colour of a memory term (a neutral grey for a name without one)."""
         return self.terms.get(name, self.muted)
 
 
@@ -84,7 +87,7 @@ LIGHT = Colors(
     fits="#1a7f37",
     over="#c62828",
     limit="#1d2330",
-    terms=dict(zip(TERMS, _LIGHT_TERMS, strict=True)),
+    terms=dict(_LIGHT_TERMS),
 )
 DARK = Colors(
     dark=True,
@@ -95,7 +98,7 @@ DARK = Colors(
     fits="#4cc38a",
     over="#ff6b6b",
     limit="#e6e9ef",
-    terms=dict(zip(TERMS, _DARK_TERMS, strict=True)),
+    terms=dict(_DARK_TERMS),
 )
 
 HIGH_CONTRAST = Colors(
@@ -107,7 +110,7 @@ HIGH_CONTRAST = Colors(
     fits="#5ef08c",
     over="#ff6b6b",
     limit="#ffffff",
-    terms=dict(zip(TERMS, _DARK_TERMS, strict=True)),
+    terms=dict(_DARK_TERMS),
     line_scale=2.0,
 )
 

@@ -1,27 +1,15 @@
 """The engine's words as the user reads them: memory terms, alignment roles and modes, translated.
 
 The engine names things in snake case (``optimizer_states``, ``shared-base``); pages show these names through
-one table each, marked for ``pyside6-lupdate`` in context ``words``, so one term has one name everywhere.
+one table each, marked for ``pyside6-lupdate`` in context ``words``, so one term has one name everywhere. The
+memory terms' labels are defined with the terms themselves (``engine.terms.TERMS``, also in context ``words``).
 Text that the engine writes in full (facts, formulas, sources) is translated at run time in context ``engine``.
 """
 
 from __future__ import annotations
 
+from engine.terms import TERMS
 from gui.tr import QT_TRANSLATE_NOOP, translate
-
-_TERMS = {
-    "weights": QT_TRANSLATE_NOOP("words", "weights"),
-    "gradients": QT_TRANSLATE_NOOP("words", "gradients"),
-    "optimizer_states": QT_TRANSLATE_NOOP("words", "optimizer states"),
-    "activations": QT_TRANSLATE_NOOP("words", "activations"),
-    "logits": QT_TRANSLATE_NOOP("words", "logits"),
-    "sharding_buffers": QT_TRANSLATE_NOOP("words", "sharding buffers"),
-    "temporaries": QT_TRANSLATE_NOOP("words", "temporaries"),
-    "kv_cache": QT_TRANSLATE_NOOP("words", "KV cache"),
-    "allocator_reserve": QT_TRANSLATE_NOOP("words", "allocator reserve"),
-    "cuda_context": QT_TRANSLATE_NOOP("words", "CUDA context"),
-    "forward": QT_TRANSLATE_NOOP("words", "forward pass"),
-}
 
 _ROLES = {
     "policy": QT_TRANSLATE_NOOP("words", "policy"),
@@ -50,8 +38,9 @@ def _look_up(table: dict[str, str], key: str) -> str:
 
 
 def term_name(name: str) -> str:
-    """``optimizer_states`` -> "optimizer states" (translated)."""
-    return _look_up(_TERMS, name)
+    """``optimizer_states`` -> "optimizer states" (translated): the label ``engine.terms`` defines for it."""
+    defined = TERMS.get(name)
+    return translate("words", defined.label) if defined is not None else name.replace("_", " ")
 
 
 def term_title(name: str) -> str:

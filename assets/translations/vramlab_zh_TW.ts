@@ -1094,22 +1094,6 @@ Device total: plus the CUDA context and libraries — what nvidia-smi shows.</so
         <source>&lt;b&gt;At most {max:,} sequences of {t:,} tokens fit&lt;/b&gt; {where}: {kv} of KV cache per sequence per GPU, {left} left per GPU beside the weights. {verdict}</source>
         <translation>&lt;b&gt;{where}最多放得下 {max:,} 條 {t:,} tokens 的序列&lt;/b&gt;：每條序列在每張 GPU 上要 {kv} 的 KV cache，扣掉權重後每張 GPU 剩 {left}。{verdict}</translation>
     </message>
-    <message>
-        <source>weights</source>
-        <translation>權重</translation>
-    </message>
-    <message>
-        <source>activation workspace</source>
-        <translation>activations 工作區</translation>
-    </message>
-    <message>
-        <source>CUDA context</source>
-        <translation>CUDA context</translation>
-    </message>
-    <message>
-        <source>KV cache</source>
-        <translation>KV cache</translation>
-    </message>
 </context>
 <context>
     <name>StageBars</name>
@@ -1587,11 +1571,11 @@ VRAM Lab 保留了目前的狀態，可以照常使用。詳細資訊已寫入 {
     </message>
     <message>
         <source>activations</source>
-        <translation>activations</translation>
+        <translation>激活值</translation>
     </message>
     <message>
         <source>logits</source>
-        <translation>logits</translation>
+        <translation>logits（對數機率）</translation>
     </message>
     <message>
         <source>sharding buffers</source>
@@ -1612,6 +1596,10 @@ VRAM Lab 保留了目前的狀態，可以照常使用。詳細資訊已寫入 {
     <message>
         <source>CUDA context</source>
         <translation>CUDA context</translation>
+    </message>
+    <message>
+        <source>activation workspace</source>
+        <translation>激活值工作區</translation>
     </message>
     <message>
         <source>forward pass</source>

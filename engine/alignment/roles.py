@@ -21,7 +21,8 @@ from enum import StrEnum
 
 from engine.params import count_params
 from engine.specs import Method, ModelSpec, Sharding, TrainingSetup
-from engine.training.estimate import TERM_ORDER, Estimate
+from engine.terms import TermName
+from engine.training.estimate import Estimate
 from engine.training.inference import forward_bytes
 from engine.training.precision import FP32, HALF
 from engine.training.states import model_states
@@ -90,9 +91,9 @@ def trained(role: Role, e: Estimate, logits: bool = True) -> RoleCost:
 
     ``logits=False`` (a critic) drops the vocabulary logits and re-takes the peak over the phases."""
     st = model_states(e.model, e.setup)
-    peak = max(e.phases, key=lambda p: p.total - (0 if logits else p.terms.get("logits", 0.0)))
-    at = {n: round(peak.terms.get(n, 0.0)) for n in TERM_ORDER if logits or n != "logits"}
-    resident = {"weights": st.weights, "optimizer_states": st.optimizer_states}
+    peak = max(e.phases, key=lambda p: p.total - (0 if logits else p.terms.get(TermName.LOGITS, 0.0)))
+    at = {n: round(v) for n, v in peak.terms.items() if logits or n != TermName.LOGITS}
+    resident: dict[str, int] = {TermName.WEIGHTS: st.weights, TermName.OPTIMIZER_STATES: st.optimizer_states}
     transient = {n: b - resident.get(n, 0) for n, b in at.items() if b - resident.get(n, 0) > 0}
     return RoleCost(role, Mode.TRAINED, Holding.OWN, resident, transient, e)
 
@@ -108,8 +109,9 @@ def frozen_weights(m: ModelSpec, s: TrainingSetup) -> int:
 def frozen(role: Role, m: ModelSpec, s: TrainingSetup, sequences: int, *, logits: bool = True,
            holding: Holding = Holding.OWN) -> RoleCost:
     """Weights (none when sharing the policy's base) + one no-grad forward over ``sequences`` sequences."""
-    resident = {"weights": frozen_weights(m, s)} if holding is Holding.OWN else {}
-    return RoleCost(role, Mode.FROZEN, holding, resident, {"forward": forward_bytes(m, s, sequences, logits).bytes})
+    resident: dict[str, int] = {TermName.WEIGHTS: frozen_weights(m, s)} if holding is Holding.OWN else {}
+    transient: dict[str, int] = {TermName.FORWARD: forward_bytes(m, s, sequences, logits).bytes}
+    return RoleCost(role, Mode.FROZEN, holding, resident, transient)
 
 
 def absent(role: Role, holding: Holding, mode: Mode = Mode.FROZEN) -> RoleCost:
@@ -123,5 +125,5 @@ def rollout(m: ModelSpec, share: float, gpu_bytes: int) -> RoleCost:
     weights = count_params(m).total * HALF
     note = "" if weights < budget else QT_TRANSLATE_NOOP(
         "engine", "the share does not hold the weights: the engine cannot start")
-    return RoleCost(Role.ROLLOUT, Mode.FROZEN, Holding.OWN,
-                    {"weights": min(weights, budget), "kv_cache": max(budget - weights, 0)}, note=note)
+    held: dict[str, int] = {TermName.WEIGHTS: min(weights, budget), TermName.KV_CACHE: max(budget - weights, 0)}
+    return RoleCost(Role.ROLLOUT, Mode.FROZEN, Holding.OWN, held, note=note)

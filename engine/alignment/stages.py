@@ -25,6 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from engine.alignment.roles import Holding, Mode, Role, RoleCost, absent, frozen, rollout, trained, value_model
 from engine.specs import GpuSpec, Method, ModelSpec, TrainingSetup
+from engine.terms import TermName
 from engine.training.estimate import RESERVED_RATIO, estimate
 
 Share = Annotated[float, Field(ge=0.0, lt=1.0)]
@@ -106,7 +107,7 @@ class StageMemory:
     @property
     def weight_copies(self) -> int:
         """Distinct copies of weights in GPU memory (the rollout engine's included)."""
-        return sum(1 for r in self.roles if r.resident.get("weights", 0) > 0)
+        return sum(1 for r in self.roles if r.resident.get(TermName.WEIGHTS, 0) > 0)
 
 
 def _reference(m: ModelSpec, s: TrainingSetup, o: AlignmentOptions, sequences: int) -> RoleCost:

@@ -20,6 +20,7 @@ from engine.params import count_params
 from engine.results import Term, with_shares
 from engine.serving.kv import KvCache, kv_cache
 from engine.specs import GpuSpec, KvDtype, ModelSpec, SeqLen
+from engine.terms import TermName
 
 Concurrency = Annotated[int, Field(ge=1, le=65_536)]
 TensorParallel = Annotated[int, Field(ge=1, le=64)]
@@ -72,7 +73,7 @@ class ServingFit(BaseModel):
     gpu_bytes: int
     budget_bytes: int  # gpu_memory_utilization x GPU memory
     kv: KvCache  # one sequence, on one GPU
-    terms: list[Term]  # weights, activations, cuda_context, kv_cache (all per GPU)
+    terms: list[Term]  # weights, activation_workspace, cuda_context, kv_cache (all per GPU)
     kv_budget_bytes: int  # what the budget leaves for the KV cache (negative: the weights alone overflow)
     max_sequences: int
 
@@ -92,7 +93,7 @@ def weights_term(m: ModelSpec, dtype: WeightDtype, tp: int) -> Term:
     """Weights on one of ``tp`` GPUs: parameters x bits per weight / 8 / T."""
     params = count_params(m).total
     return Term(
-        name="weights", bytes=math.ceil(params * WEIGHT_BITS[dtype] / 8 / tp),
+        name=TermName.WEIGHTS, bytes=math.ceil(params * WEIGHT_BITS[dtype] / 8 / tp),
         formula="parameters × bits per weight / 8 / tensor-parallel GPUs",
         source="exact parameter count (engine.params); int4 scales: GPTQ, arXiv:2210.17323 (group size 128)",
         detail=f"{params:,} × {WEIGHT_BITS[dtype]:g} / 8 / {tp}",
@@ -106,7 +107,7 @@ def workspace_term(m: ModelSpec, batched_tokens: int, tp: int) -> Term:
         width = m.moe.expert_intermediate_size * (m.moe.experts_per_token + m.moe.shared_experts)
     per_token = 2 * width // tp + 4 * m.hidden_size
     return Term(
-        name="activations", bytes=batched_tokens * per_token * 2,
+        name=TermName.ACTIVATION_WORKSPACE, bytes=batched_tokens * per_token * 2,
         formula="batched tokens × (2 × MLP width / T + 4 × hidden) × 2 bytes (assumed; vLLM profiles it)",
         source=VLLM_SOURCE, detail=f"{batched_tokens:,} × {per_token:,} × 2",
     )
@@ -119,7 +120,7 @@ def serving_fit(m: ModelSpec, gpu: GpuSpec, setup: ServingSetup) -> ServingFit:
     fixed = [
         weights_term(m, setup.weight_dtype, setup.tp),
         workspace_term(m, setup.batched_tokens, setup.tp),
-        Term(name="cuda_context", bytes=gpu.context_bytes, formula="CUDA context and libraries",
+        Term(name=TermName.CUDA_CONTEXT, bytes=gpu.context_bytes, formula="CUDA context and libraries",
              source="measured: about 0.55 GB on an H200 (reference/gpu_llama.jsonl)"),
     ]
     kv_budget = budget - sum(t.bytes for t in fixed)

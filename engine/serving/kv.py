@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict
 
 from engine.results import Term
 from engine.specs import KvDtype, ModelSpec
+from engine.terms import TermName
 
 #: Bits per cached element. Quantized caches also keep small per-block scales, not counted here.
 _KV_BITS = {
@@ -86,7 +87,7 @@ class KvCache(BaseModel):
     def term(self, sequences: int = 1) -> Term:
         """As a memory term, for breakdowns and tooltips."""
         return Term(
-            name="kv_cache", bytes=self.total(sequences), formula=self.formula, source=self.source,
+            name=TermName.KV_CACHE, bytes=self.total(sequences), formula=self.formula, source=self.source,
             detail=f"{sequences} × ({self.detail})",
         )
 

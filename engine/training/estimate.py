@@ -1,166 +1,124 @@
-"""Per-GPU peak memory of one training step, phase by phase.
+"""Per-GPU peak memory of one training step: every term at every moment where the total can peak.
 
-A step runs forward (activations pile up), backward (layers in reverse: each layer's activations are freed as its
-gradients appear), then the optimizer step. The peak is the largest of these moments, evaluated exactly where a
-piecewise-linear sweep can peak: the start and end of each run of identical layers. The first step differs from
-later ones: optimizer states are created during its optimizer step, so forward and backward of step 1 run without
-them (PyTorch creates AdamW's state lazily at the first ``step()``).
+The moments of a step (``engine.training.moments``) and the terms (``engine.training.terms``, one function each)
+are combined into a table of costs, affine in the tokens b*s and in b*s^2; it is built once per model and setup
+(batch, sequence length and accumulation apart) and cached, then evaluated for the batch and sequence length at
+hand, or for a whole sweep of them at once (``engine.training.sweep``). The peak is the moment whose total is
+largest (a tie goes to the later step: every later step peaks alike).
 
 The result, and its three levels (allocated, reserved, device total), is ``engine.training.result.Estimate``.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from engine.params import count_params, layer_params, lora_targets, norm_params
-from engine.specs import Checkpointing, GpuSpec, Method, ModelSpec, Sharding, TrainingSetup
-from engine.training import formulas
-from engine.training.activations import ActivationCoeffs, LayerCoeffs, activation_coeffs
-from engine.training.result import RESERVED_RATIO, TERM_ORDER, Estimate, Phase, Verdict
-from engine.training.sharding import sharding_buffers
-from engine.training.states import ModelStates, grad_dtype_bytes, model_states
+import numpy as np
+import numpy.typing as npt
 
-__all__ = ["RESERVED_RATIO", "TERM_ORDER", "Estimate", "Phase", "Verdict", "estimate"]
+from engine.results import Term
+from engine.specs import GpuSpec, ModelSpec, Sharding, TrainingSetup
+from engine.training.moments import Moment, StepContext, moments, step_context
+from engine.training.result import RESERVED_RATIO, Estimate, Phase, Verdict
+from engine.training.terms import TRAINING_TERMS, TermRule
+
+__all__ = ["RESERVED_RATIO", "Estimate", "Phase", "Verdict", "estimate", "step_table"]
+
+FloatArray = npt.NDArray[np.float64]
 
 
 @dataclass(frozen=True, slots=True)
-class _Grads:
-    head: int
-    per_layer: tuple[int, ...]  # per segment, one layer's gradients
-    embed: int
+class StepTable:
+    """Every term's cost at every moment of one model and setup: ``coeffs[moment, term] = (const, per b*s,
+    per b*s^2)``, with the rules that produced them (their formulas and sources)."""
+
+    context: StepContext
+    moments: tuple[Moment, ...]
+    rules: tuple[TermRule, ...]
+    coeffs: FloatArray  # shape (moments, terms, 3)
+    steps: npt.NDArray[np.int64]  # the step of each moment
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(r.name for r in self.rules)
+
+    def values(self, tokens: Any, bs2: Any) -> FloatArray:
+        """Bytes per moment and term: shape (moments, terms), or (moments, terms, points) for arrays."""
+        c = self.coeffs
+        if np.ndim(tokens) == 0:
+            out: FloatArray = c @ np.array([1.0, float(tokens), float(bs2)])
+            return out
+        t, q = np.asarray(tokens, dtype=np.float64), np.asarray(bs2, dtype=np.float64)
+        return c[..., 0, None] + c[..., 1, None] * t + c[..., 2, None] * q
 
 
-def _grads(m: ModelSpec, s: TrainingSetup, bytes_per: int, div: int) -> _Grads:
-    """Gradient bytes by where backward creates them: head first, then layers top-down, embedding last."""
-    def per_gpu(n: int) -> int:
-        return -(-n * bytes_per // div)
-
-    starts = _segment_starts(m)
-    if s.method is not Method.FULL:  # one layer's adapters
-        per = (sum(x.lora_params(s.lora.rank) for x in lora_targets(m, i, s.lora.targets)) for i in starts)
-        return _Grads(0, tuple(per_gpu(p) for p in per), 0)
-    pc = count_params(m)
-    head = pc.lm_head + norm_params(m) + (pc.embedding if m.tie_embeddings else 0)
-    embed = 0 if m.tie_embeddings else pc.embedding
-    return _Grads(per_gpu(head), tuple(per_gpu(layer_params(m, i)) for i in starts), per_gpu(embed))
+def _table(c: StepContext, fine: bool) -> StepTable:
+    at = moments(c, fine)
+    rules = tuple(rule(c, at) for rule in TRAINING_TERMS)
+    coeffs = np.array([[(r.costs[i].const, r.costs[i].per_token, r.costs[i].per_bs2) for r in rules]
+                       for i in range(len(at))], dtype=np.float64)
+    return StepTable(c, at, rules, coeffs.reshape(len(at), len(rules), 3), np.array([mo.step for mo in at]))
 
 
-def _segment_starts(m: ModelSpec) -> tuple[int, ...]:
-    """First layer of each run of identical layers (MoE models may start with dense layers)."""
-    first = m.moe.first_dense_layers if m.moe is not None else 0
-    return (0, first) if 0 < first < m.num_layers else (0,)
+_CACHE: dict[tuple[object, ...], StepTable] = {}
 
 
-_Static = tuple[ModelStates, ActivationCoeffs, _Grads, dict[str, float], formulas.Texts]
-_STATIC_CACHE: dict[tuple[object, ...], _Static] = {}
+#: the setup fields a cost table depends on: all but batch and sequence length (the costs are affine in them)
+_KEY_FIELDS = tuple(f for f in TrainingSetup.model_fields if f not in ("batch", "seq_len"))
 
 
-def _static_key(m: ModelSpec, s: TrainingSetup) -> tuple[object, ...]:
-    """Every setup field except batch, sequence length and accumulation (they only scale activations)."""
-    return (m, s.method, s.precision, s.optimizer, s.attention, s.checkpointing, s.gpus, s.sharding,
-            s.offload_optimizer, s.offload_params, s.lora, s.quant)
+def _key(m: ModelSpec, s: TrainingSetup, fine: bool) -> tuple[object, ...]:
+    return (m, fine, *(getattr(s, f) for f in _KEY_FIELDS))
 
 
-def _static(m: ModelSpec, s: TrainingSetup) -> _Static:
-    """Everything that does not depend on batch and sequence length, cached (sweeps and drags reuse it)."""
-    key = _static_key(m, s)
-    hit = _STATIC_CACHE.get(key)
+def step_table(m: ModelSpec, s: TrainingSetup, fine: bool = False) -> StepTable:
+    """The cost table of ``m`` under ``s``, coarse (the estimate) or fine (the timeline), cached."""
+    key = _key(m, s, fine)
+    hit = _CACHE.get(key)
     if hit is None:
-        st = model_states(m, s)
-        g = _grads(m, s, grad_dtype_bytes(s), st.divisor_grads)
-        ac = activation_coeffs(m, s)
-        hit = st, ac, g, sharding_buffers(m, s, st), formulas.texts(m, s, st, ac)
-        if len(_STATIC_CACHE) > 1024:
-            _STATIC_CACHE.clear()
-        _STATIC_CACHE[key] = hit
+        hit = _table(step_context(m, s), fine)
+        if len(_CACHE) > 1024:
+            _CACHE.clear()
+        _CACHE[key] = hit
     return hit
 
 
-def _saved(lc: LayerCoeffs, tokens: Any, bs2: Any) -> Any:
-    """Bytes one layer saves for its backward at this batch and sequence length."""
-    return lc.saved * tokens + lc.saved_bs2 * bs2
+def clear_cache() -> None:
+    """Forget every cost table (after a term was added or changed at run time, as a test does)."""
+    _CACHE.clear()
 
 
-def _kept(lc: LayerCoeffs, gc: bool, tokens: Any, bs2: Any) -> Any:
-    """Bytes one layer keeps between its forward and its backward (only its input when checkpointed)."""
-    return lc.checkpoint * tokens if gc else _saved(lc, tokens, bs2)
+def tokens_of(s: TrainingSetup) -> tuple[int, int]:
+    """(b*s, b*s^2) of a setup."""
+    return s.batch * s.seq_len, s.batch * s.seq_len * s.seq_len
 
 
-def _layer_sweep(gc: bool, ac: ActivationCoeffs, g: _Grads, tokens: Any, bs2: Any) -> list[dict[str, Any]]:
-    """Backward through the layers, top-down: the moments where the running total can peak (the first and last
-    layer of each run of identical layers: between them the total changes linearly)."""
-    kept = [(n, _kept(lc, gc, tokens, bs2), 0 if gc else lc.weight_copies, lc) for n, lc in ac.segments]
-    out: list[dict[str, Any]] = []
-    done_grads: Any = float(g.head)
-    remaining: Any = sum(n * k for n, k, _, _ in kept)
-    remaining_copies = sum(n * c for n, _, c, _ in kept)
-    for idx in reversed(range(len(kept))):
-        n, k, copies, lc = kept[idx]
-        current = _saved(lc, tokens, bs2) if gc else 0.0  # the checkpointed layer, recomputed
-        current_copies = lc.weight_copies if gc else 0
-        temp = lc.transient * tokens + lc.transient_bs2 * bs2 + lc.dequantized
-        for j in (0, n - 1):
-            out.append({
-                "gradients": done_grads + j * g.per_layer[idx],
-                "activations": remaining - j * k + current,
-                "weights": remaining_copies - j * copies + current_copies,
-                "temporaries": temp,
-            })
-        done_grads += n * g.per_layer[idx]
-        remaining -= n * k
-        remaining_copies -= n * copies
-    return out
+def peak_index(totals: Sequence[float] | FloatArray, steps: npt.NDArray[np.int64]) -> int:
+    """The moment with the largest total; among equal totals the later step, then the first listed."""
+    t = np.asarray(totals)
+    top = t == t.max()
+    best_step = steps[top].max()
+    return int(np.flatnonzero(top & (steps == best_step))[0])
 
 
-def _moments(m: ModelSpec, s: TrainingSetup, tokens: Any, bs2: Any) -> list[tuple[str, dict[str, Any]]]:
-    """What lives beside the persistent states at each candidate moment of one step."""
-    st, ac, g, _, _ = _static(m, s)
-    gc = s.checkpointing is Checkpointing.FULL
-    all_kept = sum(n * _kept(lc, gc, tokens, bs2) for n, lc in ac.segments) + ac.head_saved * tokens
-    all_copies = sum(n * lc.weight_copies for n, lc in ac.segments) + ac.head_copies
-    backward_copies = ac.head_copies if gc else all_copies  # checkpointed layers drop theirs after forward
-    tied = m.tie_embeddings and s.method is Method.FULL  # the shared weight's embedding gradient comes last
-    tied_grad = count_params(m).embedding * grad_dtype_bytes(s) // st.divisor_grads if tied else 0
-    return [
-        ("forward", {"activations": all_kept, "logits": ac.logits_forward * tokens, "weights": all_copies}),
-        ("backward", {"activations": all_kept, "logits": ac.logits_backward * tokens, "weights": backward_copies}),
-        *(("backward", live) for live in _layer_sweep(gc, ac, g, tokens, bs2)),
-        ("backward", {"gradients": float(st.gradients), "temporaries": ac.end_transient * tokens + tied_grad}),
-    ]
-
-
-def _phases(m: ModelSpec, s: TrainingSetup, tokens: Any = None, bs2: Any = None) -> tuple[list[Phase], ModelStates]:
-    """Every moment of steps 1 and 2. ``tokens`` (b*s) and ``bs2`` (b*s^2) may be numpy arrays (sweeps)."""
-    st, _, _, buffers, _ = _static(m, s)
-    if tokens is None:
-        tokens, bs2 = s.batch * s.seq_len, s.batch * s.seq_len * s.seq_len
-    moments = _moments(m, s, tokens, bs2)
-    phases: list[Phase] = []
-    for step in (1, 2):  # optimizer states exist from the first optimizer step on
-        persistent = {"weights": float(st.weights), "optimizer_states": float(st.optimizer_states if step == 2 else 0)}
-        for name, live in moments:
-            terms: dict[str, Any] = dict(persistent)
-            for k, v in live.items():
-                terms[k] = terms.get(k, 0.0) + v
-            terms["sharding_buffers"] = buffers.get(name, 0.0)
-            if s.grad_accum > 1:  # later micro-batches run with the earlier ones' gradients held (and added to)
-                terms["gradients"] = float(st.gradients)
-            phases.append(Phase(name, step, terms))
-        opt = dict(persistent, optimizer_states=float(st.optimizer_states), gradients=float(st.step_gradients))
-        opt["sharding_buffers"] = buffers.get("optimizer_step", 0.0)
-        phases.append(Phase("optimizer_step", step, opt))
-    return phases, st
+def describe(table: StepTable, row: FloatArray) -> tuple[Term, ...]:
+    """The terms at one moment, each with its formula, source and share of that moment's total."""
+    total = float(row.sum()) or 1.0
+    return tuple(Term(r.name, round(float(v)), r.formula, r.source, r.detail, float(v) / total)
+                 for r, v in zip(table.rules, row, strict=True))
 
 
 def estimate(m: ModelSpec, s: TrainingSetup, gpu: GpuSpec) -> Estimate:
     """Per-GPU memory of one training step of ``m`` under ``s`` on ``gpu`` (module docstring: method)."""
-    phases, st = _phases(m, s)
-    peak = max(phases, key=lambda p: (p.total, p.step))  # a tie means every step peaks alike: say 'later'
-    terms = formulas.describe(_static(m, s)[4], peak.terms, TERM_ORDER)
+    table = step_table(m, s)
+    values = table.values(*tokens_of(s))
+    i = peak_index(values.sum(axis=1), table.steps)
+    terms = describe(table, values[i])
     allocated = sum(t.bytes for t in terms)
     reserved = round(allocated * RESERVED_RATIO)
+    st = table.context.st
     c = st.counts
     return Estimate(
         model=m,
@@ -174,8 +132,9 @@ def estimate(m: ModelSpec, s: TrainingSetup, gpu: GpuSpec) -> Estimate:
         device_bytes=reserved + gpu.context_bytes + st.paged_states,
         host_bytes=st.host * s.gpus if s.sharding is not Sharding.NONE else st.host,
         paged_bytes=st.paged_states,
-        peak_phase=peak.name,
-        peak_step=peak.step,
-        phases=tuple(phases),
+        peak_phase=table.moments[i].phase,
+        peak_step=table.moments[i].step,
+        moments=table.moments,
+        values=values,
         model_states_bytes_per_param=(st.weights + st.gradients + st.optimizer_states) / max(c.total, 1),
     )

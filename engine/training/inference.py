@@ -26,6 +26,7 @@ from __future__ import annotations
 from engine.params import attention_linears
 from engine.results import Term
 from engine.specs import Attention, Method, MlpKind, ModelSpec, TrainingSetup
+from engine.terms import TermName
 from engine.training.precision import FP32, HALF, dtype_plan
 
 SOURCE = ("Korthikanti et al. 2022 (arXiv:2205.05198) s4.1 method without saved tensors; Dao et al. 2022 "
@@ -71,4 +72,4 @@ def forward_bytes(m: ModelSpec, s: TrainingSetup, sequences: int, logits: bool =
     formula = "tokens x [2 r h + max(attention, mlp) working set]" + (" + tokens x V x (c + 8)" if logits else "")
     if eager:
         formula += " + b x heads x s^2 x (4 + c) (eager scores)"
-    return Term("forward", total, formula, SOURCE, f"{sequences} x {s.seq_len:,} tokens, no gradients")
+    return Term(TermName.FORWARD, total, formula, SOURCE, f"{sequences} x {s.seq_len:,} tokens, no gradients")

@@ -11,12 +11,14 @@ Three levels, because users confuse them:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
 from engine.results import Term, with_shares
 from engine.specs import GpuSpec, ModelSpec, TrainingSetup
+from engine.terms import TermName
+from engine.training.moments import Moment
 
 #: median of max_memory_reserved / max_memory_allocated over the eight H200 runs in reference/gpu_llama.jsonl
 RESERVED_RATIO = 1.069
@@ -31,17 +33,6 @@ class Verdict(StrEnum):
     FITS = "fits"  # with headroom
     TIGHT = "tight"
     OVER = "over"  # does not fit
-
-
-TERM_ORDER = (
-    "weights",
-    "gradients",
-    "optimizer_states",
-    "activations",
-    "logits",
-    "sharding_buffers",
-    "temporaries",
-)
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,8 +65,18 @@ class Estimate:
     paged_bytes: int
     peak_phase: str
     peak_step: int
-    phases: tuple[Phase, ...]
+    moments: tuple[Moment, ...]  # the moments of steps 1 and 2 where the total can peak
     model_states_bytes_per_param: float
+    #: bytes per moment and term (a numpy array, moments x terms, in the order of ``terms``); derived from the
+    #: model, setup and GPU like every other field, so equality need not compare it
+    values: Any = field(compare=False, repr=False)
+
+    @property
+    def phases(self) -> tuple[Phase, ...]:
+        """Every moment of steps 1 and 2 with what is live then (built on demand: estimates are made often)."""
+        names = [t.name for t in self.terms]
+        return tuple(Phase(mo.phase, mo.step, dict(zip(names, row.tolist(), strict=True)))
+                     for mo, row in zip(self.moments, self.values, strict=True))
 
     @property
     def fits(self) -> bool:
@@ -85,10 +86,10 @@ class Estimate:
     def device_terms(self) -> tuple[Term, ...]:
         """The allocated terms plus what separates them from the device total, so a bar sums to what
         nvidia-smi shows: the caching allocator's reserve and the CUDA context (module docstring)."""
-        reserve = Term("allocator_reserve", self.reserved_bytes - self.peak_allocated_bytes,
+        reserve = Term(TermName.ALLOCATOR_RESERVE, self.reserved_bytes - self.peak_allocated_bytes,
                        f"allocated x ({RESERVED_RATIO} - 1)", "median reserved / allocated of 8 H200 runs "
                        "(reference/gpu_llama.jsonl)")
-        context = Term("cuda_context", self.device_bytes - self.reserved_bytes,
+        context = Term(TermName.CUDA_CONTEXT, self.device_bytes - self.reserved_bytes,
                        "CUDA context and libraries outside the allocator" + (" + paged optimizer states"
                                                                               if self.paged_bytes else ""),
                        "measured 0.55 GB on an H200 (shared/ENVIRONMENT.md)")

@@ -14,7 +14,7 @@ import numpy as np
 import numpy.typing as npt
 
 from engine.specs import GpuSpec, ModelSpec, TrainingSetup
-from engine.training.estimate import _phases, estimate
+from engine.training.estimate import estimate, step_table
 from engine.training.result import RESERVED_RATIO
 
 FloatArray = npt.NDArray[np.float64]
@@ -36,10 +36,10 @@ def sweep_seq_len(m: ModelSpec, s: TrainingSetup, gpu: GpuSpec, lengths: Sequenc
     if x.size and (x.min() < 1 or x.max() > 1_048_576):
         raise ValueError("seq_len must be within 1..1,048,576")
     seq = x.astype(np.float64)
-    phases, st = _phases(m, s, s.batch * seq, s.batch * seq * seq)
-    allocated = np.max(np.stack([np.broadcast_to(p.total, seq.shape) for p in phases]), axis=0)
+    table = step_table(m, s)
+    allocated = table.values(s.batch * seq, s.batch * seq * seq).sum(axis=1).max(axis=0)
     reserved = allocated * RESERVED_RATIO
-    return Sweep(x, allocated, reserved, reserved + gpu.context_bytes + st.paged_states)
+    return Sweep(x, allocated, reserved, reserved + gpu.context_bytes + table.context.st.paged_states)
 
 
 def sweep_gpus(m: ModelSpec, s: TrainingSetup, gpu: GpuSpec, counts: Sequence[int]) -> Sweep:

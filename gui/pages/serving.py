@@ -21,7 +21,7 @@ from engine.units import format_bytes
 from gui.breakdown_table import Breakdown
 from gui.pages import page_title
 from gui.pages.serving_controls import ServingControls
-from gui.pages.serving_sections import section, term_labels
+from gui.pages.serving_sections import section
 from gui.pages.serving_state import ServingState
 from gui.palette import colors_for
 from gui.scenario import Scenario
@@ -129,7 +129,7 @@ class ServingPage(QWidget):
              (self.tr("{n:,} that fit").format(n=best.setup.sequences), best.terms if fit.max_sequences else [])],
             [(self.tr("GPU memory"), fit.gpu_bytes, False),
              (self.tr("usable ({u:.0%})").format(u=setup.gpu_memory_utilization), fit.budget_bytes, True)],
-            unit, term_labels(self),
+            unit,
         )
         self.fit_label.setText(self._fit_text(fit))
         self.mla.show_comparison(compare_mla(dtype=setup.kv_dtype))

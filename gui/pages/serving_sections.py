@@ -1,24 +1,9 @@
-"""Small pieces of the serving page: section headings with a line of text, and the terms' display names."""
+"""Small pieces of the serving page: section headings with a line of text."""
 
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
-
-from gui.tr import QT_TRANSLATE_NOOP, translate
-
-#: Display names of the engine's serving terms (``engine.serving.capacity``), translated in "ServingPage".
-TERM_NAMES = {
-    "weights": QT_TRANSLATE_NOOP("ServingPage", "weights"),
-    "activations": QT_TRANSLATE_NOOP("ServingPage", "activation workspace"),
-    "cuda_context": QT_TRANSLATE_NOOP("ServingPage", "CUDA context"),
-    "kv_cache": QT_TRANSLATE_NOOP("ServingPage", "KV cache"),
-}
-
-
-def term_labels(_widget: QWidget) -> dict[str, str]:
-    """Term name -> translated display name."""
-    return {name: translate("ServingPage", text) for name, text in TERM_NAMES.items()}
 
 
 def section(title: str, text: str, parent: QWidget, heading: bool = False) -> QWidget:

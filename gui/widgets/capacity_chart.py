@@ -7,7 +7,7 @@ The numbers are the engine's (``engine.serving.serving_fit``); this widget only 
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import pyqtgraph as pg
@@ -17,6 +17,7 @@ from PySide6.QtWidgets import QVBoxLayout, QWidget
 from engine.results import Term
 from engine.units import Unit, to_unit
 from gui.palette import colors_for
+from gui.words import term_name
 
 Bars = Sequence[tuple[str, Sequence[Term]]]
 BAR_WIDTH = 0.55
@@ -30,7 +31,6 @@ class _Shown:
     bars: Bars
     lines: Sequence[tuple[str, int, bool]]
     unit: Unit
-    labels: Mapping[str, str]
 
 
 class CapacityChart(QWidget):
@@ -57,10 +57,10 @@ class CapacityChart(QWidget):
         bars: Bars,
         lines: Sequence[tuple[str, int, bool]],
         unit: Unit,
-        labels: Mapping[str, str],
     ) -> None:
-        """Draw ``bars`` (name, terms bottom-up) and ``lines`` (label, bytes, dashed); ``labels`` name terms."""
-        self._shown = _Shown(bars, lines, unit, labels)
+        """Draw ``bars`` (name, terms bottom-up) and ``lines`` (label, bytes, dashed); terms are named as
+        everywhere (``gui.words.term_name``)."""
+        self._shown = _Shown(bars, lines, unit)
         self._draw()
 
     def _draw(self) -> None:
@@ -104,7 +104,7 @@ class CapacityChart(QWidget):
                 below += to_unit(t.bytes, unit)
         bar = pg.BarGraphItem(x=xs, height=heights, y0=bottoms, width=BAR_WIDTH, brush=color, pen=pg.mkPen(None))
         item.addItem(bar)
-        item.legend.addItem(bar, self._shown.labels.get(name, name))
+        item.legend.addItem(bar, term_name(name))
         self.bar_items[name] = bar
 
     @staticmethod

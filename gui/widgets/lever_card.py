@@ -14,7 +14,8 @@ from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QButtonGroup, QFrame, QGridLayout, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from engine.levers import Lever
-from engine.training.estimate import TERM_ORDER, Estimate
+from engine.terms import Scope, in_scope
+from engine.training.estimate import Estimate
 from engine.units import Unit, format_bytes
 from gui.palette import colors_for
 from gui.widgets.term_bars import BarRow, TermBars
@@ -71,7 +72,7 @@ class LeverCard(QFrame):
         self._grid = QGridLayout()
         self._grid.setHorizontalSpacing(8)
         self._grid.setVerticalSpacing(1)
-        self._rows = {name: self._grid_row(i, name) for i, name in enumerate(TERM_ORDER)}
+        self._rows = {name: self._grid_row(i, name) for i, name in enumerate(in_scope(Scope.TRAINING))}
         self._grid.setColumnStretch(1, 1)
         self.peak, self.note = _label(self), _label(self, muted=True)
         self.apply = QPushButton(self)

@@ -15,7 +15,7 @@ from PySide6.QtCore import QEvent, QSize
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QWidget
 
-from engine.training.estimate import TERM_ORDER
+from engine.terms import Scope, in_scope
 from engine.units import Unit
 from gui.palette import colors_for
 
@@ -48,7 +48,8 @@ class TermBars(pg.PlotWidget):  # type: ignore[misc]
         self._rows: list[BarRow] = []
         self._unit = Unit.GB
         self._labels = ("before", "after")
-        self._items = {n: pg.BarGraphItem(x=[0, 1], height=[0, 0], y0=[0, 0], width=BAR_WIDTH) for n in TERM_ORDER}
+        self._items = {n: pg.BarGraphItem(x=[0, 1], height=[0, 0], y0=[0, 0], width=BAR_WIDTH)
+                       for n in in_scope(Scope.TRAINING)}
         for item in self._items.values():
             self.addItem(item)
         self.setXRange(-0.5, 1.5, padding=0)

@@ -7,7 +7,8 @@ from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QWidget
 from pytestqt.qtbot import QtBot
 
-from gui.palette import DARK, LIGHT, TERMS, Colors, colors, colors_for
+from engine.terms import TERMS, Scope, in_scope
+from gui.palette import DARK, HIGH_CONTRAST, LIGHT, Colors, colors, colors_for
 from gui.theme import dark_palette, light_palette
 
 
@@ -28,19 +29,20 @@ def contrast(a: str, b: str) -> float:
 @pytest.mark.parametrize("theme", [LIGHT, DARK], ids=["light", "dark"])
 def test_every_term_is_readable_on_the_background(theme: Colors) -> None:
     for term in TERMS:
+        assert term in theme.terms, term
         assert contrast(theme.term(term), theme.background) >= 3.0, term
     assert contrast(theme.foreground, theme.background) >= 7.0
 
 
-@pytest.mark.parametrize("theme", [LIGHT, DARK], ids=["light", "dark"])
-def test_terms_are_distinct(theme: Colors) -> None:
-    assert len({theme.term(t) for t in TERMS}) == len(TERMS)
+@pytest.mark.parametrize("theme", [LIGHT, DARK, HIGH_CONTRAST], ids=["light", "dark", "presentation"])
+@pytest.mark.parametrize("scope", [Scope.TRAINING, Scope.SERVING, Scope.ALIGNMENT])
+def test_terms_drawn_together_are_distinct(theme: Colors, scope: Scope) -> None:
+    """A chart stacks one scope's terms with the weights and the device-level terms: no two may look alike."""
+    together = {*in_scope(scope), *in_scope(Scope.DEVICE), "weights"}
+    assert len({theme.term(t) for t in together}) == len(together)
 
 
-def test_engine_term_names_are_covered() -> None:
-    engine_names = {"weights", "gradients", "optimizer_states", "activations", "logits", "sharding_buffers",
-                    "temporaries"}  # fmt: skip
-    assert engine_names <= set(TERMS)
+def test_an_unknown_term_is_grey() -> None:
     assert LIGHT.term("unknown") == LIGHT.muted
 
 

@@ -1,0 +1,205 @@
+"""The terms of a training step, one function each: its bytes at every moment, its formula and its source.
+
+Each function takes the step's context (``engine.training.moments.StepContext``) and the moments to count at,
+and returns a :class:`TermRule`: one :class:`~engine.training.moments.Cost` per moment (affine in b*s and
+b*s^2), with the formula in words for this model and setup, the source of that formula and a detail line. The
+estimate evaluates the rules of :data:`TRAINING_TERMS`, in order, at the coarse moments; the timeline at the fine
+ones; a sweep at many sequence lengths at once. A new term is one more function here, decorated with
+:func:`training_term`, and its definition in ``engine.terms``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from engine.specs import Attention, Method
+from engine.terms import TermName
+from engine.training.moments import ZERO, Cost, Moment, MomentKind, StepContext
+
+
+@dataclass(frozen=True, slots=True)
+class TermRule:
+    """One term over a step: its cost at each moment asked for, and the words that explain it."""
+
+    name: str
+    costs: tuple[Cost, ...]
+    formula: str
+    source: str
+    detail: str = ""
+
+
+Rule = Callable[[StepContext, Sequence[Moment]], TermRule]
+
+#: The training terms, in the order they stack (``engine.terms`` defines their names and labels).
+TRAINING_TERMS: list[Rule] = []
+
+
+def training_term(rule: Rule) -> Rule:
+    """Register a term's function in :data:`TRAINING_TERMS` (module order is stacking order)."""
+    TRAINING_TERMS.append(rule)
+    return rule
+
+
+def _divided(text: str, divisor: int, what: str = "") -> str:
+    return text + (f" / N{what}" if divisor > 1 else "")
+
+
+@training_term
+def weights(c: StepContext, at: Sequence[Moment]) -> TermRule:
+    """Parameters x bytes per weight as stored, per GPU (ZeRO-3 divides by N), plus autocast's 16-bit copies.
+
+    16 bytes per parameter of model states for mixed-precision AdamW, of which 2 are the weights: Rajbhandari et
+    al. 2020 (ZeRO, arXiv:1910.02054) s3.1. QLoRA's 4-bit NF4 base with double quantization (0.127 bits of
+    constants per weight): Dettmers et al. 2023 (arXiv:2305.14314) s3. Autocast casts each fp32 weight to 16 bits
+    for its matmul and keeps the cast for the whole autocast region (the forward); a matmul saves it for its
+    backward unless the layer is checkpointed (PyTorch AMP docs, "Autocast op reference").
+    """
+    st, last = c.st, len(c.layers) - 1
+    copies = 0 if c.checkpointed else c.copies_through(last)
+    by_kind = {
+        MomentKind.FORWARD_END: c.copies_through(last) + c.ac.head_copies,
+        MomentKind.BACKWARD_START: copies + c.ac.head_copies,
+    }
+
+    def at_moment(mo: Moment) -> Cost:
+        if mo.kind is MomentKind.FORWARD_LAYER:
+            return Cost(st.weights + c.copies_through(mo.layer or 0))
+        if mo.kind is MomentKind.BACKWARD_LAYER:
+            layer = mo.layer or 0
+            kept = 0 if c.checkpointed else c.copies_through(layer)
+            recomputed = c.layers[layer].weight_copies if c.checkpointed else 0
+            return Cost(st.weights + kept + recomputed)
+        return Cost(st.weights + by_kind.get(mo.kind, 0))
+
+    return TermRule(TermName.WEIGHTS, tuple(at_moment(mo) for mo in at),
+                    _divided("params x bytes per weight", st.divisor_weights, " (ZeRO-3)"),
+                    "Rajbhandari et al. 2020 (ZeRO, arXiv:1910.02054) s3.1; Dettmers et al. 2023 (QLoRA, "
+                    "arXiv:2305.14314) s3 for 4-bit NF4 with double quantization", st.weight_detail)
+
+
+@training_term
+def gradients(c: StepContext, at: Sequence[Moment]) -> TermRule:
+    """Trainable parameters x bytes per gradient (ZeRO-2/3 divide by N), made layer by layer during backward.
+
+    Backward makes the head's gradients first, then each layer's from the top down; the optimizer step of a
+    mixed-precision run consumes them upcast to fp32 (ZeRO s3.1). With gradient accumulation every micro-batch
+    after the first runs with the whole gradient held (and added to). LoRA trains only the adapters
+    (Hu et al. 2021, arXiv:2106.09685, s4.1); ZeRO-2 partitions gradients (Rajbhandari et al. 2020, s5).
+    """
+    st = c.st
+    whole = float(st.gradients)
+    accumulating = c.s.grad_accum > 1
+
+    def at_moment(mo: Moment) -> Cost:
+        if mo.kind is MomentKind.OPTIMIZER_STEP:
+            return Cost(float(st.step_gradients))
+        if accumulating or mo.kind is MomentKind.BACKWARD_END:
+            return Cost(whole)
+        if mo.kind is MomentKind.BACKWARD_LAYER:
+            return Cost(float(c.grads_above(mo.layer or 0)))
+        return ZERO
+
+    detail = f"{st.counts.trainable:,} trainable" + (" (LoRA adapters, fp32)" if c.s.method is not Method.FULL else "")
+    return TermRule(TermName.GRADIENTS, tuple(at_moment(mo) for mo in at),
+                    _divided("trainable params x bytes per gradient", st.divisor_grads),
+                    "Rajbhandari et al. 2020 (ZeRO) s3.1 and s5; Hu et al. 2021 (LoRA, arXiv:2106.09685) s4.1",
+                    detail)
+
+
+@training_term
+def optimizer_states(c: StepContext, at: Sequence[Moment]) -> TermRule:
+    """Trainable parameters x (fp32 master copy + optimizer states) bytes (ZeRO-1/2/3 divide by N).
+
+    AdamW keeps m and v (Loshchilov & Hutter 2019), created at the first ``step()``: step 1's forward and
+    backward run without them. 8-bit states: Dettmers et al. 2022 (arXiv:2110.02861) s2; Adafactor's factored
+    second moment: Shazeer & Stern 2018 (arXiv:1804.04235) s3; partitioning: Rajbhandari et al. 2020 s5.
+    """
+    states = Cost(float(c.st.optimizer_states))
+    costs = tuple(states if mo.step == 2 or mo.kind is MomentKind.OPTIMIZER_STEP else ZERO for mo in at)
+    return TermRule(TermName.OPTIMIZER_STATES, costs,
+                    _divided("trainable params x (master copy + states) bytes", c.st.divisor_states),
+                    "Loshchilov & Hutter 2019 (AdamW); Rajbhandari et al. 2020 (ZeRO) s3.1; Dettmers et al. 2022 "
+                    "(8-bit optimizers, arXiv:2110.02861); Shazeer & Stern 2018 (Adafactor)")
+
+
+@training_term
+def activations(c: StepContext, at: Sequence[Moment]) -> TermRule:
+    """What the layers save for their backward (``engine.training.activations``), plus the head's input.
+
+    Korthikanti et al. 2022 (arXiv:2205.05198) s4.1's method, applied op by op to the Hugging Face layers; with
+    full checkpointing each layer keeps only its input and recomputes the rest in its backward (Chen et al.
+    2016, arXiv:1604.06174); eager attention keeps the s x s scores that FlashAttention never writes (Dao et al.
+    2022, arXiv:2205.14135, s3.1).
+    """
+    last = len(c.layers) - 1
+    everything = c.kept_through(last) + Cost(0.0, c.ac.head_saved)
+
+    def at_moment(mo: Moment) -> Cost:
+        if mo.kind in (MomentKind.FORWARD_END, MomentKind.BACKWARD_START):
+            return everything
+        if mo.kind is MomentKind.FORWARD_LAYER:
+            return c.kept_through(mo.layer or 0)
+        if mo.kind is MomentKind.BACKWARD_LAYER:
+            layer = mo.layer or 0
+            lc = c.layers[layer]
+            recomputed = Cost(0.0, lc.saved, lc.saved_bs2) if c.checkpointed else ZERO
+            return c.kept_through(layer) + recomputed
+        return ZERO
+
+    formula = ("layers x b x s x hidden (checkpointed inputs) + one layer recomputed" if c.checkpointed
+               else "layers x b x s x (per-token bytes saved per layer)")
+    if c.s.attention is Attention.EAGER:
+        per_score = round(c.layers[last].saved_bs2 / c.m.num_heads)  # fp32 softmax + its cast (+ tanh cap)
+        formula += f" + layers x b x heads x s^2 x {per_score} (eager scores)"
+    return TermRule(TermName.ACTIVATIONS, tuple(at_moment(mo) for mo in at), formula,
+                    "Korthikanti et al. 2022 (arXiv:2205.05198) s4.1 method, applied to Hugging Face layers; "
+                    "Dao et al. 2022 (FlashAttention, arXiv:2205.14135); Chen et al. 2016 (checkpointing, "
+                    "arXiv:1604.06174)")
+
+
+@training_term
+def logits(c: StepContext, at: Sequence[Moment]) -> TermRule:
+    """The loss over the vocabulary: ``b x s x V`` logits upcast to fp32, their log-softmax kept for backward,
+    and at the start of backward three fp32 ``b x s x V`` tensors (the log-probabilities, nll_loss's gradient,
+    log-softmax's gradient): 12 bytes per token and vocabulary entry. Source: Hugging Face transformers
+    ``ForCausalLMLoss`` (``loss_utils.py``), traced in calibration/README.md."""
+    by_kind = {MomentKind.FORWARD_END: Cost(0.0, c.ac.logits_forward),
+               MomentKind.BACKWARD_START: Cost(0.0, c.ac.logits_backward)}
+    return TermRule(TermName.LOGITS, tuple(by_kind.get(mo.kind, ZERO) for mo in at),
+                    "b x s x vocab x 12 (fp32 log-probs, their gradient, the input gradient)",
+                    "Hugging Face transformers ForCausalLMLoss: logits upcast to fp32, log-softmax kept for "
+                    "backward")
+
+
+@training_term
+def sharding_buffers(c: StepContext, at: Sequence[Moment]) -> TermRule:
+    """Data parallelism's communication buckets and ZeRO-3 / FSDP's gathered layers, by phase
+    (``engine.training.sharding``: PyTorch DDP and FSDP docs, DeepSpeed's ZeRO bucket sizes)."""
+    return TermRule(TermName.SHARDING_BUFFERS, tuple(Cost(c.buffers.get(mo.phase, 0.0)) for mo in at),
+                    "gathered layers and communication buckets",
+                    "PyTorch DDP docs (gradient_as_bucket_view); DeepSpeed ZeRO config (bucket sizes); PyTorch FSDP "
+                    "(Zhao et al. 2023, arXiv:2304.11277) s3.3")
+
+
+@training_term
+def temporaries(c: StepContext, at: Sequence[Moment]) -> TermRule:
+    """What a layer's backward makes on top of what it frees: the gradients of its activations in flight (same
+    method as the activations), QLoRA's 4-bit weight dequantized to 16 bits for its matmul, one linear at a time
+    (bitsandbytes ``MatMul4Bit``; Dettmers et al. 2023 s3); at the end, the gradient reaching the embedding (and
+    the tied embedding's own gradient)."""
+
+    def at_moment(mo: Moment) -> Cost:
+        if mo.kind is MomentKind.BACKWARD_LAYER:
+            lc = c.layers[mo.layer or 0]
+            return Cost(float(lc.dequantized), lc.transient, lc.transient_bs2)
+        if mo.kind is MomentKind.BACKWARD_END:
+            return Cost(float(c.grads.tied), c.ac.end_transient)
+        return ZERO
+
+    qlora = c.s.method is Method.QLORA
+    return TermRule(TermName.TEMPORARIES, tuple(at_moment(mo) for mo in at),
+                    "gradients of the layer in backward" + (" + its largest linear dequantized to 16 bits" if qlora
+                                                            else ""),
+                    "gradients in flight during one layer's backward (same method as activations); QLoRA: "
+                    "bitsandbytes dequantizes each 4-bit weight for its matmul (Dettmers et al. 2023, s3)")
