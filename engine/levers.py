@@ -76,7 +76,7 @@ class Lever:
         moved = {t for s in self.steps[lo + 1 : hi + 1] for t in s.touches}
         pa, pb = peak_terms(ea), peak_terms(eb)
         la, lb = largest_terms(ea), largest_terms(eb)
-        return tuple(TermChange(n, pa[n], pb[n], la[n], lb[n], n in moved) for n in pa)
+        return tuple(TermChange(n, pa[n], pb.get(n, 0), la[n], lb.get(n, 0), n in moved) for n in pa)
 
 
 def peak_terms(e: Estimate) -> dict[str, int]:

@@ -7,7 +7,7 @@ the GUI's sliders and the tests all read the same limits (``field_bounds`` expos
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Annotated, Any
+from typing import Annotated, Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -107,6 +107,14 @@ class LoraTargets(StrEnum):
     QV = "qv"
     ATTENTION = "attention"
     ALL_LINEAR = "all-linear"
+
+
+class PipelineSchedule(StrEnum):
+    """How micro-batches flow through pipeline stages (Narayanan et al. 2021, arXiv:2104.04473, s2.2)."""
+
+    GPIPE = "gpipe"  # every micro-batch's forward, then every backward: all m in flight
+    ONE_F_ONE_B = "1f1b"  # PipeDream-Flush: stage i holds at most p - i micro-batches
+    INTERLEAVED = "interleaved"  # 1F1B over v model chunks per stage
 
 
 class QuantType(StrEnum):
@@ -226,6 +234,52 @@ class QuantSpec(_Frozen):
     keep_lm_head_16bit: bool = True
 
 
+Parallel = Annotated[int, Field(ge=1, le=1_024)]
+
+
+class ParallelSpec(_Frozen):
+    """A layout beyond data parallelism: tensor (t), pipeline (p), context (c) and expert (e) parallel sizes.
+
+    The data-parallel size is what is left of the GPUs: dp = gpus / (tp x pp x cp) (checked by
+    ``TrainingSetup``); expert parallelism is carved from the data- and context-parallel ranks, and experts are
+    split over ``etp`` GPUs (Megatron-Core's default: the tensor-parallel size). The rules that need the model
+    (heads, layers, experts) are checked by ``engine.training.layout``.
+    """
+
+    tp: Parallel = 1
+    pp: Parallel = 1
+    cp: Parallel = 1
+    ep: Parallel = 1
+    etp: Parallel | None = None  # None: the tensor-parallel size (Megatron-Core)
+    sequence_parallel: bool = False
+    micro_batches: Annotated[int, Field(ge=1, le=65_536)] = 1
+    schedule: PipelineSchedule = PipelineSchedule.ONE_F_ONE_B
+    virtual_stages: Annotated[int, Field(ge=1, le=128)] = 1
+    #: layers per pipeline stage, first stage first (None: as even as possible)
+    pp_layers: tuple[Annotated[int, Field(ge=1, le=1_024)], ...] | None = None
+
+    @model_validator(mode="after")
+    def _check(self) -> ParallelSpec:
+        if self.sequence_parallel and self.tp == 1:
+            raise ValueError("sequence parallelism splits the tensor-parallel group's activations: it needs tp > 1")
+        if self.virtual_stages > 1 and self.schedule is not PipelineSchedule.INTERLEAVED:
+            raise ValueError("virtual stages need the interleaved schedule (--pp-schedule interleaved)")
+        if self.schedule is PipelineSchedule.INTERLEAVED and self.pp == 1:
+            raise ValueError("the interleaved schedule needs pipeline parallelism (pp > 1)")
+        if self.pp_layers is not None and len(self.pp_layers) != self.pp:
+            raise ValueError(f"pp_layers lists {len(self.pp_layers)} stages but pp is {self.pp}")
+        return self
+
+    @property
+    def model_parallel(self) -> int:
+        """GPUs one copy of the model is spread over: tp x pp x cp."""
+        return self.tp * self.pp * self.cp
+
+    @property
+    def expert_tp(self) -> int:
+        return self.etp if self.etp is not None else self.tp
+
+
 class TrainingSetup(_Frozen):
     """One training configuration. Defaults are the seed's: 4,096 tokens, batch 1, bf16 mixed, AdamW."""
 
@@ -243,12 +297,38 @@ class TrainingSetup(_Frozen):
     offload_params: bool = False
     lora: LoraSpec = LoraSpec()
     quant: QuantSpec = QuantSpec()
+    parallel: ParallelSpec = ParallelSpec()
+
+    #: fields added after the first release: left out of ``as_json()`` while at their defaults, so that a script's
+    #: output does not change until it uses them
+    OPTIONAL_IN_JSON: ClassVar[tuple[str, ...]] = ("parallel",)
 
     @model_validator(mode="after")
     def _check(self) -> TrainingSetup:
         if self.offload_params and self.sharding is not Sharding.ZERO3:
             raise ValueError("offload_params needs sharding zero3 (ZeRO-Infinity / FSDP CPU offload)")
+        mp = self.parallel.model_parallel
+        if self.gpus % mp:
+            p = self.parallel
+            raise ValueError(f"gpus ({self.gpus}) must be a whole multiple of tp x pp x cp = {p.tp} x {p.pp} x "
+                             f"{p.cp} = {mp} (the rest is data parallelism)")
         return self
+
+    @property
+    def dp(self) -> int:
+        """Data-parallel size: the GPUs left after tensor, pipeline and context parallelism."""
+        return self.gpus // self.parallel.model_parallel
+
+    @property
+    def layout_active(self) -> bool:
+        """Whether any parallelism beyond data parallelism (or pipeline micro-batching) is asked for."""
+        return self.parallel != ParallelSpec()
+
+    def as_json(self) -> dict[str, Any]:
+        """The setup as JSON, without the later fields still at their defaults (``OPTIONAL_IN_JSON``)."""
+        defaults = TrainingSetup()
+        skip = {f for f in self.OPTIONAL_IN_JSON if getattr(self, f) == getattr(defaults, f)}
+        return self.model_dump(mode="json", exclude=skip)
 
     def with_(self, **changes: Any) -> TrainingSetup:
         """A copy with fields changed and re-validated."""

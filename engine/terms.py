@@ -31,6 +31,7 @@ class TermName(StrEnum):
     LOGITS = "logits"
     SHARDING_BUFFERS = "sharding_buffers"
     TEMPORARIES = "temporaries"
+    PARALLEL_BUFFERS = "parallel_buffers"  # only with a tensor / pipeline / context / expert parallel layout
     # between the allocated peak and what nvidia-smi shows
     ALLOCATOR_RESERVE = "allocator_reserve"
     CUDA_CONTEXT = "cuda_context"
@@ -72,6 +73,7 @@ TERMS: dict[str, TermDef] = _defs(
     TermDef(TermName.LOGITS, QT_TRANSLATE_NOOP("words", "logits"), Scope.TRAINING),
     TermDef(TermName.SHARDING_BUFFERS, QT_TRANSLATE_NOOP("words", "sharding buffers"), Scope.TRAINING),
     TermDef(TermName.TEMPORARIES, QT_TRANSLATE_NOOP("words", "temporaries"), Scope.TRAINING),
+    TermDef(TermName.PARALLEL_BUFFERS, QT_TRANSLATE_NOOP("words", "parallelism buffers"), Scope.TRAINING),
     TermDef(TermName.ALLOCATOR_RESERVE, QT_TRANSLATE_NOOP("words", "allocator reserve"), Scope.DEVICE),
     TermDef(TermName.CUDA_CONTEXT, QT_TRANSLATE_NOOP("words", "CUDA context"), Scope.DEVICE),
     TermDef(TermName.KV_CACHE, QT_TRANSLATE_NOOP("words", "KV cache"), Scope.SERVING),

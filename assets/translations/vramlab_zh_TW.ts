@@ -1586,6 +1586,10 @@ VRAM Lab 保留了目前的狀態，可以照常使用。詳細資訊已寫入 {
         <translation>暫存張量</translation>
     </message>
     <message>
+        <source>parallelism buffers</source>
+        <translation>平行化緩衝區</translation>
+    </message>
+    <message>
         <source>KV cache</source>
         <translation>KV cache</translation>
     </message>

@@ -83,6 +83,6 @@ def run(args: argparse.Namespace) -> tuple[dict[str, Any], str]:
     options = options_from_args(args)
     chosen = set(args.stage or [s.value for s in Stage])
     result = [stage_memory(s, model, setup, gpu, options) for s in Stage if s.value in chosen]
-    data = {"model": model.id, "gpu": gpu.id, "setup": setup.model_dump(mode="json"),
+    data = {"model": model.id, "gpu": gpu.id, "setup": setup.as_json(),
             "options": options.model_dump(mode="json"), "stages": [stage_json(s) for s in result]}
     return data, "\n".join(stage_text(s) for s in result)

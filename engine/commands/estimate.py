@@ -17,6 +17,8 @@ from engine.specs import (
     Method,
     ModelSpec,
     Optimizer,
+    ParallelSpec,
+    PipelineSchedule,
     Precision,
     QuantSpec,
     QuantType,
@@ -67,6 +69,40 @@ def add_setup_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--quant", choices=_choices(QuantType), default=d.quant.quant_type.value, help="QLoRA 4-bit type")
     p.add_argument("--no-double-quant", action="store_true", help="QLoRA without double quantization")
     p.add_argument("--gpu", default=DEFAULT_GPU, help=f"GPU type for the verdict (default {DEFAULT_GPU})")
+    add_layout_arguments(p)
+
+
+def _layers(text: str) -> tuple[int, ...]:
+    try:
+        counts = tuple(int(x) for x in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected layers per stage separated by commas, e.g. 19,20,20,21; "
+                                         f"got {text!r}") from None
+    if any(n < 1 for n in counts):
+        raise argparse.ArgumentTypeError(f"every stage needs at least one layer: {text!r}")
+    return counts
+
+
+def add_layout_arguments(p: argparse.ArgumentParser) -> None:
+    """Tensor, pipeline, context and expert parallelism (``--gpus`` stays the world size: dp x tp x pp x cp)."""
+    g = p.add_argument_group("parallel layout (--gpus = dp x tp x pp x cp)")
+    d = ParallelSpec()
+    g.add_argument("--tp", type=int, default=d.tp, help="tensor-parallel size")
+    g.add_argument("--pp", type=int, default=d.pp, help="pipeline-parallel size (stages)")
+    g.add_argument("--cp", type=int, default=d.cp, help="context-parallel size (sequence split, ring attention)")
+    g.add_argument("--ep", type=int, default=d.ep, help="expert-parallel size (MoE; carved from dp x cp)")
+    g.add_argument("--etp", type=int, default=None, help="expert tensor-parallel size (default: --tp)")
+    g.add_argument("--sequence-parallel", action="store_true", help="split norms and dropout by sequence too")
+    g.add_argument("--micro-batches", type=int, default=d.micro_batches, help="micro-batches per step (pipeline)")
+    g.add_argument("--pp-schedule", choices=_choices(PipelineSchedule), default=d.schedule.value)
+    g.add_argument("--virtual-stages", type=int, default=d.virtual_stages, help="model chunks per stage (interleaved)")
+    g.add_argument("--pp-layers", type=_layers, default=None, help="layers per stage, e.g. 19,20,20,21")
+
+
+def parallel_from_args(a: argparse.Namespace) -> ParallelSpec:
+    return ParallelSpec(tp=a.tp, pp=a.pp, cp=a.cp, ep=a.ep, etp=a.etp, sequence_parallel=a.sequence_parallel,
+                        micro_batches=a.micro_batches, schedule=PipelineSchedule(a.pp_schedule),
+                        virtual_stages=a.virtual_stages, pp_layers=a.pp_layers)
 
 
 def resolve_model(model: str | None, config: str | None) -> ModelSpec:
@@ -96,6 +132,7 @@ def setup_from_args(a: argparse.Namespace) -> TrainingSetup:
             rank=a.lora_rank, alpha=a.lora_alpha, dropout=a.lora_dropout, targets=LoraTargets(a.lora_targets)
         ),
         quant=QuantSpec(quant_type=QuantType(a.quant), double_quant=not a.no_double_quant),
+        parallel=parallel_from_args(a),
     )
 
 
@@ -104,7 +141,7 @@ def to_json(e: Estimate) -> dict[str, Any]:
     return {
         "model": e.model.id,
         "gpu": e.gpu.id,
-        "setup": e.setup.model_dump(mode="json"),
+        "setup": e.setup.as_json(),
         "total_params": e.total_params,
         "trainable_params": e.trainable_params,
         "trainable_share": e.trainable_params / e.total_params,
@@ -123,6 +160,23 @@ def to_json(e: Estimate) -> dict[str, Any]:
         "fits": e.fits,
         "verdict": e.verdict.value,
         "headroom_bytes": e.headroom_bytes,
+        **(layout_json(e) if e.layout is not None else {}),
+    }
+
+
+def layout_json(e: Estimate) -> dict[str, Any]:
+    """The layout and every pipeline stage (present only when a parallel flag was given)."""
+    lay = e.layout
+    assert lay is not None
+    return {
+        "layout": {"dp": lay.dp, "tp": lay.tp, "pp": lay.pp, "cp": lay.cp, "ep": lay.ep, "etp": lay.etp,
+                   "sequence_parallel": lay.sequence_parallel, "micro_batches": lay.micro_batches,
+                   "schedule": lay.schedule.value, "virtual_stages": lay.virtual_stages,
+                   "pipeline_bubble": lay.bubble},
+        "ranks": [{"stage": r.stage, "layers": list(r.layers), "peak_allocated_bytes": r.peak_allocated_bytes,
+                   "reserved_bytes": r.reserved_bytes, "device_bytes": r.device_bytes,
+                   "terms": {t.name: t.bytes for t in r.terms}} for r in e.ranks],
+        "most_loaded_stage": e.most_loaded_stage,
     }
 
 
@@ -142,6 +196,15 @@ def to_text(e: Estimate) -> str:
         f"device total     {format_bytes(e.device_bytes, u):>12}  of {e.gpu.name}: "
         + ("fits" if e.fits else f"short by {format_bytes(-e.headroom_bytes, u)}"),
     ]
+    if e.layout is not None:
+        lay = e.layout
+        lines.append(f"layout dp {lay.dp} x tp {lay.tp} x pp {lay.pp} x cp {lay.cp}, ep {lay.ep}"
+                     + (" + sequence parallel" if lay.sequence_parallel else "")
+                     + (f", {lay.micro_batches} micro-batches {lay.schedule.value}" if lay.pp > 1 else ""))
+        for r in e.ranks:
+            mark = "  <- most loaded" if r.stage == e.most_loaded_stage else ""
+            lines.append(f"  stage {r.stage} (layers {r.layers[0]}-{r.layers[1]}) "
+                         f"{format_bytes(r.device_bytes, u):>12}{mark}")
     if e.host_bytes:
         lines.append(f"host RAM         {format_bytes(e.host_bytes, u):>12}  (offload)")
     return "\n".join(lines)

@@ -41,7 +41,7 @@ def run(args: argparse.Namespace) -> tuple[dict[str, Any], str]:
     all_levers = levers(model, setup, gpu, args.zero3_gpus)
     share, comm, tip = lora_share(model, setup), communication(model, setup), advice(model, setup, gpu, args.zero3_gpus)
     data = {
-        "model": model.id, "gpu": gpu.id, "setup": setup.model_dump(mode="json"),
+        "model": model.id, "gpu": gpu.id, "setup": setup.as_json(),
         "levers": [lever_json(lv) for lv in all_levers],
         "lora": {"rank": share.rank, "trainable": share.trainable, "total_params": share.total,
                  "non_embedding_params": share.non_embedding, "share_of_total": share.of_total,

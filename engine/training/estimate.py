@@ -20,8 +20,10 @@ import numpy.typing as npt
 
 from engine.results import Term
 from engine.specs import GpuSpec, ModelSpec, Sharding, TrainingSetup
+from engine.training.layout import layout
 from engine.training.moments import Moment, StepContext, moments, step_context
-from engine.training.result import RESERVED_RATIO, Estimate, Phase, Verdict
+from engine.training.result import RESERVED_RATIO, Estimate, Phase, RankEstimate, Verdict
+from engine.training.states import counts as count_counts
 from engine.training.terms import TRAINING_TERMS, TermRule
 
 __all__ = ["RESERVED_RATIO", "Estimate", "Phase", "Verdict", "estimate", "step_table"]
@@ -56,7 +58,7 @@ class StepTable:
 
 def _table(c: StepContext, fine: bool) -> StepTable:
     at = moments(c, fine)
-    rules = tuple(rule(c, at) for rule in TRAINING_TERMS)
+    rules = tuple(r for r in (rule(c, at) for rule in TRAINING_TERMS) if r is not None)
     coeffs = np.array([[(r.costs[i].const, r.costs[i].per_token, r.costs[i].per_bs2) for r in rules]
                        for i in range(len(at))], dtype=np.float64)
     return StepTable(c, at, rules, coeffs.reshape(len(at), len(rules), 3), np.array([mo.step for mo in at]))
@@ -64,21 +66,27 @@ def _table(c: StepContext, fine: bool) -> StepTable:
 
 _CACHE: dict[tuple[object, ...], StepTable] = {}
 
-
 #: the setup fields a cost table depends on: all but batch and sequence length (the costs are affine in them)
 _KEY_FIELDS = tuple(f for f in TrainingSetup.model_fields if f not in ("batch", "seq_len"))
 
 
-def _key(m: ModelSpec, s: TrainingSetup, fine: bool) -> tuple[object, ...]:
-    return (m, fine, *(getattr(s, f) for f in _KEY_FIELDS))
+def _key(m: ModelSpec, s: TrainingSetup, fine: bool, stage: int | None) -> tuple[object, ...]:
+    return (m, fine, stage, *(getattr(s, f) for f in _KEY_FIELDS))
 
 
-def step_table(m: ModelSpec, s: TrainingSetup, fine: bool = False) -> StepTable:
-    """The cost table of ``m`` under ``s``, coarse (the estimate) or fine (the timeline), cached."""
-    key = _key(m, s, fine)
+def step_table(m: ModelSpec, s: TrainingSetup, fine: bool = False, stage: int | None = None) -> StepTable:
+    """The cost table of ``m`` under ``s``, coarse (the estimate) or fine (the timeline), cached; with a parallel
+    layout, of one GPU of pipeline stage ``stage`` (``engine.training.stage``)."""
+    key = _key(m, s, fine, stage)
     hit = _CACHE.get(key)
     if hit is None:
-        hit = _table(step_context(m, s), fine)
+        if stage is None:
+            context = step_context(m, s)
+        else:
+            from engine.training.stage import stage_context  # only layouts need it
+
+            context = stage_context(m, s, layout(m, s), stage)
+        hit = _table(context, fine)
         if len(_CACHE) > 1024:
             _CACHE.clear()
         _CACHE[key] = hit
@@ -110,31 +118,69 @@ def describe(table: StepTable, row: FloatArray) -> tuple[Term, ...]:
                  for r, v in zip(table.rules, row, strict=True))
 
 
-def estimate(m: ModelSpec, s: TrainingSetup, gpu: GpuSpec) -> Estimate:
-    """Per-GPU memory of one training step of ``m`` under ``s`` on ``gpu`` (module docstring: method)."""
-    table = step_table(m, s)
+@dataclass(frozen=True, slots=True)
+class _Peak:
+    """One table evaluated: its values, the peak moment and the three levels there."""
+
+    table: StepTable
+    values: FloatArray
+    index: int
+    terms: tuple[Term, ...]
+    allocated: int
+    reserved: int
+    device: int
+
+
+def _peak(table: StepTable, s: TrainingSetup, gpu: GpuSpec) -> _Peak:
     values = table.values(*tokens_of(s))
     i = peak_index(values.sum(axis=1), table.steps)
     terms = describe(table, values[i])
     allocated = sum(t.bytes for t in terms)
     reserved = round(allocated * RESERVED_RATIO)
-    st = table.context.st
-    c = st.counts
+    device = reserved + gpu.context_bytes + table.context.st.paged_states
+    return _Peak(table, values, i, terms, allocated, reserved, device)
+
+
+def _rank(stage: int, p: _Peak) -> RankEstimate:
+    layers = p.table.context.stage_layers
+    return RankEstimate(stage, layers, p.allocated, p.reserved, p.device, p.terms,
+                        p.table.moments[p.index].phase, p.table.moments[p.index].step)
+
+
+def estimate(m: ModelSpec, s: TrainingSetup, gpu: GpuSpec) -> Estimate:
+    """Per-GPU memory of one training step of ``m`` under ``s`` on ``gpu`` (module docstring: method).
+
+    With a parallel layout (``s.parallel``) every pipeline stage is counted on one of its GPUs, and the
+    figures are the most loaded stage's (the first of them on a tie); ``ranks`` lists every stage."""
+    lay = layout(m, s) if s.layout_active else None
+    ranks: tuple[RankEstimate, ...] = ()
+    most: int | None = None
+    if lay is None:
+        top = _peak(step_table(m, s), s, gpu)
+    else:
+        peaks = [_peak(step_table(m, s, stage=i), s, gpu) for i in range(lay.pp)]
+        most = max(range(lay.pp), key=lambda i: (peaks[i].device, -i))
+        top, ranks = peaks[most], tuple(_rank(i, p) for i, p in enumerate(peaks))
+    st = top.table.context.st
+    c = st.counts if lay is None else count_counts(m, s)
     return Estimate(
         model=m,
         setup=s,
         gpu=gpu,
         total_params=c.total,
         trainable_params=c.trainable,
-        terms=terms,
-        peak_allocated_bytes=allocated,
-        reserved_bytes=reserved,
-        device_bytes=reserved + gpu.context_bytes + st.paged_states,
+        terms=top.terms,
+        peak_allocated_bytes=top.allocated,
+        reserved_bytes=top.reserved,
+        device_bytes=top.device,
         host_bytes=st.host * s.gpus if s.sharding is not Sharding.NONE else st.host,
         paged_bytes=st.paged_states,
-        peak_phase=table.moments[i].phase,
-        peak_step=table.moments[i].step,
-        moments=table.moments,
-        values=values,
+        peak_phase=top.table.moments[top.index].phase,
+        peak_step=top.table.moments[top.index].step,
+        moments=top.table.moments,
         model_states_bytes_per_param=(st.weights + st.gradients + st.optimizer_states) / max(c.total, 1),
+        values=top.values,
+        layout=lay,
+        ranks=ranks,
+        most_loaded_stage=most,
     )

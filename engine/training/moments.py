@@ -136,6 +136,14 @@ class StepContext:
     kept_sums: tuple[Cost, ...]  # what layers 0..i keep, for each i
     copy_sums: tuple[int, ...]  # autocast's 16-bit weight copies of layers 0..i, for each i
     grad_sums: tuple[int, ...]  # gradients of layers 0..i, for each i
+    #: pipeline parallelism: micro-batches' worth of this stage's activations held at once
+    in_flight: float = 1.0
+    #: tensor / pipeline / context / expert parallelism's communication buffers, per token, while the step's
+    #: forward and backward run (nothing without a layout); with their formula
+    parallel_buffers: Cost | None = None
+    parallel_formula: str = ""
+    stage: int | None = None  # the pipeline stage this context is (None: no layout)
+    stage_layers: tuple[int, int] = (0, 0)  # the first and last decoder layer it holds
 
     def kept_through(self, layer: int) -> Cost:
         """Everything layers 0..``layer`` keep between their forward and their backward (nothing for -1)."""
@@ -155,24 +163,37 @@ def _kept(lc: LayerCoeffs, checkpointed: bool) -> Cost:
     return Cost(0.0, lc.checkpoint) if checkpointed else Cost(0.0, lc.saved, lc.saved_bs2)
 
 
-def step_context(m: ModelSpec, s: TrainingSetup) -> StepContext:
-    """Build the context of one model and setup (model states, activation coefficients, gradients, buffers)."""
-    st = model_states(m, s)
-    ac = activation_coeffs(m, s)
+def runs_of(ac: ActivationCoeffs) -> tuple[tuple[LayerCoeffs, ...], tuple[tuple[int, int], ...]]:
+    """Every layer's coefficients (bottom first) and the (first, last) layer of each run of identical ones."""
     layers: list[LayerCoeffs] = []
     bounds: list[tuple[int, int]] = []
     for n, lc in ac.segments:
         bounds.append((len(layers), len(layers) + n - 1))
         layers.extend([lc] * n)
+    return tuple(layers), tuple(bounds)
+
+
+def assemble(m: ModelSpec, s: TrainingSetup, st: ModelStates, ac: ActivationCoeffs, *, grads: Gradients,
+             buffers: dict[str, float], **extra: Any) -> StepContext:
+    """A context from its parts, with the per-layer sums every term reads (``extra``: the layout's fields)."""
+    layers, bounds = runs_of(ac)
     gc = s.checkpointing is Checkpointing.FULL
-    grads = _gradients(m, s, st, tuple(bounds))
     return StepContext(
-        m=m, s=s, st=st, ac=ac, grads=grads, buffers=sharding_buffers(m, s, st), layers=tuple(layers),
-        run_bounds=tuple(bounds), checkpointed=gc,
+        m=m, s=s, st=st, ac=ac, grads=grads, buffers=buffers, layers=layers, run_bounds=bounds, checkpointed=gc,
         kept_sums=tuple(accumulate((_kept(lc, gc) for lc in layers), lambda a, b: a + b)),
         copy_sums=tuple(accumulate(lc.weight_copies for lc in layers)),
         grad_sums=tuple(accumulate(grads.per_layer)),
+        **extra,
     )
+
+
+def step_context(m: ModelSpec, s: TrainingSetup) -> StepContext:
+    """The context of one model and setup on data-parallel GPUs (model states, activation coefficients,
+    gradients, buffers); a layout's stages have their own (``engine.training.stage``)."""
+    st = model_states(m, s)
+    ac = activation_coeffs(m, s)
+    _, bounds = runs_of(ac)
+    return assemble(m, s, st, ac, grads=_gradients(m, s, st, bounds), buffers=sharding_buffers(m, s, st))
 
 
 def moments(c: StepContext, fine: bool = False) -> tuple[Moment, ...]:

@@ -18,6 +18,7 @@ from typing import Any
 from engine.results import Term, with_shares
 from engine.specs import GpuSpec, ModelSpec, TrainingSetup
 from engine.terms import TermName
+from engine.training.layout import Layout
 from engine.training.moments import Moment
 
 #: median of max_memory_reserved / max_memory_allocated over the eight H200 runs in reference/gpu_llama.jsonl
@@ -49,6 +50,20 @@ class Phase:
 
 
 @dataclass(frozen=True, slots=True)
+class RankEstimate:
+    """One pipeline stage of a parallel layout, on one of its GPUs."""
+
+    stage: int
+    layers: tuple[int, int]  # first and last decoder layer it holds
+    peak_allocated_bytes: int
+    reserved_bytes: int
+    device_bytes: int
+    terms: tuple[Term, ...]
+    peak_phase: str
+    peak_step: int
+
+
+@dataclass(frozen=True, slots=True)
 class Estimate:
     """The answer for one model, setup and GPU."""
 
@@ -70,6 +85,9 @@ class Estimate:
     #: bytes per moment and term (a numpy array, moments x terms, in the order of ``terms``); derived from the
     #: model, setup and GPU like every other field, so equality need not compare it
     values: Any = field(compare=False, repr=False)
+    layout: Layout | None = None  # a tensor / pipeline / context / expert parallel layout, if any
+    ranks: tuple[RankEstimate, ...] = ()  # every pipeline stage (with a layout); the figures are the most loaded's
+    most_loaded_stage: int | None = None
 
     @property
     def phases(self) -> tuple[Phase, ...]:

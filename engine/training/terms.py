@@ -29,7 +29,8 @@ class TermRule:
     detail: str = ""
 
 
-Rule = Callable[[StepContext, Sequence[Moment]], TermRule]
+#: a term's function; None when the term does not exist in this setup (a layout's buffers without a layout)
+Rule = Callable[[StepContext, Sequence[Moment]], TermRule | None]
 
 #: The training terms, in the order they stack (``engine.terms`` defines their names and labels).
 TRAINING_TERMS: list[Rule] = []
@@ -43,6 +44,16 @@ def training_term(rule: Rule) -> Rule:
 
 def _divided(text: str, divisor: int, what: str = "") -> str:
     return text + (f" / N{what}" if divisor > 1 else "")
+
+
+#: the moments at which earlier micro-batches' activations (pipeline parallelism) are still held
+_IN_FLIGHT = frozenset({MomentKind.FORWARD_LAYER, MomentKind.FORWARD_END, MomentKind.BACKWARD_START,
+                        MomentKind.BACKWARD_LAYER, MomentKind.BACKWARD_END})
+
+
+def _others(c: StepContext) -> float:
+    """How many other micro-batches' activations a pipeline stage holds besides the one at hand."""
+    return c.in_flight - 1.0
 
 
 @training_term
@@ -61,16 +72,18 @@ def weights(c: StepContext, at: Sequence[Moment]) -> TermRule:
         MomentKind.FORWARD_END: c.copies_through(last) + c.ac.head_copies,
         MomentKind.BACKWARD_START: copies + c.ac.head_copies,
     }
+    others = _others(c) * copies  # earlier micro-batches' saved copies (pipeline parallelism)
 
     def at_moment(mo: Moment) -> Cost:
+        held = st.weights + (others if mo.kind in _IN_FLIGHT else 0.0)
         if mo.kind is MomentKind.FORWARD_LAYER:
-            return Cost(st.weights + c.copies_through(mo.layer or 0))
+            return Cost(held + c.copies_through(mo.layer or 0))
         if mo.kind is MomentKind.BACKWARD_LAYER:
             layer = mo.layer or 0
             kept = 0 if c.checkpointed else c.copies_through(layer)
             recomputed = c.layers[layer].weight_copies if c.checkpointed else 0
-            return Cost(st.weights + kept + recomputed)
-        return Cost(st.weights + by_kind.get(mo.kind, 0))
+            return Cost(held + kept + recomputed)
+        return Cost(held + by_kind.get(mo.kind, 0))
 
     return TermRule(TermName.WEIGHTS, tuple(at_moment(mo) for mo in at),
                     _divided("params x bytes per weight", st.divisor_weights, " (ZeRO-3)"),
@@ -83,13 +96,14 @@ def gradients(c: StepContext, at: Sequence[Moment]) -> TermRule:
     """Trainable parameters x bytes per gradient (ZeRO-2/3 divide by N), made layer by layer during backward.
 
     Backward makes the head's gradients first, then each layer's from the top down; the optimizer step of a
-    mixed-precision run consumes them upcast to fp32 (ZeRO s3.1). With gradient accumulation every micro-batch
-    after the first runs with the whole gradient held (and added to). LoRA trains only the adapters
-    (Hu et al. 2021, arXiv:2106.09685, s4.1); ZeRO-2 partitions gradients (Rajbhandari et al. 2020, s5).
+    mixed-precision run consumes them upcast to fp32 (ZeRO s3.1). With gradient accumulation, or several
+    pipeline micro-batches, every micro-batch after the first runs with the whole gradient held (and added to).
+    LoRA trains only the adapters (Hu et al. 2021, arXiv:2106.09685, s4.1); ZeRO-2 partitions gradients
+    (Rajbhandari et al. 2020, s5).
     """
     st = c.st
     whole = float(st.gradients)
-    accumulating = c.s.grad_accum > 1
+    accumulating = c.s.grad_accum > 1 or c.s.parallel.micro_batches > 1
 
     def at_moment(mo: Moment) -> Cost:
         if mo.kind is MomentKind.OPTIMIZER_STEP:
@@ -134,8 +148,10 @@ def activations(c: StepContext, at: Sequence[Moment]) -> TermRule:
     """
     last = len(c.layers) - 1
     everything = c.kept_through(last) + Cost(0.0, c.ac.head_saved)
+    whole = c.kept_through(last)
+    others = Cost(0.0, whole.per_token * _others(c), whole.per_bs2 * _others(c))
 
-    def at_moment(mo: Moment) -> Cost:
+    def own(mo: Moment) -> Cost:
         if mo.kind in (MomentKind.FORWARD_END, MomentKind.BACKWARD_START):
             return everything
         if mo.kind is MomentKind.FORWARD_LAYER:
@@ -147,8 +163,13 @@ def activations(c: StepContext, at: Sequence[Moment]) -> TermRule:
             return c.kept_through(layer) + recomputed
         return ZERO
 
+    def at_moment(mo: Moment) -> Cost:
+        return own(mo) + others if mo.kind in _IN_FLIGHT and c.in_flight > 1 else own(mo)
+
     formula = ("layers x b x s x hidden (checkpointed inputs) + one layer recomputed" if c.checkpointed
                else "layers x b x s x (per-token bytes saved per layer)")
+    if c.in_flight > 1:
+        formula += f", x {c.in_flight:g} micro-batches in flight"
     if c.s.attention is Attention.EAGER:
         per_score = round(c.layers[last].saved_bs2 / c.m.num_heads)  # fp32 softmax + its cast (+ tanh cap)
         formula += f" + layers x b x heads x s^2 x {per_score} (eager scores)"
@@ -203,3 +224,17 @@ def temporaries(c: StepContext, at: Sequence[Moment]) -> TermRule:
                                                             else ""),
                     "gradients in flight during one layer's backward (same method as activations); QLoRA: "
                     "bitsandbytes dequantizes each 4-bit weight for its matmul (Dettmers et al. 2023, s3)")
+
+
+@training_term
+def parallel_buffers(c: StepContext, at: Sequence[Moment]) -> TermRule | None:
+    """What a tensor / pipeline / context / expert parallel layout keeps in flight for its communication while
+    forward and backward run (``engine.training.stage.parallel_buffers``: the formula and its sources); the term
+    exists only with such a layout."""
+    if c.parallel_buffers is None:
+        return None
+    live = c.parallel_buffers
+    return TermRule(TermName.PARALLEL_BUFFERS, tuple(ZERO if mo.kind is MomentKind.OPTIMIZER_STEP else live
+                                                     for mo in at), c.parallel_formula,
+                    "Megatron-LM p2p_communication.py; Korthikanti et al. 2022 (arXiv:2205.05198) s4.2.2; Liu et al. "
+                    "2023 (Ring Attention, arXiv:2310.01889) s3; Megatron-Core MoEAlltoAllTokenDispatcher")

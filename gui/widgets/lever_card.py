@@ -134,6 +134,11 @@ class LeverCard(QFrame):
         self.bars.set_rows([BarRow(c.name, c.largest_before, c.largest_after, c.touched) for c in shown], unit,
                            (self._steps[0], self._steps[sel]))
         colours = colors_for(self)
+        present = {c.name for c in changes}
+        for term, row in self._rows.items():  # a term this setup does not have (a layout's buffers)
+            if term not in present:
+                for widget in row:
+                    widget.setVisible(False)
         for c in changes:
             swatch, name, before, after = self._rows[c.name]
             for label in (swatch, name, before, after):

@@ -16,7 +16,7 @@ def test_every_name_is_defined_with_a_label() -> None:
 
 def test_scopes_list_terms_in_their_stacking_order() -> None:
     assert in_scope(Scope.TRAINING) == ("weights", "gradients", "optimizer_states", "activations", "logits",
-                                        "sharding_buffers", "temporaries")
+                                        "sharding_buffers", "temporaries", "parallel_buffers")
     assert in_scope(Scope.DEVICE) == ("allocator_reserve", "cuda_context")
 
 

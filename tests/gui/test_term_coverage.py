@@ -11,7 +11,7 @@ from pytestqt.qtbot import QtBot
 from engine.catalog import get_gpu, get_model
 from engine.results import Term
 from engine.serving import ServingSetup, serving_fit
-from engine.specs import Attention, Method, Sharding, TrainingSetup
+from engine.specs import Attention, Method, ParallelSpec, Sharding, TrainingSetup
 from engine.terms import TERMS, Scope, TermDef, TermName, in_scope
 from engine.training import estimate
 from engine.training.estimate import clear_cache
@@ -34,6 +34,8 @@ def computed_terms() -> dict[str, Term]:
     """One engine result for every term: a training step that has all of them, serving, alignment."""
     s = TrainingSetup(method=Method.QLORA, attention=Attention.EAGER, gpus=4, sharding=Sharding.ZERO3)
     found: dict[str, Term] = {t.name: t for t in estimate(M, s, GPU).device_terms}
+    laid = TrainingSetup(gpus=4, parallel=ParallelSpec(tp=2, pp=2, micro_batches=2))
+    found |= {t.name: t for t in estimate(M, laid, GPU).terms if t.name == TermName.PARALLEL_BUFFERS}
     found |= {t.name: t for t in serving_fit(M, GPU, ServingSetup()).terms}
     found[TermName.FORWARD] = forward_bytes(M, TrainingSetup(), 2)  # a frozen model's no-grad forward
     return found
@@ -48,8 +50,11 @@ def test_every_term_is_complete(name: TermName) -> None:
 
 
 def test_training_terms_are_computed_in_their_defined_order() -> None:
-    rules = [t.name for t in estimate(M, TrainingSetup(), GPU).terms]
-    assert rules == list(in_scope(Scope.TRAINING))
+    """The layout's buffers exist only with a layout; every other training term always."""
+    plain = [t.name for t in estimate(M, TrainingSetup(), GPU).terms]
+    laid = [t.name for t in estimate(M, TrainingSetup(gpus=2, parallel=ParallelSpec(tp=2)), GPU).terms]
+    assert laid == list(in_scope(Scope.TRAINING))
+    assert plain == [n for n in laid if n != TermName.PARALLEL_BUFFERS]
 
 
 def test_an_undefined_term_is_named_as_such() -> None:
