@@ -281,7 +281,7 @@ def _training_fit(r: Results, unit: Unit) -> tuple[bool, Text]:
     return False, text(
         f"Does not fit: the device total, {dev}, is {over} more than the {gpu.name} holds ({mem}); "
         f"the biggest term is {words.en} ({size}).",
-        f"放不下：裝置總量 {dev}，比 {gpu.name} 的容量（{mem}）多出 {over}；最大的一項是{words.zh_TW}（{size}）。",
+        f"放不下：裝置總量 {dev}，比 {gpu.name} 的容量（{mem}）多出 {over}；最大的一項是{words.zh_TW}：{size}。",
     )
 
 

@@ -20,13 +20,14 @@ from typing import Any
 
 from engine.alignment import Stage
 from engine.attention_sizes import StepKey, flash_kept, tensor_size
+from engine.attention_text import STEP_TEXT
 from engine.catalog import gpus, models
 from engine.lessons.situation import ATTENTION_DTYPE, Results
 from engine.lessons.text import Text, text
 from engine.levers import biggest_term
 from engine.serving import WeightDtype
 from engine.specs import Attention, Checkpointing, KvDtype, Method, Optimizer, Precision, Sharding
-from engine.training.estimate import TERM_ORDER
+from engine.terms import TERMS, Scope, in_scope
 from engine.units import Unit, format_bytes, format_count
 
 Value = int | float | bool | str
@@ -73,27 +74,27 @@ class Quantity:
 
 
 # -- words for choices ----------------------------------------------------------------------------------------
-#: the memory terms, as the GUI names them (gui/words.py and its zh_TW translations)
-TERM_WORDS = {
-    "weights": text("weights", "權重"),
-    "gradients": text("gradients", "梯度"),
-    "optimizer_states": text("optimizer states", "優化器狀態"),
-    "activations": text("activations", "activations"),
-    "logits": text("logits", "logits"),
-    "sharding_buffers": text("sharding buffers", "分片緩衝區"),
-    "temporaries": text("temporaries", "暫存張量"),
+#: the training terms, in stacking order (engine.terms)
+TRAINING_TERMS = in_scope(Scope.TRAINING)
+#: their Chinese as the GUI shows it (the ``words`` context of assets/translations/vramlab_zh_TW.ts; the engine
+#: cannot read Qt's translations, so ``tests/engine/lessons/test_quantities.py`` checks these against the .ts)
+TERM_ZH = {
+    "weights": "權重",
+    "gradients": "梯度",
+    "optimizer_states": "優化器狀態",
+    "activations": "激活值",
+    "logits": "logits（對數機率）",
+    "sharding_buffers": "分片緩衝區",
+    "temporaries": "暫存張量",
 }
-#: the attention steps, as the walk-through names them (engine/attention_text.py and its zh_TW translations)
-STEP_WORDS = {
-    StepKey.X.value: text("Token embeddings (X)", "Token 嵌入（X）"),
-    StepKey.Q.value: text("Queries (Q)", "Query（Q）"),
-    StepKey.K.value: text("Keys (K)", "Key（K）"),
-    StepKey.V.value: text("Values (V)", "Value（V）"),
-    StepKey.SCORES.value: text("Scores (QKᵀ/√d)", "分數（QKᵀ/√d）"),
-    StepKey.MASKED.value: text("Causal mask", "因果遮罩"),
-    StepKey.SOFTMAX.value: text("Softmax by row", "逐列 Softmax"),
-    StepKey.OUTPUT.value: text("Output", "輸出"),
-}
+#: each training term's words, English from ``engine.terms.TERMS`` (one term, one name)
+TERM_WORDS = {name: text(TERMS[name].label, TERM_ZH[name]) for name in TRAINING_TERMS}
+#: the attention steps' Chinese names as the walk-through shows them (context ``engine`` of the .ts)
+STEP_ZH = {StepKey.X: "Token 嵌入", StepKey.Q: "Query", StepKey.K: "Key", StepKey.V: "Value", StepKey.SCORES: "分數",
+           StepKey.MASKED: "因果遮罩", StepKey.SOFTMAX: "逐列 Softmax", StepKey.OUTPUT: "輸出"}
+#: "step 5, Scores": the walk-through's names (``engine.attention_text``) and numbers
+STEP_WORDS = {key.value: text(f"step {i}, {STEP_TEXT[key].name}", f"第 {i} 步，{STEP_ZH[key]}")
+              for i, key in enumerate(StepKey, start=1)}
 
 
 def _enum_words(enum: type[StrEnum]) -> Callable[[], Mapping[str, Text]]:
@@ -178,9 +179,9 @@ def _results() -> list[Quantity]:
         Quantity("estimate.trainable_params", i, text("trainable parameters", "可訓練參數"),
                  lambda r: r.estimate.trainable_params, short_count=True),
         Quantity("estimate.biggest_term", Kind.CHOICE, text("biggest term", "最大的一項"),
-                 lambda r: biggest_term(r.estimate).name, lambda: TERM_WORDS),
+                 lambda r: _plain(biggest_term(r.estimate).name), lambda: TERM_WORDS),
     ]
-    out += [Quantity(f"estimate.{t}", by, TERM_WORDS[t], _term(t)) for t in TERM_ORDER]
+    out += [Quantity(f"estimate.{t}", by, TERM_WORDS[t], _term(t)) for t in TRAINING_TERMS]
     out += [
         Quantity("serving.fits", b, text("serving fits", "推論放得下"), lambda r: r.serving.fits),
         Quantity("serving.max_sequences", i, text("sequences that fit", "放得下的序列數"),
