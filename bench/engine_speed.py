@@ -58,7 +58,8 @@ def bench_lesson_checks(repeats: int = 200) -> dict[str, tuple[float, float]]:
         solved = lesson.solution_situation()
         situations = [solved.changed(Changes.model_validate({"setup": {"grad_accum": 2 + i}}))
                       for i in range(repeats)]
-        cold, warm = [], []
+        cold: list[float] = []
+        warm: list[float] = []
         for s in situations:
             for times in (cold, warm):
                 t0 = time.perf_counter()
