@@ -1,4 +1,5 @@
-"""Engine speed: one estimate (target <= 50 us median) and a 256-point sequence-length sweep (<= 5 ms).
+"""Engine speed: one estimate (target <= 50 us median), a 256-point sequence-length sweep (<= 5 ms) and one
+lesson check (<= 1 ms median for the slowest lesson: the GUI checks the goal on every slider move).
 
 Run: ``python bench/engine_speed.py [--json]``. Medians over repeated runs; every run uses a fresh setup
 object (a new pydantic model, as a slider move makes), so caches keyed on the setup are not flattered.
@@ -16,6 +17,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from engine.catalog import get_gpu, get_model
+from engine.lessons import Changes, lessons
 from engine.specs import TrainingSetup
 from engine.training import estimate
 from engine.training.sweep import sweep_seq_len
@@ -46,16 +48,48 @@ def bench_sweep(repeats: int = 200) -> float:
     return statistics.median(times) * 1e3
 
 
+def bench_lesson_checks(repeats: int = 200) -> dict[str, tuple[float, float]]:
+    """Per lesson, median microseconds of ``Lesson.check`` on its solution with a setup it has not seen (the
+    gradient-accumulation count varies): cold (the engine builds its cost table for the new setup) and warm (the
+    same situation checked again, as after the page itself has computed it: the engine's caches hit, the goal and
+    its sentence are built anew)."""
+    out = {}
+    for lesson in lessons():
+        solved = lesson.solution_situation()
+        situations = [solved.changed(Changes.model_validate({"setup": {"grad_accum": 2 + i}}))
+                      for i in range(repeats)]
+        cold: list[float] = []
+        warm: list[float] = []
+        for s in situations:
+            for times in (cold, warm):
+                t0 = time.perf_counter()
+                lesson.check(s)
+                times.append(time.perf_counter() - t0)
+        out[lesson.id] = (statistics.median(cold) * 1e6, statistics.median(warm) * 1e6)
+    return out
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
-    result = {"estimate_us": round(bench_estimate(), 2), "sweep_256_ms": round(bench_sweep(), 3)}
+    checks = bench_lesson_checks()
+    slowest = max(checks, key=lambda k: checks[k][1])
+    result = {"estimate_us": round(bench_estimate(), 2), "sweep_256_ms": round(bench_sweep(), 3),
+              "lesson_check_warm_us": round(statistics.median(w for _, w in checks.values()), 1),
+              "lesson_check_warm_slowest_us": round(checks[slowest][1], 1), "lesson_check_slowest": slowest,
+              "lesson_check_cold_us": round(statistics.median(c for c, _ in checks.values()), 1),
+              "lesson_check_cold_slowest_us": round(max(c for c, _ in checks.values()), 1)}
     if args.json:
         print(json.dumps(result))
     else:
         print(f"one estimate: {result['estimate_us']:.1f} us median (target 50)")
         print(f"256-point sweep: {result['sweep_256_ms']:.2f} ms median (target 5)")
+        print(f"lesson check, engine caches warm: {result['lesson_check_warm_us']:.0f} us median over lessons; "
+              f"slowest {result['lesson_check_slowest']} {result['lesson_check_warm_slowest_us']:.0f} us "
+              "(target 1,000)")
+        print(f"lesson check, a setup the engine has not seen: {result['lesson_check_cold_us']:.0f} us median; "
+              f"slowest {result['lesson_check_cold_slowest_us']:.0f} us")
     return 0
 
 

@@ -104,6 +104,9 @@ def test_every_file_the_app_reads_is_in_the_bundle_at_its_relative_path(
         Path(src).name for src, dest in data if dest == "engine/catalog"
     }
     assert {Path(src).name for src, dest in data if dest == "assets/icons/pages"} >= {"memory.svg", "serving.svg"}
+    lessons = {p.name for p in (REPO / "engine" / "lessons" / "data").glob("*.json")}  # engine.lessons reads them
+    assert len(lessons) >= 10
+    assert lessons <= {Path(src).name for src, dest in data if dest == "engine/lessons/data"}
 
 
 def test_pages_and_engine_are_collected_whole_for_lazy_imports(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:

@@ -41,6 +41,9 @@ if importlib.util.find_spec("engine.training") is not None:
     if estimate is not None:
         result = estimate(get_model("llama-2-7b"), TrainingSetup(), get_gpu("a100-80gb"))
         print("estimate:", type(result).__name__)
+from engine.lessons import lessons  # lesson files are read as engine package data, not through gui.resources
+first = lessons()[0]
+assert not first.check(first.start_situation()).passed
 leaked = sorted(m for m in sys.modules if m.split(".")[0] in BLOCKED)
 assert not leaked, leaked
 print("engine ok without Qt")

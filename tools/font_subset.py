@@ -1,6 +1,7 @@
 """Make ``assets/fonts/NotoSansCJKtc-*-subset.otf``: Noto Sans CJK TC cut down to the characters the UI shows.
 
-The characters are every translation in ``assets/translations/*.ts``, the language names of the View menu
+The characters are every translation in ``assets/translations/*.ts``, every character of the lessons (their data
+files and the engine's sentences that check them, ``engine/lessons/``), the language names of the View menu
 (``gui.i18n.LANGUAGE_NAMES``), Qt's own Traditional Chinese texts for the dialogs and controls the app shows
 (``QT_CONTEXTS`` of PySide6's ``qtbase_zh_TW.qm``: file dialogs, message-box buttons, edit menus), printable
 ASCII and common punctuation, so the subset covers what the Traditional Chinese UI can draw. The
@@ -28,6 +29,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 TRANSLATIONS = REPO / "assets" / "translations"
+LESSONS = REPO / "engine" / "lessons"
 FONTS = REPO / "assets" / "fonts"
 TC_FACE = 3  # index of "Noto Sans CJK TC" in NotoSansCJK-*.ttc
 WEIGHTS = ("Regular", "Bold")
@@ -50,7 +52,18 @@ def ui_characters(translations: Path = TRANSLATIONS) -> set[str]:
             chars |= set(html.unescape(body))
     for qm in qt_translations():
         chars |= {c for context, text in qm_messages(qm) if context in QT_CONTEXTS for c in text}
+    chars |= lesson_characters()
     return {c for c in chars if c.isprintable() and c != "\n"}
+
+
+def lesson_characters(folder: Path = LESSONS) -> set[str]:
+    """Every character of the lessons' data files and of the engine modules that write their why-sentences (the
+    lessons carry their own Chinese, outside the ``.ts`` files)."""
+    chars: set[str] = set()
+    for path in sorted(folder.rglob("*")):
+        if path.suffix in (".json", ".py"):
+            chars |= set(path.read_text(encoding="utf-8"))
+    return chars
 
 
 def language_names() -> list[str]:

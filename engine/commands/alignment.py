@@ -17,10 +17,17 @@ from engine.units import Unit, format_bytes
 
 
 def register(sub: Any) -> None:
-    d = AlignmentOptions()
     p = sub.add_parser("alignment", help="models held in memory by SFT, DPO, PPO and GRPO, and their bytes")
     add_setup_arguments(p)
     p.add_argument("--stage", choices=[s.value for s in Stage], action="append", help="only these (repeatable)")
+    add_alignment_arguments(p)
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(handler=run)
+
+
+def add_alignment_arguments(p: argparse.ArgumentParser) -> None:
+    """The variants that change how many models are held (``AlignmentOptions``), shared with ``lessons``."""
+    d = AlignmentOptions()
     p.add_argument("--separate-reference", action="store_true",
                    help="LoRA / QLoRA: load the reference as its own copy instead of the base with adapters off")
     p.add_argument("--dpo-precomputed-reference", action="store_true",
@@ -29,8 +36,6 @@ def register(sub: Any) -> None:
     p.add_argument("--grpo-reward-model", action="store_true", help="GRPO: a reward model instead of a rule")
     p.add_argument("--rollout-share", type=float, default=d.rollout_share,
                    help="share of each GPU for the rollout engine (vLLM gpu_memory_utilization; 0: none)")
-    p.add_argument("--json", action="store_true", help="print JSON")
-    p.set_defaults(handler=run)
 
 
 def options_from_args(a: argparse.Namespace) -> AlignmentOptions:

@@ -1,4 +1,8 @@
-"""``python -m engine kv-cache``: KV cache bytes per token and per sequence, for a model and a length."""
+"""``python -m engine kv-cache``: KV cache bytes per token and per sequence, for a model and a length.
+
+Also the serving flags other commands share (``add_serving_arguments``, ``serving_setup_from_args``): the
+serving page's ``ServingSetup``, spelled as this command spells its KV cache flags.
+"""
 
 from __future__ import annotations
 
@@ -6,6 +10,7 @@ import argparse
 from typing import Any
 
 from engine.catalog import get_model
+from engine.serving import ServingSetup, WeightDtype
 from engine.serving.kv import kv_cache
 from engine.specs import KvDtype, ModelSpec
 from engine.units import Unit, format_bytes
@@ -16,12 +21,40 @@ def register(sub: Any) -> None:
     which = p.add_mutually_exclusive_group(required=True)
     which.add_argument("--model", help="catalog id or Hugging Face repository name")
     which.add_argument("--config", help="path to a Hugging Face config.json")
-    p.add_argument("--tokens", type=int, required=True, help="tokens per sequence (prompt + output)")
-    p.add_argument("--dtype", type=KvDtype, choices=list(KvDtype), default=KvDtype.FP16, help="KV dtype")
-    p.add_argument("--sequences", type=int, default=1, help="concurrent sequences (default 1)")
-    p.add_argument("--tp", type=int, default=1, help="tensor-parallel GPUs: bytes are per GPU (default 1)")
+    add_kv_arguments(p, tokens_required=True)
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(handler=run)
+
+
+def add_kv_arguments(p: argparse.ArgumentParser, *, tokens_required: bool) -> None:
+    """``--tokens``, ``--dtype`` (the KV cache's), ``--sequences``, ``--tp``; defaults are ``ServingSetup``'s."""
+    d = ServingSetup()
+    if tokens_required:
+        p.add_argument("--tokens", type=int, required=True, help="tokens per sequence (prompt + output)")
+    else:
+        p.add_argument("--tokens", type=int, default=d.tokens, help=f"tokens per sequence (default {d.tokens:,})")
+    p.add_argument("--dtype", type=KvDtype, choices=list(KvDtype), default=d.kv_dtype, help="KV cache dtype")
+    p.add_argument("--sequences", type=int, default=d.sequences, help=f"concurrent sequences (default {d.sequences})")
+    p.add_argument("--tp", type=int, default=d.tp, help=f"tensor-parallel GPUs: bytes are per GPU (default {d.tp})")
+
+
+def add_serving_arguments(p: argparse.ArgumentParser) -> None:
+    """Every ``ServingSetup`` field as a flag: the KV flags, ``--weight-dtype``, ``--gpu-memory-utilization``,
+    ``--batched-tokens``."""
+    d = ServingSetup()
+    add_kv_arguments(p, tokens_required=False)
+    p.add_argument("--weight-dtype", type=WeightDtype, choices=list(WeightDtype), default=d.weight_dtype,
+                   help=f"serving weights dtype (default {d.weight_dtype.value})")
+    p.add_argument("--gpu-memory-utilization", type=float, default=d.gpu_memory_utilization,
+                   help=f"share of each GPU the serving engine may use (default {d.gpu_memory_utilization})")
+    p.add_argument("--batched-tokens", type=int, default=d.batched_tokens,
+                   help=f"tokens of one forward pass's workspace (default {d.batched_tokens:,})")
+
+
+def serving_setup_from_args(a: argparse.Namespace) -> ServingSetup:
+    """The ``ServingSetup`` that :func:`add_serving_arguments`' flags describe (validated by the engine)."""
+    return ServingSetup(tokens=a.tokens, sequences=a.sequences, kv_dtype=a.dtype, weight_dtype=a.weight_dtype,
+                        tp=a.tp, gpu_memory_utilization=a.gpu_memory_utilization, batched_tokens=a.batched_tokens)
 
 
 def _model(args: argparse.Namespace) -> ModelSpec:

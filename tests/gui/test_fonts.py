@@ -36,6 +36,15 @@ def test_the_subset_has_every_ui_character(relative: str) -> None:
     assert not missing, f"{relative} lacks {''.join(missing)!r}: run `python tools/font_subset.py`"
 
 
+def test_the_lessons_chinese_is_among_the_required_characters() -> None:
+    from engine.lessons import lessons
+
+    texts = [t.zh_TW for x in lessons() for t in (x.title, x.text, *x.hints, x.explanation.text)]
+    han = {c for t in texts for c in t if ord(c) >= 0x2E80}
+    assert han
+    assert han <= font_subset.required_characters()
+
+
 def test_the_licence_ships_beside_the_fonts() -> None:
     text = asset_path("fonts/LICENSE-OFL.txt").read_text(encoding="utf-8")
     assert "SIL OPEN FONT LICENSE Version 1.1" in text
