@@ -26,8 +26,10 @@ def register(sub: Any) -> None:
     p.set_defaults(handler=run)
 
 
-def add_kv_arguments(p: argparse.ArgumentParser, *, tokens_required: bool) -> None:
-    """``--tokens``, ``--dtype`` (the KV cache's), ``--sequences``, ``--tp``; defaults are ``ServingSetup``'s."""
+def add_kv_arguments(p: argparse.ArgumentParser, *, tokens_required: bool, tp_flag: str = "--tp") -> None:
+    """``--tokens``, ``--dtype`` (the KV cache's), ``--sequences``, ``--tp``; defaults are ``ServingSetup``'s.
+    ``tp_flag`` renames the tensor-parallel flag where a training ``--tp`` sits beside it (its value is
+    ``args.serving_tp`` either way)."""
     d = ServingSetup()
     if tokens_required:
         p.add_argument("--tokens", type=int, required=True, help="tokens per sequence (prompt + output)")
@@ -35,14 +37,15 @@ def add_kv_arguments(p: argparse.ArgumentParser, *, tokens_required: bool) -> No
         p.add_argument("--tokens", type=int, default=d.tokens, help=f"tokens per sequence (default {d.tokens:,})")
     p.add_argument("--dtype", type=KvDtype, choices=list(KvDtype), default=d.kv_dtype, help="KV cache dtype")
     p.add_argument("--sequences", type=int, default=d.sequences, help=f"concurrent sequences (default {d.sequences})")
-    p.add_argument("--tp", type=int, default=d.tp, help=f"tensor-parallel GPUs: bytes are per GPU (default {d.tp})")
+    p.add_argument(tp_flag, dest="serving_tp", type=int, default=d.tp,
+                   help=f"tensor-parallel GPUs: bytes are per GPU (default {d.tp})")
 
 
-def add_serving_arguments(p: argparse.ArgumentParser) -> None:
+def add_serving_arguments(p: argparse.ArgumentParser, tp_flag: str = "--tp") -> None:
     """Every ``ServingSetup`` field as a flag: the KV flags, ``--weight-dtype``, ``--gpu-memory-utilization``,
     ``--batched-tokens``."""
     d = ServingSetup()
-    add_kv_arguments(p, tokens_required=False)
+    add_kv_arguments(p, tokens_required=False, tp_flag=tp_flag)
     p.add_argument("--weight-dtype", type=WeightDtype, choices=list(WeightDtype), default=d.weight_dtype,
                    help=f"serving weights dtype (default {d.weight_dtype.value})")
     p.add_argument("--gpu-memory-utilization", type=float, default=d.gpu_memory_utilization,
@@ -54,7 +57,8 @@ def add_serving_arguments(p: argparse.ArgumentParser) -> None:
 def serving_setup_from_args(a: argparse.Namespace) -> ServingSetup:
     """The ``ServingSetup`` that :func:`add_serving_arguments`' flags describe (validated by the engine)."""
     return ServingSetup(tokens=a.tokens, sequences=a.sequences, kv_dtype=a.dtype, weight_dtype=a.weight_dtype,
-                        tp=a.tp, gpu_memory_utilization=a.gpu_memory_utilization, batched_tokens=a.batched_tokens)
+                        tp=a.serving_tp, gpu_memory_utilization=a.gpu_memory_utilization,
+                        batched_tokens=a.batched_tokens)
 
 
 def _model(args: argparse.Namespace) -> ModelSpec:
@@ -69,7 +73,7 @@ def run(args: argparse.Namespace) -> tuple[dict[str, Any], str]:
     if args.sequences < 1:
         raise ValueError("--sequences must be at least 1")
     m = _model(args)
-    kv = kv_cache(m, args.tokens, args.dtype, args.tp)
+    kv = kv_cache(m, args.tokens, args.dtype, args.serving_tp)
     data = {
         "model": m.id,
         "attention": kv.attention.value,

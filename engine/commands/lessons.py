@@ -37,7 +37,7 @@ def register(sub: Any) -> None:
     which.add_argument("--show", metavar="ID", help="one lesson in full, with its start and solution as flags")
     p.add_argument("--lang", choices=[x.value for x in Lang], default=Lang.EN.value, help="language of the texts")
     add_setup_arguments(p)
-    add_serving_arguments(p)
+    add_serving_arguments(p, tp_flag="--serving-tp")  # --tp is the training layout's
     add_alignment_arguments(p)
     p.add_argument("--step", type=StepKey, choices=list(StepKey), default=StepKey.X,
                    help="the attention page's step (default x)")
@@ -92,21 +92,27 @@ _SETUP = {"method": "--method", "precision": "--precision", "optimizer": "--opti
           "checkpointing": "--checkpointing", "gpus": "--gpus", "sharding": "--sharding"}
 _LORA = {"rank": "--lora-rank", "alpha": "--lora-alpha", "dropout": "--lora-dropout", "targets": "--lora-targets"}
 _SERVING = {"tokens": "--tokens", "sequences": "--sequences", "kv_dtype": "--dtype", "weight_dtype": "--weight-dtype",
-            "tp": "--tp", "gpu_memory_utilization": "--gpu-memory-utilization", "batched_tokens": "--batched-tokens"}
+            "tp": "--serving-tp", "gpu_memory_utilization": "--gpu-memory-utilization",
+            "batched_tokens": "--batched-tokens"}
 _ALIGNMENT = {"grpo_kl_coef": "--grpo-kl", "rollout_share": "--rollout-share"}
+_PARALLEL = {"tp": "--tp", "pp": "--pp", "cp": "--cp", "ep": "--ep", "etp": "--etp", "micro_batches": "--micro-batches",
+             "schedule": "--pp-schedule", "virtual_stages": "--virtual-stages", "pp_layers": "--pp-layers"}
 #: yes/no settings whose flag is given when the value is the one named here
 _SWITCHES = {("setup", "offload_optimizer", True): "--offload-optimizer",
              ("setup", "offload_params", True): "--offload-params",
              ("quant", "double_quant", False): "--no-double-quant",
              ("alignment", "reference_shares_base", False): "--separate-reference",
              ("alignment", "dpo_precomputed_reference", True): "--dpo-precomputed-reference",
-             ("alignment", "grpo_reward_model", True): "--grpo-reward-model"}
+             ("alignment", "grpo_reward_model", True): "--grpo-reward-model",
+             ("parallel", "sequence_parallel", True): "--sequence-parallel"}
 
 
 def _flag_value(value: Any) -> str:
     """As typed on a command line: an enum's value, ``0.05`` rather than ``0.050000``, ``16`` rather than ``16.0``."""
     if isinstance(value, float):
         return str(int(value)) if value.is_integer() else repr(value)
+    if isinstance(value, tuple):  # layers per pipeline stage
+        return ",".join(str(v) for v in value)
     return str(getattr(value, "value", value))
 
 
@@ -123,11 +129,12 @@ def situation_flags(s: Situation) -> list[str]:
     groups: list[tuple[str, Any, Any, dict[str, str]]] = [
         ("setup", s.setup, d.setup, _SETUP), ("lora", s.setup.lora, d.setup.lora, _LORA),
         ("quant", s.setup.quant, d.setup.quant, {"quant_type": "--quant"}),
+        ("parallel", s.setup.parallel, d.setup.parallel, _PARALLEL),
         ("serving", s.serving, d.serving, _SERVING), ("alignment", s.alignment, d.alignment, _ALIGNMENT)]
     for group, now, default, valued in groups:
         for name in type(now).model_fields:
             value, was = getattr(now, name), getattr(default, name)
-            if value == was or name in ("lora", "quant"):
+            if value == was or name in ("lora", "quant", "parallel"):
                 continue
             if name in valued:
                 flags += [valued[name], _flag_value(value)]

@@ -86,6 +86,7 @@ TERM_ZH = {
     "logits": "logits（對數機率）",
     "sharding_buffers": "分片緩衝區",
     "temporaries": "暫存張量",
+    "parallel_buffers": "平行化緩衝區",
 }
 #: each training term's words, English from ``engine.terms.TERMS`` (one term, one name)
 TERM_WORDS = {name: text(TERMS[name].label, TERM_ZH[name]) for name in TRAINING_TERMS}

@@ -79,10 +79,15 @@ def test_flags_round_trip_every_setting_a_flag_reaches() -> None:
             "--attention", "eager", "--checkpointing", "full", "--gpus", "4", "--sharding", "zero3",
             "--offload-optimizer", "--offload-params", "--lora-rank", "8", "--lora-alpha", "16",
             "--lora-dropout", "0.05", "--lora-targets", "qv", "--quant", "fp4", "--no-double-quant",
-            "--tokens", "8192", "--dtype", "fp8", "--sequences", "3", "--tp", "2", "--weight-dtype", "int4",
+            "--tokens", "8192", "--dtype", "fp8", "--sequences", "3", "--serving-tp", "2", "--weight-dtype", "int4",
             "--gpu-memory-utilization", "0.8", "--batched-tokens", "4096", "--separate-reference",
             "--dpo-precomputed-reference", "--grpo-kl", "0", "--grpo-reward-model", "--rollout-share", "0.2",
             "--step", "softmax"]
+    s = parsed(argv)
+    assert parsed(situation_flags(s)) == s
+    assert sorted(situation_flags(s)) == sorted(argv)
+    argv = ["--gpus", "16", "--tp", "2", "--pp", "4", "--sequence-parallel", "--micro-batches", "8",
+            "--pp-schedule", "interleaved", "--virtual-stages", "2", "--pp-layers", "8,8,8,8", "--cp", "2"]
     s = parsed(argv)
     assert parsed(situation_flags(s)) == s
     assert sorted(situation_flags(s)) == sorted(argv)
