@@ -141,6 +141,11 @@ def _peak(table: StepTable, s: TrainingSetup, gpu: GpuSpec) -> _Peak:
     return _Peak(table, values, i, terms, allocated, reserved, device)
 
 
+def stage_fits(m: ModelSpec, s: TrainingSetup, gpu: GpuSpec, stage: int) -> bool:
+    """Whether one pipeline stage of ``s``'s layout fits ``gpu`` (a planner screens with it)."""
+    return _peak(step_table(m, s, stage=stage), s, gpu).device <= gpu.memory_bytes
+
+
 def _rank(stage: int, p: _Peak) -> RankEstimate:
     layers = p.table.context.stage_layers
     return RankEstimate(stage, layers, p.allocated, p.reserved, p.device, p.terms,

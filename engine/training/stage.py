@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
+from functools import lru_cache
 
 from engine.params import (
     Linear,
@@ -35,7 +36,7 @@ from engine.params import (
     mlp_linears,
     norm_params,
 )
-from engine.specs import Method, ModelSpec, Optimizer, Sharding, TrainingSetup
+from engine.specs import LoraSpec, Method, ModelSpec, Optimizer, Sharding, TrainingSetup
 from engine.training.activations import ActivationCoeffs, LayerCoeffs, activation_coeffs
 from engine.training.layout import Layout
 from engine.training.moments import Cost, Gradients, StepContext, assemble
@@ -66,12 +67,21 @@ class Held:
         return self.dense + self.expert
 
 
+@dataclass(frozen=True, slots=True)
+class _Split:
+    """How a layer's linears are split: tensor, expert and expert-tensor parallel sizes."""
+
+    tp: int
+    ep: int
+    etp: int
+
+
 def _is_expert(m: ModelSpec, layer: int, x: Linear) -> bool:
     e = m.moe
     return e is not None and layer >= e.first_dense_layers and x.count == e.num_experts and x.role in ROW | COLUMN
 
 
-def _linear(m: ModelSpec, layer: int, x: Linear, lay: Layout) -> tuple[float, bool]:
+def _linear(m: ModelSpec, layer: int, x: Linear, lay: Layout | _Split) -> tuple[float, bool]:
     """(parameters on one GPU, whether they are expert parameters) of one linear (module docstring)."""
     weight, bias = x.n_in * x.n_out, (x.n_out if x.bias else 0)
     if _is_expert(m, layer, x):
@@ -84,7 +94,7 @@ def _linear(m: ModelSpec, layer: int, x: Linear, lay: Layout) -> tuple[float, bo
     return float(x.params), False
 
 
-def _adapter(m: ModelSpec, layer: int, x: Linear, lay: Layout, rank: int) -> tuple[float, bool]:
+def _adapter(m: ModelSpec, layer: int, x: Linear, lay: Layout | _Split, rank: int) -> tuple[float, bool]:
     """LoRA's A (r x n_in) and B (n_out x r) on one GPU: split along the dimension the base linear splits
     (B for a column-parallel linear, A for a row-parallel one), whole for a replicated one (Megatron-Bridge /
     NeMo ``ParallelLinearAdapter``)."""
@@ -99,16 +109,22 @@ def _adapter(m: ModelSpec, layer: int, x: Linear, lay: Layout, rank: int) -> tup
 
 
 def layer_held(m: ModelSpec, s: TrainingSetup, lay: Layout, layer: int) -> Held:
-    """What one GPU holds of decoder layer ``layer``."""
+    """What one GPU holds of decoder layer ``layer`` (cached: a planner asks for the same layers often)."""
+    lora = s.lora if s.method is not Method.FULL else None
+    return _layer_held(m, lora, _Split(lay.tp, lay.ep, lay.etp), layer)
+
+
+@lru_cache(maxsize=65_536)
+def _layer_held(m: ModelSpec, lora: LoraSpec | None, lay: _Split, layer: int) -> Held:
     dense = expert = 0.0
     for x in attention_linears(m) + mlp_linears(m, layer):
         n, is_expert = _linear(m, layer, x, lay)
         dense, expert = (dense, expert + n) if is_expert else (dense + n, expert)
     norms = m.norms_per_layer * norm_params(m) + (m.mla.kv_lora_rank + (m.mla.q_lora_rank or 0) if m.mla else 0)
     adapters = [0.0, 0.0]
-    if s.method is not Method.FULL:
-        for x in lora_targets(m, layer, s.lora.targets):
-            n, is_expert = _adapter(m, layer, x, lay, s.lora.rank)
+    if lora is not None:
+        for x in lora_targets(m, layer, lora.targets):
+            n, is_expert = _adapter(m, layer, x, lay, lora.rank)
             adapters[is_expert] += n
     return Held(dense + norms, expert, adapters[0], adapters[1])
 

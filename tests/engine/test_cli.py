@@ -61,3 +61,47 @@ def test_weights_breakdown_sums_to_the_weights_term(capsys):
     d = _json(capsys, "estimate", "--method", "qlora", "--gpus", "4", "--sharding", "zero3")
     assert sum(d["weights_breakdown"].values()) == d["terms"]["weights"]
     assert d["weights_breakdown"]["quantized_4bit"] > 0
+
+
+def test_plan_rows_equal_estimate_with_their_flags(capsys):
+    """The planner's contract: each row's numbers are estimate's for the row's flags."""
+    plan = _json(capsys, "plan", "--model", "llama-3.1-70b", "--gpu", "h100-80gb", "--max-gpus", "32")
+    assert plan["layouts"]
+    keys = {"gpus", "dp", "tp", "pp", "cp", "ep", "sharding", "sequence_parallel", "checkpointing", "micro_batches",
+            "peak_allocated_bytes", "device_bytes", "fits", "note"}
+    for row in plan["layouts"][:3]:
+        assert keys <= set(row)
+        e = _json(capsys, "estimate", "--model", "llama-3.1-70b", "--gpu", "h100-80gb", *row["flags"])
+        assert (e["peak_allocated_bytes"], e["device_bytes"]) == (row["peak_allocated_bytes"], row["device_bytes"])
+
+
+def test_estimate_with_a_layout_reports_every_stage(capsys):
+    e = _json(capsys, "estimate", "--model", "llama-2-70b", "--gpus", "16", "--tp", "8", "--pp", "2",
+              "--micro-batches", "8", "--sequence-parallel")
+    assert e["layout"] == {"dp": 1, "tp": 8, "pp": 2, "cp": 1, "ep": 1, "etp": 8, "sequence_parallel": True,
+                           "micro_batches": 8, "schedule": "1f1b", "virtual_stages": 1, "pipeline_bubble": 0.125}
+    assert [r["layers"] for r in e["ranks"]] == [[0, 39], [40, 79]]
+    most = e["ranks"][e["most_loaded_stage"]]
+    assert (e["device_bytes"], e["terms"]) == (most["device_bytes"], most["terms"])
+
+
+def test_without_layout_flags_the_output_has_no_layout_keys(capsys):
+    e = _json(capsys, "estimate")
+    assert not {"layout", "ranks", "most_loaded_stage"} & set(e)
+    assert "parallel" not in e["setup"]
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["--gpus", "12", "--tp", "8"], "must be a whole multiple of tp x pp x cp"),
+    (["--model", "llama-2-70b", "--gpus", "16", "--tp", "16"], "must divide the key/value heads"),
+    (["--model", "mixtral-8x7b", "--gpus", "3", "--ep", "3"], "must divide the experts"),
+    (["--pp", "40", "--gpus", "40"], "cannot exceed the layers"),
+    (["--pp", "2", "--gpus", "2", "--pp-layers", "1,2,3"], "pp_layers lists 3 stages"),
+    (["--pp", "2", "--gpus", "2", "--pp-layers", "a,b"], "layers per stage separated by commas"),
+])
+def test_an_impossible_layout_is_one_line_exit_2(args, message):
+    r = subprocess.run([sys.executable, "-m", "engine", "estimate", *args], capture_output=True, text=True,
+                       check=False)
+    assert r.returncode == 2
+    assert message in r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1

@@ -1,0 +1,188 @@
+"""The layout planner: which ways of spreading a training run over at most N GPUs fit, fewest GPUs first.
+
+For every combination of tensor parallelism (t <= 8, within a node, dividing the attention and key/value heads),
+pipeline parallelism (powers of two up to the layers, and the divisors of the layer count up to 32: an even or
+nearly even split), context parallelism (for sequences of 16,384 tokens and more), expert parallelism (MoE
+models: powers of two dividing the experts), a ZeRO stage (ZeRO-1 only beside pipeline parallelism, as Megatron-LM's
+distributed optimizer and DeepSpeed's pipeline engine allow) and activation checkpointing, the planner finds the
+fewest data-parallel replicas with which it fits, then reports it with :func:`engine.training.estimate`'s own
+numbers for exactly that setup. Sequence parallelism is always on with t > 1 (it only saves memory: Korthikanti et
+al. 2022, arXiv:2205.05198, s4.2.2). A pipeline runs 4 micro-batches per stage unless the setup says otherwise
+(bubble ``(p - 1) / m`` under 25%: Narayanan et al. 2021, arXiv:2104.04473, s2.2).
+
+GPU counts are 1, 2, 4 or whole nodes of 8 (a multiple of 8): the shapes clusters are rented in.
+
+The search screens each candidate on the first and the last pipeline stage (the most loaded ones under an even
+split: the first holds the most micro-batches in flight and the embedding, the last the output layer and the
+loss), then confirms the smallest fitting one with the full estimate of every stage.
+
+Each row's note states what the layout costs in communication: tensor parallelism's all-reduces stay inside a
+node of 8 GPUs (Shoeybi et al. 2019, arXiv:1909.08053, s3); the pipeline bubble; ZeRO-3 moves 1.5x the data of
+data parallelism (Rajbhandari et al. 2020, arXiv:1910.02054, s7).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+from engine.specs import Checkpointing, GpuSpec, ModelSpec, ParallelSpec, Sharding, TrainingSetup
+from engine.training.estimate import Estimate, estimate, stage_fits
+from engine.training.layout import LayoutError, layout
+
+NODE_GPUS = 8
+MAX_PP = 32
+MICRO_BATCHES_PER_STAGE = 4
+LONG_SEQUENCE = 16_384
+
+
+@dataclass(frozen=True, slots=True)
+class PlanRow:
+    """One layout that fits: its setup and the estimate of exactly that setup."""
+
+    setup: TrainingSetup
+    estimate: Estimate
+    note: str
+
+
+def _powers(limit: int) -> list[int]:
+    out, n = [], 1
+    while n <= limit:
+        out.append(n)
+        n *= 2
+    return out
+
+
+def _candidates(m: ModelSpec, s: TrainingSetup, max_gpus: int) -> Iterator[ParallelSpec]:
+    """Every (tp, pp, cp, ep) layout shape worth trying (module docstring), user-fixed sizes kept."""
+    fixed = s.parallel
+    kv = m.num_kv_heads if m.mla is None else m.num_heads
+    tps = [fixed.tp] if fixed.tp > 1 else [t for t in _powers(NODE_GPUS) if m.num_heads % t == 0 and kv % t == 0]
+    pps = [fixed.pp] if fixed.pp > 1 else sorted(set(_powers(min(MAX_PP, m.num_layers)))
+                                                 | {p for p in range(1, min(MAX_PP, m.num_layers) + 1)
+                                                    if m.num_layers % p == 0})
+    cps = [fixed.cp] if fixed.cp > 1 else ([1, 2, 4, 8] if s.seq_len >= LONG_SEQUENCE else [1])
+    eps = [fixed.ep] if fixed.ep > 1 else ([e for e in _powers(m.moe.num_experts) if m.moe.num_experts % e == 0]
+                                           if m.moe is not None else [1])
+    for tp in tps:
+        for pp in pps:
+            for cp in cps:
+                if tp * pp * cp > max_gpus:
+                    continue
+                for ep in eps:
+                    m_b = fixed.micro_batches if fixed.micro_batches > 1 else (
+                        MICRO_BATCHES_PER_STAGE * pp if pp > 1 else 1)
+                    yield ParallelSpec(tp=tp, pp=pp, cp=cp, ep=ep, etp=fixed.etp, sequence_parallel=tp > 1,
+                                       micro_batches=m_b, schedule=fixed.schedule if pp > 1 else "1f1b",
+                                       virtual_stages=fixed.virtual_stages if pp > 1 else 1)
+
+
+def _shardings(pp: int) -> list[Sharding]:
+    return [Sharding.NONE, Sharding.ZERO1] if pp > 1 else list(Sharding)
+
+
+def _setup(s: TrainingSetup, p: ParallelSpec, sharding: Sharding, ckpt: Checkpointing, dp: int) -> TrainingSetup | None:
+    gpus = dp * p.model_parallel
+    if gpus > NODE_GPUS and gpus % NODE_GPUS:
+        return None  # not whole nodes
+    try:
+        return s.with_(parallel=p.model_dump(), sharding=sharding, checkpointing=ckpt, gpus=gpus,
+                       offload_params=s.offload_params and sharding is Sharding.ZERO3)
+    except ValueError:
+        return None
+
+
+def _smallest(lo: int, hi: int, fits: Callable[[int], bool]) -> int | None:
+    """The smallest n in [lo, hi] with fits(n), for a predicate that stays true once true (binary search)."""
+    if lo > hi or not fits(hi):
+        return None
+    while lo < hi:
+        mid = (lo + hi) // 2
+        lo, hi = (lo, mid) if fits(mid) else (mid + 1, hi)
+    return lo
+
+
+def note(e: Estimate) -> str:
+    """What the layout costs in communication (module docstring)."""
+    lay = e.layout
+    parts = []
+    if lay is not None and lay.tp > 1:
+        parts.append(f"TP {lay.tp} inside a node" if lay.tp <= NODE_GPUS else f"TP {lay.tp} across nodes: slow")
+    if lay is not None and lay.pp > 1:
+        parts.append(f"PP bubble {lay.bubble:.0%} ((p-1)/m)")
+    if lay is not None and lay.cp > 1:
+        parts.append(f"CP {lay.cp}: ring attention passes K, V around")
+    if lay is not None and lay.ep > 1:
+        parts.append(f"EP {lay.ep}: all-to-all per MoE layer")
+    if e.setup.sharding is Sharding.ZERO3:
+        parts.append("ZeRO-3: 1.5x the communication of data parallelism")
+    return "; ".join(parts) or "data parallelism only"
+
+
+def plan(m: ModelSpec, s: TrainingSetup, gpu: GpuSpec, max_gpus: int) -> list[PlanRow]:
+    """The layouts of ``s`` that fit ``gpu`` on at most ``max_gpus`` GPUs, fewest GPUs first, then the lowest
+    device total (module docstring: the search)."""
+    rows: dict[TrainingSetup, PlanRow] = {}
+    ckpts = [Checkpointing.NONE, Checkpointing.FULL]
+    for p in _candidates(m, s, max_gpus):
+        for sharding in _shardings(p.pp):
+            for ckpt in ckpts:
+                found = _best(m, s, gpu, max_gpus=max_gpus, p=p, sharding=sharding, ckpt=ckpt)
+                if found is not None:
+                    rows.setdefault(found.setup, found)
+    return sorted(rows.values(), key=lambda r: (r.setup.gpus, r.estimate.device_bytes))
+
+
+def _best(m: ModelSpec, s: TrainingSetup, gpu: GpuSpec, *, max_gpus: int, p: ParallelSpec, sharding: Sharding,
+          ckpt: Checkpointing) -> PlanRow | None:
+    """The fewest data-parallel replicas with which this layout fits (None: not within ``max_gpus``)."""
+    top = max_gpus // p.model_parallel
+
+    def setup(dp: int) -> TrainingSetup | None:
+        return _setup(s, p, sharding, ckpt, dp)
+
+    def screened(dp: int) -> bool:
+        candidate = setup(_whole(dp, p.model_parallel))
+        if candidate is None:
+            return False
+        try:
+            lay = layout(m, candidate)
+        except LayoutError:
+            return False
+        return all(stage_fits(m, candidate, gpu, i) for i in {0, lay.pp - 1})
+
+    lo = 1
+    if sharding is Sharding.NONE:  # without ZeRO more replicas do not help: the fewest valid ones only
+        lo = next((dp for dp in range(1, top + 1) if _valid(m, setup(dp))), top + 1)
+        top = lo
+    dp = _smallest(lo, top, screened)
+    dp = _whole(dp, p.model_parallel) if dp is not None else None
+    if dp == 1 and sharding is not Sharding.NONE:
+        return None  # ZeRO over one replica is no sharding: the row without it says the same
+    while dp is not None and dp <= max_gpus // p.model_parallel:
+        candidate = setup(dp)
+        if candidate is not None and _valid(m, candidate):
+            e = estimate(m, candidate, gpu)
+            if e.fits:
+                return PlanRow(candidate, e, note(e))
+        dp += 1
+        if sharding is Sharding.NONE:
+            return None
+    return None
+
+
+def _whole(dp: int, model_parallel: int) -> int:
+    """The smallest dp' >= dp whose GPU count is 1, 2, 4 or whole nodes (the predicate stays monotone)."""
+    while dp * model_parallel > NODE_GPUS and (dp * model_parallel) % NODE_GPUS:
+        dp += 1
+    return dp
+
+
+def _valid(m: ModelSpec, s: TrainingSetup | None) -> bool:
+    if s is None:
+        return False
+    try:
+        layout(m, s)
+    except LayoutError:
+        return False
+    return True

@@ -1,0 +1,73 @@
+"""engine.training.planner: every layout it proposes fits, is ordered, and is exactly what estimate says."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine.catalog import get_gpu, get_model
+from engine.commands.plan import flags
+from engine.specs import Method, Sharding, TrainingSetup
+from engine.training import estimate
+from engine.training.planner import plan
+
+H100 = get_gpu("h100-80gb")
+
+
+@pytest.fixture(scope="module")
+def rows_70b() -> list:  # type: ignore[type-arg]
+    return plan(get_model("llama-3.1-70b"), TrainingSetup(), H100, 64)
+
+
+def test_rows_fit_fewest_gpus_first_then_the_lowest_device_total(rows_70b: list) -> None:  # type: ignore[type-arg]
+    assert rows_70b
+    keys = [(r.setup.gpus, r.estimate.device_bytes) for r in rows_70b]
+    assert keys == sorted(keys)
+    for r in rows_70b:
+        assert r.estimate.fits
+        assert r.setup.gpus <= 64
+        assert r.setup.gpus in (1, 2, 4) or r.setup.gpus % 8 == 0
+        p = r.setup.parallel
+        assert p.tp <= 8
+        assert p.sequence_parallel == (p.tp > 1)
+        assert r.setup.sharding in ((Sharding.NONE, Sharding.ZERO1) if p.pp > 1 else tuple(Sharding))
+
+
+def test_every_row_is_the_estimate_of_its_own_setup(rows_70b: list) -> None:  # type: ignore[type-arg]
+    m = get_model("llama-3.1-70b")
+    for r in rows_70b:
+        e = estimate(m, r.setup, H100)
+        assert (e.peak_allocated_bytes, e.device_bytes) == (r.estimate.peak_allocated_bytes, r.estimate.device_bytes)
+
+
+def test_each_row_is_the_fewest_replicas_that_fit(rows_70b: list) -> None:  # type: ignore[type-arg]
+    m = get_model("llama-3.1-70b")
+    for r in rows_70b:
+        s = r.setup
+        if s.sharding is Sharding.NONE or s.dp == 1:
+            continue
+        fewer = s.dp - 1
+        while fewer >= 1 and (fewer * s.parallel.model_parallel) % 8 and fewer * s.parallel.model_parallel > 8:
+            fewer -= 1
+        if fewer >= 1:
+            assert not estimate(m, s.with_(gpus=fewer * s.parallel.model_parallel), H100).fits
+
+
+def test_nothing_fits_on_too_few_gpus() -> None:
+    assert plan(get_model("llama-3.1-405b"), TrainingSetup(), H100, 8) == []
+
+
+def test_a_lora_run_fits_on_one_gpu() -> None:
+    rows = plan(get_model("llama-3.1-8b"), TrainingSetup(method=Method.LORA), H100, 8)
+    assert rows[0].setup.gpus == 1
+
+
+def test_moe_layouts_include_expert_parallelism() -> None:
+    rows = plan(get_model("mixtral-8x7b"), TrainingSetup(), H100, 32)
+    assert any(r.setup.parallel.ep > 1 for r in rows)
+
+
+def test_flags_reproduce_the_row() -> None:
+    rows = plan(get_model("llama-3.1-70b"), TrainingSetup(), H100, 32)
+    pp = next(r for r in rows if r.setup.parallel.pp > 1)
+    assert flags(pp.setup)[:2] == ["--gpus", str(pp.setup.gpus)]
+    assert "--sequence-parallel" in flags(pp.setup)
