@@ -23,7 +23,7 @@ from typing import Any
 import torch
 from transformers.utils import logging as transformers_logging
 
-from calibration import patches
+from calibration import long_context, patches
 from calibration.cases import CASES, case_by_id
 from calibration.counter import LiveBytes
 from calibration.models import CATALOG, build_model, materialize
@@ -40,17 +40,26 @@ def run_case(case: dict[str, Any], fake: bool = True) -> dict[str, Any]:
     fake_mode = torch._subclasses.fake_tensor.FakeTensorMode
     mode = fake_mode(allow_non_fake_inputs=True) if fake else contextlib.nullcontext()
     counter = LiveBytes()
+    offload = None
     with mode:
         materialize(model)
         opt = make_optimizer(model)
         vocab = model.get_output_embeddings().weight.shape[0]
         input_ids = torch.randint(0, vocab, (case["batch"], case["seq_len"]))
+        lc = long_context.is_long_context(case)
+        offload = long_context.prepare(model, case) if lc else None
         with counter:
             counter.track(input_ids)
             mark_kinds(model, opt, counter)
             for n in (1, 2):
-                train_step(model, opt, input_ids, precision=case["precision"], counter=counter, n=n)
-    return _record(case, model, counter, time.perf_counter() - start)
+                if lc:
+                    long_context.train_step(model, opt, input_ids, case=case, counter=counter, n=n, offload=offload)
+                else:
+                    train_step(model, opt, input_ids, precision=case["precision"], counter=counter, n=n)
+    record = _record(case, model, counter, time.perf_counter() - start)
+    if offload is not None:
+        record["host_offloaded_peak_bytes"] = offload.host_peak  # what moved to host RAM, at its largest
+    return record
 
 
 def _record(case: dict[str, Any], model: torch.nn.Module, counter: LiveBytes, seconds: float) -> dict[str, Any]:

@@ -10,6 +10,14 @@
   AdamW; activations do not shrink (Rajbhandari et al. 2020, arXiv:1910.02054, s5). Steps: the setup without
   ZeRO-3 (one GPU if it was ZeRO-3) -> ZeRO-3 over N GPUs (the setup's N, else ``DEFAULT_ZERO3_GPUS``).
 
+* **Long context: chunked loss / activation offload** shrinks *logits* and *activations*, the terms that grow with
+  the sequence and that LoRA does not touch: a chunked loss (torchtune's CEWithChunkedOutputLoss) upcasts and
+  backpropagates one chunk at a time; a fused linear cross-entropy (Liger) never makes the whole logits;
+  activation offloading (torchtune / TRL OffloadActivations) moves the saved activations to host RAM
+  (``engine.training.loss``, ``engine.training.terms.offloaded``). Steps: standard loss -> chunked ->
+  fused-linear-ce -> fused-linear-ce + offload. Not one of the seed's three cards (:func:`levers`); the
+  GUI shows it as a fourth card when logits or activations are the biggest term (:func:`long_context_leads`).
+
 Every number is an :func:`engine.training.estimate` of the setup with the lever's fields changed; nothing else.
 The rule under the cards, "find the biggest term first, then pick the lever that moves it", is
 :func:`biggest_term` and :func:`advice`. Trainable shares and ZeRO-3's communication live in
@@ -22,7 +30,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from engine.results import Term
-from engine.specs import Attention, Checkpointing, GpuSpec, Method, ModelSpec, Sharding, TrainingSetup
+from engine.specs import Attention, Checkpointing, GpuSpec, Loss, Method, ModelSpec, Sharding, TrainingSetup
 from engine.terms import TermName
 from engine.training.estimate import Estimate, estimate
 
@@ -34,6 +42,13 @@ class LeverKind(StrEnum):
     LORA = "lora"  # LoRA / QLoRA
     ACTIVATIONS = "activations"  # FlashAttention / checkpointing
     ZERO3 = "zero3"  # ZeRO-3 / FSDP
+    LONG_CONTEXT = "long-context"  # chunked loss / activation offload
+
+
+#: The seed's three cards, in its order (the long-context lever is a fourth, shown when it leads).
+SEED_KINDS = (LeverKind.LORA, LeverKind.ACTIVATIONS, LeverKind.ZERO3)
+#: The terms that grow with the sequence and that the long-context lever moves.
+LONG_CONTEXT_TERMS = (TermName.LOGITS, TermName.ACTIVATIONS)
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,9 +148,32 @@ def zero3_lever(m: ModelSpec, s: TrainingSetup, gpu: GpuSpec, gpus: int | None =
     ])
 
 
+def long_context_lever(m: ModelSpec, s: TrainingSetup, gpu: GpuSpec) -> Lever:
+    """Standard loss -> chunked loss (logits) -> fused linear cross-entropy (logits) -> + activation offload
+    (activations), each on top of the one before; the setup's checkpointing and chunk count are kept."""
+    off = s.with_(loss=Loss.STANDARD, activation_offload=False)
+    fused = off.with_(loss=Loss.FUSED_LINEAR_CE)
+    return _lever(LeverKind.LONG_CONTEXT, m, s, gpu, [
+        ("standard", off, ()),
+        ("chunked", off.with_(loss=Loss.CHUNKED), (TermName.LOGITS,)),
+        ("fused-linear-ce", fused, (TermName.LOGITS,)),
+        ("fused-linear-ce-offload", fused.with_(activation_offload=True), (TermName.ACTIVATIONS,)),
+    ])
+
+
 def levers(m: ModelSpec, s: TrainingSetup, gpu: GpuSpec, gpus: int | None = None) -> tuple[Lever, ...]:
     """The three cards, in the seed's order."""
     return lora_lever(m, s, gpu), activations_lever(m, s, gpu), zero3_lever(m, s, gpu, gpus)
+
+
+def all_levers(m: ModelSpec, s: TrainingSetup, gpu: GpuSpec, gpus: int | None = None) -> tuple[Lever, ...]:
+    """The seed's three cards and the long-context lever."""
+    return (*levers(m, s, gpu, gpus), long_context_lever(m, s, gpu))
+
+
+def long_context_leads(e: Estimate) -> bool:
+    """The page's own rule applied to the fourth card: it leads when logits or activations are the biggest term."""
+    return biggest_term(e).name in LONG_CONTEXT_TERMS
 
 
 def biggest_term(e: Estimate) -> Term:
@@ -148,7 +186,7 @@ class Advice:
     """The rule applied: the biggest term, and the lever that moves it most from the current setup."""
 
     term: Term
-    lever: LeverKind | None  # None: none of the three moves it (logits, buffers) or they are all on already
+    lever: LeverKind | None  # None: no lever given moves it (the seed's three: logits, buffers) or all are on
     step: str  # the lever's step that moves it most
     after: int  # the term's bytes at the peak with that step
 
@@ -157,7 +195,8 @@ def advice(m: ModelSpec, s: TrainingSetup, gpu: GpuSpec, gpus: int | None = None
            computed: tuple[Lever, ...] | None = None) -> Advice:
     """Find the biggest term first, then pick the lever (and step) that moves it the most.
 
-    ``computed``: the :func:`levers` of the same arguments, when the caller already has them."""
+    ``computed``: the levers to choose from (default: the seed's three, :func:`levers`; pass :func:`all_levers`
+    to let the long-context lever compete)."""
     term = biggest_term(estimate(m, s, gpu))
     best: tuple[int, LeverKind | None, str] = (term.bytes, None, "")
     for lever in computed or levers(m, s, gpu, gpus):

@@ -24,6 +24,7 @@ SeqLen = Annotated[int, Field(ge=1, le=1_048_576)]
 Batch = Annotated[int, Field(ge=1, le=4_096)]
 GpuCount = Annotated[int, Field(ge=1, le=65_536)]
 LoraRank = Annotated[int, Field(ge=1, le=4_096)]
+LossChunks = Annotated[int, Field(ge=1, le=4_096)]
 Probability = Annotated[float, Field(ge=0.0, lt=1.0)]
 Bytes = Annotated[int, Field(ge=0)]
 
@@ -92,8 +93,21 @@ class Attention(StrEnum):
 
 
 class Checkpointing(StrEnum):
+    """FULL: each layer keeps its input and recomputes the rest in backward (Chen et al. 2016); SELECTIVE: only the
+    attention core is recomputed (Korthikanti et al. 2022, arXiv:2205.05198, s5; Megatron-LM's
+    ``--recompute-granularity selective``), ``engine.training.activations``."""
+
     NONE = "none"
     FULL = "full"
+    SELECTIVE = "selective"
+
+
+class Loss(StrEnum):
+    """How the loss over the vocabulary is computed (``engine.training.loss``)."""
+
+    STANDARD = "standard"  # transformers ForCausalLMLoss: whole fp32 logits
+    CHUNKED = "chunked"  # torchtune CEWithChunkedOutputLoss: upcast and cross-entropy one chunk at a time
+    FUSED_LINEAR_CE = "fused-linear-ce"  # Liger: the output layer fused into a chunked loss
 
 
 class Sharding(StrEnum):
@@ -298,10 +312,14 @@ class TrainingSetup(_Frozen):
     lora: LoraSpec = LoraSpec()
     quant: QuantSpec = QuantSpec()
     parallel: ParallelSpec = ParallelSpec()
+    #: issue 19's long-context levers; the defaults are what every estimate did before them
+    loss: Loss = Loss.STANDARD
+    loss_chunks: LossChunks = 8  # torchtune's num_output_chunks default; used by Loss.CHUNKED
+    activation_offload: bool = False  # saved activations to host RAM (torchtune / TRL OffloadActivations)
 
     #: fields added after the first release: left out of ``as_json()`` while at their defaults, so that a script's
     #: output does not change until it uses them
-    OPTIONAL_IN_JSON: ClassVar[tuple[str, ...]] = ("parallel",)
+    OPTIONAL_IN_JSON: ClassVar[tuple[str, ...]] = ("parallel", "loss", "loss_chunks", "activation_offload")
 
     @model_validator(mode="after")
     def _check(self) -> TrainingSetup:

@@ -11,7 +11,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from engine.training.accuracy import Comparison, gpu_runs, summarize, traced_steps  # noqa: E402
+from engine.training.accuracy import Comparison, gpu_runs, offloaded_host, summarize, traced_steps  # noqa: E402
 from tools.published import compare  # noqa: E402
 
 GIB = 1 << 30
@@ -66,6 +66,14 @@ def main() -> int:
         "tensors and on GPT-2's fused Conv1D layers) are listed but left out of the summary.",
         "",
         *_table(traced),
+        "",
+        "## Activation offloading: what moved to host RAM",
+        "",
+        "The traced steps that offload activations (torchtune's OffloadActivations rules, calibration/long_context.py)",
+        "also count the bytes moved to the host, at their largest; the estimate's `offloaded_bytes` (part of",
+        "`host_bytes`) against them:",
+        "",
+        *_table(offloaded_host()),
         "",
         "## Published measurements (loose)",
         "",

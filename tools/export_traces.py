@@ -24,6 +24,10 @@ def _setup(r: dict[str, object]) -> dict[str, object]:
     if r["method"] != "full":
         setup["lora"] = {"rank": r["lora_rank"], "alpha": r["lora_alpha"], "dropout": r["lora_dropout"] or 0.0,
                          "targets": r["lora_targets"]}
+    if r.get("loss", "standard") != "standard":  # issue 19's long-context levers (the lc- cases)
+        setup["loss"], setup["loss_chunks"] = r["loss"], r["loss_chunks"]
+    if r.get("activation_offload"):
+        setup["activation_offload"] = True
     return setup
 
 
@@ -33,6 +37,8 @@ def _row(r: dict[str, object]) -> dict[str, object]:
         "peak_bytes": r["peak_bytes"], "peak_phase": r["peak_phase"],
         "total_params": r["total_params"], "trainable_params": r["trainable_params"],
     }
+    if "host_offloaded_peak_bytes" in r:
+        row["host_offloaded_peak_bytes"] = r["host_offloaded_peak_bytes"]
     try:
         get_model(str(r["model"]))
     except CatalogError:

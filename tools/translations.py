@@ -18,7 +18,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 TRANSLATIONS = REPO / "assets" / "translations"
 ENGINE_SOURCES = ("engine/attention_text.py", "engine/alignment/facts.py", "engine/alignment/roles.py",
-                  "engine/terms.py")
+                  "engine/alignment/rollout.py", "engine/terms.py")
 
 
 def tool(name: str) -> str:

@@ -1322,6 +1322,10 @@ Device total: plus the CUDA context and libraries — what nvidia-smi shows.</so
         <source>the share does not hold the weights: the engine cannot start</source>
         <translation>這個比例放不下權重：引擎無法啟動</translation>
     </message>
+    <message>
+        <source>the generation batch&apos;s KV cache is larger than the share leaves: vLLM samples it in turns (slower)</source>
+        <translation>生成批次的 KV cache 超過比例剩下的容量：vLLM 會分批取樣（較慢）</translation>
+    </message>
 </context>
 <context>
     <name>errors</name>

@@ -22,7 +22,7 @@ from enum import StrEnum
 from engine.params import count_params
 from engine.specs import Method, ModelSpec, Sharding, TrainingSetup
 from engine.terms import TermName
-from engine.training.estimate import Estimate
+from engine.training.estimate import Estimate, Phase
 from engine.training.inference import forward_bytes
 from engine.training.precision import FP32, HALF
 from engine.training.states import model_states
@@ -54,6 +54,8 @@ class Holding(StrEnum):
     PRECOMPUTED = "precomputed"  # its outputs were computed before training: not in memory
     NOT_LOADED = "not-loaded"  # not needed (KL coefficient 0)
     PROGRAM = "program"  # a rule on the CPU
+    POLICY = "policy"  # the policy itself, adapters on (a rollout by model.generate)
+    SERVER = "server"  # on GPUs of its own (a vLLM server)
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,6 +69,8 @@ class RoleCost:
     transient: dict[str, int] = field(default_factory=dict)
     estimate: Estimate | None = None  # for a trained role
     note: str = ""  # a warning (a rollout share too small for the weights)
+    # bytes on GPUs other than the training ones, by part (a vLLM server's weights and KV cache)
+    elsewhere: dict[str, int] = field(default_factory=dict)
 
     @property
     def resident_bytes(self) -> int:
@@ -86,13 +90,20 @@ def value_model(m: ModelSpec) -> ModelSpec:
     return m.model_copy(update={"id": f"{m.id}-value", "tie_embeddings": True})
 
 
-def trained(role: Role, e: Estimate, logits: bool = True) -> RoleCost:
+def trained(role: Role, e: Estimate, logits: bool = True, logit_share: float = 1.0) -> RoleCost:
     """Resident weights and optimizer states; the rest of the peak (at the phase peaking highest) is transient.
 
-    ``logits=False`` (a critic) drops the vocabulary logits and re-takes the peak over the phases."""
+    ``logits=False`` (a critic) drops the vocabulary logits and re-takes the peak over the phases;
+    ``logit_share`` keeps that share of them (the logits term is per token: GRPO makes logits for the completion
+    only, TRL's ``logits_to_keep``)."""
+    share = logit_share if logits else 0.0
     st = model_states(e.model, e.setup)
-    peak = max(e.phases, key=lambda p: p.total - (0 if logits else p.terms.get(TermName.LOGITS, 0.0)))
-    at = {n: round(v) for n, v in peak.terms.items() if logits or n != TermName.LOGITS}
+
+    def scaled(p: Phase) -> dict[str, float]:
+        return {n: v * share if n == TermName.LOGITS else v for n, v in p.terms.items()}
+
+    peak = max((scaled(p) for p in e.phases), key=lambda t: sum(t.values()))
+    at = {n: round(v) for n, v in peak.items() if logits or n != TermName.LOGITS}
     resident: dict[str, int] = {TermName.WEIGHTS: st.weights, TermName.OPTIMIZER_STATES: st.optimizer_states}
     transient = {n: b - resident.get(n, 0) for n, b in at.items() if b - resident.get(n, 0) > 0}
     return RoleCost(role, Mode.TRAINED, Holding.OWN, resident, transient, e)
@@ -107,10 +118,11 @@ def frozen_weights(m: ModelSpec, s: TrainingSetup) -> int:
 
 
 def frozen(role: Role, m: ModelSpec, s: TrainingSetup, sequences: int, *, logits: bool = True,
-           holding: Holding = Holding.OWN) -> RoleCost:
-    """Weights (none when sharing the policy's base) + one no-grad forward over ``sequences`` sequences."""
+           holding: Holding = Holding.OWN, logit_tokens: int | None = None) -> RoleCost:
+    """Weights (none when sharing the policy's base) + one no-grad forward over ``sequences`` sequences
+    (``logit_tokens``: positions per sequence given logits, ``engine.training.inference.forward_bytes``)."""
     resident: dict[str, int] = {TermName.WEIGHTS: frozen_weights(m, s)} if holding is Holding.OWN else {}
-    transient: dict[str, int] = {TermName.FORWARD: forward_bytes(m, s, sequences, logits).bytes}
+    transient: dict[str, int] = {TermName.FORWARD: forward_bytes(m, s, sequences, logits, logit_tokens).bytes}
     return RoleCost(role, Mode.FROZEN, holding, resident, transient)
 
 

@@ -9,10 +9,16 @@
 * GRPO (Shao et al. 2024, DeepSeekMath, arXiv:2402.03300, s4.1): policy trained, reference frozen (none with a KL
   coefficient of 0, TRL's ``beta=0.0``), the reward a rule or a model, a rollout engine sampling G answers a prompt.
 
+With any of the RL settings (``num_generations``, ``max_prompt_length``, ``max_completion_length``,
+``rollout_engine``), PPO and GRPO train on generated sequences (``engine.alignment.rollout``: G completions of C
+tokens per prompt of P tokens, the rollout engine's KV cache); without them, on the setup's batch and sequence
+length, with a colocated engine of ``rollout_share`` (the counts before issue 19, unchanged).
+
 The step's roles run one after another, so the per-GPU peak is every role's resident bytes plus the largest
-transient: ``sum(resident) + max(transient)``. ``sum_bytes`` adds every transient too: an upper bound, as if all
-roles ran at once. The device total adds the allocator's reserve (``RESERVED_RATIO``) to the allocated bytes, then
-the rollout engine's share (a pool of its own) and the CUDA context.
+transient: ``sum(resident) + max(transient)`` (a rollout by ``model.generate`` is one more transient).
+``sum_bytes`` adds every transient too: an upper bound, as if all roles ran at once. The device total adds the
+allocator's reserve (``RESERVED_RATIO``) to the allocated bytes, then the rollout engine's share (a pool of its
+own) and the CUDA context.
 """
 
 from __future__ import annotations
@@ -21,14 +27,25 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from engine.alignment.roles import Holding, Mode, Role, RoleCost, absent, frozen, rollout, trained, value_model
+from engine.alignment.rollout import (
+    DEFAULT_COMPLETION,
+    DEFAULT_GENERATIONS,
+    DEFAULT_PROMPT,
+    RolloutEngine,
+    RolloutShape,
+    rollout_role,
+    shape,
+)
 from engine.specs import GpuSpec, Method, ModelSpec, TrainingSetup
 from engine.terms import TermName
 from engine.training.estimate import RESERVED_RATIO, estimate
 
 Share = Annotated[float, Field(ge=0.0, lt=1.0)]
+Generations = Annotated[int, Field(ge=1, le=1_024)]
+Tokens = Annotated[int, Field(ge=1, le=524_288)]
 
 
 class Stage(StrEnum):
@@ -48,6 +65,30 @@ class AlignmentOptions(BaseModel):
     grpo_kl_coef: Annotated[float, Field(ge=0.0, le=10.0)] = 0.04  # DeepSeekMath's beta; TRL's default is 0.0
     grpo_reward_model: bool = False  # False: a rule (verifiable reward); True: a reward model
     rollout_share: Share = 0.3  # vLLM gpu_memory_utilization (TRL colocate default); 0: no separate engine
+    #: issue 19's RL settings (engine.alignment.rollout); all None: the counts as before them
+    num_generations: Generations | None = None  # GRPO's G (TRL default 8); PPO samples 1
+    max_prompt_length: Tokens | None = None  # P (default 512)
+    max_completion_length: Tokens | None = None  # C (TRL default 512)
+    rollout_engine: RolloutEngine | None = None  # default: vllm-colocate with a rollout share, else hf-generate
+
+    @model_validator(mode="after")
+    def _check(self) -> AlignmentOptions:
+        if self.rollout_engine is RolloutEngine.VLLM_COLOCATE and self.rollout_share == 0:
+            raise ValueError("rollout_engine vllm-colocate needs a vllm_gpu_memory_utilization (rollout_share) above 0")
+        return self
+
+    @property
+    def rl(self) -> bool:
+        """Whether any RL setting was given (then PPO and GRPO train on generated sequences)."""
+        return any(v is not None for v in (self.num_generations, self.max_prompt_length,
+                                           self.max_completion_length, self.rollout_engine))
+
+    @property
+    def engine(self) -> RolloutEngine:
+        """The rollout engine: as given, else a colocated vLLM when a share is set, else model.generate."""
+        if self.rollout_engine is not None:
+            return self.rollout_engine
+        return RolloutEngine.VLLM_COLOCATE if self.rollout_share > 0 else RolloutEngine.HF_GENERATE
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,12 +99,19 @@ class StageMemory:
     roles: tuple[RoleCost, ...]
     gpu: GpuSpec
     gpus: int
+    rollout: RolloutShape | None = None  # the RL step's shape, when RL settings were given (PPO, GRPO)
 
     @property
     def allocated_bytes(self) -> int:
-        """Training allocations at the peak: every resident part plus the largest transient."""
+        """Training allocations at the peak: every resident part plus the largest transient (a vLLM engine's
+        share is a pool of its own, outside; a model.generate rollout is a transient)."""
         alloc = [r for r in self.roles if r.role is not Role.ROLLOUT]
-        return sum(r.resident_bytes for r in alloc) + max((r.transient_bytes for r in alloc), default=0)
+        return sum(r.resident_bytes for r in alloc) + max((r.transient_bytes for r in self.roles), default=0)
+
+    @property
+    def elsewhere_bytes(self) -> int:
+        """Bytes the step needs on GPUs of their own (a vLLM server's weights and KV cache)."""
+        return sum(sum(r.elsewhere.values()) for r in self.roles)
 
     @property
     def sum_bytes(self) -> int:
@@ -85,8 +133,8 @@ class StageMemory:
     @property
     def peak_role(self) -> RoleCost | None:
         """The role whose working set sets the peak (the largest transient; None when nothing runs)."""
-        alloc = [r for r in self.roles if r.role is not Role.ROLLOUT and r.transient_bytes]
-        return max(alloc, key=lambda r: r.transient_bytes, default=None)
+        running = [r for r in self.roles if r.transient_bytes]
+        return max(running, key=lambda r: r.transient_bytes, default=None)
 
     def segments(self) -> tuple[tuple[str, str, int], ...]:
         """(role, part, bytes) adding up to ``device_bytes``: each role's resident bytes, the peak working set,
@@ -110,13 +158,47 @@ class StageMemory:
         return sum(1 for r in self.roles if r.resident.get(TermName.WEIGHTS, 0) > 0)
 
 
-def _reference(m: ModelSpec, s: TrainingSetup, o: AlignmentOptions, sequences: int) -> RoleCost:
+def _reference(m: ModelSpec, s: TrainingSetup, o: AlignmentOptions, sequences: int,
+               logit_tokens: int | None = None) -> RoleCost:
     shared = s.method is not Method.FULL and o.reference_shares_base
-    return frozen(Role.REFERENCE, m, s, sequences, holding=Holding.SHARED_BASE if shared else Holding.OWN)
+    return frozen(Role.REFERENCE, m, s, sequences, holding=Holding.SHARED_BASE if shared else Holding.OWN,
+                  logit_tokens=logit_tokens)
+
+
+def rl_shape(stage: Stage, s: TrainingSetup, o: AlignmentOptions) -> RolloutShape | None:
+    """The shape of a PPO or GRPO step when RL settings were given (``engine.alignment.rollout``), else None."""
+    if stage not in (Stage.PPO, Stage.GRPO) or not o.rl:
+        return None
+    grpo = stage is Stage.GRPO
+    generations = (o.num_generations or DEFAULT_GENERATIONS) if grpo else 1
+    return shape(s, o.engine, generations=generations, prompt=o.max_prompt_length or DEFAULT_PROMPT,
+                 completion=o.max_completion_length or DEFAULT_COMPLETION, completion_only_logits=grpo,
+                 share=o.rollout_share)
+
+
+def _rl_roles(stage: Stage, m: ModelSpec, s: TrainingSetup, gpu: GpuSpec, o: AlignmentOptions, *,
+              rs: RolloutShape) -> list[RoleCost]:
+    """PPO / GRPO over generated sequences: every model runs over ``batch x G`` sequences of ``P + C`` tokens;
+    GRPO's policy and reference make logits for the completion only (``engine.alignment.rollout``)."""
+    st, n = s.with_(batch=rs.train_sequences, seq_len=rs.seq_len), rs.train_sequences
+    share = 1.0 if rs.logits_to_keep is None else min(rs.logits_to_keep, rs.seq_len) / rs.seq_len
+    roles = [trained(Role.POLICY, estimate(m, st, gpu), logit_share=share)]
+    if stage is Stage.PPO:
+        roles += [trained(Role.CRITIC, estimate(value_model(m), st, gpu), logits=False), _reference(m, st, o, n),
+                  frozen(Role.REWARD, value_model(m), st, n, logits=False)]
+    else:
+        roles.append(_reference(m, st, o, n, rs.logits_to_keep) if o.grpo_kl_coef > 0
+                     else absent(Role.REFERENCE, Holding.NOT_LOADED))
+        roles.append(frozen(Role.REWARD, value_model(m), st, n, logits=False) if o.grpo_reward_model
+                     else absent(Role.REWARD, Holding.PROGRAM, Mode.RULE))
+    return [*roles, rollout_role(m, s, rs, gpu.memory_bytes)]
 
 
 def _roles(stage: Stage, m: ModelSpec, s: TrainingSetup, gpu: GpuSpec, o: AlignmentOptions) -> list[RoleCost]:
     b = s.batch
+    rs = rl_shape(stage, s, o)
+    if rs is not None:
+        return _rl_roles(stage, m, s, gpu, o, rs=rs)
     if stage is Stage.SFT:
         return [trained(Role.POLICY, estimate(m, s, gpu))]
     if stage is Stage.DPO:
@@ -139,7 +221,8 @@ def _roles(stage: Stage, m: ModelSpec, s: TrainingSetup, gpu: GpuSpec, o: Alignm
 def stage_memory(stage: Stage, m: ModelSpec, s: TrainingSetup, gpu: GpuSpec,
                  options: AlignmentOptions | None = None) -> StageMemory:
     """One stage for the model, setup (method, GPUs, sharding, ...) and GPU."""
-    return StageMemory(stage, tuple(_roles(stage, m, s, gpu, options or AlignmentOptions())), gpu, s.gpus)
+    o = options or AlignmentOptions()
+    return StageMemory(stage, tuple(_roles(stage, m, s, gpu, o)), gpu, s.gpus, rl_shape(stage, s, o))
 
 
 def stages(m: ModelSpec, s: TrainingSetup, gpu: GpuSpec,

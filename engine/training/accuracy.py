@@ -76,6 +76,22 @@ def traced_steps() -> tuple[Comparison, ...]:
     return _compare(_load("traced_steps.json")["runs"], "peak_bytes")
 
 
+@cache
+def offloaded_host() -> tuple[Comparison, ...]:
+    """The traced steps that offloaded activations: the bytes that moved to host RAM (at their largest) against
+    the estimate's ``offloaded_bytes``."""
+    gpu = get_gpu("h200")
+    out = []
+    for r in _load("traced_steps.json")["runs"]:
+        if "host_offloaded_peak_bytes" not in r:
+            continue
+        model = ModelSpec.model_validate(r["spec"]) if "spec" in r else get_model(r["model"])
+        e = estimate(model, TrainingSetup.model_validate(r["setup"]), gpu)
+        out.append(Comparison(r["id"], r["model"], r["described"], r["host_offloaded_peak_bytes"],
+                              e.offloaded_bytes))
+    return tuple(out)
+
+
 def summarize(rows: tuple[Comparison, ...]) -> Summary | None:
     errors = [abs(r.error) for r in rows if r.comparable]
     if not errors:

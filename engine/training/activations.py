@@ -18,7 +18,18 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from engine.params import Linear, attention_linears, lora_targets, mlp_linears
-from engine.specs import Attention, Method, MlpKind, ModelSpec, NormKind, TrainingSetup
+from engine.specs import (
+    Attention,
+    Checkpointing,
+    Loss,
+    Method,
+    MlpKind,
+    ModelSpec,
+    NormKind,
+    PositionKind,
+    TrainingSetup,
+)
+from engine.training.loss import LossCoeffs, loss_coeffs
 from engine.training.precision import FP32, dtype_plan
 
 MASK = 1  # a dropout mask: one bool byte per element
@@ -37,6 +48,13 @@ class LayerCoeffs:
     #: bytes (not per token) in flight during the backward: QLoRA dequantizes each 4-bit weight to 16 bits for its
     #: matmul, one linear at a time (bitsandbytes MatMul4Bit)
     dequantized: int = 0
+    #: selective checkpointing: what the attention core saves again when it is recomputed in this layer's backward
+    recomputed: float = 0.0
+    recomputed_bs2: float = 0.0
+    #: bytes per token saved more than once (one storage, several saves): held once on the GPU, but an offload
+    #: hook copies every save to host RAM (:func:`_saved_again`); without and with full checkpointing
+    saved_again: float = 0.0
+    checkpoint_again: float = 0.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,10 +63,9 @@ class ActivationCoeffs:
 
     segments: tuple[tuple[int, LayerCoeffs], ...]
     head_saved: float  # final norm + lm_head input, per token
+    head_input: float  # the lm_head's own saved input, per token (part of head_saved; stays on the GPU offloaded)
     head_copies: int  # autocast copy of the lm_head weight
-    logits_saved: float  # fp32 log-probabilities kept by the loss, per token
-    logits_forward: float  # peak of the loss computation in forward, per token
-    logits_backward: float  # peak at the start of backward (log-softmax backward), per token
+    loss: LossCoeffs  # what the loss over the vocabulary holds (engine.training.loss)
     end_transient: float  # the gradient reaching the embedding, per token
 
 
@@ -97,6 +114,16 @@ def _norm(ctx: _Ctx, width: int) -> float:
     return FP32 * width + (normalised * width if ctx.full else 0)
 
 
+def _widths(m: ModelSpec) -> tuple[int, int, int, int]:
+    """Per-token widths of q, k, v and the attention output."""
+    a = m.num_heads
+    if m.mla is not None:
+        qk = a * (m.mla.qk_nope_head_dim + m.mla.qk_rope_head_dim)
+        v = a * m.mla.v_head_dim
+        return qk, qk, v, v
+    return a * m.head_size, m.num_kv_heads * m.head_size, m.num_kv_heads * m.head_size, a * m.head_size
+
+
 def _attention_core(ctx: _Ctx) -> tuple[float, float, float, float]:
     """(saved, saved_bs2, transient, transient_bs2) of the attention itself.
 
@@ -106,13 +133,7 @@ def _attention_core(ctx: _Ctx) -> tuple[float, float, float, float]:
     """
     m, c = ctx.m, ctx.c
     a = m.num_heads
-    if m.mla is not None:
-        qk = a * (m.mla.qk_nope_head_dim + m.mla.qk_rope_head_dim)
-        v = a * m.mla.v_head_dim
-        q_w, k_w, v_w, o_w = qk, qk, v, v
-    else:
-        q_w = o_w = a * m.head_size
-        k_w = v_w = m.num_kv_heads * m.head_size
+    q_w, k_w, v_w, o_w = _widths(m)
     if ctx.s.attention is Attention.EAGER:
         # + tanh's output when scores are soft-capped (Gemma 2)
         probs = a * (FP32 + (c if c < FP32 else 0) + (c if m.attn_softcap else 0))
@@ -142,6 +163,47 @@ def _mlp(ctx: _Ctx, layer: int, adapted: set[str]) -> tuple[float, float]:
     return inner + down_in + mlp_in + routed, 3 * c * width
 
 
+def _selective(ctx: _Ctx, o_shared: bool) -> tuple[float, float, float, float]:
+    """Selective checkpointing of the attention core (Korthikanti et al. 2022, arXiv:2205.05198, s5; Megatron-LM
+    ``--recompute-granularity selective``): (kept, kept_bs2, recomputed, recomputed_bs2) per token.
+
+    The core runs under a checkpoint that keeps its inputs q, k, v; the output is kept only where the output
+    projection saves it as its own input (``o_shared``: SDPA with full fine-tuning, where the two are one tensor).
+    In its backward the core runs again and saves what it saved in the forward, plus a new output. With SDPA /
+    FlashAttention that is only the fp32 log-sum-exp and the output, so there is little to gain (the s x s scores
+    the paper recomputes are never stored); with eager attention the s x s probabilities go.
+    """
+    c, a = ctx.c, ctx.m.num_heads
+    q_w, k_w, v_w, o_w = _widths(ctx.m)
+    kept = c * (q_w + k_w + v_w) + (c * o_w if o_shared else 0)
+    core_bs2 = _attention_core(ctx)[1]
+    if ctx.s.attention is Attention.EAGER:
+        return kept, 0.0, c * (2 * q_w + o_w), core_bs2
+    return kept, 0.0, c * o_w + FP32 * a, 0.0
+
+
+def _saved_again(ctx: _Ctx, groups: list[list[Linear]], o_shared: bool) -> tuple[float, float]:
+    """(saved_again, checkpoint_again) per token: what autograd saves a second time from a storage it already
+    saves, counted op by op as in :func:`layer_coeffs` (traced: calibration ``lc-*_offload``).
+
+    HF's RMSNorm: ``pow`` and the ``mul`` by ``rsqrt`` both save the fp32 input, and ``rsqrt``'s output is saved
+    by itself and by that ``mul`` (4 bytes a token each time). Full fine-tuning: every linear of a group reading
+    one input (q, k, v; gate, up) saves that same input; o_proj saves the attention output SDPA also saves.
+    RoPE: the rotation of q and of k each saves cos and sin (one per token and head dimension, in the residual
+    dtype, computed once for all layers). A checkpointed layer saves its inputs instead: the hidden states
+    (counted in ``checkpoint``) and cos and sin."""
+    m, r, h = ctx.m, ctx.r, ctx.m.hidden_size
+    again = 0.0
+    if m.norm is not NormKind.LAYERNORM:
+        again += m.norms_per_layer * (FP32 * h + 2 * FP32)
+    if ctx.full and not (ctx.autocast and r != ctx.c):
+        again += sum((len(g) - 1) * r * g[0].n_in for g in groups if g)
+    if o_shared:
+        again += ctx.c * _widths(m)[3]
+    rope = m.positions is PositionKind.ROPE
+    return again + (4 * r * m.head_size if rope else 0), (2 * r * m.head_size if rope else 0)
+
+
 def layer_coeffs(ctx: _Ctx, layer: int) -> LayerCoeffs:
     m, h = ctx.m, ctx.m.hidden_size
     adapted = ctx.adapted(layer)
@@ -164,6 +226,10 @@ def layer_coeffs(ctx: _Ctx, layer: int) -> LayerCoeffs:
         + mlp
         + mla
     )
+    recomputed = recomputed_bs2 = 0.0
+    if ctx.s.checkpointing is Checkpointing.SELECTIVE:
+        kept, core_bs2, recomputed, recomputed_bs2 = _selective(ctx, o_shared)
+        saved += kept - core
     copies = 0
     if ctx.copies:
         copies = ctx.c * sum(x.count * x.n_in * x.n_out for x in attn + mlp_linears(m, layer))
@@ -171,7 +237,10 @@ def layer_coeffs(ctx: _Ctx, layer: int) -> LayerCoeffs:
     dequantized = 0
     if ctx.s.method is Method.QLORA:
         dequantized = ctx.c * max(x.n_in * x.n_out for x in attn + mlp_linears(m, layer))
-    return LayerCoeffs(saved, core_bs2, transient, core_t_bs2, ctx.r * h, copies, dequantized)
+    mlp_first = [x for x in mlp_linears(m, layer) if x.role in ("gate", "up")]
+    again, checkpoint_again = _saved_again(ctx, [q_in, mlp_first], o_shared)
+    return LayerCoeffs(saved, core_bs2, transient, core_t_bs2, ctx.r * h, copies, dequantized, recomputed,
+                       recomputed_bs2, again, checkpoint_again)
 
 
 def activation_coeffs(m: ModelSpec, s: TrainingSetup) -> ActivationCoeffs:
@@ -184,15 +253,14 @@ def activation_coeffs(m: ModelSpec, s: TrainingSetup) -> ActivationCoeffs:
     if m.num_layers > first_dense:
         runs.append((m.num_layers - first_dense, layer_coeffs(ctx, first_dense)))
     v, h, c = m.vocab_size, m.hidden_size, ctx.c
-    head_in = (c if ctx.autocast and ctx.r != c else ctx.r) * h if ctx.full else 0
-    upcast = FP32 if c < FP32 else 0  # logits.float() in the HF loss
-    softcap = c * v if m.logit_softcap else 0  # tanh's output, kept for its backward
+    fused = s.loss is Loss.FUSED_LINEAR_CE  # the output layer runs inside the loss: it saves no input
+    head_in = (c if ctx.autocast and ctx.r != c else ctx.r) * h if ctx.full and not fused else 0
+    head_grad = v * h * dtype_plan(s.precision).weight if ctx.full else 0
     return ActivationCoeffs(
         segments=tuple(runs),
         head_saved=_norm(ctx, h) + head_in,
+        head_input=head_in,
         head_copies=ctx.c * v * h if ctx.copies else 0,
-        logits_saved=FP32 * v + softcap,
-        logits_forward=(c + upcast + FP32) * v + softcap,
-        logits_backward=3 * FP32 * v + softcap,
+        loss=loss_coeffs(m, s, c, ctx.r, head_grad),
         end_transient=ctx.r * h,
     )

@@ -6,6 +6,12 @@ top of the previous ones and re-estimated; a step that changes nothing for this 
 stated with their sources: checkpointing's extra compute was measured at +28% (full fine-tuning) and +56% (LoRA)
 per step on an H200 (reference/gpu_timing.jsonl), 20-40% in published reports; ZeRO-3 moves 1.5x the data of plain
 data parallelism (Rajbhandari et al. 2020, section 7).
+
+Long context (issue 19): where the logits or the activations are the biggest term once checkpointing is on, the
+roadmap goes on with the levers that move them (``engine.training.loss``, ``engine.training.terms.offloaded``):
+a chunked loss (torchtune's CEWithChunkedOutputLoss: about half the logits), a fused linear cross-entropy
+(Liger-Kernel: none of the vocabulary-sized tensors whole) and activation offloading (torchtune / TRL
+OffloadActivations: saved activations to host RAM, paid in PCIe traffic every step).
 """
 
 from __future__ import annotations
@@ -17,6 +23,7 @@ from engine.specs import (
     Attention,
     Checkpointing,
     GpuSpec,
+    Loss,
     Method,
     ModelSpec,
     Optimizer,
@@ -24,6 +31,7 @@ from engine.specs import (
     Sharding,
     TrainingSetup,
 )
+from engine.terms import TermName
 from engine.training.estimate import Estimate, estimate
 
 MAX_GPUS = 64
@@ -44,7 +52,41 @@ class Step:
         return self.estimate.fits
 
 
-def _rungs(s: TrainingSetup) -> list[tuple[str, str, str, Callable[[TrainingSetup], TrainingSetup | None]]]:
+Rung = tuple[str, str, str, Callable[[TrainingSetup], TrainingSetup | None]]
+
+CHUNKED_COST = "little: the output layer's loss is computed chunk by chunk (torchtune CEWithChunkedOutputLoss)"
+FUSED_COST = ("a CUDA kernel library (Liger-Kernel, use_liger_kernel=True); usually no slower, the logits are "
+              "never materialised")
+OFFLOAD_COST = ("host RAM for the saved activations and PCIe traffic every step: slower unless the copies overlap "
+                "with compute (torchtune / TRL offload on a side stream)")
+
+
+def _when_biggest(m: ModelSpec, gpu: GpuSpec, names: tuple[str, ...],
+                  **kw: object) -> Callable[[TrainingSetup], TrainingSetup | None]:
+    """Apply ``kw`` only while one of ``names`` is the biggest term of the estimate as it stands."""
+    def apply(cur: TrainingSetup) -> TrainingSetup | None:
+        terms = estimate(m, cur, gpu).terms
+        if max(terms, key=lambda t: t.bytes).name not in names:
+            return None
+        new = cur.with_(**kw)
+        return None if new == cur else new
+
+    return apply
+
+
+def _long_context(m: ModelSpec, gpu: GpuSpec) -> list[Rung]:
+    """The rungs for logits and activations (module docstring), each only where its term is the biggest."""
+    logits = (TermName.LOGITS,)
+    return [
+        ("chunked-loss", "Chunked loss", CHUNKED_COST, _when_biggest(m, gpu, logits, loss=Loss.CHUNKED)),
+        ("fused-linear-ce", "Fused linear cross-entropy", FUSED_COST,
+         _when_biggest(m, gpu, logits, loss=Loss.FUSED_LINEAR_CE)),
+        ("activation-offload", "Offload activations to CPU RAM", OFFLOAD_COST,
+         _when_biggest(m, gpu, (TermName.ACTIVATIONS,), activation_offload=True)),
+    ]
+
+
+def _rungs(m: ModelSpec, s: TrainingSetup, gpu: GpuSpec) -> list[Rung]:
     def change(**kw: object) -> Callable[[TrainingSetup], TrainingSetup | None]:
         def apply(cur: TrainingSetup) -> TrainingSetup | None:
             new = cur.with_(**kw)
@@ -60,6 +102,7 @@ def _rungs(s: TrainingSetup) -> list[tuple[str, str, str, Callable[[TrainingSetu
         ("flash", "FlashAttention", "none: the same result, computed in tiles", change(attention=Attention.FLASH)
          if s.attention is Attention.EAGER else (lambda c: None)),
         ("checkpointing", "Gradient checkpointing", gc_cost, change(checkpointing=Checkpointing.FULL)),
+        *_long_context(m, gpu),
         ("8bit", "8-bit AdamW", "almost none; states quantized block-wise",
          (lambda c: c.with_(optimizer=Optimizer.ADAMW_8BIT) if c.optimizer is Optimizer.ADAMW else None)),
         ("lora", "LoRA (rank 16, all linear layers)", "trains ~0.6% of the weights; quality usually close to full",
@@ -82,7 +125,7 @@ def roadmap(m: ModelSpec, s: TrainingSetup, gpu: GpuSpec) -> list[Step]:
         return []
     steps: list[Step] = []
     cur = s
-    for key, title, cost, apply in _rungs(s):
+    for key, title, cost, apply in _rungs(m, s, gpu):
         new = apply(cur)
         if new is None:
             continue

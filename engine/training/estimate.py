@@ -24,7 +24,7 @@ from engine.training.layout import layout
 from engine.training.moments import Moment, StepContext, moments, step_context
 from engine.training.result import RESERVED_RATIO, Estimate, Phase, RankEstimate, Verdict
 from engine.training.states import counts as count_counts
-from engine.training.terms import TRAINING_TERMS, TermRule
+from engine.training.terms import TRAINING_TERMS, TermRule, offloaded
 
 __all__ = ["RESERVED_RATIO", "Estimate", "Phase", "Verdict", "estimate", "step_table"]
 
@@ -168,6 +168,8 @@ def estimate(m: ModelSpec, s: TrainingSetup, gpu: GpuSpec) -> Estimate:
         top, ranks = peaks[most], tuple(_rank(i, p) for i, p in enumerate(peaks))
     st = top.table.context.st
     c = st.counts if lay is None else count_counts(m, s)
+    # activation offload: every GPU's saved activations (and, in a pipeline, every micro-batch in flight's)
+    moved = round(offloaded(top.table.context).at(*tokens_of(s)) * top.table.context.in_flight)
     return Estimate(
         model=m,
         setup=s,
@@ -178,7 +180,7 @@ def estimate(m: ModelSpec, s: TrainingSetup, gpu: GpuSpec) -> Estimate:
         peak_allocated_bytes=top.allocated,
         reserved_bytes=top.reserved,
         device_bytes=top.device,
-        host_bytes=st.host * s.gpus if s.sharding is not Sharding.NONE else st.host,
+        host_bytes=(st.host * s.gpus if s.sharding is not Sharding.NONE else st.host) + moved * s.gpus,
         paged_bytes=st.paged_states,
         peak_phase=top.table.moments[top.index].phase,
         peak_step=top.table.moments[top.index].step,
@@ -188,4 +190,5 @@ def estimate(m: ModelSpec, s: TrainingSetup, gpu: GpuSpec) -> Estimate:
         layout=lay,
         ranks=ranks,
         most_loaded_stage=most,
+        offloaded_bytes=moved,
     )

@@ -62,14 +62,21 @@ def layer_working_set(m: ModelSpec, s: TrainingSetup) -> int:
     return 2 * r * h + max(attention, mlp)
 
 
-def forward_bytes(m: ModelSpec, s: TrainingSetup, sequences: int, logits: bool = True) -> Term:
-    """Peak extra bytes of one no-grad forward over ``sequences`` x ``s.seq_len`` tokens (module docstring)."""
+def forward_bytes(m: ModelSpec, s: TrainingSetup, sequences: int, logits: bool = True,
+                  logit_tokens: int | None = None) -> Term:
+    """Peak extra bytes of one no-grad forward over ``sequences`` x ``s.seq_len`` tokens (module docstring).
+
+    ``logit_tokens``: positions per sequence whose logits are made (transformers' ``logits_to_keep``, which TRL's
+    GRPOTrainer sets to the completion length + 1; generation keeps 1); None: all of them."""
     _, c = _dtypes(s)
     tokens = sequences * s.seq_len
+    kept = tokens if logit_tokens is None else sequences * min(logit_tokens, s.seq_len)
     head = (c + FP32 + FP32) * m.vocab_size if logits else 0
     eager = sequences * m.num_heads * s.seq_len**2 * (FP32 + c) if s.attention is Attention.EAGER else 0
-    total = tokens * (layer_working_set(m, s) + head) + eager
-    formula = "tokens x [2 r h + max(attention, mlp) working set]" + (" + tokens x V x (c + 8)" if logits else "")
+    total = tokens * layer_working_set(m, s) + kept * head + eager
+    positions = "tokens" if logit_tokens is None else f"{sequences} x {min(logit_tokens, s.seq_len):,} positions"
+    formula = "tokens x [2 r h + max(attention, mlp) working set]" + (f" + {positions} x V x (c + 8)" if logits
+                                                                        else "")
     if eager:
         formula += " + b x heads x s^2 x (4 + c) (eager scores)"
     return Term(TermName.FORWARD, total, formula, SOURCE, f"{sequences} x {s.seq_len:,} tokens, no gradients")

@@ -133,6 +133,7 @@ class StepContext:
     layers: tuple[LayerCoeffs, ...]  # one per decoder layer, bottom first
     run_bounds: tuple[tuple[int, int], ...]  # (first, last) layer of each run of identical layers, bottom first
     checkpointed: bool
+    offloaded: bool  # saved activations go to host RAM as they are saved (TrainingSetup.activation_offload)
     kept_sums: tuple[Cost, ...]  # what layers 0..i keep, for each i
     copy_sums: tuple[int, ...]  # autocast's 16-bit weight copies of layers 0..i, for each i
     grad_sums: tuple[int, ...]  # gradients of layers 0..i, for each i
@@ -152,6 +153,10 @@ class StepContext:
     def copies_through(self, layer: int) -> int:
         """Autocast's 16-bit weight copies of layers 0..``layer`` (nothing for -1)."""
         return self.copy_sums[layer] if layer >= 0 else 0
+
+    def kept_by(self, layer: int) -> Cost:
+        """What layer ``layer`` alone keeps between its forward and its backward."""
+        return _kept(self.layers[layer], self.checkpointed)
 
     def grads_above(self, layer: int) -> int:
         """Gradients made before layer ``layer``'s backward runs: the head's and the layers above's."""
@@ -180,6 +185,7 @@ def assemble(m: ModelSpec, s: TrainingSetup, st: ModelStates, ac: ActivationCoef
     gc = s.checkpointing is Checkpointing.FULL
     return StepContext(
         m=m, s=s, st=st, ac=ac, grads=grads, buffers=buffers, layers=layers, run_bounds=bounds, checkpointed=gc,
+        offloaded=s.activation_offload,
         kept_sums=tuple(accumulate((_kept(lc, gc) for lc in layers), lambda a, b: a + b)),
         copy_sums=tuple(accumulate(lc.weight_copies for lc in layers)),
         grad_sums=tuple(accumulate(grads.per_layer)),

@@ -88,6 +88,9 @@ class Estimate:
     layout: Layout | None = None  # a tensor / pipeline / context / expert parallel layout, if any
     ranks: tuple[RankEstimate, ...] = ()  # every pipeline stage (with a layout); the figures are the most loaded's
     most_loaded_stage: int | None = None
+    #: per GPU: the saved activations that ``activation_offload`` moved to host RAM, at their largest (the end of
+    #: the forward); ``host_bytes`` includes them for every GPU (``engine.training.terms.offloaded``)
+    offloaded_bytes: int = 0
 
     @property
     def phases(self) -> tuple[Phase, ...]:

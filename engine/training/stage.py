@@ -207,7 +207,8 @@ def tp_view(m: ModelSpec, lay: Layout) -> ModelSpec:
 
 def _scaled(lc: LayerCoeffs, k: float, copies: int) -> LayerCoeffs:
     return LayerCoeffs(lc.saved * k, lc.saved_bs2 * k, lc.transient * k, lc.transient_bs2 * k, lc.checkpoint * k,
-                       copies, lc.dequantized)
+                       copies, lc.dequantized, lc.recomputed * k, lc.recomputed_bs2 * k, lc.saved_again * k,
+                       lc.checkpoint_again * k)
 
 
 def stage_coeffs(m: ModelSpec, s: TrainingSetup, lay: Layout, stage: int) -> ActivationCoeffs:
@@ -232,10 +233,10 @@ def stage_coeffs(m: ModelSpec, s: TrainingSetup, lay: Layout, stage: int) -> Act
     return ActivationCoeffs(
         segments=tuple(segments),
         head_saved=base.head_saved * k if head else 0.0,
+        head_input=base.head_input * k if head else 0.0,
         head_copies=round(base.head_copies / (t if sp else 1)) if head else 0,
-        logits_saved=base.logits_saved * logits_k if head else 0.0,
-        logits_forward=base.logits_forward * logits_k if head else 0.0,
-        logits_backward=base.logits_backward * logits_k if head else 0.0,
+        # the loss's per-token bytes split like the logits; fused-linear-ce's weight gradient like the output layer
+        loss=base.loss.scaled(logits_k if head else 0.0, (1 / t if sp else 1.0) if head else 0.0),
         end_transient=base.end_transient * k,
     )
 

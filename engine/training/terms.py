@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from engine.specs import Attention, Method
+from engine.specs import Checkpointing, Method
 from engine.terms import TermName
 from engine.training.moments import ZERO, Cost, Moment, MomentKind, StepContext
 
@@ -67,22 +67,27 @@ def weights(c: StepContext, at: Sequence[Moment]) -> TermRule:
     backward unless the layer is checkpointed (PyTorch AMP docs, "Autocast op reference").
     """
     st, last = c.st, len(c.layers) - 1
-    copies = 0 if c.checkpointed else c.copies_through(last)
+    copies = 0 if c.checkpointed or c.offloaded else c.copies_through(last)
     by_kind = {
         MomentKind.FORWARD_END: c.copies_through(last) + c.ac.head_copies,
         MomentKind.BACKWARD_START: copies + c.ac.head_copies,
     }
     others = _others(c) * copies  # earlier micro-batches' saved copies (pipeline parallelism)
 
+    def kept(layer: int) -> int:
+        """Copies saved for backward by layers 0..layer (offloaded: only this layer's, brought back)."""
+        if c.checkpointed:
+            return 0
+        return c.layers[layer].weight_copies if c.offloaded else c.copies_through(layer)
+
     def at_moment(mo: Moment) -> Cost:
         held = st.weights + (others if mo.kind in _IN_FLIGHT else 0.0)
         if mo.kind is MomentKind.FORWARD_LAYER:
-            return Cost(held + c.copies_through(mo.layer or 0))
+            return Cost(held + c.copies_through(mo.layer or 0))  # autocast's cache holds them all
         if mo.kind is MomentKind.BACKWARD_LAYER:
             layer = mo.layer or 0
-            kept = 0 if c.checkpointed else c.copies_through(layer)
             recomputed = c.layers[layer].weight_copies if c.checkpointed else 0
-            return Cost(held + kept + recomputed)
+            return Cost(held + kept(layer) + recomputed)
         return Cost(held + by_kind.get(mo.kind, 0))
 
     return TermRule(TermName.WEIGHTS, tuple(at_moment(mo) for mo in at),
@@ -147,50 +152,85 @@ def activations(c: StepContext, at: Sequence[Moment]) -> TermRule:
     2022, arXiv:2205.14135, s3.1).
     """
     last = len(c.layers) - 1
-    everything = c.kept_through(last) + Cost(0.0, c.ac.head_saved)
-    whole = c.kept_through(last)
+    everything = (Cost(0.0, c.ac.head_input) if c.offloaded
+                  else c.kept_through(last) + Cost(0.0, c.ac.head_saved))
+    whole = ZERO if c.offloaded else c.kept_through(last)  # offloaded: earlier micro-batches' are on the host
     others = Cost(0.0, whole.per_token * _others(c), whole.per_bs2 * _others(c))
+
+    def kept(layer: int) -> Cost:
+        """Layers 0..layer's saved activations on the GPU (offloaded: only this layer's, in flight)."""
+        return c.kept_by(layer) if c.offloaded else c.kept_through(layer)
 
     def own(mo: Moment) -> Cost:
         if mo.kind in (MomentKind.FORWARD_END, MomentKind.BACKWARD_START):
             return everything
         if mo.kind is MomentKind.FORWARD_LAYER:
-            return c.kept_through(mo.layer or 0)
+            return kept(mo.layer or 0)
         if mo.kind is MomentKind.BACKWARD_LAYER:
             layer = mo.layer or 0
             lc = c.layers[layer]
             recomputed = Cost(0.0, lc.saved, lc.saved_bs2) if c.checkpointed else ZERO
-            return c.kept_through(layer) + recomputed
+            return kept(layer) + recomputed + Cost(0.0, lc.recomputed, lc.recomputed_bs2)
         return ZERO
 
     def at_moment(mo: Moment) -> Cost:
         return own(mo) + others if mo.kind in _IN_FLIGHT and c.in_flight > 1 else own(mo)
 
-    formula = ("layers x b x s x hidden (checkpointed inputs) + one layer recomputed" if c.checkpointed
-               else "layers x b x s x (per-token bytes saved per layer)")
+    source = ("Korthikanti et al. 2022 (arXiv:2205.05198) s4.1 method, applied to Hugging Face layers; "
+              "Dao et al. 2022 (FlashAttention, arXiv:2205.14135); Chen et al. 2016 (checkpointing, "
+              "arXiv:1604.06174)")
+    if c.s.checkpointing is Checkpointing.SELECTIVE:
+        source += "; Korthikanti et al. 2022 s5 (selective recomputation of the attention core)"
+    if c.offloaded:
+        source += "; torchtune training/_activation_offload.py (OffloadActivations)"
+    return TermRule(TermName.ACTIVATIONS, tuple(at_moment(mo) for mo in at), _activations_formula(c), source)
+
+
+def _activations_formula(c: StepContext) -> str:
+    last = len(c.layers) - 1
+    if c.checkpointed:
+        formula = "layers x b x s x hidden (checkpointed inputs) + one layer recomputed"
+    elif c.s.checkpointing is Checkpointing.SELECTIVE:
+        formula = "layers x b x s x (per-token bytes saved per layer, attention core recomputed)"
+    else:
+        formula = "layers x b x s x (per-token bytes saved per layer)"
+    if c.offloaded:
+        formula = "one layer's share of [" + formula + "] (the rest offloaded to host RAM)"
     if c.in_flight > 1:
         formula += f", x {c.in_flight:g} micro-batches in flight"
-    if c.s.attention is Attention.EAGER:
+    if c.layers[last].saved_bs2:
         per_score = round(c.layers[last].saved_bs2 / c.m.num_heads)  # fp32 softmax + its cast (+ tanh cap)
         formula += f" + layers x b x heads x s^2 x {per_score} (eager scores)"
-    return TermRule(TermName.ACTIVATIONS, tuple(at_moment(mo) for mo in at), formula,
-                    "Korthikanti et al. 2022 (arXiv:2205.05198) s4.1 method, applied to Hugging Face layers; "
-                    "Dao et al. 2022 (FlashAttention, arXiv:2205.14135); Chen et al. 2016 (checkpointing, "
-                    "arXiv:1604.06174)")
+    return formula
+
+
+def offloaded(c: StepContext) -> Cost:
+    """Bytes in host RAM at the end of the forward with ``activation_offload``: every tensor the layers (and the
+    final norm) save for backward, once per save (a tensor saved by two ops is copied twice), and autocast's
+    saved weight copies; not what the output layer saves, nor the loss's (torchtune's OffloadActivations wraps
+    the output layer in a no-op, and its recipes compute the loss outside).
+    Source: torchtune ``training/_activation_offload.py`` (TRL ``models/activation_offloading.py``), traced in
+    calibration/ (``lc-*_offload``)."""
+    if not c.offloaded:
+        return ZERO
+    last = len(c.layers) - 1
+    copies = 0 if c.checkpointed else c.copies_through(last)
+    again = sum(lc.checkpoint_again if c.checkpointed else lc.saved_again for lc in c.layers)
+    return c.kept_through(last) + Cost(float(copies), c.ac.head_saved - c.ac.head_input + again)
 
 
 @training_term
 def logits(c: StepContext, at: Sequence[Moment]) -> TermRule:
-    """The loss over the vocabulary: ``b x s x V`` logits upcast to fp32, their log-softmax kept for backward,
-    and at the start of backward three fp32 ``b x s x V`` tensors (the log-probabilities, nll_loss's gradient,
-    log-softmax's gradient): 12 bytes per token and vocabulary entry. Source: Hugging Face transformers
-    ``ForCausalLMLoss`` (``loss_utils.py``), traced in calibration/README.md."""
-    by_kind = {MomentKind.FORWARD_END: Cost(0.0, c.ac.logits_forward),
-               MomentKind.BACKWARD_START: Cost(0.0, c.ac.logits_backward)}
-    return TermRule(TermName.LOGITS, tuple(by_kind.get(mo.kind, ZERO) for mo in at),
-                    "b x s x vocab x 12 (fp32 log-probs, their gradient, the input gradient)",
-                    "Hugging Face transformers ForCausalLMLoss: logits upcast to fp32, log-softmax kept for "
-                    "backward")
+    """The loss over the vocabulary at the end of the forward and the start of the backward, as the setup
+    computes it (``engine.training.loss``). Standard: ``b x s x V`` logits upcast to fp32, their log-softmax kept
+    for backward, and at the start of backward three fp32 ``b x s x V`` tensors (the log-probabilities,
+    nll_loss's gradient, log-softmax's gradient): 12 bytes per token and vocabulary entry (Hugging Face
+    transformers ``ForCausalLMLoss``, traced in calibration/README.md); chunked (torchtune
+    CEWithChunkedOutputLoss) and fused-linear-ce (Liger) hold less."""
+    loss = c.ac.loss
+    by_kind = {MomentKind.FORWARD_END: Cost(float(loss.const), loss.forward),
+               MomentKind.BACKWARD_START: Cost(float(loss.const), loss.backward)}
+    return TermRule(TermName.LOGITS, tuple(by_kind.get(mo.kind, ZERO) for mo in at), loss.formula, loss.source)
 
 
 @training_term
@@ -207,15 +247,17 @@ def sharding_buffers(c: StepContext, at: Sequence[Moment]) -> TermRule:
 def temporaries(c: StepContext, at: Sequence[Moment]) -> TermRule:
     """What a layer's backward makes on top of what it frees: the gradients of its activations in flight (same
     method as the activations), QLoRA's 4-bit weight dequantized to 16 bits for its matmul, one linear at a time
-    (bitsandbytes ``MatMul4Bit``; Dettmers et al. 2023 s3); at the end, the gradient reaching the embedding (and
-    the tied embedding's own gradient)."""
+    (bitsandbytes ``MatMul4Bit``; Dettmers et al. 2023 s3); at the end, the gradient reaching the embedding and,
+    when the embedding is tied to the output layer, the two contributions to that weight's gradient (the output
+    layer's, the embedding's) alive while they are added: ``2 x V x h`` in the gradient's dtype (traced:
+    ``mm`` / ``_to_copy`` and ``embedding_dense_backward``, each ``[V, h]``, at the end of bwd2)."""
 
     def at_moment(mo: Moment) -> Cost:
         if mo.kind is MomentKind.BACKWARD_LAYER:
             lc = c.layers[mo.layer or 0]
             return Cost(float(lc.dequantized), lc.transient, lc.transient_bs2)
         if mo.kind is MomentKind.BACKWARD_END:
-            return Cost(float(c.grads.tied), c.ac.end_transient)
+            return Cost(float(2 * c.grads.tied), c.ac.end_transient)
         return ZERO
 
     qlora = c.s.method is Method.QLORA

@@ -14,7 +14,7 @@ from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import QFrame, QGridLayout, QLabel, QSpinBox, QVBoxLayout, QWidget
 
 from engine.lever_facts import communication, lora_share
-from engine.levers import Lever, LeverKind, advice, levers, zero3_gpus
+from engine.levers import SEED_KINDS, Lever, LeverKind, advice, levers, zero3_gpus
 from engine.specs import UI_GPUS, Method
 from engine.training import estimate
 from engine.units import format_bytes
@@ -56,7 +56,7 @@ class LeversPage(QWidget):
         for w in (heading, intro, ScenarioSummary(scenario, content)):
             layout.addWidget(w)
         self._cards_grid = QGridLayout()
-        self.cards = {kind: LeverCard(*card_texts(kind), parent=content) for kind in LeverKind}
+        self.cards = {kind: LeverCard(*card_texts(kind), parent=content) for kind in SEED_KINDS}
         for kind, card in self.cards.items():
             card.step_selected.connect(lambda i, k=kind: self._select(k, i))
             card.apply_requested.connect(lambda i, k=kind: self._apply(k, i))

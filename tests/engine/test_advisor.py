@@ -3,7 +3,7 @@
 import itertools
 
 from engine.catalog import get_gpu, get_model
-from engine.specs import Checkpointing, Method, Precision, Sharding, TrainingSetup
+from engine.specs import Checkpointing, Loss, Method, Precision, Sharding, TrainingSetup
 from engine.training import estimate
 from engine.training.advisor import max_batch, max_seq_len, min_gpus, roadmap
 
@@ -54,3 +54,27 @@ def test_max_batch_and_min_gpus():
     assert n is not None
     assert estimate(M, z3.with_(gpus=n), RTX4090).fits
     assert not estimate(M, z3.with_(gpus=n - 1), RTX4090).fits
+
+
+LLAMA31 = get_model("llama-3.1-8b")
+
+
+def test_long_context_rungs_follow_the_logits_then_the_activations():
+    """Llama 3.1 8B, LoRA: at 32,768 tokens on an L40S the logits stay the biggest term after checkpointing, so
+    the roadmap goes on with the chunked loss (about half of them) and the fused linear cross-entropy, which
+    fits; at 131,072 tokens on an H100 the activations are then the biggest and activation offload follows."""
+    steps = roadmap(LLAMA31, TrainingSetup(method=Method.LORA, seq_len=32_768), get_gpu("l40s"))
+    assert [s.key for s in steps] == ["checkpointing", "chunked-loss", "fused-linear-ce"]
+    assert steps[-1].fits
+    assert steps[-1].setup.loss is Loss.FUSED_LINEAR_CE
+    longer = roadmap(LLAMA31, TrainingSetup(method=Method.LORA, seq_len=131_072), get_gpu("h100-80gb"))
+    assert [s.key for s in longer] == ["checkpointing", "chunked-loss", "fused-linear-ce", "activation-offload"]
+    assert longer[-1].setup.activation_offload
+    assert longer[-1].fits
+    for s in longer:
+        assert s.cost  # each rung says what it costs
+
+
+def test_no_long_context_rung_where_logits_do_not_lead():
+    keys = [s.key for s in roadmap(M, TrainingSetup(precision=Precision.FP32), RTX4090)]
+    assert not {"chunked-loss", "fused-linear-ce", "activation-offload"} & set(keys)

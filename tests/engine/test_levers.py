@@ -6,17 +6,21 @@ from engine.catalog import get_gpu, get_model
 from engine.lever_facts import PAPER_FACTOR, communication, lora_share
 from engine.levers import (
     DEFAULT_ZERO3_GPUS,
+    SEED_KINDS,
     LeverKind,
     activations_lever,
     advice,
+    all_levers,
     biggest_term,
     largest_terms,
     levers,
+    long_context_leads,
+    long_context_lever,
     lora_lever,
     peak_terms,
     zero3_lever,
 )
-from engine.specs import Attention, Checkpointing, Method, Sharding, TrainingSetup
+from engine.specs import Attention, Checkpointing, Loss, Method, Sharding, TrainingSetup
 from engine.training import estimate
 from engine.training.states import model_states
 
@@ -124,3 +128,35 @@ def test_no_lever_moves_the_logits():
 
 def test_three_cards_in_the_seeds_order():
     assert [lv.kind for lv in levers(M, S, A100)] == [LeverKind.LORA, LeverKind.ACTIVATIONS, LeverKind.ZERO3]
+
+
+LLAMA31 = get_model("llama-3.1-8b")
+LONG = TrainingSetup(method=Method.LORA, seq_len=32_768, checkpointing=Checkpointing.FULL)
+
+
+def test_long_context_lever_steps_and_the_terms_they_move():
+    lv = long_context_lever(LLAMA31, LONG, get_gpu("h200"))
+    assert lv.kind is LeverKind.LONG_CONTEXT
+    assert [s.key for s in lv.steps] == ["standard", "chunked", "fused-linear-ce", "fused-linear-ce-offload"]
+    assert [s.setup.loss for s in lv.steps] == [Loss.STANDARD, Loss.CHUNKED, Loss.FUSED_LINEAR_CE,
+                                                 Loss.FUSED_LINEAR_CE]
+    assert lv.steps[-1].setup.activation_offload
+    assert lv.touches == ("activations", "logits")
+    assert lv.current == 0
+    logits = {c.name: c for c in lv.changes()}["logits"]
+    assert logits.touched
+    assert logits.after < logits.before / 4
+
+
+def test_long_context_leads_where_logits_or_activations_are_biggest():
+    assert long_context_leads(estimate(LLAMA31, LONG, get_gpu("h200")))  # 50 GB of logits
+    assert not long_context_leads(estimate(M, S, A100))  # optimizer states
+
+
+def test_the_rule_with_all_four_levers_moves_the_logits():
+    qwen = get_model("qwen2.5-7b")
+    s = S.with_(method=Method.QLORA, checkpointing=Checkpointing.FULL)
+    h200 = get_gpu("h200")
+    tip = advice(qwen, s, h200, computed=all_levers(qwen, s, h200))
+    assert (tip.term.name, tip.lever, tip.step) == ("logits", LeverKind.LONG_CONTEXT, "fused-linear-ce")
+    assert [lv.kind for lv in all_levers(M, S, A100)] == [*SEED_KINDS, LeverKind.LONG_CONTEXT]

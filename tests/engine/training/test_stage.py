@@ -67,8 +67,8 @@ def test_tiny_model_activations_by_hand() -> None:
     lay = layout(TINY, s)
     first, last = stage_context(TINY, s, lay, 0), stage_context(TINY, s, lay, 1)
     assert [lc.saved for lc in first.layers] == [1736, 1736]
-    assert (first.ac.head_saved, first.ac.logits_backward) == (0, 0)
-    assert (last.ac.head_saved, last.ac.logits_backward) == (512, 12 * 500)
+    assert (first.ac.head_saved, first.ac.loss.backward) == (0, 0)
+    assert (last.ac.head_saved, last.ac.loss.backward) == (512, 12 * 500)
     assert _largest(TINY, s, "activations", 0) == 2 * 1736 * 16
     assert _largest(TINY, s, "logits", 1) == 12 * 500 * 16
 

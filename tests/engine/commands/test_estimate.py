@@ -1,0 +1,57 @@
+"""``python -m engine estimate``: issue 19's flags (--loss, --loss-chunks, --activation-offload, --checkpointing
+selective), their JSON, and every earlier output unchanged when they are not given."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from engine.cli import main
+
+LONG = ("--model", "llama-3.1-8b", "--method", "lora", "--seq-len", "32768", "--checkpointing", "full",
+        "--gpu", "h200")
+
+
+def _json(capsys: pytest.CaptureFixture[str], *argv: str) -> dict[str, Any]:
+    assert main([*argv, "--json"]) == 0
+    data: dict[str, Any] = json.loads(capsys.readouterr().out)
+    return data
+
+
+def test_defaults_add_only_setup_keys(capsys: pytest.CaptureFixture[str]) -> None:
+    d = _json(capsys, "estimate")
+    assert d["setup"] | {"loss": "standard", "loss_chunks": 8, "activation_offload": False} == d["setup"]
+    assert "offloaded_bytes" not in d  # only with --activation-offload
+
+
+def test_the_flags_reach_the_setup(capsys: pytest.CaptureFixture[str]) -> None:
+    d = _json(capsys, "estimate", *LONG, "--loss", "chunked", "--loss-chunks", "16", "--activation-offload")
+    assert (d["setup"]["loss"], d["setup"]["loss_chunks"], d["setup"]["activation_offload"]) == ("chunked", 16, True)
+    assert d["offloaded_bytes"] > 0
+    assert d["host_bytes"] == d["offloaded_bytes"]
+    assert _json(capsys, "estimate", "--checkpointing", "selective")["setup"]["checkpointing"] == "selective"
+
+
+def test_chunked_and_fused_shrink_the_logits(capsys: pytest.CaptureFixture[str]) -> None:
+    logits = {loss: _json(capsys, "estimate", *LONG, "--loss", loss)["terms"]["logits"]
+              for loss in ("standard", "chunked", "fused-linear-ce")}
+    assert logits["chunked"] / logits["standard"] == pytest.approx(6.5 / 12)
+    assert logits["fused-linear-ce"] < logits["standard"] / 4
+
+
+def test_text_names_the_host_ram(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["estimate", *LONG, "--activation-offload"]) == 0
+    assert "saved activations" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("argv", [["--loss", "tiled"], ["--loss-chunks", "0"], ["--checkpointing", "some"]])
+def test_bad_values_are_one_line_and_exit_2(capsys: pytest.CaptureFixture[str], argv: list[str]) -> None:
+    try:
+        code = main(["estimate", *argv])
+    except SystemExit as exit_:  # argparse's own refusals (an unknown choice) exit from inside
+        code = exit_.code  # type: ignore[assignment]
+    assert code == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1
