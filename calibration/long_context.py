@@ -13,9 +13,10 @@ ordinary Trainer-like one of step.py.
   copies it as ``trl/models/activation_offloading.py``) with a single stream: every tensor autograd saves in the
   forward is moved to host memory as it is saved and brought back when its backward needs it, except parameters,
   tensors under 1,024 bytes and what the output layer saves (wrapped in a no-op context, as torchtune and TRL do).
-  The loss is computed outside the context, as torchtune's recipes do. Here "host" is a counter: the packed
-  tensor is dropped, so the live-bytes counter sees only what stays on the GPU; bringing it back allocates a new
-  tensor of the same shape.
+  The loss is computed outside the context, as torchtune's recipes do. (``torch.autograd.graph.save_on_cpu``
+  would also move the parameters that matmuls save, and on a CPU trace cannot tell host from device.) Here
+  "host" is a counter: the packed tensor is dropped, so the live-bytes counter sees only what stays on the GPU;
+  bringing it back allocates a new tensor of the same shape.
 - ``checkpointing: "selective"``: attention recomputation (Korthikanti et al. 2022, arXiv:2205.05198, s5, as
   Megatron-LM's ``--recompute-granularity selective``): only the attention core (from q, k, v to the attention
   output) runs under non-reentrant ``torch.utils.checkpoint``; the rest of the layer saves as usual.

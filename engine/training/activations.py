@@ -171,7 +171,14 @@ def _selective(ctx: _Ctx, o_shared: bool) -> tuple[float, float, float, float]:
     projection saves it as its own input (``o_shared``: SDPA with full fine-tuning, where the two are one tensor).
     In its backward the core runs again and saves what it saved in the forward, plus a new output. With SDPA /
     FlashAttention that is only the fp32 log-sum-exp and the output, so there is little to gain (the s x s scores
-    the paper recomputes are never stored); with eager attention the s x s probabilities go.
+    the paper recomputes are never stored); with eager attention the s x s probabilities go. Traced: calibration
+    ``lc-*_gc-selective``.
+
+    What the libraries call "selective" differs: Hugging Face transformers offers whole-layer checkpointing only
+    (``gradient_checkpointing_enable``); PyTorch's ``torch.utils.checkpoint.create_selective_checkpoint_contexts``
+    saves whatever its policy says, and torchtitan's op-level policy saves the matmul and SDPA outputs (it
+    recomputes the element-wise ops, not the attention); torchtune's and torchtitan's layer-level "selective"
+    checkpoints every k-th layer whole. This models the paper's (Megatron's) meaning.
     """
     c, a = ctx.c, ctx.m.num_heads
     q_w, k_w, v_w, o_w = _widths(ctx.m)

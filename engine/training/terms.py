@@ -210,7 +210,8 @@ def offloaded(c: StepContext) -> Cost:
     saved weight copies; not what the output layer saves, nor the loss's (torchtune's OffloadActivations wraps
     the output layer in a no-op, and its recipes compute the loss outside).
     Source: torchtune ``training/_activation_offload.py`` (TRL ``models/activation_offloading.py``), traced in
-    calibration/ (``lc-*_offload``)."""
+    calibration/ (``lc-*_offload``). PyTorch's own ``torch.autograd.graph.save_on_cpu`` moves every saved tensor,
+    parameters included: with it host RAM also takes a copy of each weight a matmul saves, every step."""
     if not c.offloaded:
         return ZERO
     last = len(c.layers) - 1

@@ -20,9 +20,10 @@ def _json(capsys: pytest.CaptureFixture[str], *argv: str) -> dict[str, Any]:
     return data
 
 
-def test_defaults_add_only_setup_keys(capsys: pytest.CaptureFixture[str]) -> None:
+def test_defaults_leave_the_json_as_it_was(capsys: pytest.CaptureFixture[str]) -> None:
+    """The new setup fields stay out of the JSON at their defaults (TrainingSetup.OPTIONAL_IN_JSON)."""
     d = _json(capsys, "estimate")
-    assert d["setup"] | {"loss": "standard", "loss_chunks": 8, "activation_offload": False} == d["setup"]
+    assert not {"loss", "loss_chunks", "activation_offload"} & d["setup"].keys()
     assert "offloaded_bytes" not in d  # only with --activation-offload
 
 
