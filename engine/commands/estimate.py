@@ -9,6 +9,7 @@ import argparse
 from typing import Any
 
 from engine.catalog import get_gpu, get_model
+from engine.commands.explicit import track_explicit
 from engine.specs import (
     Attention,
     Checkpointing,
@@ -40,7 +41,10 @@ def _choices(enum: type[Any]) -> list[str]:
 
 def register(sub: Any) -> None:
     p = sub.add_parser("estimate", help="per-GPU peak memory of one fine-tuning step")
+    track_explicit(p)  # flags typed by the user override --from-config files
     add_setup_arguments(p)
+    p.add_argument("--from-config", action="append", metavar="FILE",
+                   help="an Axolotl, LLaMA-Factory, torchtune, TRL, DeepSpeed or accelerate config (repeatable)")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(handler=run)
 
@@ -226,6 +230,10 @@ def to_text(e: Estimate) -> str:
 
 
 def run(args: argparse.Namespace) -> tuple[dict[str, Any], str]:
+    if getattr(args, "from_config", None):
+        from engine.commands.imported import run_imported
+
+        return run_imported(args)
     model = resolve_model(args.model, args.config)
     e = estimate(model, setup_from_args(args), get_gpu(args.gpu))
     return to_json(e), to_text(e)

@@ -1,0 +1,77 @@
+"""``python -m engine estimate --from-config FILE [...]``: the estimate of a setup imported from training configs.
+
+Flags typed on the command line override every file (``engine.commands.explicit``); the JSON is ``estimate``'s,
+with ``setup.alignment`` (the method a file names, or null) and ``imported`` (``engine.config_import``'s
+report: format, files, read, ignored, assumed).
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from engine.catalog import get_gpu, get_model
+from engine.commands.estimate import DEFAULT_MODEL, resolve_model, to_json, to_text
+from engine.commands.explicit import explicit
+from engine.config_import import ImportedConfig, import_configs
+from engine.specs import (
+    Attention,
+    Checkpointing,
+    LoraTargets,
+    Method,
+    Optimizer,
+    Precision,
+    QuantType,
+    Sharding,
+)
+from engine.training import estimate
+
+#: flag destination -> (setup field, how to read the flag's value)
+FIELDS: dict[str, tuple[str, Any]] = {
+    "method": ("method", Method),
+    "precision": ("precision", Precision),
+    "optimizer": ("optimizer", Optimizer),
+    "batch": ("batch", int),
+    "seq_len": ("seq_len", int),
+    "grad_accum": ("grad_accum", int),
+    "attention": ("attention", Attention),
+    "checkpointing": ("checkpointing", Checkpointing),
+    "gpus": ("gpus", int),
+    "sharding": ("sharding", Sharding),
+    "offload_optimizer": ("offload_optimizer", bool),
+    "offload_params": ("offload_params", bool),
+    "lora_rank": ("lora.rank", int),
+    "lora_alpha": ("lora.alpha", float),
+    "lora_dropout": ("lora.dropout", float),
+    "lora_targets": ("lora.targets", LoraTargets),
+    "quant": ("quant.quant_type", QuantType),
+    "no_double_quant": ("quant.double_quant", lambda v: not v),
+}
+
+
+def explicit_fields(args: argparse.Namespace) -> dict[str, Any]:
+    """The setup fields the user typed a flag for, with their values."""
+    typed = explicit(args)
+    return {field: read(getattr(args, dest)) for dest, (field, read) in FIELDS.items() if dest in typed}
+
+
+def _text(e_text: str, imported: ImportedConfig) -> str:
+    r = imported.report
+    head = f"imported from {', '.join(r.files)} ({r.format.value}): {len(r.read)} read, {len(r.ignored)} ignored"
+    assumed = ", ".join(f"{k} {v}" for k, v in r.assumed.items())
+    lines = [head] + ([f"assumed: {assumed}"] if assumed else [])
+    if imported.alignment is not None:
+        lines.append(f"alignment: {imported.alignment.value} (python -m engine alignment counts its other models)")
+    return "\n".join([*lines, e_text])
+
+
+def run_imported(args: argparse.Namespace) -> tuple[dict[str, Any], str]:
+    typed = explicit(args)
+    model = resolve_model(args.model, args.config) if {"model", "config"} & typed else None
+    imported = import_configs(args.from_config, explicit=explicit_fields(args), model=model,
+                              default_model=get_model(DEFAULT_MODEL))
+    e = estimate(imported.model, imported.setup, get_gpu(args.gpu))
+    data = to_json(e)
+    data["setup"]["alignment"] = imported.alignment.value if imported.alignment else None
+    data["imported"] = imported.report.as_dict()
+    return data, _text(to_text(e), imported)

@@ -1,0 +1,117 @@
+"""accelerate's launch config (``accelerate launch --config_file <file>``, as ``accelerate config`` writes it).
+
+Mapping table (accelerate v1.15.0.dev0, commit 16cb6eb8: ``src/accelerate/commands/config/config_args.py``,
+``src/accelerate/utils/dataclasses.py``, ``accelerator.py``; FSDP keys in ``engine.config_import.fsdp``):
+
+=====================================================  ==========================================================
+``distributed_type``: NO / MULTI_GPU                   no sharding (one GPU, or plain data parallel)
+``distributed_type``: DEEPSPEED + ``deepspeed_config``  ``zero_stage`` -> zeroN, ``offload_optimizer_device`` /
+                                                       ``offload_param_device`` cpu or nvme -> offload, or the
+                                                       ``deepspeed_config_file`` it names (followed)
+``distributed_type``: FSDP + ``fsdp_config``           FSDP's strategy, offload and activation checkpointing
+``distributed_type``: MEGATRON_LM, XLA, MULTI_CPU ...  refused (not costed, or not a GPU run)
+``num_processes``                                      the GPU count (all machines together; 1 with ``NO``)
+``parallelism_config`` ``tp_size`` / ``cp_size`` /       tensor, context or sequence parallelism over more than one
+``sp_size`` > 1                                        GPU: refused (not costed)
+``mixed_precision``: no (the default) / bf16 / fp16    the 16-bit autocast; under FSDP accelerate upcasts the
+                                                       trainable parameters to fp32 when it is on (the
+                                                       "FSDP upcast of low precision parameters" of
+                                                       ``accelerator.py`` and ``utils/fsdp_utils.py``)
+=====================================================  ==========================================================
+
+The model's own dtype is the training script's choice, which the file does not say.
+"""
+
+from __future__ import annotations
+
+from engine.config_import import common, fsdp
+from engine.config_import.deepspeed import STAGES
+from engine.config_import.draft import Draft, Field
+from engine.config_import.report import Message
+from engine.specs import Sharding
+from engine.translatable import QT_TRANSLATE_NOOP
+
+NOT_GPU = QT_TRANSLATE_NOOP("engine", "{value} is not a run on NVIDIA or AMD GPUs that VRAM Lab costs")
+MEGATRON = QT_TRANSLATE_NOOP("engine", "Megatron-LM's tensor and pipeline parallelism is not costed")
+PARALLEL = QT_TRANSLATE_NOOP("engine", "{value}-way {kind} parallelism is not costed")
+ONE_PROCESS = QT_TRANSLATE_NOOP("engine", "distributed_type NO runs one process")
+FP8 = QT_TRANSLATE_NOOP("engine", "{value} training is not costed (bf16 and fp16 are)")
+BAD_STAGE = QT_TRANSLATE_NOOP("engine", "{value} is not a ZeRO stage (0, 1, 2 or 3)")
+
+_DATA_PARALLEL = ("NO", "MULTI_GPU")
+_NOT_GPU = ("XLA", "TPU", "MULTI_CPU", "MULTI_XPU", "MULTI_NPU", "MULTI_MLU", "MULTI_SDAA", "MULTI_MUSA",
+            "MULTI_HPU", "MULTI_NEURON")
+
+
+def _deepspeed(d: Draft) -> None:
+    d.set(Field.BACKEND, "deepspeed", "distributed_type")
+    path = d.get("deepspeed_config.deepspeed_config_file")
+    if isinstance(path, str) and path.strip() and path.strip().lower() != "none":
+        d.follow_file("deepspeed_config.deepspeed_config_file", path.strip())
+        return
+    stage = d.get("deepspeed_config.zero_stage")
+    if isinstance(stage, int) and not isinstance(stage, bool) and stage in STAGES:
+        d.set(Field.SHARDING, STAGES[stage], "deepspeed_config.zero_stage")
+    elif stage is not None:
+        d.refuse(Field.SHARDING, "deepspeed_config.zero_stage", Message.of(BAD_STAGE, value=stage))
+    for field, name in ((Field.OFFLOAD_OPTIMIZER, "optimizer"), (Field.OFFLOAD_PARAMS, "param")):
+        key = f"deepspeed_config.offload_{name}_device"
+        value = d.get(key)
+        if value is not None:
+            d.set(field, str(value).strip().lower() in ("cpu", "nvme"), key)
+    common.whole(d, Field.GRAD_ACCUM, "deepspeed_config.gradient_accumulation_steps")
+
+
+def _kind(d: Draft) -> None:
+    kind = str(d.get("distributed_type") or "NO").strip().upper()
+    if kind in _DATA_PARALLEL:
+        d.set(Field.BACKEND, "none", "distributed_type")
+        d.set(Field.SHARDING, Sharding.NONE, "distributed_type")
+        if kind == "NO":
+            d.set(Field.GPUS, 1, "distributed_type")
+            d.ignore("num_processes", Message.of(ONE_PROCESS))
+    elif kind == "DEEPSPEED":
+        _deepspeed(d)
+    elif kind == "FSDP":
+        if isinstance(d.raw("fsdp_config"), dict):
+            fsdp.read_config(d, "fsdp_config")
+        else:
+            d.set(Field.BACKEND, "fsdp", "distributed_type")
+            d.default(Field.SHARDING, Sharding.ZERO3)
+    elif kind == "MEGATRON_LM":
+        d.refuse(Field.SHARDING, "distributed_type", Message.of(MEGATRON))
+    else:
+        d.refuse(Field.SHARDING, "distributed_type", Message.of(NOT_GPU, value=kind))
+
+
+def _parallelism(d: Draft) -> None:
+    for name, kind, field in (("tp", "tensor", Field.SHARDING), ("cp", "context", Field.SEQ_LEN),
+                              ("sp", "sequence", Field.SEQ_LEN)):
+        key = f"parallelism_config.parallelism_config_{name}_size"
+        size = d.get(key)
+        if isinstance(size, int) and size > 1:
+            d.refuse(field, key, Message.of(PARALLEL, value=size, kind=kind))
+
+
+def _mixed_precision(d: Draft) -> None:
+    value = d.get("mixed_precision")
+    mode = "no" if value is False else str(value).strip().lower() if value is not None else None
+    if mode is None:
+        d.default(Field.HALF, "none")
+    elif mode in ("bf16", "fp16"):
+        d.set(Field.HALF, mode, "mixed_precision")
+    elif mode == "no":
+        d.set(Field.HALF, "none", "mixed_precision")
+    else:
+        d.refuse(Field.PRECISION, "mixed_precision", Message.of(FP8, value=value))
+
+
+def map_file(d: Draft) -> None:
+    """An accelerate config file."""
+    if common.flag(d, "use_cpu"):
+        d.refuse(Field.SHARDING, "use_cpu", Message.of(NOT_GPU, value="use_cpu: true"))
+    _kind(d)
+    common.whole(d, Field.GPUS, "num_processes")
+    _parallelism(d)
+    _mixed_precision(d)
+    d.finish()

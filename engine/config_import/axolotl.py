@@ -1,0 +1,204 @@
+"""Axolotl's training YAML (``axolotl train config.yml``).
+
+Mapping table (Axolotl 0.18.0, commit 067b021c: ``src/axolotl/utils/schemas/config.py``, ``training.py``,
+``peft.py``; ``src/axolotl/utils/config/__init__.py`` ``resolve_dtype``; ``src/axolotl/loaders/model.py`` and
+``adapter.py``):
+
+==========================================================  =================================================
+``base_model``                                              the model
+``adapter``: lora / qlora (none: full fine-tuning)          LoRA / QLoRA; Axolotl quantizes to 4 bits only with
+                                                            ``adapter: qlora`` and ``load_in_4bit: true`` (NF4,
+                                                            double quantization, ``loaders/model.py``);
+                                                            ``load_in_8bit`` and ``gptq`` bases are refused
+``lora_r`` / ``lora_alpha`` / ``lora_dropout``              rank / alpha (PEFT's 8 / 8 when absent) / 0.0
+``lora_target_linear: true``, ``lora_target_modules``       all-linear (every linear layer but the output
+                                                            head), or the modules named (a regex's alternation)
+``sequence_len``                                            the sequence (default 512)
+``micro_batch_size`` / ``gradient_accumulation_steps``      micro-batch / accumulation (default 1 / 1)
+``gradient_checkpointing``: true / false / offload          full / none (default false); ``offload`` also moves
+                                                            the checkpoints to the CPU, costed as full
+``bf16``: true / false / auto (default auto)                bf16 autocast with the model loaded in bf16; auto
+                                                            means bf16 on a GPU that has it (assumed)
+``fp16`` / ``bfloat16`` / ``float16``                       fp16 autocast (model in fp16) / pure bf16 / pure
+                                                            fp16; neither: fp32
+``optimizer``                                               the optimizer (default ``adamw_torch_fused``)
+``attn_implementation`` (or the older ``flash_attention``,   the attention kernel (default: transformers', sdpa)
+``sdp_attention``, ``xformers_attention``, ``eager_attention``)
+``deepspeed``                                               a DeepSpeed JSON path (followed) or the config
+``fsdp`` / ``fsdp_config`` / ``fsdp_version``               FSDP (``engine.config_import.fsdp``)
+``rl``: dpo / ipo / orpo / kto / simpo / grpo               the alignment method
+``tensor_parallel_size`` / ``context_parallel_size`` > 1    refused (not costed)
+==========================================================  =================================================
+"""
+
+from __future__ import annotations
+
+from engine.config_import import common, deepspeed, fsdp
+from engine.config_import.draft import Draft, Field
+from engine.config_import.names import attention_of
+from engine.config_import.report import Message
+from engine.specs import Attention, Checkpointing, LoraTargets, Method, Optimizer, QuantType
+from engine.translatable import QT_TRANSLATE_NOOP
+
+EIGHT_BIT = QT_TRANSLATE_NOOP("engine", "a base model loaded in 8 bits is not a method VRAM Lab costs")
+GPTQ = QT_TRANSLATE_NOOP("engine", "a GPTQ-quantized base is not a method VRAM Lab costs")
+ADAPTER = QT_TRANSLATE_NOOP("engine", "the {value} adapter is not a method VRAM Lab costs (LoRA and QLoRA are)")
+DORA = QT_TRANSLATE_NOOP("engine", "DoRA keeps each adapted weight's norm and more activations than LoRA; "
+                                   "VRAM Lab does not cost it")
+FOUR_BIT_LORA = QT_TRANSLATE_NOOP("engine", "Axolotl quantizes to 4 bits only with adapter: qlora; costed as LoRA "
+                                            "on a 16-bit base")
+OFFLOADED = QT_TRANSLATE_NOOP("engine", "{value} also moves the checkpoints to the CPU, which VRAM Lab does not "
+                                        "model; costed as full checkpointing, an upper bound")
+NOT_MODELLED = QT_TRANSLATE_NOOP("engine", "it lowers memory in a way VRAM Lab does not model; the estimate is an "
+                                           "upper bound")
+PARALLEL = QT_TRANSLATE_NOOP("engine", "{value}-way {kind} parallelism is not costed")
+FP16_FULL = QT_TRANSLATE_NOOP("engine", "full fine-tuning of fp16 weights is not costed (fp16 training keeps fp32 "
+                                        "master weights only under DeepSpeed)")
+
+PACKING = QT_TRANSLATE_NOOP("engine", "packing fills each sequence to the maximum length, which the estimate "
+                                       "costs anyway")
+GLOBAL_BATCH = QT_TRANSLATE_NOOP("engine", "the global batch; memory depends on the micro-batch (micro_batch_size)")
+_NOT_MODELLED_KEYS = (
+    "activation_offloading", "liger_rms_norm", "liger_glu_activation", "liger_layer_norm", "liger_rope",
+    "liger_fused_linear_cross_entropy", "liger_cross_entropy", "cut_cross_entropy", "lora_mlp_kernel",
+    "lora_qkv_kernel", "lora_o_kernel", "unsloth_cross_entropy_loss", "chunked_cross_entropy", "torch_compile",
+    "plugins")
+REASONS = {"batch_size": GLOBAL_BATCH, "sample_packing": PACKING, "pad_to_sequence_len": PACKING,
+           **dict.fromkeys(_NOT_MODELLED_KEYS, NOT_MODELLED)}
+_ALL_LINEAR = ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj")
+_LEGACY_ATTENTION = (("flash_attention", "flash_attention_2"), ("sdp_attention", "sdpa"),
+                     ("xformers_attention", "xformers"), ("flex_attention", "flex_attention"),
+                     ("eager_attention", "eager"))
+
+
+def _method(d: Draft) -> None:
+    adapter = d.get("adapter")
+    four, eight = common.flag(d, "load_in_4bit"), common.flag(d, "load_in_8bit")
+    if eight:
+        d.refuse(Field.METHOD, "load_in_8bit", Message.of(EIGHT_BIT))
+    elif common.flag(d, "gptq"):
+        d.refuse(Field.METHOD, "gptq", Message.of(GPTQ))
+    elif adapter is None:
+        d.default(Field.METHOD, Method.FULL)
+    elif adapter not in ("lora", "qlora"):
+        d.refuse(Field.METHOD, "adapter", Message.of(ADAPTER, value=adapter))
+    elif common.flag(d, "peft_use_dora"):
+        d.refuse(Field.METHOD, "peft_use_dora", Message.of(DORA))
+    elif adapter == "qlora" and four:
+        d.set(Field.METHOD, Method.QLORA, "adapter", "load_in_4bit")
+    else:
+        d.set(Field.METHOD, Method.LORA, "adapter")
+        if four:
+            d.ignore("load_in_4bit", Message.of(FOUR_BIT_LORA))
+    d.default(Field.QUANT_TYPE, QuantType.NF4)
+    d.default(Field.DOUBLE_QUANT, True)
+
+
+def _lora(d: Draft) -> None:
+    if not common.whole(d, Field.LORA_RANK, "lora_r"):
+        d.default(Field.LORA_RANK, 8)
+    alpha = d.get("lora_alpha")
+    if isinstance(alpha, int | float) and not isinstance(alpha, bool) and alpha > 0:
+        d.set(Field.LORA_ALPHA, float(alpha), "lora_alpha")
+    else:
+        d.default(Field.LORA_ALPHA, 8.0)
+    if not common.fraction(d, Field.LORA_DROPOUT, "lora_dropout"):
+        d.default(Field.LORA_DROPOUT, 0.0)
+    if common.flag(d, "lora_target_linear"):
+        extra = d.get("lora_target_modules")
+        if extra:
+            common.lora_targets(d, "lora_target_modules", [*common.split_words(extra), *_ALL_LINEAR])
+        else:
+            d.set(Field.LORA_TARGETS, LoraTargets.ALL_LINEAR, "lora_target_linear")
+    else:
+        common.lora_targets(d, "lora_target_modules")
+
+
+def _precision(d: Draft) -> None:
+    bf16, fp16 = d.get("bf16"), common.flag(d, "fp16")
+    pure_bf16, pure_fp16 = common.flag(d, "bfloat16"), common.flag(d, "float16")
+    if bf16 is True:
+        d.set(Field.HALF, "bf16", "bf16")
+        d.set(Field.WEIGHTS, "bf16", "bf16")
+    elif fp16:
+        d.set(Field.HALF, "fp16", "fp16")
+        d.set(Field.WEIGHTS, "fp16", "fp16")
+    elif pure_bf16 or pure_fp16:
+        key = "bfloat16" if pure_bf16 else "float16"
+        d.set(Field.HALF, "none", key)
+        d.set(Field.WEIGHTS, "bf16" if pure_bf16 else "fp16", key)
+    elif bf16 is False:
+        d.set(Field.HALF, "none", "bf16")
+        d.set(Field.WEIGHTS, "fp16" if common.flag(d, "load_in_8bit") else "fp32", "bf16")
+    else:  # "auto" or absent: bf16 where the GPU has it
+        d.default(Field.HALF, "bf16")
+        d.default(Field.WEIGHTS, "bf16")
+    if (fp16 or pure_fp16) and d.raw("adapter") is None and not d.has("deepspeed"):
+        d.refuse(Field.PRECISION, "fp16" if fp16 else "float16", Message.of(FP16_FULL))
+
+
+def _checkpointing(d: Draft) -> None:
+    value = d.get("gradient_checkpointing")
+    if value is None:
+        d.default(Field.CHECKPOINTING, Checkpointing.NONE)
+    elif isinstance(value, str) and value.startswith("offload"):
+        d.approx(Field.CHECKPOINTING, Checkpointing.FULL, "gradient_checkpointing", Message.of(OFFLOADED, value=value))
+    else:
+        d.set(Field.CHECKPOINTING, Checkpointing.FULL if value else Checkpointing.NONE, "gradient_checkpointing")
+    d.get("gradient_checkpointing_kwargs")
+
+
+def _attention(d: Draft) -> None:
+    if common.attention(d, "attn_implementation"):
+        return
+    for key, name in _LEGACY_ATTENTION:
+        if common.flag(d, key):
+            found = attention_of(name)
+            if found is not None and found[1]:
+                d.set(Field.ATTENTION, found[0], key)
+            else:
+                d.approx(Field.ATTENTION, Attention.SDPA, key, Message.of(common.NEAR_ATTENTION, value=name,
+                                                                              used="sdpa"))
+            return
+    d.default(Field.ATTENTION, Attention.SDPA)
+
+
+def _distributed(d: Draft) -> None:
+    value = d.get("deepspeed")
+    if isinstance(value, str) and value.strip():
+        d.set(Field.BACKEND, "deepspeed")
+        d.follow_file("deepspeed", value.strip())
+    elif isinstance(value, dict):
+        deepspeed.read_zero(d, "deepspeed.")
+    option = fsdp.read_option(d, "fsdp")
+    config = d.raw("fsdp_config")
+    if isinstance(config, dict) and config:
+        fsdp.read_config(d, "fsdp_config", "fsdp_version")
+    elif not option:
+        d.get("fsdp_version")
+    for key, kind in (("tensor_parallel_size", "tensor"), ("context_parallel_size", "context")):
+        size = d.raw(key)
+        if isinstance(size, int) and size > 1:
+            d.refuse(Field.SHARDING if kind == "tensor" else Field.SEQ_LEN, key,
+                     Message.of(PARALLEL, value=size, kind=kind))
+
+
+def map_file(d: Draft) -> None:
+    """An Axolotl training file."""
+    common.model(d, "base_model")
+    _method(d)
+    _lora(d)
+    if not common.whole(d, Field.SEQ_LEN, "sequence_len"):
+        d.default(Field.SEQ_LEN, 512)
+    if not common.whole(d, Field.BATCH, "micro_batch_size"):
+        d.default(Field.BATCH, 1)
+    if not common.whole(d, Field.GRAD_ACCUM, "gradient_accumulation_steps"):
+        d.default(Field.GRAD_ACCUM, 1)
+    _checkpointing(d)
+    _precision(d)
+    if not common.optimizer(d, "optimizer"):
+        d.default(Field.OPTIMIZER, Optimizer.ADAMW)
+    _attention(d)
+    _distributed(d)
+    common.alignment(d, "rl")
+    d.finish(REASONS)

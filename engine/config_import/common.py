@@ -1,0 +1,189 @@
+"""Readers every tool's mapping shares: numbers, optimizers, attention, LoRA targets, alignment names.
+
+Each reads one key through a :class:`~engine.config_import.draft.Draft` and records a fact, an approximation or
+a refusal (the sources of every name are in ``engine.config_import.names``).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from engine.config_import.draft import Draft, Field
+from engine.config_import.names import (
+    NEAR_OPTIMIZERS,
+    OPTIMIZERS,
+    AlignmentMethod,
+    attention_of,
+    is_all_linear,
+    optimizer_key,
+    split_names,
+    target_parts,
+    targets_of,
+)
+from engine.config_import.report import Message
+from engine.specs import LoraTargets
+from engine.translatable import QT_TRANSLATE_NOOP
+
+#: the command-line flag of each field, named in refusals
+FLAGS = {
+    Field.METHOD: "--method", Field.PRECISION: "--precision", Field.OPTIMIZER: "--optimizer",
+    Field.BATCH: "--batch", Field.SEQ_LEN: "--seq-len", Field.GRAD_ACCUM: "--grad-accum",
+    Field.ATTENTION: "--attention", Field.CHECKPOINTING: "--checkpointing", Field.GPUS: "--gpus",
+    Field.SHARDING: "--sharding", Field.OFFLOAD_OPTIMIZER: "--offload-optimizer",
+    Field.OFFLOAD_PARAMS: "--offload-params", Field.LORA_RANK: "--lora-rank", Field.LORA_ALPHA: "--lora-alpha",
+    Field.LORA_DROPOUT: "--lora-dropout", Field.LORA_TARGETS: "--lora-targets", Field.QUANT_TYPE: "--quant",
+    Field.DOUBLE_QUANT: "--no-double-quant", Field.MODEL: "--model or --config", Field.HALF: "--precision",
+    Field.WEIGHTS: "--precision", Field.BACKEND: "--sharding",
+}
+
+NOT_A_NUMBER = QT_TRANSLATE_NOOP("engine", "{value} is not a whole number of at least {least}")
+NOT_A_FRACTION = QT_TRANSLATE_NOOP("engine", "{value} is not a number between 0 and 1")
+UNKNOWN_OPTIMIZER = QT_TRANSLATE_NOOP("engine", "{value} is not an optimizer VRAM Lab can cost")
+NEAR_OPTIMIZER = QT_TRANSLATE_NOOP(
+    "engine", "{value} keeps two 8-bit states with an fp32 scale per block, like bitsandbytes' 8-bit AdamW; "
+              "costed as adamw-8bit")
+UNKNOWN_ATTENTION = QT_TRANSLATE_NOOP("engine", "{value} is not an attention implementation VRAM Lab knows; "
+                                                "costed as sdpa, which keeps no score matrix")
+NEAR_ATTENTION = QT_TRANSLATE_NOOP("engine", "{value} keeps no score matrix either; costed as {used}")
+ROUNDED_TARGETS = QT_TRANSLATE_NOOP(
+    "engine", "LoRA on {value} is not one of the target sets VRAM Lab costs (qv, attention, all-linear); "
+              "costed as {used}, the smallest that holds it, so the estimate is an upper bound")
+EXTRA_TARGETS = QT_TRANSLATE_NOOP(
+    "engine", "LoRA on {value} is not costed (only the attention and MLP projections are); costed as {used}")
+NO_TARGETS = QT_TRANSLATE_NOOP("engine", "{value} names no attention or MLP projection VRAM Lab can cost")
+
+
+def split_words(value: Any) -> list[str]:
+    """A list given as a YAML list or as a string of words separated by spaces or commas."""
+    if isinstance(value, list | tuple):
+        return [str(v) for v in value]
+    return [w for w in re.split(r"[\s,]+", str(value)) if w]
+
+
+def _value(d: Draft, key: str) -> Any:
+    value = d.raw(key)
+    return value if value is not None else "null"
+
+
+def model(d: Draft, key: str) -> None:
+    """Record the model ``key`` names (a catalog id, a Hugging Face id or a local folder)."""
+    value = d.get(key)
+    if isinstance(value, str) and value.strip():
+        d.set(Field.MODEL, value.strip(), key)
+
+
+def whole(d: Draft, field: Field, key: str, least: int = 1) -> bool:
+    """Record ``key`` as a whole number >= ``least`` for ``field``; True when the file states one.
+
+    ``auto`` (DeepSpeed's "fill in from the trainer") and null state nothing; anything else is refused.
+    """
+    value = d.get(key)
+    if value is None or (isinstance(value, str) and value.strip().lower() == "auto"):
+        return False
+    if isinstance(value, bool) or not isinstance(value, int) or value < least:
+        d.refuse(field, key, Message.of(NOT_A_NUMBER, value=_value(d, key), least=least))
+        return True
+    d.set(field, value, key)
+    return True
+
+
+def fraction(d: Draft, field: Field, key: str) -> bool:
+    """Record ``key`` as a number in [0, 1) for ``field`` (LoRA dropout); True when the file states one."""
+    value = d.get(key)
+    if value is None:
+        return False
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value < 1:
+        d.refuse(field, key, Message.of(NOT_A_FRACTION, value=_value(d, key)))
+        return True
+    d.set(field, float(value), key)
+    return True
+
+
+def flag(d: Draft, key: str) -> bool | None:
+    """A yes/no key as a bool (YAML's true/false, or the strings "true"/"false"); None when absent."""
+    value = d.get(key)
+    if isinstance(value, str) and value.strip().lower() in ("true", "false"):
+        return value.strip().lower() == "true"
+    return value if isinstance(value, bool) else None
+
+
+def optimizer(d: Draft, key: str) -> bool:
+    """Record the optimizer ``key`` names (a transformers name or a class path); True when it names one."""
+    value = d.get(key)
+    if value is None:
+        return False
+    name = optimizer_key(str(value))
+    if name in OPTIMIZERS:
+        d.set(Field.OPTIMIZER, OPTIMIZERS[name], key)
+    elif name in NEAR_OPTIMIZERS:
+        d.approx(Field.OPTIMIZER, NEAR_OPTIMIZERS[name], key, Message.of(NEAR_OPTIMIZER, value=value))
+    else:
+        d.refuse(Field.OPTIMIZER, key, Message.of(UNKNOWN_OPTIMIZER, value=value))
+    return True
+
+
+def attention(d: Draft, key: str) -> bool:
+    """Record the attention implementation ``key`` names; True when it names one."""
+    value = d.get(key)
+    if value is None or str(value).strip().lower() in ("auto", ""):
+        return False
+    found = attention_of(str(value))
+    if found is None:
+        d.approx(Field.ATTENTION, attention_of("sdpa")[0], key,  # type: ignore[index]
+                 Message.of(UNKNOWN_ATTENTION, value=value))
+    elif found[1]:
+        d.set(Field.ATTENTION, found[0], key)
+    else:
+        d.approx(Field.ATTENTION, found[0], key, Message.of(NEAR_ATTENTION, value=value, used=found[0].value))
+    return True
+
+
+def lora_targets(d: Draft, key: str, names: list[str] | None = None) -> bool:
+    """Record the LoRA target set ``key`` names (or ``names``, already gathered from several keys).
+
+    An exact qv / attention / all-linear set is read; another set is costed as the smallest of them that holds
+    it (reported); a set naming no projection at all is refused.
+    """
+    value = d.get(key)
+    if names is None:
+        if value is None:
+            return False
+        if is_all_linear(value):
+            d.set(Field.LORA_TARGETS, LoraTargets.ALL_LINEAR, key)
+            return True
+        names = split_names(value)
+    parts, unknown = target_parts(names)
+    found = targets_of(parts)
+    if found is None:
+        d.refuse(Field.LORA_TARGETS, key, Message.of(NO_TARGETS, value=names))
+    elif found[1] and not unknown:
+        d.set(Field.LORA_TARGETS, found[0], key)
+    elif unknown and found[1]:
+        d.approx(Field.LORA_TARGETS, found[0], key, Message.of(EXTRA_TARGETS, value=unknown, used=found[0].value))
+    else:
+        d.approx(Field.LORA_TARGETS, found[0], key, Message.of(ROUNDED_TARGETS, value=names, used=found[0].value))
+    return True
+
+
+#: the alignment names the tools use -> VRAM Lab's (anything else is reported, not guessed)
+ALIGNMENT_NAMES = {
+    "dpo": AlignmentMethod.DPO, "ipo": AlignmentMethod.IPO, "orpo": AlignmentMethod.ORPO,
+    "simpo": AlignmentMethod.SIMPO, "cpo": AlignmentMethod.CPO, "kto": AlignmentMethod.KTO,
+    "kto_pair": AlignmentMethod.KTO, "ppo": AlignmentMethod.PPO, "grpo": AlignmentMethod.GRPO,
+    "rloo": AlignmentMethod.RLOO, "rm": AlignmentMethod.REWARD, "reward": AlignmentMethod.REWARD,
+}
+UNKNOWN_ALIGNMENT = QT_TRANSLATE_NOOP("engine", "{value} is not an alignment method VRAM Lab knows (DPO, IPO, ORPO, "
+                                                "SimPO, CPO, KTO, PPO, GRPO, RLOO, reward modelling)")
+
+
+def alignment(d: Draft, key: str, value: Any | None = None) -> None:
+    """Record the alignment method ``key`` names (``value`` when already read); an unknown one is reported."""
+    value = d.get(key) if value is None else value
+    if value is None:
+        return
+    name = str(value).strip().lower()
+    if name in ALIGNMENT_NAMES:
+        d.set(Field.ALIGNMENT, ALIGNMENT_NAMES[name], key)
+    elif name not in ("sft", "pt", ""):
+        d.ignore(key, Message.of(UNKNOWN_ALIGNMENT, value=value))

@@ -1,0 +1,268 @@
+"""LLaMA-Factory's training YAML (``llamafactory-cli train``), and its v1 layout (``model:``, ``peft_config:``).
+
+Mapping table (LLaMA-Factory 0.9.6.dev0, commit ff6d4d12: ``src/llamafactory/hparams/finetuning_args.py``,
+``model_args.py``, ``data_args.py``, ``parser.py``, ``model/adapter.py``; the ``TrainingArguments`` keys it
+passes through are in ``engine.config_import.training_args``):
+
+=====================================================  =======================================================
+``model_name_or_path``                                 the model
+``stage``: sft / pt / rm / ppo / dpo / kto             the alignment method (rm: reward modelling;
+                                                       ``pref_loss: orpo`` or ``simpo`` turns dpo into those)
+``finetuning_type`` (default **lora**)                 lora / full; freeze and oft are refused (partial and
+                                                       orthogonal fine-tuning are not costed)
+``quantization_bit: 4`` (``quantization_method`` bnb)  QLoRA; other bit widths or methods are refused
+``quantization_type`` / ``double_quantization``        nf4 / true by default
+``lora_rank`` / ``lora_alpha`` / ``lora_dropout``      8 / 2 x rank / 0 by default
+``lora_target`` (default ``all``)                      the target set, comma-separated
+``cutoff_len``                                         the sequence (default 2,048)
+``disable_gradient_checkpointing`` (default false)     LLaMA-Factory **turns gradient checkpointing on** unless
+                                                       this is true (``model/model_utils/checkpointing.py``)
+``bf16`` / ``fp16`` / ``pure_bf16``                    the compute dtype; the model loads in it
+``flash_attn``: auto / disabled / sdpa / fa2 / fa3     sdpa (transformers' choice) / eager / sdpa / flash
+=====================================================  =======================================================
+
+Precision: the model is loaded in the compute dtype (bf16 with ``bf16: true``; with neither flag the
+checkpoint's, taken as bf16). For full fine-tuning LLaMA-Factory then casts the trainable parameters to fp32
+unless ``pure_bf16`` or DeepSpeed ZeRO-3 (``model/adapter.py``: "cast trainable parameters to float32"), so a
+full run with ``bf16: true`` is amp-bf16; LoRA adapters are fp32 and the frozen base stays in the compute dtype.
+
+v1 layout (``src/llamafactory/v1/config/*.py``): ``model``; ``peft_config`` {``name`` lora / freeze, ``r``,
+``lora_alpha``, ``lora_dropout``, ``target_modules``}; ``quant_config.quantization_bit``; ``dist_config``
+{``name`` fsdp2 / deepspeed, ``config_file``, ``reshard_after_forward``, ``offload_params``};
+``micro_batch_size`` (default 1); ``cutoff_len`` (2,048); ``bf16`` (default **true**);
+``enable_activation_checkpointing`` (default **true**); the model loads with ``dtype="auto"`` (the checkpoint's,
+taken as bf16) and its own FSDP2 plugin keeps it so.
+"""
+
+from __future__ import annotations
+
+from engine.config_import import common, training_args
+from engine.config_import.draft import Draft, Field
+from engine.config_import.names import ATTENTION, AlignmentMethod
+from engine.config_import.report import ConfigRefusedError, Message
+from engine.specs import Attention, Checkpointing, LoraTargets, Method, Optimizer, Precision, QuantType, Sharding
+from engine.translatable import QT_TRANSLATE_NOOP
+
+FREEZE = QT_TRANSLATE_NOOP("engine", "{value} fine-tuning trains only some layers or an orthogonal adapter, "
+                                     "which VRAM Lab does not cost")
+QUANT_BITS = QT_TRANSLATE_NOOP("engine", "a base quantized to {value} bits is not costed (QLoRA's 4-bit NF4 is)")
+QUANT_METHOD = QT_TRANSLATE_NOOP("engine", "{value} quantization is not costed (bitsandbytes 4-bit is)")
+OPTIMIZER_SWITCH = QT_TRANSLATE_NOOP("engine", "{value} replaces the optimizer with one VRAM Lab does not cost")
+NOT_MODELLED = QT_TRANSLATE_NOOP("engine", "it lowers memory in a way VRAM Lab does not model; the estimate is an "
+                                           "upper bound")
+MEGATRON = QT_TRANSLATE_NOOP("engine", "tensor or pipeline parallelism is not costed")
+PACKING = QT_TRANSLATE_NOOP("engine", "packing fills each sequence to the maximum length, which the estimate "
+                                      "costs anyway")
+NOT_TRAINING = QT_TRANSLATE_NOOP("engine", "not a training run (do_train is not set: an inference, evaluation or "
+                                           "export config)")
+
+REASONS = {"enable_liger_kernel": NOT_MODELLED, "use_kt": NOT_MODELLED, "use_unsloth": NOT_MODELLED,
+           "use_unsloth_gc": NOT_MODELLED, "packing": PACKING, "neat_packing": PACKING}
+_SWITCHES = ("use_galore", "use_apollo", "use_badam", "use_adam_mini", "use_muon")
+_LOSS = {"orpo": AlignmentMethod.ORPO, "simpo": AlignmentMethod.SIMPO, "ipo": AlignmentMethod.IPO}
+_ATTENTION = {**ATTENTION, "disabled": Attention.EAGER, "auto": Attention.SDPA}
+
+
+def _stage(d: Draft) -> None:
+    stage = d.get("stage")
+    loss = str(d.get("pref_loss") or "").lower()
+    if stage == "dpo" and loss in _LOSS:
+        d.set(Field.ALIGNMENT, _LOSS[loss], "stage", "pref_loss")
+    else:
+        common.alignment(d, "stage", stage)
+
+
+def _method(d: Draft) -> None:
+    kind = d.get("finetuning_type")
+    bits = d.get("quantization_bit")
+    qmethod = str(d.get("quantization_method") or "bnb").lower()
+    if kind in ("freeze", "oft"):
+        d.refuse(Field.METHOD, "finetuning_type", Message.of(FREEZE, value=kind))
+    elif bits is not None and bits != 4:
+        d.refuse(Field.METHOD, "quantization_bit", Message.of(QUANT_BITS, value=bits))
+    elif bits == 4 and qmethod not in ("bnb", "bitsandbytes"):
+        d.refuse(Field.METHOD, "quantization_method", Message.of(QUANT_METHOD, value=qmethod))
+    elif bits == 4:
+        keys = ["quantization_bit"] + (["finetuning_type"] if kind else [])
+        d.set(Field.METHOD, Method.QLORA, *keys)
+    elif kind in ("lora", "full"):
+        d.set(Field.METHOD, Method.LORA if kind == "lora" else Method.FULL, "finetuning_type")
+    elif kind is None:
+        d.default(Field.METHOD, Method.LORA)
+    else:
+        d.refuse(Field.METHOD, "finetuning_type", Message.of(FREEZE, value=kind))
+
+
+def _lora(d: Draft, keys: tuple[str, str, str, str], rank: int) -> None:
+    """LoRA's rank, alpha, dropout and targets from ``keys`` (in that order), with LLaMA-Factory's defaults."""
+    rank_key, alpha_key, dropout_key, target_key = keys
+    if not common.whole(d, Field.LORA_RANK, rank_key):
+        d.default(Field.LORA_RANK, rank)
+    alpha = d.get(alpha_key)
+    if isinstance(alpha, int | float) and not isinstance(alpha, bool) and alpha > 0:
+        d.set(Field.LORA_ALPHA, float(alpha), alpha_key)
+    else:
+        r = d.raw(rank_key)
+        d.default(Field.LORA_ALPHA, 2.0 * (r if isinstance(r, int) and r > 0 else rank))
+    if not common.fraction(d, Field.LORA_DROPOUT, dropout_key):
+        d.default(Field.LORA_DROPOUT, 0.0)
+    if not common.lora_targets(d, target_key):
+        d.default(Field.LORA_TARGETS, LoraTargets.ALL_LINEAR)
+
+
+def _quant(d: Draft) -> None:
+    qtype = d.get("quantization_type")
+    if qtype in ("nf4", "fp4"):
+        d.set(Field.QUANT_TYPE, QuantType(qtype), "quantization_type")
+    else:
+        d.default(Field.QUANT_TYPE, QuantType.NF4)
+    double = common.flag(d, "double_quantization")
+    if double is None:
+        d.default(Field.DOUBLE_QUANT, True)
+    else:
+        d.set(Field.DOUBLE_QUANT, double, "double_quantization")
+
+
+def _precision(d: Draft) -> None:
+    training_args.half(d, "none")
+    pure = common.flag(d, "pure_bf16")
+    half = "bf16" if common.flag(d, "bf16") else "fp16" if common.flag(d, "fp16") else None
+    full = d.raw("finetuning_type") == "full"
+    if pure:
+        d.set(Field.HALF, "none", "pure_bf16")
+        d.set(Field.WEIGHTS, "bf16", "pure_bf16")
+    elif full:
+        d.default(Field.WEIGHTS, "fp32")  # trainable parameters upcast (model/adapter.py)
+    elif half is not None:
+        d.set(Field.WEIGHTS, half, half)
+    else:
+        d.default(Field.WEIGHTS, "bf16")
+
+
+def _attention(d: Draft, key: str) -> None:
+    value = d.get(key)
+    if value is None:
+        d.default(Field.ATTENTION, Attention.SDPA)
+    elif str(value).lower() in _ATTENTION:
+        d.set(Field.ATTENTION, _ATTENTION[str(value).lower()], key)
+    else:
+        common.attention(d, key)
+
+
+def _training(d: Draft) -> None:
+    """Refuse inference, evaluation and export configs (no ``do_train``, and no ``stage`` or a predict flag)."""
+    if common.flag(d, "do_train"):
+        return
+    if not d.has("stage") or common.flag(d, "do_predict") or common.flag(d, "do_eval") or d.has("export_dir"):
+        raise ConfigRefusedError(d.path.name, Message.of(NOT_TRAINING))
+
+
+def _megatron(d: Draft) -> None:
+    """LLaMA-Factory's Megatron runs: tensor / pipeline parallelism refused; the distributed optimizer shards the
+    optimizer states (ZeRO-1's memory); ``mixed_precision: bf16_mixed`` keeps fp32 master weights."""
+    for key in ("tensor_model_parallel_size", "pipeline_model_parallel_size", "context_parallel_size"):
+        if isinstance(d.raw(key), int) and d.raw(key) > 1:
+            d.refuse(Field.SHARDING, key, Message.of(MEGATRON))
+        d.get(key)
+    if common.flag(d, "use_distributed_optimizer"):
+        d.set(Field.SHARDING, Sharding.ZERO1, "use_distributed_optimizer")
+    if str(d.get("mixed_precision") or "").lower() == "bf16_mixed":
+        d.set(Field.PRECISION, Precision.BF16_MIXED, "mixed_precision")
+
+
+def _v0(d: Draft) -> None:
+    _training(d)
+    common.model(d, "model_name_or_path")
+    _stage(d)
+    _method(d)
+    _lora(d, ("lora_rank", "lora_alpha", "lora_dropout", "lora_target"), 8)
+    _quant(d)
+    if not common.whole(d, Field.SEQ_LEN, "cutoff_len"):
+        d.default(Field.SEQ_LEN, 2048)
+    training_args.batch(d)
+    off = common.flag(d, "disable_gradient_checkpointing")
+    if off is None:
+        d.default(Field.CHECKPOINTING, Checkpointing.FULL)
+    else:
+        d.set(Field.CHECKPOINTING, Checkpointing.NONE if off else Checkpointing.FULL, "disable_gradient_checkpointing")
+    _precision(d)
+    switch = next((k for k in _SWITCHES if common.flag(d, k)), None)
+    if switch:
+        d.refuse(Field.OPTIMIZER, switch, Message.of(OPTIMIZER_SWITCH, value=switch))
+    else:
+        training_args.optimizer(d)
+    training_args.distributed(d)
+    _attention(d, "flash_attn")
+    _megatron(d)
+    d.finish(REASONS)
+
+
+def _v1_method(d: Draft) -> None:
+    name = d.get("peft_config.name")
+    bits = d.get("quant_config.quantization_bit")
+    if name == "freeze":
+        d.refuse(Field.METHOD, "peft_config.name", Message.of(FREEZE, value=name))
+    elif bits is not None and bits != 4:
+        d.refuse(Field.METHOD, "quant_config.quantization_bit", Message.of(QUANT_BITS, value=bits))
+    elif bits == 4:
+        d.set(Field.METHOD, Method.QLORA, "quant_config.quantization_bit")
+    elif name == "lora":
+        d.set(Field.METHOD, Method.LORA, "peft_config.name")
+    else:
+        d.default(Field.METHOD, Method.FULL)
+    d.default(Field.QUANT_TYPE, QuantType.NF4)
+    d.default(Field.DOUBLE_QUANT, True)
+
+
+def _v1_dist(d: Draft) -> None:
+    name = str(d.get("dist_config.name") or "").lower()
+    if name == "deepspeed" and d.has("dist_config.config_file"):
+        d.set(Field.BACKEND, "deepspeed", "dist_config.name")
+        d.follow_file("dist_config.config_file", str(d.get("dist_config.config_file")))
+    elif name.startswith("fsdp"):
+        d.set(Field.BACKEND, "fsdp", "dist_config.name")
+        reshard = common.flag(d, "dist_config.reshard_after_forward")
+        if reshard is None:
+            d.default(Field.SHARDING, Sharding.ZERO3)
+        else:
+            d.set(Field.SHARDING, Sharding.ZERO3 if reshard else Sharding.ZERO2, "dist_config.reshard_after_forward")
+        if common.flag(d, "dist_config.offload_params"):
+            d.set(Field.OFFLOAD_PARAMS, True, "dist_config.offload_params")
+            d.set(Field.OFFLOAD_OPTIMIZER, True, "dist_config.offload_params")
+
+
+def _v1(d: Draft) -> None:
+    common.model(d, "model")
+    _v1_method(d)
+    _lora(d, ("peft_config.r", "peft_config.lora_alpha", "peft_config.lora_dropout", "peft_config.target_modules"), 8)
+    if not common.whole(d, Field.SEQ_LEN, "cutoff_len"):
+        d.default(Field.SEQ_LEN, 2048)
+    if not common.whole(d, Field.BATCH, "micro_batch_size"):
+        d.default(Field.BATCH, 1)
+    d.default(Field.GRAD_ACCUM, 1)
+    on = common.flag(d, "enable_activation_checkpointing")
+    if on is None:
+        d.default(Field.CHECKPOINTING, Checkpointing.FULL)
+    else:
+        d.set(Field.CHECKPOINTING, Checkpointing.FULL if on else Checkpointing.NONE, "enable_activation_checkpointing")
+    bf16 = common.flag(d, "bf16")
+    if bf16 is None:
+        d.default(Field.HALF, "bf16")
+    else:
+        d.set(Field.HALF, "bf16" if bf16 else "none", "bf16")
+    d.default(Field.WEIGHTS, "bf16")
+    if d.has("optim_config.name"):
+        common.optimizer(d, "optim_config.name")
+    else:
+        d.default(Field.OPTIMIZER, Optimizer.ADAMW)
+    _v1_dist(d)
+    _attention(d, "flash_attn")
+    d.finish(REASONS)
+
+
+def map_file(d: Draft) -> None:
+    """A LLaMA-Factory training file, in its usual layout or the v1 one."""
+    if d.has("model_name_or_path"):
+        _v0(d)
+    else:
+        _v1(d)

@@ -1,0 +1,72 @@
+"""The model a config names: a catalog id, a Hugging Face id the catalog knows, or a local folder with config.json.
+
+A Hugging Face id matches a catalog model when it is the model's own repository, or the same repository name
+under another owner (mirrors such as ``NousResearch/Llama-2-7b-hf``), or a published variant of it that keeps
+the architecture: the chat / instruct / ``-it`` fine-tunes of the same base (``meta-llama/Meta-Llama-3-8B-Instruct``
+is Llama 3 8B; ``Llama-2-7b-chat-hf`` is Llama 2 7B). Such a match is reported as assumed. A quantized
+repository (``-GPTQ``, ``-bnb-4bit``) or another version (``Mistral-7B-Instruct-v0.2``) matches nothing.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+from pathlib import Path
+
+from engine.catalog import CatalogError, get_model, models
+from engine.config_import.report import ConfigRefusedError, Message
+from engine.specs import ModelSpec
+from engine.translatable import QT_TRANSLATE_NOOP
+
+UNKNOWN = QT_TRANSLATE_NOOP(
+    "engine", "{value} is not a model VRAM Lab knows, nor a local folder with a config.json; give the model with "
+              "--model (a catalog id) or --config (its config.json)")
+NO_MODEL = QT_TRANSLATE_NOOP("engine", "the files name no model; give it with --model or --config")
+_VARIANT = re.compile(r"-(instruct|chat|it|base)(?=-|$)")
+
+
+def _normal(name: str) -> str:
+    """A repository name without its owner, ``Meta-`` prefix and fine-tune suffixes, in lower case."""
+    short = name.strip().rstrip("/").rsplit("/", 1)[-1].lower()
+    return _VARIANT.sub("", short.removeprefix("meta-"))
+
+
+@cache
+def _by_normal_name() -> dict[str, str]:
+    index: dict[str, str] = {}
+    for m in models():
+        if m.hf_repo:
+            index.setdefault(_normal(m.hf_repo), m.id)
+    return index
+
+
+def catalog_match(name: str) -> tuple[ModelSpec, bool] | None:
+    """The catalog model ``name`` means, and whether it is exact (its id or repository); None if none."""
+    try:
+        return get_model(name), True
+    except CatalogError:
+        pass
+    found = _by_normal_name().get(_normal(name))
+    return (get_model(found), False) if found else None
+
+
+def local_config(value: str, beside: Path) -> Path | None:
+    """A local config.json that ``value`` names (a folder or the file), as given or relative to ``beside``."""
+    for base in (Path(value).expanduser(), beside / value):
+        folder = base if base.is_dir() else base.parent if base.name == "config.json" else None
+        if folder is not None and (folder / "config.json").is_file():
+            return folder
+    return None
+
+
+def resolve(value: str, key: str, file: str, beside: Path) -> tuple[ModelSpec, bool]:
+    """The model ``key`` = ``value`` names in ``file`` and whether it is exact, or a one-line refusal."""
+    found = catalog_match(value)
+    if found is not None:
+        return found
+    folder = local_config(value, beside)
+    if folder is not None:
+        from engine.hf_import import load_config
+
+        return load_config(folder), True
+    raise ConfigRefusedError(file, Message.of(UNKNOWN, value=value), key=key)

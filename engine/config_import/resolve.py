@@ -1,0 +1,187 @@
+"""From the facts of several files to one setup: combining them, the precision, explicit settings, what is assumed.
+
+Combining: a fact a file states beats a tool's default; between two stated facts the first file wins and the
+later one's key is reported as ignored. Explicit settings (the command line's typed flags, the GUI's fields)
+beat every file; the keys they override are moved from ``read`` to ``ignored``. A refused fact fails the import
+unless its field is set explicitly.
+
+Precision (``precision_of``) is what each regime of ``engine.specs.Precision`` holds, from three facts: the
+16-bit compute asked for (``half``), the dtype trainable weights are kept in (``weights``) and the backend:
+
+* DeepSpeed with bf16 / fp16 keeps fp32 master weights and states: bf16-mixed / fp16-mixed (ZeRO,
+  arXiv:1910.02054, s3.1; DeepSpeed's ``bf16`` and ``fp16`` config sections);
+* FSDP through accelerate with mixed precision upcasts trainable parameters to fp32 (accelerate
+  ``accelerator.py``, "FSDP upcast of low precision parameters"): full fine-tuning is amp-bf16 / amp-fp16;
+* otherwise the weights decide: fp32 weights with autocast are amp-bf16 / amp-fp16 (fp32 without it); bf16
+  weights are bf16, with or without autocast (the Hugging Face Trainer on a bf16 model holds 8 bytes per
+  parameter with AdamW: ENVIRONMENT.md, "PyTorch as a ground truth"); fp16 weights are fp16-mixed for LoRA and
+  QLoRA (16-bit frozen base, fp32 adapters: the same bytes) and refused for full fine-tuning, which the Trainer
+  cannot run ("Attempting to unscale FP16 gradients").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from pydantic import ValidationError
+
+from engine.config_import.common import FLAGS
+from engine.config_import.draft import Draft, Fact, Field, Kind
+from engine.config_import.report import ALREADY_SET, CHOOSE, OVERRIDDEN, ConfigRefusedError, Ignored, Message
+from engine.specs import Method, Precision, TrainingSetup
+from engine.translatable import QT_TRANSLATE_NOOP
+
+FP16_FULL = QT_TRANSLATE_NOOP("engine", "full fine-tuning of fp16 weights with fp16 autocast cannot run (the "
+                                        "Trainer cannot unscale fp16 gradients)")
+INVALID = QT_TRANSLATE_NOOP("engine", "the imported setup is not valid: {problem}")
+
+#: setup fields, in the order ``TrainingSetup`` lists them
+SETUP_FIELDS = (Field.METHOD, Field.PRECISION, Field.OPTIMIZER, Field.BATCH, Field.SEQ_LEN, Field.GRAD_ACCUM,
+                Field.ATTENTION, Field.CHECKPOINTING, Field.GPUS, Field.SHARDING, Field.OFFLOAD_OPTIMIZER,
+                Field.OFFLOAD_PARAMS, Field.LORA_RANK, Field.LORA_ALPHA, Field.LORA_DROPOUT, Field.LORA_TARGETS,
+                Field.QUANT_TYPE, Field.DOUBLE_QUANT)
+_PRECISION_INPUTS = (Field.HALF, Field.WEIGHTS, Field.BACKEND)
+
+
+def precision_of(half: str, weights: str, backend: str, method: Method) -> Precision | None:
+    """The regime the module docstring derives; None for fp16 weights trained in full with fp16 autocast."""
+    mixed = {"bf16": Precision.BF16_MIXED, "fp16": Precision.FP16_MIXED}
+    amp = {"bf16": Precision.AMP_BF16, "fp16": Precision.AMP_FP16}
+    if backend == "deepspeed":
+        return mixed.get(half, Precision.FP32 if weights == "fp32" else Precision.BF16)
+    if backend == "fsdp" and half in amp and method is Method.FULL:
+        return amp[half]
+    if weights == "fp32":
+        return amp.get(half, Precision.FP32)
+    if weights == "bf16":
+        return Precision.BF16
+    return Precision.FP16_MIXED if method is not Method.FULL else None
+
+
+class Combined:
+    """The facts of several drafts, combined (module docstring), with the report's ``read`` and ``ignored``."""
+
+    def __init__(self, drafts: Sequence[Draft]) -> None:
+        self.facts: dict[Field, Fact] = {}
+        self.read: dict[str, Any] = {}
+        self.ignored: list[Ignored] = []
+        for d in drafts:
+            self.read.update(d.read)
+            self.ignored.extend(d.ignored)
+            for field, fact in d.facts.items():
+                self._add(field, fact)
+
+    def _add(self, field: Field, fact: Fact) -> None:
+        old = self.facts.get(field)
+        if old is None or fact.strength > old.strength:
+            self.facts[field] = fact
+        elif fact.strength == old.strength and fact.kind is not Kind.DEFAULT and fact.value != old.value:
+            for key in fact.keys:
+                self.read.pop(key, None)
+                self.ignored.append(Ignored(key, Message.of(ALREADY_SET, file=old.file, field=field.value,
+                                                            value=_shown(old.value))))
+
+    def override(self, fields: Sequence[Field]) -> None:
+        """Explicit settings replace these fields: their keys move from read to ignored."""
+        for field in fields:
+            fact = self.facts.pop(field, None)
+            if fact is None:
+                continue
+            for key in fact.keys:
+                if self.read.pop(key, _GONE) is not _GONE or fact.kind is Kind.REFUSED:
+                    self.ignored.append(Ignored(key, Message.of(OVERRIDDEN)))
+
+    def refusal(self, explicit: Mapping[str, Any]) -> ConfigRefusedError | None:
+        """The first refused fact whose field is not set explicitly."""
+        for field, fact in self.facts.items():
+            if fact.kind is Kind.REFUSED and field.value not in explicit and fact.message is not None:
+                hint = Message.of(CHOOSE, field=field.value, flag=FLAGS.get(field, ""))
+                return ConfigRefusedError(fact.file, fact.message, key=fact.keys[0].split(":", 1)[-1], hint=hint)
+        return None
+
+
+_GONE = object()
+
+
+def _shown(value: Any) -> Any:
+    return getattr(value, "value", value)
+
+
+def _precision(c: Combined, method: Method) -> tuple[Precision, bool] | None:
+    """The precision the facts give, and whether any input of it was assumed; None when they give none."""
+    stated = c.facts.get(Field.PRECISION)
+    if stated is not None and stated.kind is not Kind.REFUSED:
+        return stated.value, stated.kind is not Kind.READ
+    inputs = [c.facts.get(f) for f in _PRECISION_INPUTS]
+    if all(f is None for f in inputs[:2]):
+        return None
+    half, weights, backend = (f.value if f is not None else None for f in inputs)
+    value = precision_of(half or "none", weights or "fp32", backend or "none", method)
+    if value is None:
+        fact = c.facts.get(Field.HALF)
+        raise ConfigRefusedError(fact.file if fact else "", Message.of(FP16_FULL),
+                            hint=Message.of(CHOOSE, field="precision", flag="--precision"))
+    assumed = any(f is None or f.kind is not Kind.READ for f in inputs[:2])
+    return value, assumed
+
+
+def _relevant(field: Field, method: Method) -> bool:
+    name = field.value
+    if name.startswith("lora."):
+        return method is not Method.FULL
+    if name.startswith("quant."):
+        return method is Method.QLORA
+    return True
+
+
+def build(c: Combined, explicit: Mapping[str, Any], base: TrainingSetup, file: str) -> tuple[TrainingSetup,
+                                                                                            dict[str, Any]]:
+    """The setup (explicit > facts > ``base``) and the ``assumed`` map of the fields not stated exactly."""
+    refused = c.refusal(explicit)
+    if refused is not None:
+        raise refused
+    values: dict[str, Any] = {}
+    assumed: dict[str, Any] = {}
+    method_fact = c.facts.get(Field.METHOD)
+    method = Method(explicit.get("method", method_fact.value if method_fact else base.method))
+    for field in SETUP_FIELDS:
+        name = field.value
+        if name in explicit:
+            values[name] = explicit[name]
+            continue
+        if field is Field.PRECISION:
+            found = _precision(c, method)
+            value, guessed = found if found is not None else (base.precision, True)
+        elif field in c.facts and c.facts[field].kind is not Kind.REFUSED:
+            value, guessed = c.facts[field].value, c.facts[field].kind is not Kind.READ
+        else:
+            value, guessed = _base_value(base, name), True
+        values[name] = value
+        if guessed and _relevant(field, method):
+            assumed[name] = _shown(value)
+    return _validated(values, file), assumed
+
+
+def _base_value(base: TrainingSetup, name: str) -> Any:
+    obj: Any = base
+    for part in name.split("."):
+        obj = getattr(obj, part)
+    return obj
+
+
+def _validated(values: Mapping[str, Any], file: str) -> TrainingSetup:
+    nested: dict[str, Any] = {"lora": {}, "quant": {}}
+    for name, value in values.items():
+        head, _, tail = name.partition(".")
+        if tail:
+            nested[head][tail] = _shown(value)
+        else:
+            nested[name] = _shown(value)
+    try:
+        return TrainingSetup.model_validate(nested)
+    except ValidationError as err:
+        first = err.errors()[0]
+        where = ".".join(str(x) for x in first["loc"])
+        problem = f"{where}: {first['msg']}" if where else str(first["msg"])
+        raise ConfigRefusedError(file, Message.of(INVALID, problem=problem)) from None

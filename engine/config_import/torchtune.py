@@ -1,0 +1,221 @@
+"""torchtune's recipe config (``tune run <recipe> --config <file>``).
+
+Mapping table (torchtune 0.7.0, commit bd2a0fc7: ``torchtune/models/*/_model_builders.py``, ``recipes/*.py``,
+``torchtune/training/_distributed.py``):
+
+===============================================================  ============================================
+``model._component_``: ``torchtune.models.<family>.<builder>``   the model (builders the catalog holds: below);
+                                                                 ``lora_`` / ``qlora_`` builders are LoRA /
+                                                                 QLoRA (torchao NF4 with its scales quantized
+                                                                 again: double quantization); otherwise full
+``model.lora_attn_modules`` + ``apply_lora_to_mlp`` (+            the target set (q_proj, v_proj, output_proj
+``apply_lora_to_output``)                                        and the MLP, torchtune's usual, is not one of
+                                                                 VRAM Lab's: costed as all-linear, reported)
+``model.lora_rank`` / ``lora_alpha`` / ``lora_dropout``          8 / 16 / 0.0 by default (the builders')
+``checkpointer.checkpoint_dir``                                  the model, when the builder is not in the
+                                                                 catalog: a local folder with config.json, or
+                                                                 its name (``Meta-Llama-3.1-8B-Instruct``)
+``tokenizer.max_seq_len``                                        the sequence; null (the configs' usual) means
+                                                                 no truncation, so it is left open
+``batch_size`` / ``gradient_accumulation_steps``                 micro-batch / accumulation (default 1)
+``enable_activation_checkpointing``                              full / none (the recipes' default: false)
+``dtype``: bf16 / fp32                                           bf16 (weights, gradients and states in bf16:
+                                                                 torchtune has no fp32 master copy) / fp32
+``optimizer._component_``                                        the optimizer (``torch.optim.SGD`` with
+                                                                 ``momentum`` > 0: sgd-momentum)
+the launch command in the file's comments,                       a ``*_distributed`` recipe shards with FSDP2
+``tune run --nnodes N --nproc_per_node P <recipe>``              over N x P GPUs (assumed: a comment, not a
+                                                                 setting); ``dpo`` / ``ppo`` / ``grpo`` recipes
+                                                                 name the alignment method
+``fsdp_reshard_after_forward`` (default true)                    zero3 / zero2
+``fsdp_cpu_offload: true``                                       parameters, gradients and the optimizer step on
+                                                                 the CPU
+``tensor_parallel_dim`` > 1                                      refused (tensor parallelism is not costed)
+===============================================================  ============================================
+"""
+
+from __future__ import annotations
+
+import re
+
+from engine.config_import import common
+from engine.config_import.draft import Draft, Field
+from engine.config_import.loading import Loaded
+from engine.config_import.names import AlignmentMethod
+from engine.config_import.report import ConfigRefusedError, Message
+from engine.specs import Attention, Checkpointing, Method, Optimizer, Precision, QuantType, Sharding
+from engine.translatable import QT_TRANSLATE_NOOP
+
+#: torchtune builders -> catalog ids (the same architecture; ``_base`` / ``_instruct`` share one)
+BUILDERS = {
+    "llama2_7b": "llama-2-7b", "llama2_13b": "llama-2-13b", "llama2_70b": "llama-2-70b",
+    "llama3_8b": "llama-3-8b", "llama3_70b": "llama-3-70b",
+    "llama3_1_8b": "llama-3.1-8b", "llama3_1_70b": "llama-3.1-70b", "llama3_1_405b": "llama-3.1-405b",
+    "llama3_2_1b": "llama-3.2-1b", "llama3_2_3b": "llama-3.2-3b",
+    "mistral_7b": "mistral-7b", "phi3_mini": "phi-3-mini",
+    "qwen2_5_0_5b": "qwen2.5-0.5b", "qwen2_5_7b": "qwen2.5-7b", "qwen2_5_14b": "qwen2.5-14b",
+    "qwen2_5_32b": "qwen2.5-32b", "qwen2_5_72b": "qwen2.5-72b",
+    "gemma2_2b": "gemma-2-2b", "gemma2_9b": "gemma-2-9b", "gemma2_27b": "gemma-2-27b",
+}
+_LAUNCH = re.compile(r"#.*\btune run\b(?P<args>.*?)\s--config\b")
+_DTYPES = {"bf16": Precision.BF16, "fp32": Precision.FP32}
+
+DORA = QT_TRANSLATE_NOOP("engine", "DoRA keeps each adapted weight's norm and more activations than LoRA; "
+                                   "VRAM Lab does not cost it")
+FP16 = QT_TRANSLATE_NOOP("engine", "{value} training is not costed for torchtune (bf16 and fp32 are)")
+NOT_MODELLED = QT_TRANSLATE_NOOP("engine", "it lowers memory in a way VRAM Lab does not model; the estimate is an "
+                                           "upper bound")
+TEACHER = QT_TRANSLATE_NOOP("engine", "knowledge distillation also holds the teacher model, which this estimate "
+                                      "does not count")
+PARALLEL = QT_TRANSLATE_NOOP("engine", "{value}-way tensor parallelism is not costed")
+NOT_TRAINING = QT_TRANSLATE_NOOP("engine", "not a training config (no optimizer: an evaluation, generation or "
+                                           "quantization config)")
+
+REASONS = {"enable_activation_offloading": NOT_MODELLED, "quantizer": NOT_MODELLED, "optimizer_in_bwd": NOT_MODELLED,
+           "compile": NOT_MODELLED, "teacher_model": TEACHER, "custom_sharded_layers": NOT_MODELLED}
+_ALIGNMENT = (("grpo", AlignmentMethod.GRPO), ("ppo", AlignmentMethod.PPO), ("dpo", AlignmentMethod.DPO))
+
+
+def _builder(component: str) -> tuple[str, str]:
+    """(prefix "lora_" / "qlora_" / "", builder without it) of ``torchtune.models.llama3_1.lora_llama3_1_8b``."""
+    name = component.rsplit(".", 1)[-1]
+    for prefix in ("qlora_", "lora_"):
+        if name.startswith(prefix):
+            return prefix, name.removeprefix(prefix)
+    return "", name
+
+
+def _catalog_id(builder: str) -> str | None:
+    for name in (builder, builder.removesuffix("_base"), builder.removesuffix("_instruct")):
+        if name in BUILDERS:
+            return BUILDERS[name]
+    return None
+
+
+def _model(d: Draft, section: str) -> None:
+    key = f"{section}._component_"
+    prefix, builder = _builder(str(d.get(key) or ""))
+    known = _catalog_id(builder)
+    if known is not None:
+        d.set(Field.MODEL, known, key)
+    else:
+        common.model(d, "checkpointer.checkpoint_dir")
+    quantized = common.flag(d, f"{section}.quantize_base")
+    if common.flag(d, f"{section}.use_dora"):
+        d.refuse(Field.METHOD, f"{section}.use_dora", Message.of(DORA))
+    elif prefix == "qlora_" or (prefix and quantized):
+        d.set(Field.METHOD, Method.QLORA, key)
+    elif prefix:
+        d.set(Field.METHOD, Method.LORA, key)
+    elif builder:
+        d.set(Field.METHOD, Method.FULL, key)
+    d.default(Field.QUANT_TYPE, QuantType.NF4)
+    d.default(Field.DOUBLE_QUANT, True)
+    if prefix:
+        _lora(d, section)
+
+
+def _lora(d: Draft, section: str) -> None:
+    if not common.whole(d, Field.LORA_RANK, f"{section}.lora_rank"):
+        d.default(Field.LORA_RANK, 8)
+    alpha = d.get(f"{section}.lora_alpha")
+    if isinstance(alpha, int | float) and not isinstance(alpha, bool) and alpha > 0:
+        d.set(Field.LORA_ALPHA, float(alpha), f"{section}.lora_alpha")
+    else:
+        d.default(Field.LORA_ALPHA, 16.0)
+    if not common.fraction(d, Field.LORA_DROPOUT, f"{section}.lora_dropout"):
+        d.default(Field.LORA_DROPOUT, 0.0)
+    names = common.split_words(d.raw(f"{section}.lora_attn_modules") or [])
+    if common.flag(d, f"{section}.apply_lora_to_mlp"):
+        names += ["gate_proj", "up_proj", "down_proj"]
+    if common.flag(d, f"{section}.apply_lora_to_output"):
+        names += ["output"]
+    d.get(f"{section}.apply_lora_to_mlp")
+    d.get(f"{section}.apply_lora_to_output")
+    common.lora_targets(d, f"{section}.lora_attn_modules", names)
+
+
+def _launch(d: Draft, text: str) -> str:
+    """The recipe named by the file's launch comment ("" if none), and the GPU count it gives (assumed)."""
+    match = _LAUNCH.search(text)
+    if match is None:
+        return ""
+    words = match.group("args").split()
+    recipe = words[-1] if words else ""
+    nodes = re.search(r"--nnodes[ =](\d+)", match.group("args"))
+    procs = re.search(r"--nproc_per_node[ =](\d+)", match.group("args"))
+    if "distributed" in recipe:
+        d.default(Field.GPUS, int(nodes.group(1) if nodes else 1) * int(procs.group(1) if procs else 1))
+        d.default(Field.BACKEND, "fsdp")
+    return recipe
+
+
+def _distributed(d: Draft, recipe: str) -> None:
+    sharded = "distributed" in recipe or d.has("fsdp_cpu_offload") or d.has("fsdp_reshard_after_forward")
+    reshard = common.flag(d, "fsdp_reshard_after_forward")
+    if reshard is not None:
+        d.set(Field.SHARDING, Sharding.ZERO3 if reshard else Sharding.ZERO2, "fsdp_reshard_after_forward")
+    elif sharded:
+        d.default(Field.SHARDING, Sharding.ZERO3)
+    if common.flag(d, "fsdp_cpu_offload"):
+        d.set(Field.OFFLOAD_PARAMS, True, "fsdp_cpu_offload")
+        d.set(Field.OFFLOAD_OPTIMIZER, True, "fsdp_cpu_offload")
+    tp = d.raw("tensor_parallel_dim")
+    if isinstance(tp, int) and tp > 1:
+        d.refuse(Field.SHARDING, "tensor_parallel_dim", Message.of(PARALLEL, value=tp))
+
+
+def _optimizer(d: Draft) -> None:
+    key = "optimizer._component_"
+    name = str(d.raw(key) or "").lower()
+    momentum = d.get("optimizer.momentum")
+    if name == "torch.optim.sgd" and isinstance(momentum, int | float) and momentum > 0:
+        d.set(Field.OPTIMIZER, Optimizer.SGD_MOMENTUM, key, "optimizer.momentum")
+    elif not common.optimizer(d, key):
+        d.default(Field.OPTIMIZER, Optimizer.ADAMW)
+
+
+def _alignment(d: Draft, recipe: str) -> None:
+    loss = str(d.get("loss._component_") or "").lower()
+    for word, method in _ALIGNMENT:
+        if word in loss.rsplit(".", 1)[-1]:
+            d.set(Field.ALIGNMENT, method, "loss._component_")
+            return
+        if word in recipe:
+            d.default(Field.ALIGNMENT, method)
+            return
+
+
+def _precision(d: Draft) -> None:
+    value = d.get("dtype")
+    if value is None:
+        return
+    if str(value) in _DTYPES:
+        d.set(Field.PRECISION, _DTYPES[str(value)], "dtype")
+    else:
+        d.refuse(Field.PRECISION, "dtype", Message.of(FP16, value=value))
+
+
+def map_loaded(d: Draft, loaded: Loaded) -> None:
+    """A torchtune recipe config (its text is searched for the launch comment)."""
+    if not isinstance(d.raw("optimizer"), dict):
+        raise ConfigRefusedError(d.path.name, Message.of(NOT_TRAINING))
+    section = "model" if isinstance(d.raw("model"), dict) else "policy_model"
+    _model(d, section)
+    common.whole(d, Field.SEQ_LEN, "tokenizer.max_seq_len")  # null: no truncation, the sequence is left open
+    if not common.whole(d, Field.BATCH, "batch_size"):
+        d.default(Field.BATCH, 1)
+    if not common.whole(d, Field.GRAD_ACCUM, "gradient_accumulation_steps"):
+        d.default(Field.GRAD_ACCUM, 1)
+    on = common.flag(d, "enable_activation_checkpointing")
+    if on is None:
+        d.default(Field.CHECKPOINTING, Checkpointing.NONE)
+    else:
+        d.set(Field.CHECKPOINTING, Checkpointing.FULL if on else Checkpointing.NONE, "enable_activation_checkpointing")
+    _precision(d)
+    _optimizer(d)
+    d.default(Field.ATTENTION, Attention.SDPA)
+    recipe = _launch(d, loaded.text)
+    _distributed(d, recipe)
+    _alignment(d, recipe)
+    d.finish(REASONS)

@@ -1,0 +1,190 @@
+"""TRL and transformers training arguments: the YAML recipes of TRL and alignment-handbook, and the JSON that
+``TrainingArguments.to_json_string()`` writes.
+
+Mapping table (TRL ``trl/trainer/base_config.py``, ``sft_config.py``, ``dpo_config.py``, ``grpo_config.py``,
+``kto_config.py``, ``reward_config.py``, ``model_config.py`` at v1.10.0.dev0, commit f2cd5771; the shared
+``TrainingArguments`` keys are in ``engine.config_import.training_args``):
+
+====================================================  ========================================================
+``model_name_or_path``                                the model
+``use_peft`` (default false)                          LoRA; with ``load_in_4bit`` QLoRA (``load_in_8bit``:
+                                                      refused, VRAM Lab costs no 8-bit base)
+``lora_r`` / ``lora_alpha`` / ``lora_dropout``        16 / 32 / 0.05 by default (``ModelConfig``)
+``lora_target_modules``                               absent: PEFT's default for the model type, ``q_proj`` and
+                                                      ``v_proj`` for Llama, Mistral, Qwen2 and Gemma (PEFT
+                                                      ``TRANSFORMERS_MODELS_TO_LORA_TARGET_MODULES_MAPPING``)
+``bnb_4bit_quant_type`` / ``use_bnb_nested_quant``    nf4 / false (no double quantization) by default
+``dtype`` (``torch_dtype`` before TRL 0.20), also     the dtype the model is loaded in; absent: float32
+under ``model_init_kwargs``                           (``ModelConfig.dtype`` default, and SFTTrainer's when
+                                                      ``model_init_kwargs`` has none); ``auto`` keeps the
+                                                      checkpoint's, taken as bf16 (reported)
+``bf16``                                              TRL's default: true unless ``fp16`` is set
+``gradient_checkpointing``                            TRL's default: true
+``max_length``                                        the sequence (SFT, DPO, KTO, reward: 1,024 by default);
+                                                      ``max_seq_length`` before TRL 0.20; a JSON dump of plain
+                                                      ``TrainingArguments`` has none, so it is left open
+``max_prompt_length`` + ``max_completion_length``     the sequence of GRPO and RLOO (completion: 512 by
+                                                      default); without a prompt bound it is left open
+``attn_implementation``                               the attention kernel
+====================================================  ========================================================
+
+The alignment method is the trainer's: keys only GRPO (``num_generations``, ``use_vllm``), PPO
+(``num_ppo_epochs``, ``vf_coef``), KTO (``desirable_weight``), RLOO (``rloo_k``) or reward modelling
+(``center_rewards_coefficient``) take name it; otherwise the file's folder or name (``recipes/.../dpo/``,
+``orpo``), reported as assumed; otherwise DPO's keys (``beta``, ``max_prompt_length``, ``loss_type``).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from engine.config_import import common, training_args
+from engine.config_import.draft import Draft, Field
+from engine.config_import.names import AlignmentMethod, dtype_of
+from engine.config_import.report import Message
+from engine.specs import LoraTargets, Method, QuantType
+from engine.translatable import QT_TRANSLATE_NOOP
+
+EIGHT_BIT = QT_TRANSLATE_NOOP("engine", "a base model loaded in 8 bits is not a method VRAM Lab costs")
+DORA = QT_TRANSLATE_NOOP("engine", "DoRA keeps each adapted weight's norm and more activations than LoRA; "
+                                   "VRAM Lab does not cost it")
+AUTO_DTYPE = QT_TRANSLATE_NOOP("engine", "{value} keeps the checkpoint's dtype, taken as bf16")
+OPEN_PROMPT = QT_TRANSLATE_NOOP(
+    "engine", "the sequence is the prompt plus the completion, and the file does not bound the prompt "
+              "(max_prompt_length)")
+NOT_MODELLED = QT_TRANSLATE_NOOP("engine", "it lowers memory in a way VRAM Lab does not model; the estimate is an "
+                                           "upper bound")
+FOUR_BIT_ALONE = QT_TRANSLATE_NOOP("engine", "a 4-bit base trains only through adapters (use_peft is not set)")
+
+PACKING = QT_TRANSLATE_NOOP("engine", "packing fills each sequence to the maximum length, which the estimate "
+                                       "costs anyway")
+REASONS = {"use_liger_kernel": NOT_MODELLED, "activation_offloading": NOT_MODELLED,
+           "padding_free": PACKING, "packing": PACKING}
+
+_SIGNATURES = (
+    (AlignmentMethod.GRPO, ("num_generations", "use_vllm", "reward_weights", "reward_funcs")),
+    (AlignmentMethod.PPO, ("num_ppo_epochs", "vf_coef", "cliprange_value", "whiten_rewards")),
+    (AlignmentMethod.RLOO, ("rloo_k",)),
+    (AlignmentMethod.KTO, ("desirable_weight", "undesirable_weight")),
+    (AlignmentMethod.REWARD, ("center_rewards_coefficient",)),
+)
+_DPO_KEYS = ("beta", "max_prompt_length", "loss_type", "rpo_alpha", "precompute_ref_log_probs", "reference_free",
+             "ref_model_init_kwargs")
+_PATH_WORDS = {m.value: m for m in AlignmentMethod} | {"rm": AlignmentMethod.REWARD, "sft": None}
+
+
+def _path_hint(path: Path) -> tuple[bool, AlignmentMethod | None]:
+    """The method a recipe's folder or name gives (``recipes/zephyr-7b-beta/dpo/config_full.yaml``)."""
+    words = [w for part in path.parts[-3:] for w in re.split(r"[^a-z0-9]+", part.lower())]
+    for word in reversed(words):
+        if word in _PATH_WORDS:
+            return True, _PATH_WORDS[word]
+    return False, None
+
+
+def _alignment(d: Draft) -> None:
+    for method, keys in _SIGNATURES:
+        found = [k for k in keys if d.has(k)]
+        if found:
+            d.set(Field.ALIGNMENT, method, found[0])
+            return
+    hinted, hint = _path_hint(d.path)
+    if hinted:
+        if hint is not None:
+            d.default(Field.ALIGNMENT, hint)
+        return
+    found = [k for k in _DPO_KEYS if d.has(k)]
+    if found:
+        d.set(Field.ALIGNMENT, AlignmentMethod.DPO, found[0])
+
+
+def _method(d: Draft) -> None:
+    peft = common.flag(d, "use_peft")
+    four, eight = common.flag(d, "load_in_4bit"), common.flag(d, "load_in_8bit")
+    if eight:
+        d.refuse(Field.METHOD, "load_in_8bit", Message.of(EIGHT_BIT))
+    elif four and not peft:
+        d.refuse(Field.METHOD, "load_in_4bit", Message.of(FOUR_BIT_ALONE))
+    elif common.flag(d, "use_dora"):
+        d.refuse(Field.METHOD, "use_dora", Message.of(DORA))
+    elif peft:
+        d.set(Field.METHOD, Method.QLORA if four else Method.LORA, *("use_peft", "load_in_4bit")[: 2 if four else 1])
+    elif peft is False or d.has("use_peft"):
+        d.set(Field.METHOD, Method.FULL, "use_peft")
+    else:
+        d.default(Field.METHOD, Method.FULL)
+
+
+def _lora(d: Draft) -> None:
+    if not common.whole(d, Field.LORA_RANK, "lora_r"):
+        d.default(Field.LORA_RANK, 16)
+    alpha = d.get("lora_alpha")
+    if isinstance(alpha, int | float) and not isinstance(alpha, bool) and alpha > 0:
+        d.set(Field.LORA_ALPHA, float(alpha), "lora_alpha")
+    else:
+        d.default(Field.LORA_ALPHA, 32.0)
+    if not common.fraction(d, Field.LORA_DROPOUT, "lora_dropout"):
+        d.default(Field.LORA_DROPOUT, 0.05)
+    if not common.lora_targets(d, "lora_target_modules"):
+        d.default(Field.LORA_TARGETS, LoraTargets.QV)
+    quant = d.get("bnb_4bit_quant_type")
+    if quant in ("nf4", "fp4"):
+        d.set(Field.QUANT_TYPE, QuantType(quant), "bnb_4bit_quant_type")
+    else:
+        d.default(Field.QUANT_TYPE, QuantType.NF4)
+    nested = common.flag(d, "use_bnb_nested_quant")
+    if nested is None:
+        d.default(Field.DOUBLE_QUANT, False)
+    else:
+        d.set(Field.DOUBLE_QUANT, nested, "use_bnb_nested_quant")
+
+
+def _weights(d: Draft) -> None:
+    keys = ("dtype", "torch_dtype", "model_init_kwargs.dtype", "model_init_kwargs.torch_dtype")
+    key = next((k for k in keys if d.has(k)), None)
+    for k in keys:
+        d.get(k)
+    if key is None:
+        d.default(Field.WEIGHTS, "fp32")
+    elif dtype_of(d.raw(key)) is not None:
+        d.set(Field.WEIGHTS, dtype_of(d.raw(key)), key)
+    else:
+        d.approx(Field.WEIGHTS, "bf16", key, Message.of(AUTO_DTYPE, value=d.raw(key)))
+
+
+def _sequence(d: Draft) -> None:
+    if d.has("max_completion_length") or d.has("num_generations"):
+        completion = d.raw("max_completion_length")
+        if d.has("max_prompt_length") and isinstance(completion, int | None):
+            prompt = d.get("max_prompt_length")
+            if isinstance(prompt, int) and not isinstance(prompt, bool):
+                total = prompt + (completion if isinstance(completion, int) else 512)
+                keys = ("max_prompt_length", "max_completion_length") if completion else ("max_prompt_length",)
+                d.set(Field.SEQ_LEN, total, *keys)
+                return
+        d.ignore("max_completion_length", Message.of(OPEN_PROMPT))
+        return
+    for key in ("max_length", "max_seq_length"):
+        if common.whole(d, Field.SEQ_LEN, key):
+            return
+    if d.path.suffix.lower() != ".json" or d.has("model_init_kwargs"):  # a full dump of plain TrainingArguments
+        d.default(Field.SEQ_LEN, 1024)                                  # has no sequence length at all
+
+
+def map_file(d: Draft) -> None:
+    """A TRL / transformers training-arguments file."""
+    common.model(d, "model_name_or_path")
+    _method(d)
+    _lora(d)
+    _weights(d)
+    training_args.half(d, "bf16")
+    training_args.batch(d)
+    training_args.checkpointing(d, default=True)
+    training_args.optimizer(d)
+    training_args.distributed(d)
+    _sequence(d)
+    if not common.attention(d, "attn_implementation"):
+        common.attention(d, "model_init_kwargs.attn_implementation")
+    _alignment(d)
+    d.finish(REASONS)
