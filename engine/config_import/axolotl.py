@@ -26,6 +26,8 @@ Mapping table (Axolotl 0.18.0, commit 067b021c: ``src/axolotl/utils/schemas/conf
 ``sdp_attention``, ``xformers_attention``, ``eager_attention``)
 ``deepspeed``                                               a DeepSpeed JSON path (followed) or the config
 ``fsdp`` / ``fsdp_config`` / ``fsdp_version``               FSDP (``engine.config_import.fsdp``)
+``use_ray`` + ``ray_num_workers`` (default 1)                the GPU count (one GPU per Ray worker by default,
+                                                            ``utils/schemas/integrations.py``)
 ``rl``: dpo / ipo / orpo / kto / simpo / grpo               the alignment method
 ``tensor_parallel_size`` / ``context_parallel_size`` > 1    refused (not costed)
 ==========================================================  =================================================
@@ -200,5 +202,7 @@ def map_file(d: Draft) -> None:
         d.default(Field.OPTIMIZER, Optimizer.ADAMW)
     _attention(d)
     _distributed(d)
+    if common.flag(d, "use_ray") and not common.whole(d, Field.GPUS, "ray_num_workers"):
+        d.default(Field.GPUS, 1)
     common.alignment(d, "rl")
     d.finish(REASONS)

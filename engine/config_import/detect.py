@@ -39,7 +39,9 @@ SIGNATURES: tuple[tuple[Format, int, tuple[str, ...]], ...] = (
                   "logging_steps", "hub_model_id", "beta", "max_prompt_length",
                   "num_generations", "eval_strategy", "gradient_checkpointing", "learning_rate")),
 )
-_MODEL_CONFIG_KEYS = ("architectures", "model_type", "hidden_size", "num_hidden_layers", "vocab_size")
+_MODEL_CONFIG_KEYS = ("architectures", "model_type", "hidden_size", "num_hidden_layers", "vocab_size",
+                      "transformers_version", "text_config", "torch_dtype")
+MIN_SCORE = 2  # one decisive key, or two others
 
 
 def _torchtune(data: Mapping[str, Any]) -> bool:
@@ -55,8 +57,8 @@ def detect(data: Mapping[str, Any], name: str) -> Format:
     scores = [(sum(3 if j < decisive else 1 for j, k in enumerate(keys) if k in data), -i, fmt)
               for i, (fmt, decisive, keys) in enumerate(SIGNATURES)]
     best = max(scores)
-    if best[0] == 0 or (best[0] < 2 and sum(k in data for k in _MODEL_CONFIG_KEYS) >= 3):
-        if sum(k in data for k in _MODEL_CONFIG_KEYS) >= 3:
-            raise ConfigRefusedError(name, Message.of(MODEL_CONFIG))
+    if best[0] < 4 and sum(k in data for k in _MODEL_CONFIG_KEYS) >= 3:
+        raise ConfigRefusedError(name, Message.of(MODEL_CONFIG))
+    if best[0] < MIN_SCORE:
         raise ConfigRefusedError(name, Message.of(UNKNOWN))
     return best[2]

@@ -15,7 +15,7 @@ FSDP2 ``reshard_after_forward`` true / false           zero3 / zero2 (true is ``
 none given (FSDP1)                                     FULL_SHARD, accelerate's and PyTorch's default
 ``offload_params`` / ``cpu_offload: true``, ``offload``  CPU offload, which moves parameters, gradients and the
                                                        optimizer step to the CPU (``CPUOffload(offload_params)``)
-``activation_checkpointing: true``                     full activation checkpointing
+``activation_checkpointing``: true / false            full / no activation checkpointing
 ====================================================  ==========================================================
 
 Keys are read with or without accelerate's ``fsdp_`` prefix (``fsdp_offload_params`` or ``offload_params``).
@@ -84,8 +84,10 @@ def read_config(d: Draft, section: str, version_key: str | None = None) -> None:
     if common.flag(d, offload):
         for field in (Field.OFFLOAD_PARAMS, Field.OFFLOAD_OPTIMIZER):
             d.set(field, True, offload)
-    if common.flag(d, _key(d, section, "activation_checkpointing")):
-        d.set(Field.CHECKPOINTING, Checkpointing.FULL, _key(d, section, "activation_checkpointing"))
+    checkpointing = common.flag(d, _key(d, section, "activation_checkpointing"))
+    if checkpointing is not None:
+        d.set(Field.CHECKPOINTING, Checkpointing.FULL if checkpointing else Checkpointing.NONE,
+              _key(d, section, "activation_checkpointing"))
 
 
 def read_option(d: Draft, key: str) -> bool:

@@ -19,6 +19,7 @@ passes through are in ``engine.config_import.training_args``):
                                                        this is true (``model/model_utils/checkpointing.py``)
 ``bf16`` / ``fp16`` / ``pure_bf16``                    the compute dtype; the model loads in it
 ``flash_attn``: auto / disabled / sdpa / fa2 / fa3     sdpa (transformers' choice) / eager / sdpa / flash
+``ray_num_workers``                                    the GPU count of a Ray run (one GPU per worker)
 =====================================================  =======================================================
 
 Precision: the model is loaded in the compute dtype (bf16 with ``bf16: true``; with neither flag the
@@ -193,6 +194,7 @@ def _v0(d: Draft) -> None:
         training_args.optimizer(d)
     training_args.distributed(d)
     _attention(d, "flash_attn")
+    common.whole(d, Field.GPUS, "ray_num_workers")
     _megatron(d)
     d.finish(REASONS)
 
