@@ -111,7 +111,8 @@ def map_file(d: Draft) -> None:
     if common.flag(d, "use_cpu"):
         d.refuse(Field.SHARDING, "use_cpu", Message.of(NOT_GPU, value="use_cpu: true"))
     _kind(d)
-    common.whole(d, Field.GPUS, "num_processes")
+    if Field.GPUS not in d.facts:  # distributed_type NO has set it to 1
+        common.whole(d, Field.GPUS, "num_processes")
     _parallelism(d)
     _mixed_precision(d)
     d.finish()

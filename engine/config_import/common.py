@@ -185,5 +185,7 @@ def alignment(d: Draft, key: str, value: Any | None = None) -> None:
     name = str(value).strip().lower()
     if name in ALIGNMENT_NAMES:
         d.set(Field.ALIGNMENT, ALIGNMENT_NAMES[name], key)
-    elif name not in ("sft", "pt", ""):
+    elif name in ("sft", "pt"):  # supervised fine-tuning or pre-training: no alignment method, stated
+        d.set(Field.ALIGNMENT, None, key)
+    elif name:
         d.ignore(key, Message.of(UNKNOWN_ALIGNMENT, value=value))

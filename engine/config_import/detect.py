@@ -37,7 +37,10 @@ SIGNATURES: tuple[tuple[Format, int, tuple[str, ...]], ...] = (
                   "per_device_train_batch_size", "lora_r", "lora_target_modules", "dataset_name", "max_seq_length",
                   "max_length", "torch_dtype", "dtype", "optim", "bf16", "output_dir", "per_device_eval_batch_size",
                   "logging_steps", "hub_model_id", "beta", "max_prompt_length",
-                  "num_generations", "eval_strategy", "gradient_checkpointing", "learning_rate")),
+                  "num_generations", "eval_strategy", "gradient_checkpointing", "learning_rate", "use_vllm",
+                  "max_completion_length", "num_ppo_epochs", "desirable_weight", "rloo_k", "use_bnb_nested_quant",
+                  "bnb_4bit_quant_type", "model_revision", "dataset_train_split", "lr_scheduler_type",
+                  "warmup_ratio", "report_to", "num_train_epochs", "save_strategy")),
 )
 _MODEL_CONFIG_KEYS = ("architectures", "model_type", "hidden_size", "num_hidden_layers", "vocab_size",
                       "transformers_version", "text_config", "torch_dtype")

@@ -141,7 +141,7 @@ def import_configs(
     alignment = c.facts.get(Field.ALIGNMENT)
     if model_assumed:
         assumed = {"model": spec.id, **assumed}
-    if alignment is not None and alignment.kind is Kind.DEFAULT:
+    if alignment is not None and alignment.kind is Kind.DEFAULT and alignment.value is not None:
         assumed["alignment"] = alignment.value.value
     report = ImportReport(drafts[0].format, tuple(str(d.path) for d in drafts), c.read, tuple(c.ignored), assumed)
     return ImportedConfig(setup, spec, alignment.value if alignment else None, report)

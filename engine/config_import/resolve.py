@@ -108,22 +108,30 @@ def _shown(value: Any) -> Any:
     return getattr(value, "value", value)
 
 
+def _weights_matter(half: str, backend: str, method: Method) -> bool:
+    """Whether the dtype weights are loaded in changes the regime (not under DeepSpeed or accelerate's FSDP with
+    16-bit compute, which keep or make fp32 copies whatever it is)."""
+    return not ((backend == "deepspeed" and half != "none") or (backend == "fsdp" and half != "none"
+                                                                and method is Method.FULL))
+
+
 def _precision(c: Combined, method: Method) -> tuple[Precision, bool] | None:
-    """The precision the facts give, and whether any input of it was assumed; None when they give none."""
+    """The precision the facts give, and whether an input it depends on was assumed; None when they give none."""
     stated = c.facts.get(Field.PRECISION)
     if stated is not None and stated.kind is not Kind.REFUSED:
         return stated.value, stated.kind is not Kind.READ
-    inputs = [c.facts.get(f) for f in _PRECISION_INPUTS]
-    if all(f is None for f in inputs[:2]):
+    half_f, weights_f, backend_f = (c.facts.get(f) for f in _PRECISION_INPUTS)
+    if half_f is None and weights_f is None:
         return None
-    half, weights, backend = (f.value if f is not None else None for f in inputs)
-    value = precision_of(half or "none", weights or "fp32", backend or "none", method)
+    half = half_f.value if half_f else "none"
+    weights = weights_f.value if weights_f else "fp32"
+    backend = backend_f.value if backend_f else "none"
+    value = precision_of(half, weights, backend, method)
     if value is None:
-        fact = c.facts.get(Field.HALF)
-        raise ConfigRefusedError(fact.file if fact else "", Message.of(FP16_FULL),
-                            hint=Message.of(CHOOSE, field="precision", flag="--precision"))
-    assumed = any(f is None or f.kind is not Kind.READ for f in inputs[:2])
-    return value, assumed
+        raise ConfigRefusedError(half_f.file if half_f else "", Message.of(FP16_FULL),
+                                 hint=Message.of(CHOOSE, field="precision", flag="--precision"))
+    used = [half_f] + ([weights_f] if _weights_matter(half, backend, method) else [])
+    return value, any(f is None or f.kind is not Kind.READ for f in used)
 
 
 def _relevant(field: Field, method: Method) -> bool:

@@ -1,0 +1,60 @@
+"""accelerate's launch config (engine/config_import/accelerate.py cites accelerate 1.15.0.dev0)."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine.config_import.report import ConfigRefusedError
+
+
+def test_deepspeed_section(imported):
+    text = ("distributed_type: DEEPSPEED\nmixed_precision: bf16\nnum_processes: 8\ndeepspeed_config:\n  zero_stage: 2\n"
+            "  offload_optimizer_device: cpu\n  offload_param_device: none\n  gradient_accumulation_steps: 4\n")
+    s = imported({"a.yaml": text}).setup
+    assert (s.sharding.value, s.offload_optimizer, s.offload_params, s.gpus, s.grad_accum, s.precision.value) == \
+        ("zero2", True, False, 8, 4, "bf16-mixed")
+
+
+def test_deepspeed_config_file_is_followed(imported):
+    r = imported({"ds/zero3.json": '{"zero_optimization": {"stage": 3}}',
+                  "a.yaml": "distributed_type: DEEPSPEED\ndeepspeed_config:\n  deepspeed_config_file: ds/zero3.json\n"
+                            "num_processes: 2\n"}, given=["a.yaml"])
+    assert r.setup.sharding.value == "zero3"
+
+
+@pytest.mark.parametrize(("fsdp", "sharding", "offload"), [
+    ("  fsdp_sharding_strategy: SHARD_GRAD_OP\n", "zero2", False),
+    ("  fsdp_sharding_strategy: 1\n  fsdp_offload_params: true\n", "zero3", True),  # accelerate's older numbers
+    ("  fsdp_reshard_after_forward: FULL_SHARD\n", "zero3", False),
+    ("  fsdp_version: 2\n  fsdp_reshard_after_forward: false\n", "zero2", False),
+    ("  fsdp_version: 2\n", "zero3", False),
+    ("  fsdp_sharding_strategy: NO_SHARD\n", "none", False),
+])
+def test_fsdp_strategies(imported, fsdp: str, sharding: str, offload: bool):
+    s = imported({"a.yaml": "distributed_type: FSDP\nnum_processes: 4\nfsdp_config:\n" + fsdp}).setup
+    assert (s.sharding.value, s.offload_params, s.offload_optimizer) == (sharding, offload, offload)
+
+
+def test_hybrid_sharding_is_reported(imported):
+    r = imported({"a.yaml": "distributed_type: FSDP\nfsdp_config:\n  fsdp_sharding_strategy: HYBRID_SHARD\n"})
+    assert r.setup.sharding.value == "zero3"
+    assert "each machine" in str(next(i.why for i in r.report.ignored if "sharding_strategy" in i.key))
+
+
+def test_single_process_and_default_mixed_precision(imported):
+    r = imported({"a.yaml": "distributed_type: 'NO'\nnum_processes: 8\n"})
+    assert r.setup.gpus == 1
+    assert r.setup.precision.value == "fp32"  # mixed_precision defaults to no
+    assert any(i.key == "num_processes" for i in r.report.ignored)
+
+
+@pytest.mark.parametrize(("text", "says"), [
+    ("distributed_type: MEGATRON_LM\n", "distributed_type: Megatron-LM's"),
+    ("distributed_type: XLA\n", "distributed_type: XLA is not a run"),
+    ("distributed_type: MULTI_GPU\nmixed_precision: fp8\n", "mixed_precision: fp8 training"),
+    ("distributed_type: FSDP\nparallelism_config:\n  parallelism_config_cp_size: 2\n",
+     "parallelism_config.parallelism_config_cp_size: 2-way context parallelism"),
+])
+def test_refusals(imported, text: str, says: str):
+    with pytest.raises(ConfigRefusedError, match=f"^a.yaml: {says}"):
+        imported({"a.yaml": text})

@@ -1,0 +1,111 @@
+"""Axolotl's mapping table, row by row (engine/config_import/axolotl.py cites Axolotl 0.18.0 for each default)."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine.config_import import AlignmentMethod
+from engine.config_import.report import ConfigRefusedError
+
+BASE = "base_model: meta-llama/Llama-2-7b-hf\n"
+
+
+def test_defaults_where_the_file_is_silent(imported):
+    r = imported({"a.yml": BASE + "adapter: lora\n"})
+    s = r.setup
+    assert (s.seq_len, s.batch, s.grad_accum) == (512, 1, 1)  # sequence_len 512, micro_batch_size 1
+    assert s.checkpointing.value == "none"
+    assert s.optimizer.value == "adamw"  # adamw_torch_fused
+    assert s.attention.value == "sdpa"
+    assert (s.lora.rank, s.lora.alpha, s.lora.dropout) == (8, 8.0, 0.0)  # PEFT's r and alpha, Axolotl's dropout
+    assert s.precision.value == "bf16"  # bf16: auto on a bf16 GPU
+    assert {"seq_len", "batch", "grad_accum", "precision", "lora.rank"} <= r.report.assumed.keys()
+
+
+@pytest.mark.parametrize(("text", "method"), [
+    ("adapter: qlora\nload_in_4bit: true\n", "qlora"),
+    ("adapter: lora\n", "lora"),
+    ("", "full"),
+])
+def test_method(imported, text: str, method: str):
+    assert imported({"a.yml": BASE + text}).setup.method.value == method
+
+
+def test_four_bits_without_qlora_stay_lora_and_say_so(imported):
+    r = imported({"a.yml": BASE + "adapter: lora\nload_in_4bit: true\n"})
+    assert r.setup.method.value == "lora"
+    assert "adapter: qlora" in str(next(i.why for i in r.report.ignored if i.key == "load_in_4bit"))
+
+
+@pytest.mark.parametrize(("text", "says"), [
+    ("adapter: lora\nload_in_8bit: true\n", "load_in_8bit: a base model loaded in 8 bits"),
+    ("adapter: lora\ngptq: true\n", "gptq: a GPTQ-quantized base"),
+    ("adapter: llama-adapter\n", "adapter: the llama-adapter adapter"),
+    ("adapter: lora\npeft_use_dora: true\n", "peft_use_dora: DoRA"),
+    ("tensor_parallel_size: 2\n", "tensor_parallel_size: 2-way tensor parallelism"),
+    ("context_parallel_size: 4\n", "context_parallel_size: 4-way context parallelism"),
+    ("fp16: true\n", "fp16: full fine-tuning of fp16 weights"),
+])
+def test_refusals_name_the_key(imported, text: str, says: str):
+    with pytest.raises(ConfigRefusedError, match=f"^a.yml: {says}"):
+        imported({"a.yml": BASE + text})
+
+
+@pytest.mark.parametrize(("text", "precision"), [
+    ("bf16: true\n", "bf16"),
+    ("bf16: false\n", "fp32"),
+    ("bfloat16: true\n", "bf16"),
+    ("adapter: lora\nfp16: true\n", "fp16-mixed"),
+    ("bf16: true\ndeepspeed: deepspeed_configs/zero2.json\n", "bf16-mixed"),
+])
+def test_precision(imported, text: str, precision: str):
+    assert imported({"a.yml": BASE + text}).setup.precision.value == precision
+
+
+def test_lora_targets(imported):
+    both = imported({"a.yml": BASE + "adapter: lora\nlora_target_linear: true\nlora_target_modules: [lm_head]\n"})
+    assert both.setup.lora.targets.value == "all-linear"
+    assert "lm_head is not costed" in str(next(i.why for i in both.report.ignored if i.key == "lora_target_modules"))
+    qv = imported({"b.yml": BASE + "adapter: lora\nlora_target_modules:\n  - q_proj\n  - v_proj\n"})
+    assert qv.setup.lora.targets.value == "qv"
+    assert qv.report.read["lora_target_modules"] == ["q_proj", "v_proj"]
+
+
+def test_checkpointing_offload_is_an_upper_bound(imported):
+    r = imported({"a.yml": BASE + "gradient_checkpointing: offload\n"})
+    assert r.setup.checkpointing.value == "full"
+    assert r.report.assumed["checkpointing"] == "full"
+    assert "upper bound" in str(next(i.why for i in r.report.ignored if i.key == "gradient_checkpointing"))
+
+
+@pytest.mark.parametrize(("text", "sharding", "offload"), [
+    ("fsdp:\n  - full_shard\n  - auto_wrap\nfsdp_config:\n  fsdp_offload_params: true\n", "zero3", True),
+    ("fsdp_version: 2\nfsdp_config:\n  offload_params: false\n  reshard_after_forward: false\n", "zero2", False),
+    ("fsdp_config:\n  fsdp_version: 2\n  fsdp_reshard_after_forward: true\n", "zero3", False),
+    ("fsdp_config:\n  sharding_strategy: SHARD_GRAD_OP\n", "zero2", False),
+])
+def test_fsdp(imported, text: str, sharding: str, offload: bool):
+    s = imported({"a.yml": BASE + text}).setup
+    assert (s.sharding.value, s.offload_params, s.offload_optimizer) == (sharding, offload, offload)
+
+
+def test_an_inline_deepspeed_config(imported):
+    text = BASE + "deepspeed:\n  zero_optimization:\n    stage: 3\n    offload_param:\n      device: cpu\n"
+    r = imported({"a.yml": text})
+    assert (r.setup.sharding.value, r.setup.offload_params) == ("zero3", True)
+    assert r.report.read["deepspeed.zero_optimization.stage"] == 3
+
+
+def test_rl_methods(imported):
+    assert imported({"a.yml": BASE + "rl: kto\n"}).alignment is AlignmentMethod.KTO
+    unknown = imported({"b.yml": BASE + "rl: ebft\n"})
+    assert unknown.alignment is None
+    assert "ebft is not an alignment method" in str(next(i.why for i in unknown.report.ignored if i.key == "rl"))
+
+
+def test_memory_relevant_keys_are_reported_with_a_reason(imported):
+    r = imported({"a.yml": BASE + "liger_fused_linear_cross_entropy: true\nsample_packing: true\nnum_epochs: 3\n"})
+    why = {i.key: str(i.why) for i in r.report.ignored}
+    assert "upper bound" in why["liger_fused_linear_cross_entropy"]
+    assert "maximum length" in why["sample_packing"]
+    assert why["num_epochs"] == "not a setting the memory estimate uses"

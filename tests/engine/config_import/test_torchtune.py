@@ -1,0 +1,77 @@
+"""torchtune's mapping table (engine/config_import/torchtune.py cites torchtune 0.7.0)."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine.config_import import AlignmentMethod
+from engine.config_import.report import ConfigRefusedError
+
+LORA = """model:
+  _component_: torchtune.models.llama3_1.lora_llama3_1_8b
+  lora_attn_modules: ['q_proj', 'v_proj', 'output_proj']
+  apply_lora_to_mlp: True
+tokenizer:
+  _component_: torchtune.models.llama3.llama3_tokenizer
+  max_seq_len: 2048
+optimizer:
+  _component_: torch.optim.AdamW
+batch_size: 4
+dtype: bf16
+"""
+
+
+def test_torchtunes_usual_target_set_is_costed_as_all_linear_and_reported(imported):
+    r = imported({"a.yaml": LORA})
+    s = r.setup
+    assert r.model.id == "llama-3.1-8b"
+    assert (s.method.value, s.lora.rank, s.lora.alpha, s.lora.dropout) == ("lora", 8, 16.0, 0.0)  # builder defaults
+    assert s.lora.targets.value == "all-linear"
+    assert r.report.assumed["lora.targets"] == "all-linear"
+    why = str(next(i.why for i in r.report.ignored if i.key == "model.lora_attn_modules"))
+    assert "upper bound" in why
+    assert (s.seq_len, s.batch, s.grad_accum, s.precision.value) == (2048, 4, 1, "bf16")
+    assert s.checkpointing.value == "none"  # the recipes' default
+
+
+def test_launch_comment_gives_gpus_and_fsdp(imported):
+    text = "# tune run --nnodes 2 --nproc_per_node 8 lora_finetune_distributed --config x\n" + LORA
+    text += "fsdp_cpu_offload: True\n"
+    r = imported({"a.yaml": text})
+    assert (r.setup.gpus, r.setup.sharding.value, r.setup.offload_params) == (16, "zero3", True)
+    assert r.report.assumed["gpus"] == 16
+
+
+@pytest.mark.parametrize(("component", "momentum", "optimizer"), [
+    ("bitsandbytes.optim.PagedAdamW8bit", None, "paged-adamw-8bit"),
+    ("torch.optim.SGD", 0.9, "sgd-momentum"),
+    ("torch.optim.SGD", None, "sgd"),
+])
+def test_optimizer_classes(imported, component: str, momentum: float | None, optimizer: str):
+    text = LORA.replace("torch.optim.AdamW", component) + (f"  momentum: {momentum}\n" if momentum else "")
+    text = text.replace("batch_size: 4\n", "").replace("dtype: bf16\n", "") + "batch_size: 4\ndtype: bf16\n"
+    assert imported({"a.yaml": text}).setup.optimizer.value == optimizer
+
+
+def test_qlora_and_full_builders(imported):
+    assert imported({"a.yaml": LORA.replace("lora_llama3_1_8b", "qlora_llama3_1_8b")}).setup.method.value == "qlora"
+    full = "model:\n  _component_: torchtune.models.qwen2_5.qwen2_5_7b_instruct\noptimizer:\n" \
+           "  _component_: torch.optim.AdamW\nbatch_size: 1\ndtype: fp32\n"
+    r = imported({"b.yaml": full})
+    assert (r.model.id, r.setup.method.value, r.setup.precision.value) == ("qwen2.5-7b", "full", "fp32")
+
+
+def test_dpo_recipes(imported):
+    text = LORA + "loss:\n  _component_: torchtune.rlhf.loss.DPOLoss\n"
+    assert imported({"a.yaml": text}).alignment is AlignmentMethod.DPO
+
+
+@pytest.mark.parametrize(("text", "says"), [
+    ("model:\n  _component_: torchtune.models.llama3_1.llama3_1_8b\nbatch_size: 1\n", "not a training config"),
+    (LORA + "tensor_parallel_dim: 8\n", "tensor_parallel_dim: 8-way tensor parallelism"),
+    (LORA.replace("dtype: bf16", "dtype: fp16"), "dtype: fp16 training is not costed"),
+    (LORA.replace("apply_lora_to_mlp: True", "apply_lora_to_mlp: True\n  use_dora: True"), "model.use_dora: DoRA"),
+])
+def test_refusals(imported, text: str, says: str):
+    with pytest.raises(ConfigRefusedError, match=f"^a.yaml: {says}"):
+        imported({"a.yaml": text})
