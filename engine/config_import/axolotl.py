@@ -19,8 +19,10 @@ Mapping table (Axolotl 0.18.0, commit 067b021c: ``src/axolotl/utils/schemas/conf
                                                             the checkpoints to the CPU, costed as full
 ``bf16``: true / false / auto (default auto)                bf16 autocast with the model loaded in bf16; auto
                                                             means bf16 on a GPU that has it (assumed)
-``fp16`` / ``bfloat16`` / ``float16``                       fp16 autocast (model in fp16) / pure bf16 / pure
-                                                            fp16; neither: fp32
+``fp16`` / ``bfloat16`` / ``float16``                       fp16 autocast (model in fp16; refused for full
+                                                            fine-tuning without DeepSpeed) / pure bf16 / pure
+                                                            fp16 (costed as pure bf16: the same bytes); none of
+                                                            them: fp32
 ``optimizer``                                               the optimizer (default ``adamw_torch_fused``)
 ``attn_implementation`` (or the older ``flash_attention``,   the attention kernel (default: transformers', sdpa)
 ``sdp_attention``, ``xformers_attention``, ``eager_attention``)
@@ -39,7 +41,7 @@ from engine.config_import import common, deepspeed, fsdp
 from engine.config_import.draft import Draft, Field
 from engine.config_import.names import attention_of
 from engine.config_import.report import Message
-from engine.specs import Attention, Checkpointing, LoraTargets, Method, Optimizer, QuantType
+from engine.specs import Attention, Checkpointing, LoraTargets, Method, Optimizer, Precision, QuantType
 from engine.translatable import QT_TRANSLATE_NOOP
 
 EIGHT_BIT = QT_TRANSLATE_NOOP("engine", "a base model loaded in 8 bits is not a method VRAM Lab costs")
@@ -54,6 +56,8 @@ OFFLOADED = QT_TRANSLATE_NOOP("engine", "{value} also moves the checkpoints to t
 NOT_MODELLED = QT_TRANSLATE_NOOP("engine", "it lowers memory in a way VRAM Lab does not model; the estimate is an "
                                            "upper bound")
 PARALLEL = QT_TRANSLATE_NOOP("engine", "{value}-way {kind} parallelism is not costed")
+PURE_FP16 = QT_TRANSLATE_NOOP("engine", "pure fp16 training holds weights, gradients and optimizer states in 16 bits, "
+                                         "as pure bf16 does; costed as bf16")
 FP16_FULL = QT_TRANSLATE_NOOP("engine", "full fine-tuning of fp16 weights is not costed (fp16 training keeps fp32 "
                                         "master weights only under DeepSpeed)")
 
@@ -125,18 +129,19 @@ def _precision(d: Draft) -> None:
     elif fp16:
         d.set(Field.HALF, "fp16", "fp16")
         d.set(Field.WEIGHTS, "fp16", "fp16")
-    elif pure_bf16 or pure_fp16:
-        key = "bfloat16" if pure_bf16 else "float16"
-        d.set(Field.HALF, "none", key)
-        d.set(Field.WEIGHTS, "bf16" if pure_bf16 else "fp16", key)
+    elif pure_bf16:
+        d.set(Field.HALF, "none", "bfloat16")
+        d.set(Field.WEIGHTS, "bf16", "bfloat16")
+    elif pure_fp16:  # weights, gradients and states all fp16: the bytes of pure bf16
+        d.approx(Field.PRECISION, Precision.BF16, "float16", Message.of(PURE_FP16))
     elif bf16 is False:
         d.set(Field.HALF, "none", "bf16")
         d.set(Field.WEIGHTS, "fp16" if common.flag(d, "load_in_8bit") else "fp32", "bf16")
     else:  # "auto" or absent: bf16 where the GPU has it
         d.default(Field.HALF, "bf16")
         d.default(Field.WEIGHTS, "bf16")
-    if (fp16 or pure_fp16) and d.raw("adapter") is None and not d.has("deepspeed"):
-        d.refuse(Field.PRECISION, "fp16" if fp16 else "float16", Message.of(FP16_FULL))
+    if fp16 and d.raw("adapter") is None and not d.has("deepspeed"):
+        d.refuse(Field.PRECISION, "fp16", Message.of(FP16_FULL))
 
 
 def _checkpointing(d: Draft) -> None:

@@ -109,3 +109,10 @@ def test_memory_relevant_keys_are_reported_with_a_reason(imported):
     assert "upper bound" in why["liger_fused_linear_cross_entropy"]
     assert "maximum length" in why["sample_packing"]
     assert why["num_epochs"] == "not a setting the memory estimate uses"
+
+
+def test_pure_fp16_is_costed_as_pure_bf16_and_reported(imported):
+    r = imported({"a.yml": BASE + "bf16: false\nfp16: false\nfloat16: true\n"})
+    assert r.setup.precision.value == "bf16"
+    assert r.report.assumed["precision"] == "bf16"
+    assert "as pure bf16 does" in str(next(i.why for i in r.report.ignored if i.key == "float16"))
