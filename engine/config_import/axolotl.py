@@ -37,7 +37,7 @@ Mapping table (Axolotl 0.18.0, commit 067b021c: ``src/axolotl/utils/schemas/conf
 
 from __future__ import annotations
 
-from engine.config_import import common, deepspeed, fsdp
+from engine.config_import import common, fsdp, training_args
 from engine.config_import.draft import Draft, Field
 from engine.config_import.names import attention_of
 from engine.config_import.report import Message
@@ -101,15 +101,7 @@ def _method(d: Draft) -> None:
 
 
 def _lora(d: Draft) -> None:
-    if not common.whole(d, Field.LORA_RANK, "lora_r"):
-        d.default(Field.LORA_RANK, 8)
-    alpha = d.get("lora_alpha")
-    if isinstance(alpha, int | float) and not isinstance(alpha, bool) and alpha > 0:
-        d.set(Field.LORA_ALPHA, float(alpha), "lora_alpha")
-    else:
-        d.default(Field.LORA_ALPHA, 8.0)
-    if not common.fraction(d, Field.LORA_DROPOUT, "lora_dropout"):
-        d.default(Field.LORA_DROPOUT, 0.0)
+    common.lora_numbers(d, ("lora_r", "lora_alpha", "lora_dropout"), (8, 8.0, 0.0))
     if common.flag(d, "lora_target_linear"):
         extra = d.get("lora_target_modules")
         if extra:
@@ -171,12 +163,7 @@ def _attention(d: Draft) -> None:
 
 
 def _distributed(d: Draft) -> None:
-    value = d.get("deepspeed")
-    if isinstance(value, str) and value.strip():
-        d.set(Field.BACKEND, "deepspeed")
-        d.follow_file("deepspeed", value.strip())
-    elif isinstance(value, dict):
-        deepspeed.read_zero(d, "deepspeed.")
+    training_args.deepspeed_key(d)
     option = fsdp.read_option(d, "fsdp")
     config = d.raw("fsdp_config")
     if isinstance(config, dict) and config:

@@ -22,7 +22,7 @@ from engine.config_import.names import (
     targets_of,
 )
 from engine.config_import.report import Message
-from engine.specs import LoraTargets
+from engine.specs import LoraTargets, QuantType
 from engine.translatable import QT_TRANSLATE_NOOP
 
 #: the command-line flag of each field, named in refusals
@@ -175,6 +175,38 @@ ALIGNMENT_NAMES = {
 }
 UNKNOWN_ALIGNMENT = QT_TRANSLATE_NOOP("engine", "{value} is not an alignment method VRAM Lab knows (DPO, IPO, ORPO, "
                                                 "SimPO, CPO, KTO, PPO, GRPO, RLOO, reward modelling)")
+
+
+def lora_numbers(d: Draft, keys: tuple[str, str, str], defaults: tuple[int, float | None, float]) -> None:
+    """LoRA's rank, alpha and dropout at ``keys``, each with the tool's default (``defaults``; an alpha of None
+    means twice the rank, LLaMA-Factory's rule)."""
+    rank_key, alpha_key, dropout_key = keys
+    rank, alpha, dropout = defaults
+    if not whole(d, Field.LORA_RANK, rank_key):
+        d.default(Field.LORA_RANK, rank)
+    stated = d.get(alpha_key)
+    if isinstance(stated, int | float) and not isinstance(stated, bool) and stated > 0:
+        d.set(Field.LORA_ALPHA, float(stated), alpha_key)
+    else:
+        r = d.raw(rank_key)
+        d.default(Field.LORA_ALPHA, alpha if alpha is not None else 2.0 * (r if isinstance(r, int) and r > 0 else rank))
+    if not fraction(d, Field.LORA_DROPOUT, dropout_key):
+        d.default(Field.LORA_DROPOUT, dropout)
+
+
+def quantization(d: Draft, type_key: str, double_key: str, double_default: bool) -> None:
+    """QLoRA's 4-bit data type (nf4 / fp4; NF4 where absent) and double quantization (``double_default`` where
+    absent) at the tool's keys."""
+    kind = d.get(type_key)
+    if kind in ("nf4", "fp4"):
+        d.set(Field.QUANT_TYPE, QuantType(kind), type_key)
+    else:
+        d.default(Field.QUANT_TYPE, QuantType.NF4)
+    double = flag(d, double_key)
+    if double is None:
+        d.default(Field.DOUBLE_QUANT, double_default)
+    else:
+        d.set(Field.DOUBLE_QUANT, double, double_key)
 
 
 def alignment(d: Draft, key: str, value: Any | None = None) -> None:

@@ -96,32 +96,9 @@ def _method(d: Draft) -> None:
 
 def _lora(d: Draft, keys: tuple[str, str, str, str], rank: int) -> None:
     """LoRA's rank, alpha, dropout and targets from ``keys`` (in that order), with LLaMA-Factory's defaults."""
-    rank_key, alpha_key, dropout_key, target_key = keys
-    if not common.whole(d, Field.LORA_RANK, rank_key):
-        d.default(Field.LORA_RANK, rank)
-    alpha = d.get(alpha_key)
-    if isinstance(alpha, int | float) and not isinstance(alpha, bool) and alpha > 0:
-        d.set(Field.LORA_ALPHA, float(alpha), alpha_key)
-    else:
-        r = d.raw(rank_key)
-        d.default(Field.LORA_ALPHA, 2.0 * (r if isinstance(r, int) and r > 0 else rank))
-    if not common.fraction(d, Field.LORA_DROPOUT, dropout_key):
-        d.default(Field.LORA_DROPOUT, 0.0)
-    if not common.lora_targets(d, target_key):
+    common.lora_numbers(d, keys[:3], (rank, None, 0.0))
+    if not common.lora_targets(d, keys[3]):
         d.default(Field.LORA_TARGETS, LoraTargets.ALL_LINEAR)
-
-
-def _quant(d: Draft) -> None:
-    qtype = d.get("quantization_type")
-    if qtype in ("nf4", "fp4"):
-        d.set(Field.QUANT_TYPE, QuantType(qtype), "quantization_type")
-    else:
-        d.default(Field.QUANT_TYPE, QuantType.NF4)
-    double = common.flag(d, "double_quantization")
-    if double is None:
-        d.default(Field.DOUBLE_QUANT, True)
-    else:
-        d.set(Field.DOUBLE_QUANT, double, "double_quantization")
 
 
 def _precision(d: Draft) -> None:
@@ -177,7 +154,7 @@ def _v0(d: Draft) -> None:
     _stage(d)
     _method(d)
     _lora(d, ("lora_rank", "lora_alpha", "lora_dropout", "lora_target"), 8)
-    _quant(d)
+    common.quantization(d, "quantization_type", "double_quantization", double_default=True)
     if not common.whole(d, Field.SEQ_LEN, "cutoff_len"):
         d.default(Field.SEQ_LEN, 2048)
     training_args.batch(d)

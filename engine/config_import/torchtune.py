@@ -116,15 +116,7 @@ def _model(d: Draft, section: str) -> None:
 
 
 def _lora(d: Draft, section: str) -> None:
-    if not common.whole(d, Field.LORA_RANK, f"{section}.lora_rank"):
-        d.default(Field.LORA_RANK, 8)
-    alpha = d.get(f"{section}.lora_alpha")
-    if isinstance(alpha, int | float) and not isinstance(alpha, bool) and alpha > 0:
-        d.set(Field.LORA_ALPHA, float(alpha), f"{section}.lora_alpha")
-    else:
-        d.default(Field.LORA_ALPHA, 16.0)
-    if not common.fraction(d, Field.LORA_DROPOUT, f"{section}.lora_dropout"):
-        d.default(Field.LORA_DROPOUT, 0.0)
+    common.lora_numbers(d, (f"{section}.lora_rank", f"{section}.lora_alpha", f"{section}.lora_dropout"), (8, 16.0, 0.0))
     names = common.split_words(d.raw(f"{section}.lora_attn_modules") or [])
     if common.flag(d, f"{section}.apply_lora_to_mlp"):
         names += ["gate_proj", "up_proj", "down_proj"]

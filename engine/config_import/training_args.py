@@ -64,14 +64,19 @@ def optimizer(d: Draft) -> None:
         d.default(Field.OPTIMIZER, Optimizer.ADAMW)
 
 
-def distributed(d: Draft) -> None:
-    """``deepspeed`` (a path to follow, or an inline config) and ``fsdp`` / ``fsdp_config``."""
+def deepspeed_key(d: Draft) -> None:
+    """``deepspeed``: a DeepSpeed JSON path to follow, or the config itself inlined (Axolotl accepts both too)."""
     value = d.get("deepspeed")
     if isinstance(value, str) and value.strip():
         d.set(Field.BACKEND, "deepspeed")
         d.follow_file("deepspeed", value.strip())
     elif isinstance(value, dict):
         deepspeed.read_zero(d, "deepspeed.")
+
+
+def distributed(d: Draft) -> None:
+    """``deepspeed`` and ``fsdp`` / ``fsdp_config``."""
+    deepspeed_key(d)
     if fsdp.read_option(d, "fsdp"):
         if isinstance(d.raw("fsdp_config"), dict):
             fsdp.read_config(d, "fsdp_config")

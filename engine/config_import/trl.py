@@ -43,7 +43,7 @@ from engine.config_import import common, training_args
 from engine.config_import.draft import Draft, Field
 from engine.config_import.names import AlignmentMethod, dtype_of
 from engine.config_import.report import Message
-from engine.specs import LoraTargets, Method, QuantType
+from engine.specs import LoraTargets, Method
 from engine.translatable import QT_TRANSLATE_NOOP
 
 EIGHT_BIT = QT_TRANSLATE_NOOP("engine", "a base model loaded in 8 bits is not a method VRAM Lab costs")
@@ -117,27 +117,10 @@ def _method(d: Draft) -> None:
 
 
 def _lora(d: Draft) -> None:
-    if not common.whole(d, Field.LORA_RANK, "lora_r"):
-        d.default(Field.LORA_RANK, 16)
-    alpha = d.get("lora_alpha")
-    if isinstance(alpha, int | float) and not isinstance(alpha, bool) and alpha > 0:
-        d.set(Field.LORA_ALPHA, float(alpha), "lora_alpha")
-    else:
-        d.default(Field.LORA_ALPHA, 32.0)
-    if not common.fraction(d, Field.LORA_DROPOUT, "lora_dropout"):
-        d.default(Field.LORA_DROPOUT, 0.05)
+    common.lora_numbers(d, ("lora_r", "lora_alpha", "lora_dropout"), (16, 32.0, 0.05))
     if not common.lora_targets(d, "lora_target_modules"):
         d.default(Field.LORA_TARGETS, LoraTargets.QV)
-    quant = d.get("bnb_4bit_quant_type")
-    if quant in ("nf4", "fp4"):
-        d.set(Field.QUANT_TYPE, QuantType(quant), "bnb_4bit_quant_type")
-    else:
-        d.default(Field.QUANT_TYPE, QuantType.NF4)
-    nested = common.flag(d, "use_bnb_nested_quant")
-    if nested is None:
-        d.default(Field.DOUBLE_QUANT, False)
-    else:
-        d.set(Field.DOUBLE_QUANT, nested, "use_bnb_nested_quant")
+    common.quantization(d, "bnb_4bit_quant_type", "use_bnb_nested_quant", double_default=False)
 
 
 def _weights(d: Draft) -> None:
