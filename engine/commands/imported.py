@@ -20,6 +20,7 @@ from engine.specs import (
     LoraTargets,
     Method,
     Optimizer,
+    PipelineSchedule,
     Precision,
     QuantType,
     Sharding,
@@ -46,6 +47,16 @@ FIELDS: dict[str, tuple[str, Any]] = {
     "lora_targets": ("lora.targets", LoraTargets),
     "quant": ("quant.quant_type", QuantType),
     "no_double_quant": ("quant.double_quant", lambda v: not v),
+    "tp": ("parallel.tp", int),
+    "pp": ("parallel.pp", int),
+    "cp": ("parallel.cp", int),
+    "ep": ("parallel.ep", int),
+    "etp": ("parallel.etp", lambda v: v),
+    "sequence_parallel": ("parallel.sequence_parallel", bool),
+    "micro_batches": ("parallel.micro_batches", int),
+    "pp_schedule": ("parallel.schedule", PipelineSchedule),
+    "virtual_stages": ("parallel.virtual_stages", int),
+    "pp_layers": ("parallel.pp_layers", lambda v: v),
 }
 
 

@@ -9,10 +9,12 @@ Mapping table (accelerate v1.15.0.dev0, commit 16cb6eb8: ``src/accelerate/comman
                                                        ``offload_param_device`` cpu or nvme -> offload, or the
                                                        ``deepspeed_config_file`` it names (followed)
 ``distributed_type``: FSDP + ``fsdp_config``           FSDP's strategy, offload and activation checkpointing
-``distributed_type``: MEGATRON_LM, XLA, MULTI_CPU ...  refused (not costed, or not a GPU run)
+``distributed_type``: MEGATRON_LM                      ``megatron_lm_config``: tp / pp degrees, micro-batches,
+                                                       sequence parallelism, distributed optimizer (zero1)
+``distributed_type``: XLA, MULTI_CPU ...               refused (not a GPU run)
 ``num_processes``                                      the GPU count (all machines together; 1 with ``NO``)
-``parallelism_config`` ``tp_size`` / ``cp_size`` /       tensor, context or sequence parallelism over more than one
-``sp_size`` > 1                                        GPU: refused (not costed)
+``parallelism_config`` ``tp_size`` / ``cp_size``         the tensor / context parallel sizes (``sp_size`` > 1,
+                                                       DeepSpeed-Ulysses, is refused)
 ``mixed_precision``: no (the default) / bf16 / fp16    the 16-bit autocast; under FSDP accelerate upcasts the
                                                        trainable parameters to fp32 when it is on (the
                                                        "FSDP upcast of low precision parameters" of
@@ -32,7 +34,6 @@ from engine.specs import Sharding
 from engine.translatable import QT_TRANSLATE_NOOP
 
 NOT_GPU = QT_TRANSLATE_NOOP("engine", "{value} is not a run on NVIDIA or AMD GPUs that VRAM Lab costs")
-MEGATRON = QT_TRANSLATE_NOOP("engine", "Megatron-LM's tensor and pipeline parallelism is not costed")
 PARALLEL = QT_TRANSLATE_NOOP("engine", "{value}-way {kind} parallelism is not costed")
 ONE_PROCESS = QT_TRANSLATE_NOOP("engine", "distributed_type NO runs one process")
 FP8 = QT_TRANSLATE_NOOP("engine", "{value} training is not costed (bf16 and fp16 are)")
@@ -79,18 +80,32 @@ def _kind(d: Draft) -> None:
             d.set(Field.BACKEND, "fsdp", "distributed_type")
             d.default(Field.SHARDING, Sharding.ZERO3)
     elif kind == "MEGATRON_LM":
-        d.refuse(Field.SHARDING, "distributed_type", Message.of(MEGATRON))
+        _megatron(d)
     else:
         d.refuse(Field.SHARDING, "distributed_type", Message.of(NOT_GPU, value=kind))
 
 
 def _parallelism(d: Draft) -> None:
-    for name, kind, field in (("tp", "tensor", Field.SHARDING), ("cp", "context", Field.SEQ_LEN),
-                              ("sp", "sequence", Field.SEQ_LEN)):
-        key = f"parallelism_config.parallelism_config_{name}_size"
-        size = d.get(key)
-        if isinstance(size, int) and size > 1:
-            d.refuse(field, key, Message.of(PARALLEL, value=size, kind=kind))
+    """``parallelism_config``: tensor and context parallel sizes; DeepSpeed-Ulysses sequence parallelism
+    (``sp_size``) splits attention by heads, not as ring context parallelism does, and is refused."""
+    prefix = "parallelism_config.parallelism_config_"
+    common.parallel_sizes(d, {Field.TP: prefix + "tp_size", Field.CP: prefix + "cp_size"})
+    size = d.get(prefix + "sp_size")
+    if isinstance(size, int) and size > 1:
+        d.refuse(Field.SEQ_LEN, prefix + "sp_size", Message.of(PARALLEL, value=size, kind="sequence (Ulysses)"))
+
+
+def _megatron(d: Draft) -> None:
+    """accelerate's MEGATRON_LM: ``megatron_lm_config`` tp / pp degrees, micro-batches and sequence parallelism
+    (``utils/dataclasses.py`` ``MegatronLMPlugin``; its distributed optimizer shards the optimizer states)."""
+    prefix = "megatron_lm_config.megatron_lm_"
+    d.set(Field.BACKEND, "megatron", "distributed_type")
+    common.parallel_sizes(d, {Field.TP: prefix + "tp_degree", Field.PP: prefix + "pp_degree",
+                              Field.MICRO_BATCHES: prefix + "num_micro_batches"})
+    if common.flag(d, prefix + "sequence_parallelism"):
+        d.set(Field.SEQUENCE_PARALLEL, True, prefix + "sequence_parallelism")
+    if common.flag(d, prefix + "use_distributed_optimizer"):
+        d.set(Field.SHARDING, Sharding.ZERO1, prefix + "use_distributed_optimizer")
 
 
 def _mixed_precision(d: Draft) -> None:

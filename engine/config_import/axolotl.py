@@ -31,7 +31,8 @@ Mapping table (Axolotl 0.18.0, commit 067b021c: ``src/axolotl/utils/schemas/conf
 ``use_ray`` + ``ray_num_workers`` (default 1)                the GPU count (one GPU per Ray worker by default,
                                                             ``utils/schemas/integrations.py``)
 ``rl``: dpo / ipo / orpo / kto / simpo / grpo               the alignment method
-``tensor_parallel_size`` / ``context_parallel_size`` > 1    refused (not costed)
+``tensor_parallel_size`` / ``context_parallel_size`` /      the parallel layout's tp / cp / ep (with no GPU count
+``expert_parallel_size``                                    stated, tp x cp GPUs are assumed)
 ==========================================================  =================================================
 """
 
@@ -55,7 +56,6 @@ OFFLOADED = QT_TRANSLATE_NOOP("engine", "{value} also moves the checkpoints to t
                                         "model; costed as full checkpointing, an upper bound")
 NOT_MODELLED = QT_TRANSLATE_NOOP("engine", "it lowers memory in a way VRAM Lab does not model; the estimate is an "
                                            "upper bound")
-PARALLEL = QT_TRANSLATE_NOOP("engine", "{value}-way {kind} parallelism is not costed")
 PURE_FP16 = QT_TRANSLATE_NOOP("engine", "pure fp16 training holds weights, gradients and optimizer states in 16 bits, "
                                          "as pure bf16 does; costed as bf16")
 FP16_FULL = QT_TRANSLATE_NOOP("engine", "full fine-tuning of fp16 weights is not costed (fp16 training keeps fp32 "
@@ -170,11 +170,8 @@ def _distributed(d: Draft) -> None:
         fsdp.read_config(d, "fsdp_config", "fsdp_version")
     elif not option:
         d.get("fsdp_version")
-    for key, kind in (("tensor_parallel_size", "tensor"), ("context_parallel_size", "context")):
-        size = d.raw(key)
-        if isinstance(size, int) and size > 1:
-            d.refuse(Field.SHARDING if kind == "tensor" else Field.SEQ_LEN, key,
-                     Message.of(PARALLEL, value=size, kind=kind))
+    common.parallel_sizes(d, {Field.TP: "tensor_parallel_size", Field.CP: "context_parallel_size",
+                              Field.EP: "expert_parallel_size"})
 
 
 def map_file(d: Draft) -> None:

@@ -7,6 +7,7 @@ a refusal (the sources of every name are in ``engine.config_import.names``).
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from typing import Any
 
 from engine.config_import.draft import Draft, Field
@@ -34,7 +35,8 @@ FLAGS = {
     Field.OFFLOAD_PARAMS: "--offload-params", Field.LORA_RANK: "--lora-rank", Field.LORA_ALPHA: "--lora-alpha",
     Field.LORA_DROPOUT: "--lora-dropout", Field.LORA_TARGETS: "--lora-targets", Field.QUANT_TYPE: "--quant",
     Field.DOUBLE_QUANT: "--no-double-quant", Field.MODEL: "--model or --config", Field.HALF: "--precision",
-    Field.WEIGHTS: "--precision", Field.BACKEND: "--sharding",
+    Field.WEIGHTS: "--precision", Field.BACKEND: "--sharding", Field.TP: "--tp", Field.PP: "--pp", Field.CP: "--cp",
+    Field.EP: "--ep", Field.SEQUENCE_PARALLEL: "--sequence-parallel", Field.MICRO_BATCHES: "--micro-batches",
 }
 
 NOT_A_NUMBER = QT_TRANSLATE_NOOP("engine", "{value} is not a whole number of at least {least}")
@@ -175,6 +177,13 @@ ALIGNMENT_NAMES = {
 }
 UNKNOWN_ALIGNMENT = QT_TRANSLATE_NOOP("engine", "{value} is not an alignment method VRAM Lab knows (DPO, IPO, ORPO, "
                                                 "SimPO, CPO, KTO, PPO, GRPO, RLOO, reward modelling)")
+
+
+def parallel_sizes(d: Draft, keys: Mapping[Field, str]) -> None:
+    """Tensor / pipeline / context / expert parallel sizes at the tool's keys (whole numbers; 1 states nothing
+    beyond the default, and is read all the same)."""
+    for field, key in keys.items():
+        whole(d, field, key)
 
 
 def lora_numbers(d: Draft, keys: tuple[str, str, str], defaults: tuple[int, float | None, float]) -> None:

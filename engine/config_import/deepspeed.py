@@ -20,6 +20,7 @@ Mapping table (DeepSpeed's config reference, https://www.deepspeed.ai/docs/confi
 ``gradient_accumulation_steps``                              gradient accumulation (``"auto"``: the trainer's)
 ``train_batch_size`` = micro x accumulation x GPUs           the GPU count, when all three are numbers
 ``optimizer.type`` (Adam, AdamW, FusedAdam, CPUAdam ...)     AdamW; another type is refused
+``tensor_parallel.autotp_size``                              the tensor-parallel size (AutoTP)
 =========================================================  ====================================================
 
 Other keys do not change the memory of a step as VRAM Lab counts it (communication buckets, prefetch sizes,
@@ -59,7 +60,6 @@ KNOWN: dict[str, tuple[int, bool, bool, str | None]] = {
 _ADAM_TYPES = {"adam", "adamw", "fusedadam", "cpuadam", "deepspeedcpuadam", "fusedadamw"}
 
 BAD_STAGE = QT_TRANSLATE_NOOP("engine", "{value} is not a ZeRO stage (0, 1, 2 or 3)")
-TENSOR_PARALLEL = QT_TRANSLATE_NOOP("engine", "{value}-way tensor parallelism is not costed")
 BAD_OPTIMIZER = QT_TRANSLATE_NOOP("engine", "{value} is not an optimizer VRAM Lab can cost")
 MEGATRON_ONLY = QT_TRANSLATE_NOOP(
     "engine", "DeepSpeed's activation checkpointing serves Megatron-style models; Hugging Face models use "
@@ -82,9 +82,7 @@ def read_zero(d: Draft, base: str = "") -> None:
     _world(d, base, micro and accum)
     _optimizer(d, base + "optimizer.type")
     d.ignore(base + "activation_checkpointing", Message.of(MEGATRON_ONLY))
-    tp = d.raw(base + "tensor_parallel.autotp_size")
-    if isinstance(tp, int) and tp > 1:
-        d.refuse(Field.SHARDING, base + "tensor_parallel.autotp_size", Message.of(TENSOR_PARALLEL, value=tp))
+    common.parallel_sizes(d, {Field.TP: base + "tensor_parallel.autotp_size"})
 
 
 def known(name: str) -> tuple[int, bool, bool, str | None] | None:

@@ -39,10 +39,16 @@ class Field(StrEnum):
     LORA_TARGETS = "lora.targets"
     QUANT_TYPE = "quant.quant_type"
     DOUBLE_QUANT = "quant.double_quant"
+    TP = "parallel.tp"
+    PP = "parallel.pp"
+    CP = "parallel.cp"
+    EP = "parallel.ep"
+    SEQUENCE_PARALLEL = "parallel.sequence_parallel"
+    MICRO_BATCHES = "parallel.micro_batches"
     # inputs of the precision (engine.config_import.resolve.precision_of)
     HALF = "half"  # the 16-bit compute a trainer's flag asks for: "bf16", "fp16" or "none"
     WEIGHTS = "weights"  # the dtype trainable weights are kept in: "fp32", "bf16" or "fp16"
-    BACKEND = "backend"  # "deepspeed", "fsdp" or "none"
+    BACKEND = "backend"  # "deepspeed", "fsdp", "megatron" or "none"
     # not part of the setup
     MODEL = "model"
     ALIGNMENT = "alignment"

@@ -51,7 +51,6 @@ QUANT_METHOD = QT_TRANSLATE_NOOP("engine", "{value} quantization is not costed (
 OPTIMIZER_SWITCH = QT_TRANSLATE_NOOP("engine", "{value} replaces the optimizer with one VRAM Lab does not cost")
 NOT_MODELLED = QT_TRANSLATE_NOOP("engine", "it lowers memory in a way VRAM Lab does not model; the estimate is an "
                                            "upper bound")
-MEGATRON = QT_TRANSLATE_NOOP("engine", "tensor or pipeline parallelism is not costed")
 PACKING = QT_TRANSLATE_NOOP("engine", "packing fills each sequence to the maximum length, which the estimate "
                                       "costs anyway")
 NOT_TRAINING = QT_TRANSLATE_NOOP("engine", "not a training run (do_train is not set: an inference, evaluation or "
@@ -136,12 +135,22 @@ def _training(d: Draft) -> None:
 
 
 def _megatron(d: Draft) -> None:
-    """LLaMA-Factory's Megatron runs: tensor / pipeline parallelism refused; the distributed optimizer shards the
-    optimizer states (ZeRO-1's memory); ``mixed_precision: bf16_mixed`` keeps fp32 master weights."""
-    for key in ("tensor_model_parallel_size", "pipeline_model_parallel_size", "context_parallel_size"):
-        if isinstance(d.raw(key), int) and d.raw(key) > 1:
-            d.refuse(Field.SHARDING, key, Message.of(MEGATRON))
-        d.get(key)
+    """LLaMA-Factory's Megatron runs (``train/megatron_bridge``, ``train/mca``): tensor / pipeline / context / expert
+    parallel sizes and sequence parallelism; the distributed optimizer shards the optimizer states (ZeRO-1's
+    memory); ``mixed_precision: bf16_mixed`` keeps fp32 master weights. With pipeline parallelism the accumulation
+    steps are taken as the micro-batches per step (global batch = micro-batch x accumulation x world size,
+    ``megatron_bridge/config_builder.py``), reported as assumed."""
+    keys = {Field.TP: "tensor_model_parallel_size", Field.PP: "pipeline_model_parallel_size",
+            Field.CP: "context_parallel_size", Field.EP: "expert_model_parallel_size"}
+    if not any(d.has(k) for k in (*keys.values(), "use_distributed_optimizer")):
+        return
+    d.set(Field.BACKEND, "megatron")
+    common.parallel_sizes(d, keys)
+    if common.flag(d, "sequence_parallel"):
+        d.set(Field.SEQUENCE_PARALLEL, True, "sequence_parallel")
+    pp, accum = d.raw("pipeline_model_parallel_size"), d.raw("gradient_accumulation_steps")
+    if isinstance(pp, int) and pp > 1 and isinstance(accum, int) and accum > 0:
+        d.default(Field.MICRO_BATCHES, accum)
     if common.flag(d, "use_distributed_optimizer"):
         d.set(Field.SHARDING, Sharding.ZERO1, "use_distributed_optimizer")
     if str(d.get("mixed_precision") or "").lower() == "bf16_mixed":

@@ -8,8 +8,9 @@ unless its field is set explicitly.
 Precision (``precision_of``) is what each regime of ``engine.specs.Precision`` holds, from three facts: the
 16-bit compute asked for (``half``), the dtype trainable weights are kept in (``weights``) and the backend:
 
-* DeepSpeed with bf16 / fp16 keeps fp32 master weights and states: bf16-mixed / fp16-mixed (ZeRO,
-  arXiv:1910.02054, s3.1; DeepSpeed's ``bf16`` and ``fp16`` config sections);
+* DeepSpeed and Megatron-LM with bf16 / fp16 keep fp32 master weights and states: bf16-mixed / fp16-mixed (ZeRO,
+  arXiv:1910.02054, s3.1; DeepSpeed's ``bf16`` and ``fp16`` config sections; Megatron-LM's
+  ``Float16OptimizerWithFloat16Params`` / distributed optimizer keep fp32 main parameters);
 * FSDP through accelerate with mixed precision upcasts trainable parameters to fp32 (accelerate
   ``accelerator.py``, "FSDP upcast of low precision parameters"): full fine-tuning is amp-bf16 / amp-fp16;
 * otherwise the weights decide: fp32 weights with autocast are amp-bf16 / amp-fp16 (fp32 without it); bf16
@@ -21,6 +22,7 @@ Precision (``precision_of``) is what each regime of ``engine.specs.Precision`` h
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -40,7 +42,8 @@ INVALID = QT_TRANSLATE_NOOP("engine", "the imported setup is not valid: {problem
 SETUP_FIELDS = (Field.METHOD, Field.PRECISION, Field.OPTIMIZER, Field.BATCH, Field.SEQ_LEN, Field.GRAD_ACCUM,
                 Field.ATTENTION, Field.CHECKPOINTING, Field.GPUS, Field.SHARDING, Field.OFFLOAD_OPTIMIZER,
                 Field.OFFLOAD_PARAMS, Field.LORA_RANK, Field.LORA_ALPHA, Field.LORA_DROPOUT, Field.LORA_TARGETS,
-                Field.QUANT_TYPE, Field.DOUBLE_QUANT)
+                Field.QUANT_TYPE, Field.DOUBLE_QUANT, Field.TP, Field.PP, Field.CP, Field.EP, Field.SEQUENCE_PARALLEL,
+                Field.MICRO_BATCHES)
 _PRECISION_INPUTS = (Field.HALF, Field.WEIGHTS, Field.BACKEND)
 
 
@@ -48,7 +51,7 @@ def precision_of(half: str, weights: str, backend: str, method: Method) -> Preci
     """The regime the module docstring derives; None for fp16 weights trained in full with fp16 autocast."""
     mixed = {"bf16": Precision.BF16_MIXED, "fp16": Precision.FP16_MIXED}
     amp = {"bf16": Precision.AMP_BF16, "fp16": Precision.AMP_FP16}
-    if backend == "deepspeed":
+    if backend in ("deepspeed", "megatron"):
         return mixed.get(half, Precision.FP32 if weights == "fp32" else Precision.BF16)
     if backend == "fsdp" and half in amp and method is Method.FULL:
         return amp[half]
@@ -111,7 +114,7 @@ def _shown(value: Any) -> Any:
 def _weights_matter(half: str, backend: str, method: Method) -> bool:
     """Whether the dtype weights are loaded in changes the regime (not under DeepSpeed or accelerate's FSDP with
     16-bit compute, which keep or make fp32 copies whatever it is)."""
-    return not ((backend == "deepspeed" and half != "none") or (backend == "fsdp" and half != "none"
+    return not ((backend in ("deepspeed", "megatron") and half != "none") or (backend == "fsdp" and half != "none"
                                                                 and method is Method.FULL))
 
 
@@ -134,13 +137,27 @@ def _precision(c: Combined, method: Method) -> tuple[Precision, bool] | None:
     return value, any(f is None or f.kind is not Kind.READ for f in used)
 
 
-def _relevant(field: Field, method: Method) -> bool:
+def _relevant(field: Field, method: Method, layout: bool) -> bool:
+    """Whether an assumed field is worth listing: LoRA's only for LoRA, QLoRA's for QLoRA, the layout's when the
+    files or the explicit settings ask for one."""
     name = field.value
     if name.startswith("lora."):
         return method is not Method.FULL
     if name.startswith("quant."):
         return method is Method.QLORA
+    if name.startswith("parallel."):
+        return layout
     return True
+
+
+def _world(values: dict[str, Any], assumed: dict[str, Any], explicit: Mapping[str, Any]) -> None:
+    """With tensor, pipeline or context parallelism and no GPU count stated, the smallest world that holds it
+    (tp x pp x cp GPUs, a whole multiple of it), reported as assumed."""
+    mp = math.prod(int(_shown(values.get(f"parallel.{k}", 1))) for k in ("tp", "pp", "cp"))
+    gpus = int(values["gpus"])
+    if mp > 1 and gpus % mp and "gpus" in assumed and "gpus" not in explicit:
+        values["gpus"] = mp * -(-gpus // mp)
+        assumed["gpus"] = values["gpus"]
 
 
 def build(c: Combined, explicit: Mapping[str, Any], base: TrainingSetup, file: str) -> tuple[TrainingSetup,
@@ -153,6 +170,9 @@ def build(c: Combined, explicit: Mapping[str, Any], base: TrainingSetup, file: s
     assumed: dict[str, Any] = {}
     method_fact = c.facts.get(Field.METHOD)
     method = Method(explicit.get("method", method_fact.value if method_fact else base.method))
+    layout = any(f.value.startswith("parallel.") and f in c.facts for f in SETUP_FIELDS) or \
+        any(k.startswith("parallel.") for k in explicit)
+    values.update({k: v for k, v in explicit.items() if k not in {f.value for f in SETUP_FIELDS}})
     for field in SETUP_FIELDS:
         name = field.value
         if name in explicit:
@@ -166,8 +186,9 @@ def build(c: Combined, explicit: Mapping[str, Any], base: TrainingSetup, file: s
         else:
             value, guessed = _base_value(base, name), True
         values[name] = value
-        if guessed and _relevant(field, method):
+        if guessed and _relevant(field, method, layout):
             assumed[name] = _shown(value)
+    _world(values, assumed, explicit)
     return _validated(values, file), assumed
 
 
@@ -179,7 +200,7 @@ def _base_value(base: TrainingSetup, name: str) -> Any:
 
 
 def _validated(values: Mapping[str, Any], file: str) -> TrainingSetup:
-    nested: dict[str, Any] = {"lora": {}, "quant": {}}
+    nested: dict[str, Any] = {"lora": {}, "quant": {}, "parallel": {}}
     for name, value in values.items():
         head, _, tail = name.partition(".")
         if tail:

@@ -30,7 +30,7 @@ the launch command in the file's comments,                       a ``*_distribut
 ``fsdp_reshard_after_forward`` (default true)                    zero3 / zero2
 ``fsdp_cpu_offload: true``                                       parameters, gradients and the optimizer step on
                                                                  the CPU
-``tensor_parallel_dim`` > 1                                      refused (tensor parallelism is not costed)
+``tensor_parallel_dim``                                          the tensor-parallel size
 ===============================================================  ============================================
 """
 
@@ -67,7 +67,6 @@ NOT_MODELLED = QT_TRANSLATE_NOOP("engine", "it lowers memory in a way VRAM Lab d
                                            "upper bound")
 TEACHER = QT_TRANSLATE_NOOP("engine", "knowledge distillation also holds the teacher model, which this estimate "
                                       "does not count")
-PARALLEL = QT_TRANSLATE_NOOP("engine", "{value}-way tensor parallelism is not costed")
 NOT_TRAINING = QT_TRANSLATE_NOOP("engine", "not a training config (no optimizer: an evaluation, generation or "
                                            "quantization config)")
 
@@ -152,9 +151,7 @@ def _distributed(d: Draft, recipe: str) -> None:
     if common.flag(d, "fsdp_cpu_offload"):
         d.set(Field.OFFLOAD_PARAMS, True, "fsdp_cpu_offload")
         d.set(Field.OFFLOAD_OPTIMIZER, True, "fsdp_cpu_offload")
-    tp = d.raw("tensor_parallel_dim")
-    if isinstance(tp, int) and tp > 1:
-        d.refuse(Field.SHARDING, "tensor_parallel_dim", Message.of(PARALLEL, value=tp))
+    common.parallel_sizes(d, {Field.TP: "tensor_parallel_dim"})
 
 
 def _optimizer(d: Draft) -> None:

@@ -55,6 +55,14 @@ def test_typed_flags_override_every_file_even_at_their_default_value(capsys):
     assert "micro_batch_size" not in imported["read"]
 
 
+def test_layout_flags_apply_to_an_imported_setup(capsys):
+    d = _json(capsys, "--from-config", str(FIXTURES / "torchtune" / "8B_full.yaml"), "--tp", "2", "--gpus", "8")
+    setup = d["setup"]
+    assert isinstance(setup, dict)
+    assert (setup["parallel"]["tp"], setup["gpus"]) == (2, 8)
+    assert d["layout"]["dp"] == 4
+
+
 def test_an_untyped_flag_leaves_the_file_alone(capsys):
     setup = _json(capsys, "--from-config", QLORA)["setup"]
     assert isinstance(setup, dict)

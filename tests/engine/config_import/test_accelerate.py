@@ -49,12 +49,29 @@ def test_single_process_and_default_mixed_precision(imported):
 
 
 @pytest.mark.parametrize(("text", "says"), [
-    ("distributed_type: MEGATRON_LM\n", "distributed_type: Megatron-LM's"),
     ("distributed_type: XLA\n", "distributed_type: XLA is not a run"),
     ("distributed_type: MULTI_GPU\nmixed_precision: fp8\n", "mixed_precision: fp8 training"),
-    ("distributed_type: FSDP\nparallelism_config:\n  parallelism_config_cp_size: 2\n",
-     "parallelism_config.parallelism_config_cp_size: 2-way context parallelism"),
+    ("distributed_type: DEEPSPEED\nparallelism_config:\n  parallelism_config_sp_size: 2\n",
+     r"parallelism_config.parallelism_config_sp_size: 2-way sequence \(Ulysses\) parallelism"),
 ])
 def test_refusals(imported, text: str, says: str):
     with pytest.raises(ConfigRefusedError, match=f"^a.yaml: {says}"):
         imported({"a.yaml": text})
+
+
+def test_parallelism_config_sets_the_layout(imported):
+    text = ("distributed_type: FSDP\nnum_processes: 8\nmixed_precision: bf16\nparallelism_config:\n"
+            "  parallelism_config_tp_size: 2\n  parallelism_config_cp_size: 2\n")
+    r = imported({"a.yaml": text})
+    p = r.setup.parallel
+    assert (p.tp, p.cp, r.setup.gpus, r.setup.dp) == (2, 2, 8, 2)
+    assert r.report.read["parallelism_config.parallelism_config_tp_size"] == 2
+
+
+def test_megatron_lm(imported):
+    text = ("distributed_type: MEGATRON_LM\nnum_processes: 8\nmixed_precision: bf16\nmegatron_lm_config:\n"
+            "  megatron_lm_tp_degree: 2\n  megatron_lm_pp_degree: 2\n  megatron_lm_num_micro_batches: 4\n"
+            "  megatron_lm_sequence_parallelism: true\n  megatron_lm_use_distributed_optimizer: true\n")
+    s = imported({"a.yaml": text}).setup
+    assert (s.parallel.tp, s.parallel.pp, s.parallel.micro_batches, s.parallel.sequence_parallel) == (2, 2, 4, True)
+    assert (s.sharding.value, s.precision.value, s.gpus) == ("zero1", "bf16-mixed", 8)

@@ -42,8 +42,6 @@ def test_four_bits_without_qlora_stay_lora_and_say_so(imported):
     ("adapter: lora\ngptq: true\n", "gptq: a GPTQ-quantized base"),
     ("adapter: llama-adapter\n", "adapter: the llama-adapter adapter"),
     ("adapter: lora\npeft_use_dora: true\n", "peft_use_dora: DoRA"),
-    ("tensor_parallel_size: 2\n", "tensor_parallel_size: 2-way tensor parallelism"),
-    ("context_parallel_size: 4\n", "context_parallel_size: 4-way context parallelism"),
     ("fp16: true\n", "fp16: full fine-tuning of fp16 weights"),
 ])
 def test_refusals_name_the_key(imported, text: str, says: str):
@@ -116,3 +114,12 @@ def test_pure_fp16_is_costed_as_pure_bf16_and_reported(imported):
     assert r.setup.precision.value == "bf16"
     assert r.report.assumed["precision"] == "bf16"
     assert "as pure bf16 does" in str(next(i.why for i in r.report.ignored if i.key == "float16"))
+
+
+def test_parallel_sizes_set_the_layout_and_the_smallest_world(imported):
+    r = imported({"a.yml": BASE + "tensor_parallel_size: 2\ncontext_parallel_size: 4\n"})
+    assert (r.setup.parallel.tp, r.setup.parallel.cp, r.setup.gpus) == (2, 4, 8)
+    assert r.report.assumed["gpus"] == 8  # no GPU count stated: tp x cp
+    assert r.report.read["tensor_parallel_size"] == 2
+    plain = imported({"b.yml": BASE})
+    assert not any(k.startswith("parallel.") for k in plain.report.assumed)

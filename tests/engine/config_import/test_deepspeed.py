@@ -53,8 +53,6 @@ def test_numbers_and_auto(imported):
      "optimizer.type: OneBitLamb is not an optimizer"),
     ({"zero_optimization": {"stage": 4}}, "zero_optimization.stage: 4 is not a ZeRO stage"),
     ({"train_micro_batch_size_per_gpu": 0}, "train_micro_batch_size_per_gpu: 0 is not a whole number"),
-    ({"zero_optimization": {"stage": 2}, "tensor_parallel": {"autotp_size": 2}},
-     "tensor_parallel.autotp_size: 2-way tensor parallelism"),
 ])
 def test_refusals(imported, sections: dict[str, object], says: str):
     with pytest.raises(ConfigRefusedError, match=f"^ds.json: {says}"):
@@ -64,3 +62,8 @@ def test_refusals(imported, sections: dict[str, object], says: str):
 def test_activation_checkpointing_section_is_explained(imported):
     r = _ds(imported, zero_optimization={"stage": 3}, activation_checkpointing={"partition_activations": True})
     assert "Megatron" in str(next(i.why for i in r.report.ignored if i.key == "activation_checkpointing"))
+
+
+def test_autotp_is_tensor_parallelism(imported):
+    r = _ds(imported, zero_optimization={"stage": 2}, tensor_parallel={"autotp_size": 2})
+    assert (r.setup.parallel.tp, r.setup.gpus, r.setup.sharding.value) == (2, 2, "zero2")

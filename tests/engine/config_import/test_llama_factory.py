@@ -93,3 +93,16 @@ def test_v1_layout(imported):
     assert (s.method.value, s.lora.rank, s.lora.alpha, s.lora.dropout) == ("qlora", 16, 32.0, 0.05)
     assert (s.batch, s.seq_len, s.sharding.value, s.checkpointing.value) == (2, 1024, "zero2", "full")
     assert s.precision.value == "bf16"  # v1's bf16 defaults to true; its FSDP2 keeps the loaded bf16 weights
+
+
+def test_megatron_layout(imported):
+    """LLaMA-Factory's examples/megatron/qwen3_moe_full.yaml, abridged: pipeline 4 x expert 2, Megatron's
+    distributed optimizer and bf16 with fp32 main parameters."""
+    text = (BASE + "finetuning_type: full\nper_device_train_batch_size: 1\ngradient_accumulation_steps: 8\n"
+            "bf16: true\ntensor_model_parallel_size: 1\nsequence_parallel: false\npipeline_model_parallel_size: 4\n"
+            "use_distributed_optimizer: true\nexpert_model_parallel_size: 2\n")
+    r = imported({"a.yaml": text})
+    p = r.setup.parallel
+    assert (p.tp, p.pp, p.ep, p.micro_batches) == (1, 4, 2, 8)
+    assert (r.setup.sharding.value, r.setup.precision.value, r.setup.gpus) == ("zero1", "bf16-mixed", 4)
+    assert r.report.assumed["parallel.micro_batches"] == 8

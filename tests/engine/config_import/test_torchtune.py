@@ -68,10 +68,15 @@ def test_dpo_recipes(imported):
 
 @pytest.mark.parametrize(("text", "says"), [
     ("model:\n  _component_: torchtune.models.llama3_1.llama3_1_8b\nbatch_size: 1\n", "not a training config"),
-    (LORA + "tensor_parallel_dim: 8\n", "tensor_parallel_dim: 8-way tensor parallelism"),
     (LORA.replace("dtype: bf16", "dtype: fp16"), "dtype: fp16 training is not costed"),
     (LORA.replace("apply_lora_to_mlp: True", "apply_lora_to_mlp: True\n  use_dora: True"), "model.use_dora: DoRA"),
 ])
 def test_refusals(imported, text: str, says: str):
     with pytest.raises(ConfigRefusedError, match=f"^a.yaml: {says}"):
         imported({"a.yaml": text})
+
+
+def test_tensor_parallel_dim(imported):
+    text = "# tune run --nproc_per_node 8 full_finetune_distributed --config x\n" + LORA + "tensor_parallel_dim: 8\n"
+    s = imported({"a.yaml": text}).setup
+    assert (s.parallel.tp, s.gpus) == (8, 8)
