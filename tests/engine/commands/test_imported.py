@@ -60,7 +60,9 @@ def test_layout_flags_apply_to_an_imported_setup(capsys):
     setup = d["setup"]
     assert isinstance(setup, dict)
     assert (setup["parallel"]["tp"], setup["gpus"]) == (2, 8)
-    assert d["layout"]["dp"] == 4
+    layout = d["layout"]
+    assert isinstance(layout, dict)
+    assert layout["dp"] == 4
 
 
 def test_an_untyped_flag_leaves_the_file_alone(capsys):
