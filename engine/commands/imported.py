@@ -18,6 +18,7 @@ from engine.specs import (
     Attention,
     Checkpointing,
     LoraTargets,
+    Loss,
     Method,
     Optimizer,
     PipelineSchedule,
@@ -57,6 +58,9 @@ FIELDS: dict[str, tuple[str, Any]] = {
     "pp_schedule": ("parallel.schedule", PipelineSchedule),
     "virtual_stages": ("parallel.virtual_stages", int),
     "pp_layers": ("parallel.pp_layers", lambda v: v),
+    "loss": ("loss", Loss),
+    "loss_chunks": ("loss_chunks", int),
+    "activation_offload": ("activation_offload", bool),
 }
 
 

@@ -26,6 +26,10 @@ Mapping table (Axolotl 0.18.0, commit 067b021c: ``src/axolotl/utils/schemas/conf
 ``optimizer``                                               the optimizer (default ``adamw_torch_fused``)
 ``attn_implementation`` (or the older ``flash_attention``,   the attention kernel (default: transformers', sdpa)
 ``sdp_attention``, ``xformers_attention``, ``eager_attention``)
+``liger_fused_linear_cross_entropy`` / ``cut_cross_entropy``  the loss: fused-linear-ce (Cut Cross-Entropy costed
+                                                            as it, reported)
+``activation_offloading``: true / legacy / disk /           saved activations offloaded (disk and checkpoint
+hidden_states                                               inputs costed as host RAM, reported)
 ``deepspeed``                                               a DeepSpeed JSON path (followed) or the config
 ``fsdp`` / ``fsdp_config`` / ``fsdp_version``               FSDP (``engine.config_import.fsdp``)
 ``use_ray`` + ``ray_num_workers`` (default 1)                the GPU count (one GPU per Ray worker by default,
@@ -42,7 +46,7 @@ from engine.config_import import common, fsdp, training_args
 from engine.config_import.draft import Draft, Field
 from engine.config_import.names import attention_of
 from engine.config_import.report import Message
-from engine.specs import Attention, Checkpointing, LoraTargets, Method, Optimizer, Precision, QuantType
+from engine.specs import Attention, Checkpointing, LoraTargets, Loss, Method, Optimizer, Precision, QuantType
 from engine.translatable import QT_TRANSLATE_NOOP
 
 EIGHT_BIT = QT_TRANSLATE_NOOP("engine", "a base model loaded in 8 bits is not a method VRAM Lab costs")
@@ -65,10 +69,9 @@ PACKING = QT_TRANSLATE_NOOP("engine", "packing fills each sequence to the maximu
                                        "costs anyway")
 GLOBAL_BATCH = QT_TRANSLATE_NOOP("engine", "the global batch; memory depends on the micro-batch (micro_batch_size)")
 _NOT_MODELLED_KEYS = (
-    "activation_offloading", "liger_rms_norm", "liger_glu_activation", "liger_layer_norm", "liger_rope",
-    "liger_fused_linear_cross_entropy", "liger_cross_entropy", "cut_cross_entropy", "lora_mlp_kernel",
-    "lora_qkv_kernel", "lora_o_kernel", "unsloth_cross_entropy_loss", "chunked_cross_entropy", "torch_compile",
-    "plugins")
+    "liger_rms_norm", "liger_glu_activation", "liger_layer_norm", "liger_rope", "liger_cross_entropy",
+    "lora_mlp_kernel", "lora_qkv_kernel", "lora_o_kernel", "unsloth_cross_entropy_loss", "chunked_cross_entropy",
+    "torch_compile", "plugins")
 REASONS = {"batch_size": GLOBAL_BATCH, "sample_packing": PACKING, "pad_to_sequence_len": PACKING,
            **dict.fromkeys(_NOT_MODELLED_KEYS, NOT_MODELLED)}
 _ALL_LINEAR = ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj")
@@ -162,6 +165,16 @@ def _attention(d: Draft) -> None:
     d.default(Field.ATTENTION, Attention.SDPA)
 
 
+def _long_context(d: Draft) -> None:
+    """Liger's fused linear cross-entropy, Cut Cross-Entropy (costed as it, reported), activation offloading."""
+    if common.flag(d, "liger_fused_linear_cross_entropy"):
+        d.set(Field.LOSS, Loss.FUSED_LINEAR_CE, "liger_fused_linear_cross_entropy")
+    elif common.flag(d, "cut_cross_entropy"):
+        d.approx(Field.LOSS, Loss.FUSED_LINEAR_CE, "cut_cross_entropy",
+                 Message.of(common.NEAR_FUSED_LOSS, value="Cut Cross-Entropy"))
+    common.activation_offload(d, "activation_offloading")
+
+
 def _distributed(d: Draft) -> None:
     training_args.deepspeed_key(d)
     option = fsdp.read_option(d, "fsdp")
@@ -190,6 +203,7 @@ def map_file(d: Draft) -> None:
     if not common.optimizer(d, "optimizer"):
         d.default(Field.OPTIMIZER, Optimizer.ADAMW)
     _attention(d)
+    _long_context(d)
     _distributed(d)
     if common.flag(d, "use_ray") and not common.whole(d, Field.GPUS, "ray_num_workers"):
         d.default(Field.GPUS, 1)

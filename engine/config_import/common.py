@@ -37,6 +37,7 @@ FLAGS = {
     Field.DOUBLE_QUANT: "--no-double-quant", Field.MODEL: "--model or --config", Field.HALF: "--precision",
     Field.WEIGHTS: "--precision", Field.BACKEND: "--sharding", Field.TP: "--tp", Field.PP: "--pp", Field.CP: "--cp",
     Field.EP: "--ep", Field.SEQUENCE_PARALLEL: "--sequence-parallel", Field.MICRO_BATCHES: "--micro-batches",
+    Field.LOSS: "--loss", Field.LOSS_CHUNKS: "--loss-chunks", Field.ACTIVATION_OFFLOAD: "--activation-offload",
 }
 
 NOT_A_NUMBER = QT_TRANSLATE_NOOP("engine", "{value} is not a whole number of at least {least}")
@@ -177,6 +178,25 @@ ALIGNMENT_NAMES = {
 }
 UNKNOWN_ALIGNMENT = QT_TRANSLATE_NOOP("engine", "{value} is not an alignment method VRAM Lab knows (DPO, IPO, ORPO, "
                                                 "SimPO, CPO, KTO, PPO, GRPO, RLOO, reward modelling)")
+
+
+NEAR_FUSED_LOSS = QT_TRANSLATE_NOOP(
+    "engine", "{value} computes the output layer and the loss chunk by chunk, so no tensor of the vocabulary's size "
+              "is whole; costed as fused-linear-ce (Liger's)")
+NEAR_OFFLOAD = QT_TRANSLATE_NOOP("engine", "{value} moves saved activations off the GPU; costed as offloading them "
+                                           "to host RAM")
+
+
+def activation_offload(d: Draft, key: str) -> None:
+    """Offloading of saved activations: true / false read; another mode (to disk, checkpoint inputs only) is
+    costed as offloading to host RAM and reported."""
+    value = d.get(key)
+    if isinstance(value, bool):
+        d.set(Field.ACTIVATION_OFFLOAD, value, key)
+    elif isinstance(value, str) and value.strip().lower() in ("true", "false", "legacy"):
+        d.set(Field.ACTIVATION_OFFLOAD, value.strip().lower() != "false", key)
+    elif value is not None:
+        d.approx(Field.ACTIVATION_OFFLOAD, True, key, Message.of(NEAR_OFFLOAD, value=value))
 
 
 def parallel_sizes(d: Draft, keys: Mapping[Field, str]) -> None:

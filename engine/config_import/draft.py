@@ -45,6 +45,9 @@ class Field(StrEnum):
     EP = "parallel.ep"
     SEQUENCE_PARALLEL = "parallel.sequence_parallel"
     MICRO_BATCHES = "parallel.micro_batches"
+    LOSS = "loss"
+    LOSS_CHUNKS = "loss_chunks"
+    ACTIVATION_OFFLOAD = "activation_offload"
     # inputs of the precision (engine.config_import.resolve.precision_of)
     HALF = "half"  # the 16-bit compute a trainer's flag asks for: "bf16", "fp16" or "none"
     WEIGHTS = "weights"  # the dtype trainable weights are kept in: "fp32", "bf16" or "fp16"

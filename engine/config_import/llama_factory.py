@@ -20,6 +20,8 @@ passes through are in ``engine.config_import.training_args``):
 ``bf16`` / ``fp16`` / ``pure_bf16``                    the compute dtype; the model loads in it
 ``flash_attn``: auto / disabled / sdpa / fa2 / fa3     sdpa (transformers' choice) / eager / sdpa / flash
 ``ray_num_workers``                                    the GPU count of a Ray run (one GPU per worker)
+``enable_liger_kernel``                                the loss: fused-linear-ce (``model_utils/liger_kernel.py``
+                                                       fuses it unless the stage needs the logits)
 =====================================================  =======================================================
 
 Precision: the model is loaded in the compute dtype (bf16 with ``bf16: true``; with neither flag the
@@ -41,7 +43,17 @@ from engine.config_import import common, training_args
 from engine.config_import.draft import Draft, Field
 from engine.config_import.names import ATTENTION, AlignmentMethod
 from engine.config_import.report import ConfigRefusedError, Message
-from engine.specs import Attention, Checkpointing, LoraTargets, Method, Optimizer, Precision, QuantType, Sharding
+from engine.specs import (
+    Attention,
+    Checkpointing,
+    LoraTargets,
+    Loss,
+    Method,
+    Optimizer,
+    Precision,
+    QuantType,
+    Sharding,
+)
 from engine.translatable import QT_TRANSLATE_NOOP
 
 FREEZE = QT_TRANSLATE_NOOP("engine", "{value} fine-tuning trains only some layers or an orthogonal adapter, "
@@ -56,7 +68,7 @@ PACKING = QT_TRANSLATE_NOOP("engine", "packing fills each sequence to the maximu
 NOT_TRAINING = QT_TRANSLATE_NOOP("engine", "not a training run (do_train is not set: an inference, evaluation or "
                                            "export config)")
 
-REASONS = {"enable_liger_kernel": NOT_MODELLED, "use_kt": NOT_MODELLED, "use_unsloth": NOT_MODELLED,
+REASONS = {"use_kt": NOT_MODELLED, "use_unsloth": NOT_MODELLED,
            "use_unsloth_gc": NOT_MODELLED, "packing": PACKING, "neat_packing": PACKING}
 _SWITCHES = ("use_galore", "use_apollo", "use_badam", "use_adam_mini", "use_muon")
 _LOSS = {"orpo": AlignmentMethod.ORPO, "simpo": AlignmentMethod.SIMPO, "ipo": AlignmentMethod.IPO}
@@ -153,6 +165,9 @@ def _megatron(d: Draft) -> None:
         d.default(Field.MICRO_BATCHES, accum)
     if common.flag(d, "use_distributed_optimizer"):
         d.set(Field.SHARDING, Sharding.ZERO1, "use_distributed_optimizer")
+    granularity = str(d.get("recompute_granularity") or "").lower()
+    if granularity in ("full", "selective"):
+        d.set(Field.CHECKPOINTING, Checkpointing(granularity), "recompute_granularity")
     if str(d.get("mixed_precision") or "").lower() == "bf16_mixed":
         d.set(Field.PRECISION, Precision.BF16_MIXED, "mixed_precision")
 
@@ -180,6 +195,8 @@ def _v0(d: Draft) -> None:
         training_args.optimizer(d)
     training_args.distributed(d)
     _attention(d, "flash_attn")
+    if common.flag(d, "enable_liger_kernel"):  # fused_linear_cross_entropy unless the stage needs logits
+        d.set(Field.LOSS, Loss.FUSED_LINEAR_CE, "enable_liger_kernel")
     common.whole(d, Field.GPUS, "ray_num_workers")
     _megatron(d)
     d.finish(REASONS)

@@ -43,7 +43,10 @@ SETUP_FIELDS = (Field.METHOD, Field.PRECISION, Field.OPTIMIZER, Field.BATCH, Fie
                 Field.ATTENTION, Field.CHECKPOINTING, Field.GPUS, Field.SHARDING, Field.OFFLOAD_OPTIMIZER,
                 Field.OFFLOAD_PARAMS, Field.LORA_RANK, Field.LORA_ALPHA, Field.LORA_DROPOUT, Field.LORA_TARGETS,
                 Field.QUANT_TYPE, Field.DOUBLE_QUANT, Field.TP, Field.PP, Field.CP, Field.EP, Field.SEQUENCE_PARALLEL,
-                Field.MICRO_BATCHES)
+                Field.MICRO_BATCHES, Field.LOSS, Field.LOSS_CHUNKS, Field.ACTIVATION_OFFLOAD)
+#: fields added to the setup after its first release: listed as assumed only when a file or a setting names them
+_OPTIONAL = {"parallel": (Field.TP, Field.PP, Field.CP, Field.EP, Field.SEQUENCE_PARALLEL, Field.MICRO_BATCHES),
+             "long": (Field.LOSS, Field.LOSS_CHUNKS, Field.ACTIVATION_OFFLOAD)}
 _PRECISION_INPUTS = (Field.HALF, Field.WEIGHTS, Field.BACKEND)
 
 
@@ -137,17 +140,16 @@ def _precision(c: Combined, method: Method) -> tuple[Precision, bool] | None:
     return value, any(f is None or f.kind is not Kind.READ for f in used)
 
 
-def _relevant(field: Field, method: Method, layout: bool) -> bool:
-    """Whether an assumed field is worth listing: LoRA's only for LoRA, QLoRA's for QLoRA, the layout's when the
-    files or the explicit settings ask for one."""
+def _relevant(field: Field, method: Method, named: set[str]) -> bool:
+    """Whether an assumed field is worth listing: LoRA's only for LoRA, QLoRA's for QLoRA, the layout's and the
+    long-context fields' (:data:`_OPTIONAL`) when the files or the explicit settings name one of their group."""
     name = field.value
     if name.startswith("lora."):
         return method is not Method.FULL
     if name.startswith("quant."):
         return method is Method.QLORA
-    if name.startswith("parallel."):
-        return layout
-    return True
+    group = next((g for g, fields in _OPTIONAL.items() if field in fields), None)
+    return group is None or group in named
 
 
 def _world(values: dict[str, Any], assumed: dict[str, Any], explicit: Mapping[str, Any]) -> None:
@@ -170,8 +172,9 @@ def build(c: Combined, explicit: Mapping[str, Any], base: TrainingSetup, file: s
     assumed: dict[str, Any] = {}
     method_fact = c.facts.get(Field.METHOD)
     method = Method(explicit.get("method", method_fact.value if method_fact else base.method))
-    layout = any(f.value.startswith("parallel.") and f in c.facts for f in SETUP_FIELDS) or \
-        any(k.startswith("parallel.") for k in explicit)
+    named = {g for g, fields in _OPTIONAL.items()
+             if any(f in c.facts or f.value in explicit for f in fields) or (g == "parallel" and any(
+                 k.startswith("parallel.") for k in explicit))}
     values.update({k: v for k, v in explicit.items() if k not in {f.value for f in SETUP_FIELDS}})
     for field in SETUP_FIELDS:
         name = field.value
@@ -186,9 +189,11 @@ def build(c: Combined, explicit: Mapping[str, Any], base: TrainingSetup, file: s
         else:
             value, guessed = _base_value(base, name), True
         values[name] = value
-        if guessed and _relevant(field, method, layout):
+        if guessed and _relevant(field, method, named):
             assumed[name] = _shown(value)
     _world(values, assumed, explicit)
+    if _shown(values["loss"]) != "chunked":  # the chunk count is only chunked's
+        assumed.pop("loss_chunks", None)
     return _validated(values, file), assumed
 
 

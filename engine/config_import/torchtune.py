@@ -27,6 +27,11 @@ the launch command in the file's comments,                       a ``*_distribut
 ``tune run --nnodes N --nproc_per_node P <recipe>``              over N x P GPUs (assumed: a comment, not a
                                                                  setting); ``dpo`` / ``ppo`` / ``grpo`` recipes
                                                                  name the alignment method
+``loss._component_``                                             ``CEWithChunkedOutputLoss``: chunked
+                                                                 (``num_output_chunks``, 8); ``LinearCrossEntropy
+                                                                 Loss``: costed as fused-linear-ce (reported);
+                                                                 ``torch.nn.CrossEntropyLoss``: standard
+``enable_activation_offloading``                                 saved activations offloaded to host RAM
 ``fsdp_reshard_after_forward`` (default true)                    zero3 / zero2
 ``fsdp_cpu_offload: true``                                       parameters, gradients and the optimizer step on
                                                                  the CPU
@@ -43,7 +48,7 @@ from engine.config_import.draft import Draft, Field
 from engine.config_import.loading import Loaded
 from engine.config_import.names import AlignmentMethod
 from engine.config_import.report import ConfigRefusedError, Message
-from engine.specs import Attention, Checkpointing, Method, Optimizer, Precision, QuantType, Sharding
+from engine.specs import Attention, Checkpointing, Loss, Method, Optimizer, Precision, QuantType, Sharding
 from engine.translatable import QT_TRANSLATE_NOOP
 
 #: torchtune builders -> catalog ids (the same architecture; ``_base`` / ``_instruct`` share one)
@@ -70,7 +75,7 @@ TEACHER = QT_TRANSLATE_NOOP("engine", "knowledge distillation also holds the tea
 NOT_TRAINING = QT_TRANSLATE_NOOP("engine", "not a training config (no optimizer: an evaluation, generation or "
                                            "quantization config)")
 
-REASONS = {"enable_activation_offloading": NOT_MODELLED, "quantizer": NOT_MODELLED, "optimizer_in_bwd": NOT_MODELLED,
+REASONS = {"quantizer": NOT_MODELLED, "optimizer_in_bwd": NOT_MODELLED,
            "compile": NOT_MODELLED, "teacher_model": TEACHER, "custom_sharded_layers": NOT_MODELLED}
 _ALIGNMENT = (("grpo", AlignmentMethod.GRPO), ("ppo", AlignmentMethod.PPO), ("dpo", AlignmentMethod.DPO))
 
@@ -175,6 +180,22 @@ def _alignment(d: Draft, recipe: str) -> None:
             return
 
 
+def _loss(d: Draft) -> None:
+    """``loss._component_``: ``CEWithChunkedOutputLoss`` is chunked (``num_output_chunks``, 8 by default);
+    ``LinearCrossEntropyLoss`` projects and takes the loss chunk by chunk (costed as fused-linear-ce, reported);
+    ``torch.nn.CrossEntropyLoss`` is standard."""
+    key = "loss._component_"
+    name = str(d.raw(key) or "").rsplit(".", 1)[-1].lower()
+    if name == "cewithchunkedoutputloss":
+        d.set(Field.LOSS, Loss.CHUNKED, key)
+        if not common.whole(d, Field.LOSS_CHUNKS, "loss.num_output_chunks"):
+            d.default(Field.LOSS_CHUNKS, 8)
+    elif name == "linearcrossentropyloss":
+        d.approx(Field.LOSS, Loss.FUSED_LINEAR_CE, key, Message.of(common.NEAR_FUSED_LOSS, value=d.raw(key)))
+    elif name == "crossentropyloss":
+        d.set(Field.LOSS, Loss.STANDARD, key)
+
+
 def _precision(d: Draft) -> None:
     value = d.get("dtype")
     if value is None:
@@ -203,6 +224,8 @@ def map_loaded(d: Draft, loaded: Loaded) -> None:
         d.set(Field.CHECKPOINTING, Checkpointing.FULL if on else Checkpointing.NONE, "enable_activation_checkpointing")
     _precision(d)
     _optimizer(d)
+    _loss(d)
+    common.activation_offload(d, "enable_activation_offloading")
     d.default(Field.ATTENTION, Attention.SDPA)
     recipe = _launch(d, loaded.text)
     _distributed(d, recipe)

@@ -26,6 +26,12 @@ under ``model_init_kwargs``                           (``ModelConfig.dtype`` def
 ``max_prompt_length`` + ``max_completion_length``     the sequence of GRPO and RLOO (completion: 512 by
                                                       default); without a prompt bound it is left open
 ``attn_implementation``                               the attention kernel
+``use_liger_kernel`` / ``loss_type: chunked_nll``       the loss: fused-linear-ce (chunked_nll costed as it,
+                                                      reported: ``engine.training.loss``); absent, standard is
+                                                      used, the upper bound (TRL 1.x's SFT default is
+                                                      chunked_nll, older ones' nll: the file does not say which
+                                                      TRL runs it)
+``activation_offloading``                             saved activations offloaded to host RAM
 ====================================================  ========================================================
 
 The alignment method is the trainer's: keys only GRPO (``num_generations``, ``use_vllm``), PPO
@@ -43,7 +49,7 @@ from engine.config_import import common, training_args
 from engine.config_import.draft import Draft, Field
 from engine.config_import.names import AlignmentMethod, dtype_of
 from engine.config_import.report import Message
-from engine.specs import LoraTargets, Method
+from engine.specs import LoraTargets, Loss, Method
 from engine.translatable import QT_TRANSLATE_NOOP
 
 EIGHT_BIT = QT_TRANSLATE_NOOP("engine", "a base model loaded in 8 bits is not a method VRAM Lab costs")
@@ -59,8 +65,7 @@ FOUR_BIT_ALONE = QT_TRANSLATE_NOOP("engine", "a 4-bit base trains only through a
 
 PACKING = QT_TRANSLATE_NOOP("engine", "packing fills each sequence to the maximum length, which the estimate "
                                        "costs anyway")
-REASONS = {"use_liger_kernel": NOT_MODELLED, "activation_offloading": NOT_MODELLED,
-           "padding_free": PACKING, "packing": PACKING}
+REASONS = {"padding_free": PACKING, "packing": PACKING}
 
 _SIGNATURES = (
     (AlignmentMethod.GRPO, ("num_generations", "use_vllm", "reward_weights", "reward_funcs")),
@@ -155,6 +160,16 @@ def _sequence(d: Draft) -> None:
         d.default(Field.SEQ_LEN, 1024)                                  # has no sequence length at all
 
 
+def _long_context(d: Draft) -> None:
+    """``use_liger_kernel``: Liger's fused linear cross-entropy; ``loss_type: chunked_nll``: costed as it
+    (reported); ``activation_offloading``."""
+    if common.flag(d, "use_liger_kernel"):
+        d.set(Field.LOSS, Loss.FUSED_LINEAR_CE, "use_liger_kernel")
+    elif str(d.raw("loss_type") or "").lower() == "chunked_nll":
+        d.approx(Field.LOSS, Loss.FUSED_LINEAR_CE, "loss_type", Message.of(common.NEAR_FUSED_LOSS, value="chunked_nll"))
+    common.activation_offload(d, "activation_offloading")
+
+
 def map_file(d: Draft) -> None:
     """A TRL / transformers training-arguments file."""
     common.model(d, "model_name_or_path")
@@ -167,6 +182,7 @@ def map_file(d: Draft) -> None:
     training_args.optimizer(d)
     training_args.distributed(d)
     _sequence(d)
+    _long_context(d)
     if not common.attention(d, "attn_implementation"):
         common.attention(d, "model_init_kwargs.attn_implementation")
     _alignment(d)

@@ -65,6 +65,14 @@ def test_layout_flags_apply_to_an_imported_setup(capsys):
     assert layout["dp"] == 4
 
 
+def test_long_context_flags_override_the_file(capsys):
+    d = _json(capsys, "--from-config", str(FIXTURES / "torchtune" / "8B_qlora_single_device.yaml"),
+              "--loss", "standard", "--activation-offload")
+    setup = d["setup"]
+    assert isinstance(setup, dict)
+    assert (setup.get("loss", "standard"), setup["activation_offload"]) == ("standard", True)  # defaults left out
+
+
 def test_an_untyped_flag_leaves_the_file_alone(capsys):
     setup = _json(capsys, "--from-config", QLORA)["setup"]
     assert isinstance(setup, dict)

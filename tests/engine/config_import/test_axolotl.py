@@ -102,9 +102,9 @@ def test_rl_methods(imported):
 
 
 def test_memory_relevant_keys_are_reported_with_a_reason(imported):
-    r = imported({"a.yml": BASE + "liger_fused_linear_cross_entropy: true\nsample_packing: true\nnum_epochs: 3\n"})
+    r = imported({"a.yml": BASE + "liger_rms_norm: true\nsample_packing: true\nnum_epochs: 3\n"})
     why = {i.key: str(i.why) for i in r.report.ignored}
-    assert "upper bound" in why["liger_fused_linear_cross_entropy"]
+    assert "upper bound" in why["liger_rms_norm"]
     assert "maximum length" in why["sample_packing"]
     assert why["num_epochs"] == "not a setting the memory estimate uses"
 
@@ -123,3 +123,18 @@ def test_parallel_sizes_set_the_layout_and_the_smallest_world(imported):
     assert r.report.read["tensor_parallel_size"] == 2
     plain = imported({"b.yml": BASE})
     assert not any(k.startswith("parallel.") for k in plain.report.assumed)
+
+
+@pytest.mark.parametrize(("text", "loss", "offload", "assumed"), [
+    ("liger_fused_linear_cross_entropy: true\n", "fused-linear-ce", False, {"activation_offload"}),
+    ("cut_cross_entropy: true\n", "fused-linear-ce", False, {"loss", "activation_offload"}),
+    ("activation_offloading: true\n", "standard", True, {"loss"}),
+    ("activation_offloading: disk\n", "standard", True, {"loss", "activation_offload"}),
+])
+def test_long_context_levers(imported, text: str, loss: str, offload: bool, assumed: set[str]):
+    r = imported({"a.yml": BASE + text})
+    assert (r.setup.loss.value, r.setup.activation_offload) == (loss, offload)
+    long = {k for k in r.report.assumed if k in ("loss", "loss_chunks", "activation_offload")}
+    assert long == assumed
+    assert not any(k.startswith("loss") or k == "activation_offload"
+                   for k in imported({"b.yml": BASE}).report.assumed)

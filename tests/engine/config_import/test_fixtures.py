@@ -22,7 +22,7 @@ def _import(*names: str) -> ImportedConfig:
 
 def _setup(r: ImportedConfig) -> dict[str, Any]:
     s = r.setup.model_dump(mode="json")
-    flat = {k: v for k, v in s.items() if k not in ("lora", "quant")}
+    flat = {k: v for k, v in s.items() if k not in ("lora", "quant", "parallel")}
     flat |= {f"lora.{k}": v for k, v in s["lora"].items()} | {f"quant.{k}": v for k, v in s["quant"].items()}
     return flat
 
@@ -116,15 +116,17 @@ def test_torchtune_qlora_single_device() -> None:
     assert r.model.id == "llama-3.1-8b"  # torchtune.models.llama3_1.qlora_llama3_1_8b
     _check(r, {"method": "qlora", "lora.rank": 8, "lora.alpha": 16.0, "lora.dropout": 0.0,
                "lora.targets": "all-linear", "batch": 2, "grad_accum": 16, "precision": "bf16",
-               "optimizer": "adamw", "checkpointing": "full", "gpus": 1})
+               "optimizer": "adamw", "checkpointing": "full", "gpus": 1, "loss": "chunked", "loss_chunks": 8,
+               "activation_offload": False})
     assert r.report.assumed["seq_len"] == 4096  # tokenizer.max_seq_len: null, so the sequence is left open
+    assert r.report.assumed["loss_chunks"] == 8  # CEWithChunkedOutputLoss's num_output_chunks default
 
 
 def test_torchtune_full_distributed_reads_its_launch_comment() -> None:
     """# tune run --nproc_per_node 4 full_finetune_distributed: FSDP2 over 4 GPUs, resharding after forward."""
     r = _import("torchtune/8B_full.yaml")
     _check(r, {"method": "full", "precision": "bf16", "batch": 2, "grad_accum": 1, "checkpointing": "full",
-               "gpus": 4, "sharding": "zero3"})
+               "gpus": 4, "sharding": "zero3", "loss": "standard"})
     assert r.report.assumed["gpus"] == 4
 
 

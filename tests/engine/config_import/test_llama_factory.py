@@ -100,9 +100,14 @@ def test_megatron_layout(imported):
     distributed optimizer and bf16 with fp32 main parameters."""
     text = (BASE + "finetuning_type: full\nper_device_train_batch_size: 1\ngradient_accumulation_steps: 8\n"
             "bf16: true\ntensor_model_parallel_size: 1\nsequence_parallel: false\npipeline_model_parallel_size: 4\n"
-            "use_distributed_optimizer: true\nexpert_model_parallel_size: 2\n")
+            "use_distributed_optimizer: true\nexpert_model_parallel_size: 2\nrecompute_granularity: selective\n")
     r = imported({"a.yaml": text})
     p = r.setup.parallel
     assert (p.tp, p.pp, p.ep, p.micro_batches) == (1, 4, 2, 8)
     assert (r.setup.sharding.value, r.setup.precision.value, r.setup.gpus) == ("zero1", "bf16-mixed", 4)
     assert r.report.assumed["parallel.micro_batches"] == 8
+    assert r.setup.checkpointing.value == "selective"
+
+
+def test_liger_kernel_fuses_the_loss(imported):
+    assert imported({"a.yaml": BASE + "enable_liger_kernel: true\n"}).setup.loss.value == "fused-linear-ce"

@@ -80,3 +80,13 @@ def test_tensor_parallel_dim(imported):
     text = "# tune run --nproc_per_node 8 full_finetune_distributed --config x\n" + LORA + "tensor_parallel_dim: 8\n"
     s = imported({"a.yaml": text}).setup
     assert (s.parallel.tp, s.gpus) == (8, 8)
+
+
+@pytest.mark.parametrize(("loss", "expected", "chunks"), [
+    ("  _component_: torchtune.modules.loss.CEWithChunkedOutputLoss\n  num_output_chunks: 16\n", "chunked", 16),
+    ("  _component_: torchtune.modules.loss.LinearCrossEntropyLoss\n", "fused-linear-ce", 8),
+    ("  _component_: torch.nn.CrossEntropyLoss\n", "standard", 8),
+])
+def test_losses_and_offloading(imported, loss: str, expected: str, chunks: int):
+    s = imported({"a.yaml": LORA + "loss:\n" + loss + "enable_activation_offloading: True\n"}).setup
+    assert (s.loss.value, s.loss_chunks, s.activation_offload) == (expected, chunks, True)

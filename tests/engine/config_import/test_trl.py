@@ -108,3 +108,14 @@ def test_an_fsdp_config_alone_is_not_fsdp(imported):
 def test_refusals(imported, text: str, says: str):
     with pytest.raises(ConfigRefusedError, match=f"^a.yaml: {says}"):
         imported({"a.yaml": BASE + text})
+
+
+@pytest.mark.parametrize(("text", "loss", "offload"), [
+    ("use_liger_kernel: true\n", "fused-linear-ce", False),
+    ("loss_type: chunked_nll\n", "fused-linear-ce", False),
+    ("activation_offloading: true\n", "standard", True),
+    ("", "standard", False),  # the upper bound: the file does not say which TRL runs it
+])
+def test_loss_and_offload(imported, text: str, loss: str, offload: bool):
+    s = imported({"a.yaml": BASE + text}).setup
+    assert (s.loss.value, s.activation_offload) == (loss, offload)
