@@ -29,7 +29,7 @@ from engine.training.states import ModelStates, model_states
 
 #: measured: RSS of a process after ``import torch, transformers`` and a Llama built on the meta device
 #: (calibration row runtime-torch+transformers+meta-model; CPU build of torch)
-RUNTIME_CPU_BYTES = 354_700_000
+RUNTIME_CPU_BYTES = 354_791_424
 #: assumed, not measured here (no GPU): what the first CUDA use adds to a process's host RSS, CUDA context,
 #: kernels and NCCL set up by a ``torch.distributed.barrier()``: 1,203.5 MiB (PyTorch issue #106511, torch 2.1);
 #: with lazy module loading and a single tensor it was 113 MiB (PyTorch issue #113326): a range, the top taken
@@ -46,6 +46,9 @@ BYTES_PER_TOKEN = {
 }
 #: datasets' ``IterableDataset.shuffle(buffer_size=1000)`` default: examples a streaming reader holds
 STREAM_BUFFER_EXAMPLES = 1_000
+#: datasets 5.2 config.MAX_ROW_GROUP_SIZE: the Parquet row groups it writes hold at most 100 MB of Arrow data, and
+#: its streaming reader decodes one whole row group at a time (packaged_modules/parquet/parquet.py)
+ROW_GROUP_BYTES = 100_000_000
 #: measured: what one forked DataLoader worker adds to its process tree when it copies none of the dataset
 #: (NumPy rows: 15-17 MB of PSS each, 13-15 MB of it private)
 WORKER_BYTES = 16_000_000
@@ -65,7 +68,9 @@ _LOADING_SOURCE = (
 )
 _DATASET_SOURCE = (
     "measured: calibration/host_rss.py (CPython 3.11: a list slot 8 B, an int object 32 B; datasets 5.2 "
-    "arrow_writer.py stores input_ids as int32 and attention_mask as int8; IterableDataset.shuffle buffer 1,000)"
+    "arrow_writer.py stores input_ids as int32 and attention_mask as int8); streaming: datasets 5.2 "
+    "IterableDataset.shuffle (buffer of 1,000 examples) and the Parquet reader (one row group, at most 100 MB), "
+    "not checked against a measurement (docs/accuracy.md)"
 )
 _WORKERS_SOURCE = (
     "PyTorch issue #13246 (forked workers copy the pages of Python objects whose reference counts they touch); "
@@ -82,7 +87,7 @@ _OFFLOAD_SOURCE = (
     "for parameters; engine/training/states.py; activations: the estimate's offloaded_bytes (issue 19)"
 )
 _RUNTIME_SOURCE = (
-    "measured: calibration/host_rss.py (import torch + transformers, model built on meta: 354.7 MB RSS, "
+    "measured: calibration/host_rss.py (import torch + transformers, model built on meta: 354.8 MB RSS, "
     "torch 2.13 CPU); assumed CUDA host side 1,203.5 MiB (PyTorch issue #106511; #113326 saw 113 MiB)"
 )
 
@@ -194,7 +199,9 @@ def dataset_bytes_per_process(s: TrainingSetup) -> tuple[int, int]:
         return 0, 0
     if h.dataset_storage is DatasetStorage.STREAMING:
         readers = max(1, h.num_workers)  # each worker streams its own shards through its own buffer
-        return round(readers * STREAM_BUFFER_EXAMPLES * s.seq_len * BYTES_PER_TOKEN[DatasetStorage.PYTHON_LISTS]), 0
+        buffer = STREAM_BUFFER_EXAMPLES * s.seq_len * BYTES_PER_TOKEN[DatasetStorage.PYTHON_LISTS]
+        row_group = min(ROW_GROUP_BYTES, h.dataset_tokens * BYTES_PER_TOKEN[DatasetStorage.ARROW_MMAP] / readers)
+        return round(readers * (buffer + row_group)), 0
     held = round(h.dataset_tokens * BYTES_PER_TOKEN[h.dataset_storage])
     return (0, held) if h.dataset_storage is DatasetStorage.ARROW_MMAP else (held, 0)
 
@@ -206,7 +213,8 @@ def dataset(s: TrainingSetup) -> HostTerm:
     kind = h.dataset_storage
     if kind is DatasetStorage.STREAMING:
         per = BYTES_PER_TOKEN[DatasetStorage.PYTHON_LISTS]
-        formula = f"processes x max(1, workers) x {STREAM_BUFFER_EXAMPLES:,} examples x s x {per} B"
+        formula = (f"processes x max(1, workers) readers x ({STREAM_BUFFER_EXAMPLES:,} examples x s x {per} B "
+                   f"+ one Parquet row group, at most {ROW_GROUP_BYTES / 1e6:.0f} MB)")
     elif kind is DatasetStorage.ARROW_MMAP:
         formula = f"tokens x {BYTES_PER_TOKEN[kind]} B, once per node (page cache shared by its processes)"
     else:

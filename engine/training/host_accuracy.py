@@ -9,9 +9,10 @@ checkpoint's architecture) and adds the measured figure before the data or the w
 runtime (measured on its own in the ``runtime-*`` rows). Two errors per row: of the total (what the issue asks to
 be within 10%) and of the part the engine models alone (what the data, the workers or the weights add).
 
-Rows streamed through pyarrow's default memory pool (mimalloc) are listed but not held to that: the pool kept every
-row group it had decoded until the epoch ended, an allocator's choice the engine does not model (with the system
-allocator the same runs hold one row group at a time: the rows the engine is checked against). Nor are the rows
+Streamed rows are listed but not held to that: what a streaming reader holds mid-epoch grew with the size of
+the Parquet row group it was decoding (about six times its Arrow size in the main process, much less in forked
+workers) and with the allocator (pyarrow's default mimalloc pool or glibc's), which the engine's figure (a shuffle
+buffer and one row group per reader) does not follow. Nor are the rows
 where transformers 5.24 left the weights file-backed (safetensors kept in their own dtype): both processes then
 share one copy in the page cache (each one's RSS still shows all of it), while ``full-per-process`` costs a private
 copy per process, as every other path makes one (the fp32 rows: a dtype change).
@@ -76,7 +77,7 @@ def _dataset(r: dict[str, Any]) -> HostComparison:
     pool = f" ({r['arrow_pool']} pool)" if r.get("arrow_pool") else ""
     what = f"{r['kind']}{pool}, {r['tokens']:,} tokens, {r['workers']} worker(s)"
     return HostComparison(r["id"], what, r["before_bytes"], r["measured_bytes"], modelled,
-                          r.get("arrow_pool") != "mimalloc")
+                          r["kind"] != DatasetStorage.STREAMING)
 
 
 def _loading(r: dict[str, Any]) -> HostComparison:

@@ -15,6 +15,7 @@ from engine.training.host import (
     BYTES_PER_TOKEN,
     COPY_ON_ACCESS_SHARE,
     CUDA_HOST_BYTES,
+    ROW_GROUP_BYTES,
     RUNTIME_CPU_BYTES,
     STREAM_BUFFER_EXAMPLES,
     WORKER_BYTES,
@@ -179,15 +180,16 @@ def test_numpy_workers_copy_nothing_but_hold_their_batches():
     assert w.per_node == 3 * WORKER_BYTES + 3 * 5 * 4 * 2048 * BATCH_BYTES_PER_TOKEN
 
 
-def test_streaming_holds_a_buffer_per_reader_whatever_the_size():
+def test_streaming_holds_a_buffer_and_a_row_group_per_reader():
     def data(tokens, workers):
         s = TrainingSetup(seq_len=1024, host=HostSetup(dataset_tokens=tokens, dataset_storage=DatasetStorage.STREAMING,
                                                        num_workers=workers))
         return _term(host_estimate(M70, s), "dataset", "training").per_node
 
-    one = round(STREAM_BUFFER_EXAMPLES * 1024 * BYTES_PER_TOKEN[DatasetStorage.PYTHON_LISTS])
-    assert data(10**6, 0) == data(10**12, 0) == one
-    assert data(10**9, 4) == 4 * one
+    buffer = STREAM_BUFFER_EXAMPLES * 1024 * BYTES_PER_TOKEN[DatasetStorage.PYTHON_LISTS]
+    assert data(10**9, 0) == data(10**12, 0) == round(buffer + ROW_GROUP_BYTES)  # a 100 MB row group at most
+    assert data(10**9, 4) == round(4 * (buffer + ROW_GROUP_BYTES))
+    assert data(10**6, 0) == round(buffer + 10**6 * BYTES_PER_TOKEN[DatasetStorage.ARROW_MMAP])  # smaller than one
 
 
 def test_no_dataset_given_costs_nothing():

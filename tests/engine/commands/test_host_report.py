@@ -31,7 +31,7 @@ def test_host_object_has_the_contract_keys(capsys: pytest.CaptureFixture[str]) -
     assert [t["name"] for t in h["terms_detail"]] == TERMS
     assert all(t["formula"] and t["source"] for t in h["terms_detail"])
     assert sum(h["terms"].values()) == h["per_node_bytes"] == d["host_bytes"]
-    assert d["setup"]["host"]["model_loading"] == "full-per-process"
+    assert "host" not in d["setup"]  # a later field, left out of the setup while at its defaults
     assert h["verdict"] is None
     assert h["fits"] is None
 
