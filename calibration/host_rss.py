@@ -10,8 +10,8 @@ downloaded. What is measured (calibration/README.md, "Host RAM"):
   meta device): what every training process holds before it holds anything of its own;
 * tokens: bytes per token of a tokenized dataset held three ways (the issue's sanity check);
 * dataset: a tokenized dataset of 1, 4 and 16 Mi tokens stored four ways (Python lists, NumPy, a memory-mapped
-  Arrow file, a streamed Parquet file), iterated for one epoch by a DataLoader with 0, 2 and 4 forked workers;
-  the main process and every worker measured at the end of the epoch (persistent workers, still alive);
+  Arrow file, streamed Parquet shards), iterated for one epoch by a DataLoader with 0, 2 and 4 forked workers;
+  the main process and every worker measured mid-epoch and at its end (persistent workers, still alive);
 * loading: a small Llama checkpoint (safetensors, random weights, built from a config) loaded by two processes
   at once, each way the platform allows: every process whole, rank 0 only (the other built on meta), sharded.
 
@@ -36,8 +36,7 @@ WORK = Path(os.environ.get("HOST_RSS_WORK", "/tmp/vramlab-host-rss"))
 SIZES = (1 << 20, 1 << 22, 1 << 24)  # tokens: 1, 4 and 16 Mi
 WORKERS = (0, 2, 4)
 KINDS = ("python-lists", "numpy", "arrow-mmap")
-#: pyarrow's memory pools: "system" (glibc malloc) gives freed row groups back; the default here, mimalloc, kept
-#: them for the whole epoch (calibration/README.md, Host RAM)
+#: pyarrow's memory pools measured for streaming: "system" (glibc malloc) and the default here, mimalloc
 POOLS = ("system", "mimalloc")
 SEQ = 512  # tokens per example
 BATCH = 8  # examples per batch
