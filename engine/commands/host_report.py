@@ -84,6 +84,11 @@ def host_text(h: HostEstimate) -> list[str]:
              f"peak while {h.peak.name}"]
     lines += [f"  {t.name:<19} {format_bytes(t.per_node, u):>12}  ({format_bytes(t.per_process, u)} per process)"
               for t in h.terms if t.per_node]
+    other = [p for p in h.phases if p is not h.peak]
+    lines += [f"  (while {p.name}: {format_bytes(p.per_node, u)} per node)" for p in other]
+    if h.offloaded_activations:
+        lines.append(f"  saved activations {format_bytes(h.offloaded_activations * h.processes_per_node, u):>12}  "
+                     "moved to host RAM per node while training (activation offload)")
     total = f"host RAM         {format_bytes(h.per_node_bytes, u):>12}  per node"
     if h.ram_bytes is not None and h.headroom_bytes is not None:
         verdict = h.verdict.value if h.verdict is not None and h.headroom_bytes >= 0 else (

@@ -134,6 +134,7 @@ class HostEstimate:
     nodes: int
     phases: tuple[HostPhase, ...]
     ram_bytes: int | None
+    offloaded_activations: int = 0  # per process, included in the training phase's offloaded_states
 
     @cached_property
     def peak(self) -> HostPhase:
@@ -279,7 +280,7 @@ def _estimate(s: TrainingSetup, weights: int, offloaded: int, activations: int, 
     loading = HostPhase("loading", (base, model_loading(s, weights), data))
     training = HostPhase("training", (base, data, dataloader_workers(s), pinned_buffers(s),
                                       offloaded_states(s, offloaded, activations)))
-    return HostEstimate(s.processes_per_node, s.host.nodes, (loading, training), s.host.ram_bytes)
+    return HostEstimate(s.processes_per_node, s.host.nodes, (loading, training), s.host.ram_bytes, activations)
 
 
 _CACHE: dict[tuple[object, ...], HostEstimate] = {}
@@ -290,7 +291,8 @@ def host_estimate(m: ModelSpec, s: TrainingSetup, st: ModelStates | None = None,
     """Host RAM of one node of the run (module docstring); ``cuda=False`` leaves out the CUDA host side.
 
     ``st``: the whole model's states (``engine.training.states.model_states``, never a pipeline stage's), when the
-    caller has them; ``activations``: bytes each process offloads with activation offload. Cached on plain values (every estimate asks: a pydantic setup hashes and compares slowly)."""
+    caller has them; ``activations``: bytes each process offloads with activation offload. Cached on plain values
+    (every estimate asks: a pydantic setup hashes and compares slowly)."""
     st = st or model_states(m, s)
     h = s.host
     key = (h.model_loading, h.dataset_tokens, h.dataset_storage, h.num_workers, h.prefetch_factor, h.pin_memory,
