@@ -136,6 +136,23 @@ class QuantType(StrEnum):
     FP4 = "fp4"
 
 
+class ModelLoading(StrEnum):
+    """How the processes of a node read the checkpoint into host RAM (engine/training/host.py)."""
+
+    FULL_PER_PROCESS = "full-per-process"  # every process materialises the whole state dict (plain from_pretrained)
+    RANK0_BROADCAST = "rank0-broadcast"  # local rank 0 only; the others on meta (cpu_ram_efficient_loading)
+    META_SHARDED = "meta-sharded"  # built on meta, each process reads only its shard
+
+
+class DatasetStorage(StrEnum):
+    """How the tokenized training set is held (engine/training/host.py: bytes per token, measured)."""
+
+    PYTHON_LISTS = "python-lists"  # one dict of input_ids / attention_mask / labels lists per example
+    NUMPY = "numpy"  # one flat int32 token array in RAM
+    ARROW_MMAP = "arrow-mmap"  # a datasets Arrow file, memory-mapped: page cache shared by the node
+    STREAMING = "streaming"  # read as it goes: a shuffle buffer per reader
+
+
 class KvDtype(StrEnum):
     FP32 = "fp32"
     FP16 = "fp16"
@@ -294,6 +311,24 @@ class ParallelSpec(_Frozen):
         return self.etp if self.etp is not None else self.tp
 
 
+class HostSetup(_Frozen):
+    """The CPU side of a run: how the model is loaded, how the data is held and read, how the GPUs are spread.
+
+    Defaults describe a plain script (``from_pretrained`` on every process, no dataset given, no DataLoader
+    workers); they change nothing on the GPU side.
+    """
+
+    model_loading: ModelLoading = ModelLoading.FULL_PER_PROCESS
+    dataset_tokens: Annotated[int, Field(ge=0, le=10**15)] = 0
+    dataset_storage: DatasetStorage = DatasetStorage.ARROW_MMAP
+    num_workers: Annotated[int, Field(ge=0, le=1_024)] = 0
+    prefetch_factor: Annotated[int, Field(ge=1, le=1_024)] = 2  # torch's default when num_workers > 0
+    pin_memory: bool = False
+    nodes: GpuCount = 1
+    #: one node's RAM, for a verdict (None: no verdict)
+    ram_bytes: Bytes | None = None
+
+
 class TrainingSetup(_Frozen):
     """One training configuration. Defaults are the seed's: 4,096 tokens, batch 1, bf16 mixed, AdamW."""
 
@@ -316,10 +351,11 @@ class TrainingSetup(_Frozen):
     loss: Loss = Loss.STANDARD
     loss_chunks: LossChunks = 8  # torchtune's num_output_chunks default; used by Loss.CHUNKED
     activation_offload: bool = False  # saved activations to host RAM (torchtune / TRL OffloadActivations)
+    host: HostSetup = HostSetup()
 
     #: fields added after the first release: left out of ``as_json()`` while at their defaults, so that a script's
     #: output does not change until it uses them
-    OPTIONAL_IN_JSON: ClassVar[tuple[str, ...]] = ("parallel", "loss", "loss_chunks", "activation_offload")
+    OPTIONAL_IN_JSON: ClassVar[tuple[str, ...]] = ("parallel", "loss", "loss_chunks", "activation_offload", "host")
 
     @model_validator(mode="after")
     def _check(self) -> TrainingSetup:
@@ -330,7 +366,14 @@ class TrainingSetup(_Frozen):
             p = self.parallel
             raise ValueError(f"gpus ({self.gpus}) must be a whole multiple of tp x pp x cp = {p.tp} x {p.pp} x "
                              f"{p.cp} = {mp} (the rest is data parallelism)")
+        if self.gpus % self.host.nodes:
+            raise ValueError(f"gpus ({self.gpus}) must be a multiple of host.nodes ({self.host.nodes})")
         return self
+
+    @property
+    def processes_per_node(self) -> int:
+        """One training process per GPU, spread evenly over the nodes."""
+        return self.gpus // self.host.nodes
 
     @property
     def dp(self) -> int:

@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+import statistics
 import sys
 from pathlib import Path
 
@@ -12,6 +13,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from engine.training.accuracy import Comparison, gpu_runs, offloaded_host, summarize, traced_steps  # noqa: E402
+from engine.training.host_accuracy import HostComparison, host_runs, runtime_rows, token_rows  # noqa: E402
 from tools.published import compare  # noqa: E402
 
 GIB = 1 << 30
@@ -30,6 +32,62 @@ def _published_rows() -> list[str]:
     return [
         f"| {r.id} | {r.what} | {r.value_gb:.1f} | {b / 1e9:.1f} ({r.metric}) | {b / 1e9 / r.value_gb:.2f} | {r.note} |"
         for r, b in compare()
+    ]
+
+
+def _host_table(rows: tuple[HostComparison, ...]) -> list[str]:
+    out = ["| row | case | before (MB) | measured (MB) | engine (MB) | error | added: measured | engine | error |",
+           "|---|---|---:|---:|---:|---:|---:|---:|---:|"]
+    for r in rows:
+        note = "" if r.comparable else " (not modelled: see below)"
+        out.append(f"| {r.id} | {r.described}{note} | {r.before_bytes / 1e6:,.1f} | {r.measured_bytes / 1e6:,.1f} "
+                   f"| {r.estimated_bytes / 1e6:,.1f} | {r.error:+.1%} | {r.added_bytes / 1e6:,.1f} "
+                   f"| {r.modelled_bytes / 1e6:,.1f} | {r.added_error:+.1%} |")
+    return out
+
+
+def _host_section() -> list[str]:
+    rows = host_runs()
+    if not rows:
+        return []
+    worst = max(abs(r.error) for r in rows if r.comparable)
+    return [
+        "## Host RAM (calibration/host_rss.py)",
+        "",
+        "Measured on this project's Debian 12 machine (2 cores, Python 3.11.7, torch 2.13.0+cpu, transformers 5.24,",
+        "datasets 5.2); calibration/README.md (Host RAM) says how and what was found; regenerate with",
+        "`python -m calibration.host_rss --all` in the dev venv, then `python tools/export_host_rss.py`.",
+        "Every figure is PSS, which splits a page shared by several processes among them, so that a process tree",
+        "counts it once: *dataset* rows are a DataLoader epoch (the main process and its forked workers, summed,",
+        "mid-epoch or at its end, whichever is larger), *loading* rows one of two processes loading the checkpoint at",
+        "once. *before*: before the data or the weights (the runtime); *engine*: before + the engine's terms for the",
+        "same case (dataset + DataLoader workers, or that rank's model loading; one GPU per process, no CUDA host",
+        "side); *added*: the part the engine models, alone (a fixed 5-12 MB of DataLoader iteration is not modelled,",
+        "which shows in the smallest rows).",
+        "",
+        "Rows marked *not modelled*: streaming (a reader held, mid-epoch, several times the Arrow size of the Parquet",
+        "row group it decoded in the main process and less in forked workers, with glibc's allocator or pyarrow's",
+        "default mimalloc pool alike: the engine's buffer-plus-one-row-group is not checked), and `full-per-process`",
+        "with the checkpoint's own dtype (transformers 5.24 keeps those weights memory-mapped: each process's RSS",
+        "shows the whole model, but the two share one copy in the page cache; the engine costs a private copy per",
+        "process, which the fp32 rows, a dtype change, measure).",
+        f"{len(rows)} rows, {sum(r.comparable for r in rows)} checked: worst error of the total {worst:.1%}, "
+        f"median {statistics.median(abs(r.error) for r in rows if r.comparable):.1%}.",
+        "",
+        *_host_table(rows),
+        "",
+        "Runtime rows (RSS of a fresh interpreter after these imports; the engine's `RUNTIME_CPU_BYTES` is the last):",
+        "",
+        "| imports | RSS (MB) |",
+        "|---|---:|",
+        *[f"| {what} | {rss / 1e6:,.1f} |" for what, rss in runtime_rows()],
+        "",
+        "The issue's figures re-measured (4 Mi tokens, bytes of RSS per token; 512-token examples parsed from JSON):",
+        "",
+        "| form | bytes per token |",
+        "|---|---:|",
+        *[f"| {form} | {bpt:.1f} |" for form, bpt in token_rows()],
+        "",
     ]
 
 
@@ -86,6 +144,7 @@ def main() -> int:
         "|---|---|---:|---:|---:|---|",
         *_published_rows(),
         "",
+        *_host_section(),
         "## Known gaps",
         "",
         "- QLoRA is not traced (bitsandbytes needs CUDA); its weights follow Dettmers et al. 2023 exactly, its",

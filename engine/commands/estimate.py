@@ -10,6 +10,7 @@ from typing import Any
 
 from engine.catalog import get_gpu, get_model
 from engine.commands.explicit import track_explicit
+from engine.commands.host_report import add_host_arguments, host_from_args, host_json, host_text
 from engine.specs import (
     Attention,
     Checkpointing,
@@ -28,6 +29,7 @@ from engine.specs import (
     TrainingSetup,
 )
 from engine.training import Estimate, estimate
+from engine.training.host import HostEstimate, host_estimate
 from engine.training.states import weights_per_gpu
 from engine.units import Unit, format_bytes, format_count
 
@@ -45,6 +47,7 @@ def register(sub: Any) -> None:
     add_setup_arguments(p)
     p.add_argument("--from-config", action="append", metavar="FILE",
                    help="an Axolotl, LLaMA-Factory, torchtune, TRL, DeepSpeed or accelerate config (repeatable)")
+    add_host_arguments(p)
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(handler=run)
 
@@ -162,7 +165,7 @@ def to_json(e: Estimate) -> dict[str, Any]:
         "peak_allocated_bytes": e.peak_allocated_bytes,
         "reserved_bytes": e.reserved_bytes,
         "device_bytes": e.device_bytes,
-        "host_bytes": e.host_bytes,
+        "host_bytes": e.host_bytes,  # = host.per_node_bytes
         "paged_bytes": e.paged_bytes,
         "peak_phase": e.peak_phase,
         "peak_step": e.peak_step,
@@ -175,6 +178,7 @@ def to_json(e: Estimate) -> dict[str, Any]:
         "verdict": e.verdict.value,
         "headroom_bytes": e.headroom_bytes,
         **(layout_json(e) if e.layout is not None else {}),
+        "host": host_json(host_of(e)),
     }
     if e.setup.activation_offload:  # only then, so that every other output stays as it was
         data["offloaded_bytes"] = e.offloaded_bytes
@@ -195,6 +199,11 @@ def layout_json(e: Estimate) -> dict[str, Any]:
                    "terms": {t.name: t.bytes for t in r.terms}} for r in e.ranks],
         "most_loaded_stage": e.most_loaded_stage,
     }
+
+
+def host_of(e: Estimate) -> HostEstimate:
+    """The host-RAM model of the estimate's run (``e.host_bytes`` is its ``per_node_bytes``)."""
+    return host_estimate(e.model, e.setup, activations=e.offloaded_bytes)
 
 
 def to_text(e: Estimate) -> str:
@@ -222,10 +231,7 @@ def to_text(e: Estimate) -> str:
             mark = "  <- most loaded" if r.stage == e.most_loaded_stage else ""
             lines.append(f"  stage {r.stage} (layers {r.layers[0]}-{r.layers[1]}) "
                          f"{format_bytes(r.device_bytes, u):>12}{mark}")
-    if e.host_bytes:
-        lines.append(f"host RAM         {format_bytes(e.host_bytes, u):>12}  (offload)")
-    if e.offloaded_bytes:
-        lines.append(f"  of which       {format_bytes(e.offloaded_bytes * e.setup.gpus, u):>12}  saved activations")
+    lines += host_text(host_of(e))
     return "\n".join(lines)
 
 
@@ -235,5 +241,6 @@ def run(args: argparse.Namespace) -> tuple[dict[str, Any], str]:
 
         return run_imported(args)
     model = resolve_model(args.model, args.config)
-    e = estimate(model, setup_from_args(args), get_gpu(args.gpu))
+    setup = setup_from_args(args).with_(host=host_from_args(args))
+    e = estimate(model, setup, get_gpu(args.gpu))
     return to_json(e), to_text(e)

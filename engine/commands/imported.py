@@ -13,6 +13,7 @@ from typing import Any
 from engine.catalog import get_gpu, get_model
 from engine.commands.estimate import DEFAULT_MODEL, resolve_model, to_json, to_text
 from engine.commands.explicit import explicit
+from engine.commands.host_report import host_from_args
 from engine.config_import import ImportedConfig, import_configs
 from engine.specs import (
     Attention,
@@ -85,7 +86,9 @@ def run_imported(args: argparse.Namespace) -> tuple[dict[str, Any], str]:
     model = resolve_model(args.model, args.config) if {"model", "config"} & typed else None
     imported = import_configs(args.from_config, explicit=explicit_fields(args), model=model,
                               default_model=get_model(DEFAULT_MODEL))
-    e = estimate(imported.model, imported.setup, get_gpu(args.gpu))
+    # the host side (loading, data, workers) is not in training configs: the host flags set it, as without files
+    setup = imported.setup.with_(host=host_from_args(args))
+    e = estimate(imported.model, setup, get_gpu(args.gpu))
     data = to_json(e)
     data["setup"]["alignment"] = imported.alignment.value if imported.alignment else None
     data["imported"] = imported.report.as_dict()

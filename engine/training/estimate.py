@@ -19,7 +19,8 @@ import numpy as np
 import numpy.typing as npt
 
 from engine.results import Term
-from engine.specs import GpuSpec, ModelSpec, Sharding, TrainingSetup
+from engine.specs import GpuSpec, ModelSpec, TrainingSetup
+from engine.training.host import host_estimate
 from engine.training.layout import layout
 from engine.training.moments import Moment, StepContext, moments, step_context
 from engine.training.result import RESERVED_RATIO, Estimate, Phase, RankEstimate, Verdict
@@ -180,7 +181,7 @@ def estimate(m: ModelSpec, s: TrainingSetup, gpu: GpuSpec) -> Estimate:
         peak_allocated_bytes=top.allocated,
         reserved_bytes=top.reserved,
         device_bytes=top.device,
-        host_bytes=(st.host * s.gpus if s.sharding is not Sharding.NONE else st.host) + moved * s.gpus,
+        host_bytes=host_estimate(m, s, None if lay else st, moved).per_node_bytes,  # one node at its peak (host.py)
         paged_bytes=st.paged_states,
         peak_phase=top.table.moments[top.index].phase,
         peak_step=top.table.moments[top.index].step,

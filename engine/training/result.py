@@ -76,7 +76,7 @@ class Estimate:
     peak_allocated_bytes: int
     reserved_bytes: int
     device_bytes: int
-    host_bytes: int
+    host_bytes: int  # one node's host RAM at its peak phase (engine/training/host.py)
     paged_bytes: int
     peak_phase: str
     peak_step: int
