@@ -19,7 +19,7 @@ from pydantic import ValidationError
 from engine import __version__
 
 #: Command modules, in the order ``--help`` lists them.
-COMMANDS = ("estimate", "plan", "attention", "levers", "alignment", "kv_cache", "models", "gpus", "lessons")
+COMMANDS = ("estimate", "plan", "attention", "levers", "alignment", "kv_cache", "models", "gpus", "lessons", "snapshot")
 
 Handler = Callable[[argparse.Namespace], tuple[dict[str, Any], str]]
 
