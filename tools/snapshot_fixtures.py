@@ -288,14 +288,15 @@ class StepShape:
     batch: int = 4096
 
 
-def training(shape: StepShape = StepShape(), steps: int = 2, stacks: str = "python", oom: bool = True,
-             record_weights: bool = False) -> FakeAllocator:
+def training(shape: StepShape = StepShape(), *, steps: int = 2, stacks: str = "python", oom: bool = True,
+             record_weights: bool = False, clip: bool = True) -> FakeAllocator:
     """Two training steps (forward, loss, backward, clipping, AdamW, ``zero_grad``) of a toy model.
 
     The weights are allocated before recording (so their blocks predate the trace) unless ``record_weights``; a
     cached buffer allocated before recording is freed during step 1 (a free with no alloc in the trace). The
     first optimizer step creates two states per weight; later ones allocate nothing (a fused AdamW), so only
-    ``zero_grad``'s frees mark them. After the steps, an allocation of 1 TiB fails: an ``oom`` event.
+    ``zero_grad``'s frees mark them (and gradient clipping, unless ``clip`` is False). After the steps, an
+    allocation of 1 TiB fails: an ``oom`` event.
     """
     fr, a = Frames(stacks), FakeAllocator()
     cached = a.malloc(MIB, fr.other(), "unattributed")
@@ -308,13 +309,13 @@ def training(shape: StepShape = StepShape(), steps: int = 2, stacks: str = "pyth
     a.free(cached, fr.other())
     grads: list[int] = []
     for step in range(steps):
-        _one_step(a, fr, shape, grads, first=step == 0)
+        _one_step(a, fr, shape, grads, first=step == 0, clip=clip)
     if oom:
         a.oom(1 << 40, 80 * 1024 * MIB, fr.module("torch/nn/modules/linear.py", 125))
     return a
 
 
-def _one_step(a: FakeAllocator, fr: Frames, shape: StepShape, grads: list[int], first: bool) -> None:
+def _one_step(a: FakeAllocator, fr: Frames, shape: StepShape, grads: list[int], *, first: bool, clip: bool) -> None:
     """One step; ``grads`` holds the gradients' addresses until ``zero_grad`` frees them."""
     batch = a.malloc(shape.batch, fr.other(), "unattributed")
     saved = []
@@ -335,8 +336,9 @@ def _one_step(a: FakeAllocator, fr: Frames, shape: StepShape, grads: list[int], 
         a.free(dx, fr.backward())
     a.free(dlogits, fr.backward())
     a.free(seed, fr.backward())
-    norm = a.malloc(4 * shape.layers, fr.clip(), "temporaries")
-    a.free(norm, fr.clip())
+    if clip:
+        norm = a.malloc(4 * shape.layers, fr.clip(), "temporaries")
+        a.free(norm, fr.clip())
     if first:  # AdamW creates exp_avg and exp_avg_sq at its first step
         for _ in range(2 * shape.layers):
             a.malloc(shape.weight, fr.optimizer("_init_group"), "optimizer_states")

@@ -72,9 +72,14 @@ def loads_pickle(data: bytes, name: str) -> Any:
         with paused_gc():
             return _NoGlobals(io.BytesIO(data)).load()
     except pickle.UnpicklingError as err:
-        raise SnapshotError(f"{name}: refused: not a plain-data pickle ({err})") from None
+        raise SnapshotError(f"{name}: refused: not a plain-data pickle ({_one_line(err)})") from None
     except Exception as err:  # a truncated or crafted stream: EOFError, TypeError, AttributeError, ValueError...
-        raise SnapshotError(f"{name}: refused: not a plain-data pickle ({type(err).__name__}: {err})") from None
+        why = f"{type(err).__name__}: {_one_line(err)}"
+        raise SnapshotError(f"{name}: refused: not a plain-data pickle ({why})") from None
+
+
+def _one_line(err: Exception) -> str:
+    return " ".join(str(err).split())
 
 
 def _gunzip(data: bytes, name: str, limit: int) -> bytes:

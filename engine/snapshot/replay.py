@@ -132,6 +132,8 @@ def _free(b: _Builder, i: int, e: dict[str, Any]) -> None:
 
 def _other(b: _Builder, i: int, e: dict[str, Any], a: Any, ooms: list[tuple[int, int, int | None]]) -> None:
     """Segment events (reserved bytes) and OOMs; other actions (snapshot, unknown) change nothing."""
+    if type(a) is not str:
+        raise TypeError
     if a in _SEGMENT_SIGN:
         size = e["size"]
         if type(size) is not int:

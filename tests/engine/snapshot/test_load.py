@@ -1,0 +1,144 @@
+"""engine.snapshot.load: snapshots read as pickle, JSON or gzip; a pickle that tries to run code is refused and
+nothing in it runs; sizes are capped."""
+
+from __future__ import annotations
+
+import copyreg
+import gzip
+import io
+import json
+import os
+import pickle
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from engine.safe_io import InputFileError
+from engine.snapshot.load import SnapshotError, loads_pickle, parse_snapshot_bytes, read_snapshot_file
+from tools.snapshot_fixtures import training
+
+
+@pytest.fixture(scope="module")
+def snapshot() -> dict[str, Any]:
+    return training(stacks="all").snapshot()
+
+
+@pytest.mark.parametrize("protocol", [0, 2, 4, 5])
+def test_what_dump_snapshot_writes_reads_back_equal(snapshot: dict[str, Any], protocol: int) -> None:
+    data = pickle.dumps(snapshot, protocol=protocol)
+    loaded = parse_snapshot_bytes(data, "snap.pickle")
+    assert loaded["device_traces"] == snapshot["device_traces"]
+    assert loaded["segments"][0]["segment_pool_id"] == (0, 0)  # a tuple comes through as a tuple
+
+
+def test_json_and_gzip_are_accepted(tmp_path: Path, snapshot: dict[str, Any]) -> None:
+    as_json = json.dumps(snapshot).encode()
+    files = {"snap.json": as_json, "snap.json.gz": gzip.compress(as_json),
+             "snap.pickle.gz": gzip.compress(pickle.dumps(snapshot))}
+    for name, data in files.items():
+        (tmp_path / name).write_bytes(data)
+        loaded = read_snapshot_file(tmp_path / name)
+        assert loaded["device_traces"] == json.loads(as_json)["device_traces"], name
+
+
+def _payloads(marker: Path) -> dict[str, bytes]:
+    """Pickles that would create ``marker`` (or call something) if anything in them ran."""
+    cmd = f"touch {marker}".encode()
+
+    class Evil:
+        def __reduce__(self) -> tuple[Any, ...]:
+            return (os.system, (cmd.decode(),))
+
+    return {
+        "GLOBAL+REDUCE": b"cos\nsystem\n(S'" + cmd + b"'\ntR.",
+        "STACK_GLOBAL+REDUCE": pickle.dumps(Evil(), protocol=4),
+        "INST": b"(S'" + cmd + b"'\nios\nsystem\n.",
+        "OBJ": b"(cos\nsystem\nS'" + cmd + b"'\no.",
+        "builtins.exec": b"cbuiltins\nexec\n(S'open(" + repr(str(marker)).encode() + b", \"w\")'\ntR.",
+        "REDUCE on data": b"]S'x'\n\x85R.",
+        "OBJ on data": b"(]S'x'\no.",
+        "NEWOBJ on data": b"\x80\x02])\x81.",
+        "BUILD on a dict": b"}}b.",
+        "PERSID": b"Pfoo\n.",
+        "EXT1": b"\x80\x02\x82\xf0(S'" + cmd + b"'\ntR.",
+    }
+
+
+def test_hostile_pickles_are_refused_and_nothing_runs(tmp_path: Path) -> None:
+    marker = tmp_path / "pwned"
+    copyreg.add_extension("os", "system", 0xF0)  # so that EXT1 0xF0 names os.system
+    try:
+        for what, data in _payloads(marker).items():
+            with pytest.raises(SnapshotError) as info:
+                loads_pickle(data, "evil.pickle")
+            message = str(info.value)
+            assert message.startswith("evil.pickle: refused: not a plain-data pickle"), (what, message)
+            assert "\n" not in message, what
+            assert not marker.exists(), what
+    finally:
+        copyreg.remove_extension("os", "system", 0xF0)
+
+
+class _Recording(pickle.Unpickler):
+    """An unpickler that hands out a harmless recorder for every name the stream asks for."""
+
+    calls: list[tuple[str, tuple[Any, ...]]]
+
+    def find_class(self, module: str, name: str) -> Any:
+        return lambda *args: self.calls.append((f"{module}.{name}", args))
+
+
+def test_the_payloads_would_call_code_if_allowed(tmp_path: Path) -> None:
+    """The refusals above are not vacuous: with lookups allowed, each code payload calls what it names."""
+    copyreg.add_extension("os", "system", 0xF0)
+    try:
+        for what in ("GLOBAL+REDUCE", "STACK_GLOBAL+REDUCE", "INST", "OBJ", "builtins.exec", "EXT1"):
+            u = _Recording(io.BytesIO(_payloads(tmp_path / "m")[what]))
+            u.calls = []
+            u.load()
+            assert u.calls, what
+            assert u.calls[0][0] in ("os.system", "posix.system", "builtins.exec"), what
+    finally:
+        copyreg.remove_extension("os", "system", 0xF0)
+
+
+def test_naming_code_is_reported_by_name() -> None:
+    with pytest.raises(SnapshotError, match=r"it asks to load os\.system \(code\)"):
+        loads_pickle(b"cos\nsystem\n(S'true'\ntR.", "evil.pickle")
+
+
+def test_inert_non_plain_values_in_unread_fields_are_tolerated() -> None:
+    # bytes and sets can be built without find_class; nothing reads or prints an unknown field
+    data = pickle.dumps({"segments": [], "device_traces": [], "extra": {b"x", frozenset()}})
+    assert parse_snapshot_bytes(data, "s.pickle")["segments"] == []
+
+
+def test_size_caps(tmp_path: Path) -> None:
+    big = tmp_path / "big.pickle"
+    big.write_bytes(pickle.dumps({"segments": [], "device_traces": [], "pad": "x" * 5000}))
+    with pytest.raises(InputFileError, match=r"big\.pickle: too large for a memory snapshot \(5,0\d\d bytes; "
+                                            r"the limit is 1,000\)"):
+        read_snapshot_file(big, limit=1000)
+    bomb = gzip.compress(b"\0" * 10_000_000)  # about 10 KB that inflate to 10 MB
+    with pytest.raises(SnapshotError, match=r"bomb\.gz: too large once decompressed \(over 1,000,000 bytes\)"):
+        parse_snapshot_bytes(bomb, "bomb.gz", limit=1_000_000)
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        (b"", "s: empty file"),
+        (gzip.compress(pickle.dumps({}))[:-10], "s: the gzip stream is truncated"),
+        (b"\x1f\x8bnot gzip at all", "s: not a valid gzip file"),
+        (pickle.dumps({"a": 1})[:-3], "s: refused: not a plain-data pickle"),
+        (b"hello", "s: refused: not a plain-data pickle"),
+        (b'{"segments": [], "device_traces": [NaN]}', "s: NaN is not a number JSON allows"),
+        (b'{"segments": ', "s: not valid JSON"),
+    ],
+)
+def test_broken_files_get_one_line(data: bytes, message: str) -> None:
+    with pytest.raises(SnapshotError if not message.endswith(("allows", "JSON")) else ValueError) as info:
+        parse_snapshot_bytes(data, "s")
+    assert str(info.value).startswith(message)
+    assert "\n" not in str(info.value)
