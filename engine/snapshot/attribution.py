@@ -1,7 +1,7 @@
 """Which term each block live at the measured peak belongs to, read from its stack frames and its lifetime.
 
-The terms are the training estimate's (``engine.training.result.TERM_ORDER``), less ``sharding_buffers``, which
-no frame identifies. A block's phase comes from the frames it was allocated with (``engine.snapshot.frames``);
+The terms are the training estimate's (``engine.terms.TermName``), less ``sharding_buffers``, which no frame
+identifies. A block's phase comes from the frames it was allocated with (``engine.snapshot.frames``);
 whether it **outlives** that phase (is still alive after the run of events it was allocated in) separates what a
 phase keeps from its scratch space:
 
@@ -25,8 +25,11 @@ from dataclasses import dataclass
 from engine.snapshot.frames import Mark, Phase, format_frames, phase_of
 from engine.snapshot.replay import Replay
 from engine.snapshot.steps import Phases
+from engine.terms import TermName
 
-TERMS = ("weights", "gradients", "optimizer_states", "activations", "logits", "temporaries")
+TERMS: tuple[str, ...] = (TermName.WEIGHTS, TermName.GRADIENTS, TermName.OPTIMIZER_STATES, TermName.ACTIVATIONS,
+                          TermName.LOGITS, TermName.TEMPORARIES)
+#: what no frame explains (not a memory term: the part of the measurement left unexplained)
 UNATTRIBUTED = "unattributed"
 
 
@@ -43,18 +46,19 @@ class LiveBlock:
 
 
 def _term(phase: Phase, mark: Mark, outlives: bool) -> str:
+    t = TermName
     if phase is Phase.SETUP:
-        return "weights"
+        return t.WEIGHTS
     if phase is Phase.FORWARD:
-        return "logits" if mark & Mark.LOSS else "activations" if outlives else "temporaries"
+        return t.LOGITS if mark & Mark.LOSS else t.ACTIVATIONS if outlives else t.TEMPORARIES
     if phase is Phase.BACKWARD:
         if mark & Mark.RECOMPUTE:
-            return "activations"
+            return t.ACTIVATIONS
         if mark & Mark.LOSS:
-            return "logits"
-        return "gradients" if mark & Mark.GRAD_ACCUMULATE or outlives else "temporaries"
+            return t.LOGITS
+        return t.GRADIENTS if mark & Mark.GRAD_ACCUMULATE or outlives else t.TEMPORARIES
     if phase is Phase.OPTIMIZER_STEP:
-        return "optimizer_states" if outlives and not mark & Mark.CLIP else "temporaries"
+        return t.OPTIMIZER_STATES if outlives and not mark & Mark.CLIP else t.TEMPORARIES
     return UNATTRIBUTED
 
 
@@ -70,7 +74,7 @@ def classify(r: Replay, ph: Phases, k: int) -> tuple[str, Phase]:
     if r.frames[k]:  # a block whose alloc fell out of the trace (max_entries) but kept its frames
         phase = phase_of(mark, True, False)
         return _term(phase, mark, True), phase
-    return "weights", Phase.UNKNOWN
+    return TermName.WEIGHTS, Phase.UNKNOWN
 
 
 def live_blocks(r: Replay, ph: Phases, event: int) -> list[LiveBlock]:
@@ -94,7 +98,7 @@ def by_term(blocks: list[LiveBlock]) -> dict[str, int]:
 
 def explain(blocks: list[LiveBlock], stacks: str) -> str:
     """One sentence on how ``by_term`` was attributed, with what could not be."""
-    before = sum(b.bytes for b in blocks if b.event < 0 and b.term == "weights" and not b.frames)
+    before = sum(b.bytes for b in blocks if b.event < 0 and b.term == TermName.WEIGHTS and not b.frames)
     lost = sum(b.bytes for b in blocks if b.term == UNATTRIBUTED)
     if stacks == "none":
         how = ("the snapshot holds no stack frames (recorded with context=None or stacks=None), so only blocks "
