@@ -19,7 +19,8 @@ from pydantic import ValidationError
 from engine import __version__
 
 #: Command modules, in the order ``--help`` lists them.
-COMMANDS = ("estimate", "plan", "attention", "levers", "alignment", "kv_cache", "models", "gpus", "lessons", "snapshot")
+COMMANDS = ("estimate", "plan", "attention", "levers", "alignment", "kv_cache", "models", "gpus", "lessons",
+            "snapshot", "timeline")
 
 Handler = Callable[[argparse.Namespace], tuple[dict[str, Any], str]]
 

@@ -16,6 +16,10 @@ phase keeps from its scratch space:
   weights are usually loaded before recording; if recording started after the first optimizer step, the
   optimizer states are among them), unattributed when the trace frees it;
 * frames outside these phases (the input batch, user code) and snapshots without frames: unattributed.
+
+An allocation that carries a ``category`` says what it is, and that comes first: ``torch.profiler``'s snapshots
+label each one (``torch/profiler/_memory_profiler.py``, ``Category``: parameter, gradient, optimizer_state,
+activation, temporary, autograd_detail, input), and VRAM Lab's exported predictions label each with its term.
 """
 
 from __future__ import annotations
@@ -28,7 +32,13 @@ from engine.snapshot.steps import Phases
 from engine.terms import TermName
 
 TERMS: tuple[str, ...] = (TermName.WEIGHTS, TermName.GRADIENTS, TermName.OPTIMIZER_STATES, TermName.ACTIVATIONS,
-                          TermName.LOGITS, TermName.TEMPORARIES)
+                          TermName.LOGITS, TermName.SHARDING_BUFFERS, TermName.TEMPORARIES)
+#: an allocation's ``category`` -> its term (the profiler's categories, and the terms' own names)
+CATEGORY_TERMS: dict[str, str] = {
+    **{t: t for t in TERMS},
+    "parameter": TermName.WEIGHTS, "gradient": TermName.GRADIENTS, "optimizer_state": TermName.OPTIMIZER_STATES,
+    "activation": TermName.ACTIVATIONS, "temporary": TermName.TEMPORARIES, "autograd_detail": TermName.TEMPORARIES,
+}
 #: what no frame explains (not a memory term: the part of the measurement left unexplained)
 UNATTRIBUTED = "unattributed"
 
@@ -43,6 +53,7 @@ class LiveBlock:
     event: int
     freed_at: int  # the event that frees it (the number of events: never)
     frames: tuple[str, ...]
+    basis: str  # how the term was found: "category", "frames", "before_recording" or "none"
 
 
 def _term(phase: Phase, mark: Mark, outlives: bool) -> str:
@@ -62,28 +73,40 @@ def _term(phase: Phase, mark: Mark, outlives: bool) -> str:
     return UNATTRIBUTED
 
 
-def classify(r: Replay, ph: Phases, k: int) -> tuple[str, Phase]:
-    """The term and phase of replay element ``k`` (module docstring)."""
+def classify(r: Replay, ph: Phases, k: int) -> tuple[str, Phase, str]:
+    """The term, phase and basis (``LiveBlock.basis``) of replay element ``k`` (module docstring)."""
     start, end = int(r.starts[k]), int(r.ends[k])
     mark = Mark(int(ph.mark[k]))
     if start >= 0:
         phase = Phase(int(ph.phase[k]))
-        return _term(phase, mark, end > int(ph.run_end[start])), phase
+        by_category = category_term(r, k)
+        if by_category is not None:
+            return by_category, phase, "category"
+        term = _term(phase, mark, end > int(ph.run_end[start]))
+        return term, phase, "frames" if term != UNATTRIBUTED else "none"
     if end < r.events:  # alive from the start, freed in the trace: what it was is not recorded
-        return UNATTRIBUTED, Phase.UNKNOWN
+        return UNATTRIBUTED, Phase.UNKNOWN, "none"
     if r.frames[k]:  # a block whose alloc fell out of the trace (max_entries) but kept its frames
         phase = phase_of(mark, True, False)
-        return _term(phase, mark, True), phase
-    return TermName.WEIGHTS, Phase.UNKNOWN
+        term = _term(phase, mark, True)
+        return term, phase, "frames" if term != UNATTRIBUTED else "none"
+    return TermName.WEIGHTS, Phase.UNKNOWN, "before_recording"
+
+
+def category_term(r: Replay, k: int) -> str | None:
+    """The term an allocation's ``category`` names, if it has one that names a term."""
+    e = r.trace[int(r.starts[k])]
+    category = e.get("category") if type(e) is dict else None
+    return CATEGORY_TERMS.get(category) if type(category) is str else None
 
 
 def live_blocks(r: Replay, ph: Phases, event: int) -> list[LiveBlock]:
     """Every block live just after ``event``, largest first."""
     out = []
     for k in r.live_after(event).tolist():
-        term, phase = classify(r, ph, k)
+        term, phase, basis = classify(r, ph, k)
         out.append(LiveBlock(int(r.sizes[k]), term, phase.label, int(r.starts[k]), int(r.ends[k]),
-                             tuple(format_frames(r.frames[k]))))
+                             tuple(format_frames(r.frames[k])), basis))
     out.sort(key=lambda b: (-b.bytes, b.event))
     return out
 
@@ -98,21 +121,27 @@ def by_term(blocks: list[LiveBlock]) -> dict[str, int]:
 
 def explain(blocks: list[LiveBlock], stacks: str) -> str:
     """One sentence on how ``by_term`` was attributed, with what could not be."""
-    before = sum(b.bytes for b in blocks if b.event < 0 and b.term == TermName.WEIGHTS and not b.frames)
-    lost = sum(b.bytes for b in blocks if b.term == UNATTRIBUTED)
+    def total(basis: str) -> int:
+        return sum(b.bytes for b in blocks if b.basis == basis)
+
+    parts = []
+    if total("category"):
+        parts.append(f"{total('category'):,} bytes were attributed by the category their allocation carries "
+                     "(torch.profiler's, or the term of a VRAM Lab prediction)")
     if stacks == "none":
-        how = ("the snapshot holds no stack frames (recorded with context=None or stacks=None), so only blocks "
-               "allocated before recording could be attributed (as weights)")
-    else:
-        how = ("each block live at the peak was attributed by the phase its allocation's stack frames show "
-               "(module setup -> weights; nn.Module calls -> forward; the autograd engine, or no Python frames, "
-               "-> backward; torch.optim -> optimizer step) and by whether it outlived that phase (forward: "
-               "activations, else temporaries; backward: gradients, else temporaries; optimizer step: optimizer "
-               "states, else temporaries; loss functions: logits)")
-    parts = [how[0].upper() + how[1:]]
-    if before:
-        parts.append(f"{before:,} bytes were allocated before recording began and are counted as weights (they "
-                     "include the optimizer states if recording started after the first optimizer step)")
+        parts.append("the snapshot holds no stack frames (recorded with context=None or stacks=None)")
+    elif total("frames"):
+        parts.append(f"{total('frames'):,} bytes by the phase their allocation's stack frames show (module setup "
+                     "-> weights; nn.Module calls -> forward; the autograd engine, or no Python frames, -> "
+                     "backward; torch.optim -> optimizer step) and by whether they outlived it (forward: "
+                     "activations, else temporaries; backward: gradients, else temporaries; optimizer step: "
+                     "optimizer states, else temporaries; loss functions: logits)")
+    if total("before_recording"):
+        parts.append(f"{total('before_recording'):,} bytes were allocated before recording began and are counted "
+                     "as weights (they include the optimizer states if recording started after the first "
+                     "optimizer step)")
+    lost = total("none")
     parts.append(f"{lost:,} bytes are unattributed (frames outside a training step, or blocks allocated before "
                  "recording and freed during it)" if lost else "nothing is left unattributed")
-    return "; ".join(parts) + "."
+    text = "; ".join(parts)
+    return f"Of the blocks live at the peak, {text}."

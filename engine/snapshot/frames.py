@@ -20,7 +20,8 @@ below are the functions a training step runs through in PyTorch 2.x and the libr
   PEFT's ``update_layer`` (LoRA adapters).
 
 ``torch.profiler``'s snapshots (``torch.cuda._memory_viz._profile_to_snapshot``) put ``"path.py(line): name"``
-in ``name`` with filename ``"none"``; those are read the same way.
+in ``name`` with filename ``"none"``; those are read the same way. VRAM Lab's own export of a predicted step
+(``engine.snapshot.export``) names its phase in frames of the file ``vramlab/prediction``.
 """
 
 from __future__ import annotations
@@ -60,6 +61,9 @@ class Phase(IntEnum):
         return self.name.lower()
 
 
+#: the file name of the frames in VRAM Lab's exported predictions ("<phase>: <term> (...)")
+PREDICTION_FILE = "vramlab/prediction"
+_PREDICTION = {"forward": Mark.FORWARD, "backward": Mark.BACKWARD, "optimizer_step": Mark.OPTIMIZER}
 _PROFILER_NAME = re.compile(r"^(.*)\((\d+)\): (.*)$")
 _BACKWARD_PY = {("/torch/autograd/graph.py", "_engine_run_backward"), ("/torch/autograd/__init__.py", "backward"),
                 ("/torch/autograd/__init__.py", "grad"), ("/torch/_tensor.py", "backward")}
@@ -80,6 +84,13 @@ def frame_mark(filename: str, name: str) -> Mark:
     f = f if f.startswith("/") else "/" + f
     if "::" in name:
         return _cpp_mark(name)
+    if f.endswith(PREDICTION_FILE):
+        return _PREDICTION.get(name.split(":", 1)[0], Mark.NONE)
+    return _step_mark(f, name) or _model_mark(f, name)
+
+
+def _step_mark(f: str, name: str) -> Mark:
+    """The optimizer step, clipping, backward and checkpointing's recompute."""
     if "/torch/optim/" in f or "bitsandbytes/optim/" in f:
         mark = Mark.OPTIMIZER | (Mark.ZERO_GRAD if name == "zero_grad" else Mark.NONE)
         return mark if "lr_scheduler" not in f else Mark.NONE
@@ -89,6 +100,11 @@ def frame_mark(filename: str, name: str) -> Mark:
         return Mark.BACKWARD
     if f.endswith("/torch/utils/checkpoint.py") and name in _RECOMPUTE:
         return Mark.BACKWARD | Mark.RECOMPUTE
+    return Mark.NONE
+
+
+def _model_mark(f: str, name: str) -> Mark:
+    """Module calls (forward), the loss, and what creates or loads weights."""
     if f.endswith("/torch/nn/modules/module.py"):
         if name in ("_call_impl", "_wrapped_call_impl"):
             return Mark.FORWARD

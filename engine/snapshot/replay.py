@@ -43,6 +43,7 @@ class Replay:
     frames of their own (not their allocation's, which PyTorch reuses unless ``context="all"``)."""
 
     events: int
+    trace: list[Any]  # the device's events, as read
     allocated: Ints  # after each event
     reserved: Ints  # after each event
     initial_allocated: int
@@ -254,6 +255,7 @@ def replay(snapshot: dict[str, Any], device: int) -> Replay:
         )
     return Replay(
         events=len(trace),
+        trace=trace,
         allocated=np.cumsum(np.frombuffer(b.delta, dtype=np.int64)) + b.initial,
         reserved=rsteps + initial_reserved,
         initial_allocated=b.initial,

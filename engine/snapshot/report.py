@@ -17,6 +17,7 @@ from engine.snapshot.frames import Mark, Phase
 from engine.snapshot.load import SnapshotError
 from engine.snapshot.replay import Ints, Replay, replay
 from engine.snapshot.steps import Phases, Step, find_phases
+from engine.terms import TermName
 
 #: the timeline keeps at most this many points (each the largest moment of its share of the events)
 TIMELINE_POINTS = 2000
@@ -81,13 +82,17 @@ def _max_in(values: Ints, first: int, last: int) -> tuple[int, int]:
 
 
 def _states_created(r: Replay, ph: Phases) -> tuple[Ints, Ints]:
-    """Starts (ascending) and cumulative sizes of the elements that are optimizer states (attribution's rule)."""
+    """Starts (ascending) and cumulative sizes of the elements that are optimizer states (attribution's rule:
+    allocated in an optimizer step and outliving it, unless their category says otherwise)."""
     starts = r.starts
     ok = starts >= 0
     run_end = np.full(starts.shape, -1, dtype=np.int64)
     run_end[ok] = ph.run_end[starts[ok]]
     is_state = ok & (ph.phase == Phase.OPTIMIZER_STEP) & (r.ends > run_end) & ((ph.mark & int(Mark.CLIP)) == 0)
-    return starts[is_state], np.cumsum(r.sizes[is_state])
+    candidates = np.flatnonzero(is_state)
+    keep = [attribution.category_term(r, k) in (None, TermName.OPTIMIZER_STATES) for k in candidates.tolist()]
+    chosen = candidates[np.asarray(keep, dtype=np.bool_)] if candidates.size else candidates
+    return starts[chosen], np.cumsum(r.sizes[chosen])
 
 
 def _step_report(r: Replay, s: Step, created: tuple[Ints, Ints]) -> StepReport:

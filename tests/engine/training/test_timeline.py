@@ -1,0 +1,64 @@
+"""engine.training.timeline: steps 1 and 2 layer by layer; the largest point is the estimate's peak, exactly."""
+
+from __future__ import annotations
+
+from itertools import pairwise
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from engine.catalog import get_gpu, get_model, models
+from engine.specs import Attention, Checkpointing, Method, ModelSpec, Optimizer, Precision, Sharding, TrainingSetup
+from engine.training import estimate
+from engine.training.moments import MomentKind
+from engine.training.timeline import timeline
+
+GPU = get_gpu("h100-80gb")
+
+setups = st.builds(
+    TrainingSetup,
+    method=st.sampled_from(Method),
+    precision=st.sampled_from(Precision),
+    optimizer=st.sampled_from(Optimizer),
+    batch=st.integers(1, 16),
+    seq_len=st.integers(1, 32_768),
+    grad_accum=st.integers(1, 4),
+    attention=st.sampled_from(Attention),
+    checkpointing=st.sampled_from(Checkpointing),
+    gpus=st.integers(1, 64),
+    sharding=st.sampled_from(Sharding),
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.sampled_from(models()), setups)
+def test_the_largest_point_is_the_estimates_peak(m: ModelSpec, s: TrainingSetup) -> None:
+    t = timeline(m, s)
+    e = estimate(m, s, GPU)
+    assert max(p.allocated_bytes for p in t.points) == t.peak_allocated_bytes == e.peak_allocated_bytes
+    peak = t.points[t.peak_index]
+    assert (peak.phase, peak.step) == (e.peak_phase, e.peak_step)
+    assert peak.terms == {term.name: term.bytes for term in e.terms}
+
+
+def test_two_steps_at_layer_resolution() -> None:
+    m = get_model("llama-2-7b")
+    t = timeline(m, TrainingSetup(seq_len=2048))
+    assert len(t.points) == 2 * (2 * m.num_layers + 4)
+    step1 = [p for p in t.points if p.step == 1]
+    assert [p.layer for p in step1 if p.moment is MomentKind.FORWARD_LAYER] == list(range(m.num_layers))
+    assert [p.layer for p in step1 if p.moment is MomentKind.BACKWARD_LAYER] == list(reversed(range(32)))
+    assert [p.phase for p in step1][-3:] == ["backward", "backward", "optimizer_step"]
+    assert [p.index for p in t.points] == list(range(len(t.points)))
+    assert all(sum(p.terms.values()) == p.allocated_bytes for p in t.points)
+    # AdamW's states exist from the first optimizer step on
+    assert step1[0].terms["optimizer_states"] == 0
+    assert t.points[len(step1)].terms["optimizer_states"] == step1[-1].terms["optimizer_states"] > 0
+
+
+@pytest.mark.parametrize("checkpointing", list(Checkpointing))
+def test_activations_pile_up_forward_and_go_backward(checkpointing: Checkpointing) -> None:
+    t = timeline(get_model("llama-3.2-1b"), TrainingSetup(seq_len=1024, checkpointing=checkpointing))
+    fwd = [p.terms["activations"] for p in t.points if p.step == 2 and p.moment is MomentKind.FORWARD_LAYER]
+    assert all(b > a for a, b in pairwise(fwd))
