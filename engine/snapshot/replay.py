@@ -1,7 +1,8 @@
 """Replaying a snapshot's ``device_traces`` to the allocated and reserved bytes after every event.
 
 **Allocated** follows ``process_alloc_data`` in PyTorch's ``torch/utils/viz/MemoryViz.js`` (the "Active Memory
-Timeline" of memory_viz), after its ``annotate_snapshot``:
+Timeline" of memory_viz; commit 00067369c9339bed950762afec327514d6fa2566), after its ``annotate_snapshot``
+(recent PyTorch moved it to ``torch/utils/viz/process_alloc_data.js``, unchanged for this view):
 
 * a ``free_requested`` immediately followed by the ``free_completed`` of the same address is one free, at the
   ``free_requested``; any other ``free_requested`` changes nothing (the memory is freed at its ``free_completed``);
@@ -10,7 +11,8 @@ Timeline" of memory_viz), after its ``annotate_snapshot``:
   ``size``), and so is every ``active_allocated`` block of ``segments`` whose address no unfreed ``alloc`` holds
   (its size is its ``requested_size``); ``oom``, ``snapshot`` and segment events change nothing.
 
-The peak is the largest total of the start and of the moment after each event: the top of memory_viz's curve.
+The peak is the largest total of the start and of the moment after each event: the top of memory_viz's curve
+(its ``max_at_time``; its ``max_size``, the y-axis top, leaves out the start, as ``process_alloc_data.js`` notes).
 
 **Reserved** is the sum of segment sizes, as memory_viz's "Allocator State History" shows it at each event: it
 undoes the trace from the snapshot's final ``segments`` (``segment_alloc`` and ``segment_map`` add ``size``,
