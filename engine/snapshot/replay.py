@@ -82,13 +82,20 @@ def _field(where: str, key: str) -> str:
     return f"{where}.{key}"
 
 
+#: sizes from 2**62 bytes up cannot be real, and would overflow the int64 sums
+_MAX_SIZE = 2**62
+
+
 def _int(d: dict[str, Any], key: str, where: str) -> int:
+    """``d[key]`` as an integer (sizes: 0 to 2**62), or a one-line ``SnapshotError`` naming ``where.key``."""
     try:
         v = d[key]
     except KeyError:
         raise SnapshotError(f"{_field(where, key)}: missing") from None
     if type(v) is not int:
         raise SnapshotError(f"{_field(where, key)}: expected an integer, found {type(v).__name__}")
+    if key not in ("addr", "address") and not 0 <= v < _MAX_SIZE:
+        raise SnapshotError(f"{_field(where, key)}: {v:,} is not a possible size in bytes")
     return v
 
 
@@ -231,14 +238,17 @@ def _segment_blocks(segments: list[dict[str, Any]], device: int, b: _Builder) ->
 
 
 def _requested(block: dict[str, Any], where: str) -> int:
-    """A block's requested size; old snapshots without ``frames`` may lack it (memory_viz's legacy rule)."""
+    """A block's requested size; old snapshots without ``frames`` may lack it (memory_viz's legacy rule: the
+    first history entry's ``real_size``, else the block's size)."""
     if "frames" in block:
         return _int(block, "requested_size", where)
+    requested = block.get("requested_size")
+    if requested:
+        return _int(block, "requested_size", where)
     history = block.get("history")
-    if isinstance(history, list) and history and isinstance(history[0], dict):
-        real = history[0].get("real_size")
-        return block.get("requested_size") or (real if type(real) is int else _int(block, "size", where))
-    return block.get("requested_size") or _int(block, "size", where)
+    if isinstance(history, list) and history and isinstance(history[0], dict) and "real_size" in history[0]:
+        return _int(history[0], "real_size", f"{where}.history[0]")
+    return _int(block, "size", where)
 
 
 def replay(snapshot: dict[str, Any], device: int) -> Replay:
@@ -248,6 +258,8 @@ def replay(snapshot: dict[str, Any], device: int) -> Replay:
     b = _Builder(len(trace))
     ooms = _walk(trace, device, b)
     final_reserved = _segment_blocks(snapshot["segments"], device, b)
+    if max(b.initial, final_reserved) >= _MAX_SIZE:
+        raise SnapshotError(f"segments: device {device}'s blocks add up to more bytes than any device holds")
     rsteps = np.cumsum(np.frombuffer(b.rdelta, dtype=np.int64))
     initial_reserved = final_reserved - (int(rsteps[-1]) if rsteps.size else 0)
     if initial_reserved < 0:

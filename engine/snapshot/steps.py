@@ -118,6 +118,8 @@ def _stacks(cache_frames: list[Any]) -> str:
     py = cpp = False
     for frames in cache_frames:
         for f in frames:
+            if type(f) is not dict:
+                continue
             name, filename = str(f.get("name", "")), str(f.get("filename", ""))
             if "::" in name or filename.endswith((".cpp", ".h", ".c")) or filename == "??":
                 cpp = True

@@ -86,3 +86,24 @@ def test_devices_are_those_memory_viz_offers() -> None:
     s = {"segments": [dict(SEG, device=2)], "device_traces": [[dict(ALLOC)], [], [], [dict(ALLOC)]]}
     assert devices(s) == [0, 2, 3]
     assert analyse(s, "s").device == 0
+
+
+def test_legacy_blocks_take_memory_viz_fallbacks() -> None:
+    def report(block: dict[str, Any]) -> int:
+        seg = {"device": 0, "address": 4096, "total_size": 512, "blocks": [block]}
+        return analyse({"segments": [seg], "device_traces": [[]]}, "s").peak_allocated_bytes
+
+    active = {"size": 512, "state": "active_allocated"}
+    assert report(dict(active, history=[{"real_size": 100}])) == 100
+    assert report(dict(active, requested_size=300, history=[{"real_size": 100}])) == 300
+    assert report(active) == 512
+    with pytest.raises(SnapshotError, match=r"^s: segments\[0\]\.blocks\[0\]\.history\[0\]\.real_size: expected an"):
+        report(dict(active, history=[{"real_size": "100"}]))
+    with pytest.raises(SnapshotError, match=r"^s: segments\[0\]\.blocks\[0\]\.requested_size: expected an integer"):
+        report(dict(active, requested_size="x"))
+
+
+@pytest.mark.parametrize("path", ["device_traces.0.0.size", "segments.0.total_size", "segments.0.blocks.0.size"])
+def test_impossible_sizes_are_refused(path: str) -> None:
+    with pytest.raises(SnapshotError, match=r"is not a possible size in bytes$"):
+        analyse(_with(path, 2**70), "s")
