@@ -133,17 +133,17 @@ def _stacks(cache_frames: list[Any]) -> str:
 def find_phases(r: Replay) -> Phases:
     """Label the replayed trace's events and find its steps (module docstring)."""
     cache = MarkCache()
-    marks, has = list(map(cache.stack, r.frames)), list(map(bool, r.frames))
+    marks = np.fromiter(map(cache.stack, r.frames), dtype=np.int64, count=len(r.frames))
+    has = np.fromiter(map(bool, r.frames), dtype=np.bool_, count=len(r.frames))
     in_trace = r.starts >= 0
-    threads_without_frames = bool(np.asarray(has, dtype=np.bool_)[in_trace].any())
-    table: dict[tuple[int, bool], int] = {}
-    for pair in set(zip(marks, has, strict=True)):
-        table[pair] = phase_of(pair[0], pair[1], threads_without_frames)
-    phase = np.fromiter(map(table.__getitem__, zip(marks, has, strict=True)), dtype=np.uint8, count=len(marks))
+    threads_without_frames = bool(has[in_trace].any())
+    pairs, which = np.unique(marks * 2 + has, return_inverse=True)  # a handful of distinct (mark, has) pairs
+    table = np.array([phase_of(int(p) >> 1, bool(p & 1), threads_without_frames) for p in pairs], dtype=np.uint8)
+    phase = table[which.reshape(-1)] if marks.size else np.zeros(0, dtype=np.uint8)
     raw = np.zeros(r.events, dtype=np.uint8)
     raw[r.starts[in_trace]] = phase[in_trace]
     _optimizer_frees(r, raw, cache)
     labels = _fill(raw)
     runs, run_end = _runs(labels)
-    return Phases(labels, run_end, phase, np.asarray(marks, dtype=np.int32), runs, _steps(runs),
+    return Phases(labels, run_end, phase, marks.astype(np.int32), runs, _steps(runs),
                   _stacks(cache.sample()))
