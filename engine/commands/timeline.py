@@ -14,6 +14,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+from engine.catalog import get_gpu
 from engine.commands.estimate import add_setup_arguments, resolve_model, setup_from_args
 from engine.training.timeline import Timeline, timeline
 from engine.units import Unit, format_bytes
@@ -29,8 +30,11 @@ def register(sub: Any) -> None:
 
 
 def to_json(t: Timeline) -> dict[str, Any]:
-    return {"points": [asdict(p) for p in t.points], "peak_index": t.peak_index,
+    data = {"points": [asdict(p) for p in t.points], "peak_index": t.peak_index,
             "peak_allocated_bytes": t.peak_allocated_bytes}
+    if t.stage is not None:
+        data["stage"] = t.stage
+    return data
 
 
 def to_text(t: Timeline, label: str) -> str:
@@ -52,9 +56,10 @@ def to_text(t: Timeline, label: str) -> str:
 def run(args: argparse.Namespace) -> tuple[dict[str, Any], str]:
     model = resolve_model(args.model, args.config)
     setup = setup_from_args(args)
-    t = timeline(model, setup)
+    t = timeline(model, setup, get_gpu(args.gpu))
     data = {"model": model.id, "setup": setup.model_dump(mode="json"), **to_json(t)}
-    text = to_text(t, f"{model.label}: {setup.method.value}, batch {setup.batch} x {setup.seq_len:,} tokens")
+    text = to_text(t, f"{model.label}: {setup.method.value}, batch {setup.batch} x {setup.seq_len:,} tokens"
+                   + (f", pipeline stage {t.stage} (the most loaded)" if t.stage is not None else ""))
     if args.memory_viz is not None:
         from engine.snapshot.export import to_memory_viz
 

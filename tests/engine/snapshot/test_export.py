@@ -19,6 +19,7 @@ from engine.specs import (
     Method,
     ModelSpec,
     Optimizer,
+    ParallelSpec,
     Precision,
     Sharding,
     TrainingSetup,
@@ -31,13 +32,14 @@ CASES = [
     ("llama-3.2-1b", TrainingSetup(seq_len=2048)),
     ("llama-2-7b", TrainingSetup(method=Method.LORA, checkpointing=Checkpointing.FULL, seq_len=4096)),
     ("gemma-2-2b", TrainingSetup(precision=Precision.AMP_BF16, grad_accum=2, seq_len=1024)),
+    ("llama-2-7b", TrainingSetup(gpus=8, parallel=ParallelSpec(tp=2, pp=4), seq_len=2048)),
 ]
 
 
 def _export(model: str, s: TrainingSetup) -> tuple[dict[str, Any], Any]:
-    m = get_model(model)
-    snap = json.loads(json.dumps(to_memory_viz(timeline(m, s))))  # as memory_viz and the reader receive it
-    return snap, estimate(m, s, get_gpu("h200"))
+    m, gpu = get_model(model), get_gpu("h200")
+    snap = json.loads(json.dumps(to_memory_viz(timeline(m, s, gpu))))  # as memory_viz and the reader receive it
+    return snap, estimate(m, s, gpu)
 
 
 @pytest.mark.parametrize(("model", "s"), CASES)

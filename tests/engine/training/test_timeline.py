@@ -9,7 +9,17 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.catalog import get_gpu, get_model, models
-from engine.specs import Attention, Checkpointing, Method, ModelSpec, Optimizer, Precision, Sharding, TrainingSetup
+from engine.specs import (
+    Attention,
+    Checkpointing,
+    Method,
+    ModelSpec,
+    Optimizer,
+    ParallelSpec,
+    Precision,
+    Sharding,
+    TrainingSetup,
+)
 from engine.training import estimate
 from engine.training.moments import MomentKind
 from engine.training.timeline import timeline
@@ -62,3 +72,16 @@ def test_activations_pile_up_forward_and_go_backward(checkpointing: Checkpointin
     t = timeline(get_model("llama-3.2-1b"), TrainingSetup(seq_len=1024, checkpointing=checkpointing))
     fwd = [p.terms["activations"] for p in t.points if p.step == 2 and p.moment is MomentKind.FORWARD_LAYER]
     assert all(b > a for a, b in pairwise(fwd))
+
+
+def test_a_parallel_layout_shows_its_most_loaded_stage() -> None:
+    m = get_model("llama-2-7b")
+    s = TrainingSetup(gpus=8, parallel=ParallelSpec(tp=2, pp=4), seq_len=2048)
+    e = estimate(m, s, GPU)
+    t = timeline(m, s, GPU)
+    assert t.stage == e.most_loaded_stage
+    assert max(p.allocated_bytes for p in t.points) == e.peak_allocated_bytes
+    others = [timeline(m, s, stage=i).peak_allocated_bytes for i in range(4)]
+    assert others == [r.peak_allocated_bytes for r in e.ranks]
+    with pytest.raises(ValueError, match="needs the GPU"):
+        timeline(m, s)
