@@ -1,9 +1,9 @@
 """Which term each block live at the measured peak belongs to, read from its stack frames and its lifetime.
 
-The terms are the training estimate's (``engine.terms.TermName``), less ``sharding_buffers``, which no frame
-identifies. A block's phase comes from the frames it was allocated with (``engine.snapshot.frames``);
-whether it **outlives** that phase (is still alive after the run of events it was allocated in) separates what a
-phase keeps from its scratch space:
+The terms are the training estimate's (``engine.terms``, scope training); no frame identifies
+``sharding_buffers`` or ``parallel_buffers``. A block's phase comes from the frames it was allocated with
+(``engine.snapshot.frames``); whether it **outlives** that phase (is still alive after the run of events it was
+allocated in) separates what a phase keeps from its scratch space:
 
 * setup (``Module._apply``, ``from_pretrained``...): weights;
 * forward: the loss's tensors are logits; what outlives the forward is activations (saved for backward); the
@@ -29,10 +29,11 @@ from dataclasses import dataclass
 from engine.snapshot.frames import Mark, Phase, format_frames, phase_of
 from engine.snapshot.replay import Replay
 from engine.snapshot.steps import Phases
-from engine.terms import TermName
+from engine.terms import Scope, TermName, in_scope
 
-TERMS: tuple[str, ...] = (TermName.WEIGHTS, TermName.GRADIENTS, TermName.OPTIMIZER_STATES, TermName.ACTIVATIONS,
-                          TermName.LOGITS, TermName.SHARDING_BUFFERS, TermName.TEMPORARIES)
+#: the training terms, in their stacking order (no frame identifies sharding or parallelism buffers: only a
+#: ``category`` does)
+TERMS: tuple[str, ...] = in_scope(Scope.TRAINING)
 #: an allocation's ``category`` -> its term (the profiler's categories, and the terms' own names)
 CATEGORY_TERMS: dict[str, str] = {
     **{t: t for t in TERMS},

@@ -41,7 +41,7 @@ def test_json_contract(capsys: pytest.CaptureFixture[str], snap_file: Path) -> N
     assert d["device"] == 0
     assert sum(d["by_term"].values()) == d["peak_allocated_bytes"]
     assert set(d["by_term"]) == {"weights", "gradients", "optimizer_states", "activations", "logits",
-                                 "sharding_buffers", "temporaries", "unattributed"}
+                                 "sharding_buffers", "temporaries", "parallel_buffers", "unattributed"}
     assert [s["step"] for s in d["steps"]] == [1, 2]
     assert max(p["allocated_bytes"] for p in d["timeline"]) == d["peak_allocated_bytes"]
     assert d["ooms"][0]["requested_bytes"] == 1 << 40

@@ -59,7 +59,7 @@ def test_blocks_alive_from_the_start() -> None:
     r = analyse(_snap(trace, blocks), "s")
     assert r.peak_allocated_bytes == 1000 + 500 + 300 + 64
     assert r.by_term == {"weights": 1000, "gradients": 0, "optimizer_states": 500, "activations": 0, "logits": 0,
-                         "sharding_buffers": 0, "temporaries": 0, UNATTRIBUTED: 364}
+                         "sharding_buffers": 0, "temporaries": 0, "parallel_buffers": 0, UNATTRIBUTED: 364}
     assert {b.term for b in r.peak_blocks if b.bytes == 500} == {"optimizer_states"}
 
 
