@@ -12,6 +12,7 @@ from engine.catalog import get_gpu, get_model, models
 from engine.specs import (
     Attention,
     Checkpointing,
+    Loss,
     Method,
     ModelSpec,
     Optimizer,
@@ -38,6 +39,8 @@ setups = st.builds(
     checkpointing=st.sampled_from(Checkpointing),
     gpus=st.integers(1, 64),
     sharding=st.sampled_from(Sharding),
+    loss=st.sampled_from(Loss),
+    activation_offload=st.booleans(),
 )
 
 
