@@ -208,8 +208,10 @@ def moments(c: StepContext, fine: bool = False) -> tuple[Moment, ...]:
     if fine:
         forward = [Moment(MomentKind.FORWARD_LAYER, 0, i) for i in range(n)]
         backward = [Moment(MomentKind.BACKWARD_LAYER, 0, i) for i in reversed(range(n))]
-    else:  # the last and first layer of each run, top run first (a one-layer run is listed twice)
-        forward = []
+    else:  # the last and first layer of each run, top run first (a one-layer run is listed twice); forward, the
+        # last layer of each run: with activation offloading a layer's in-flight activations can outweigh the
+        # loss's logits at the forward's end, and the total grows along a run (autocast's weight copies)
+        forward = [Moment(MomentKind.FORWARD_LAYER, 0, hi) for _, hi in c.run_bounds]
         backward = [Moment(MomentKind.BACKWARD_LAYER, 0, i) for lo, hi in reversed(c.run_bounds) for i in (hi, lo)]
     one_step = [
         *forward,

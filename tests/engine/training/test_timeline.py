@@ -88,3 +88,15 @@ def test_a_parallel_layout_shows_its_most_loaded_stage() -> None:
     assert others == [r.peak_allocated_bytes for r in e.ranks]
     with pytest.raises(ValueError, match="needs the GPU"):
         timeline(m, s)
+
+
+def test_with_activation_offload_the_forward_can_peak_at_its_last_layer() -> None:
+    """Offloaded, the last layer's activations are still on the GPU at its forward, and outweigh the loss's
+    logits at the forward's end: the estimate's moments include that layer (found by the property test above)."""
+    m = get_model("llama-2-7b")
+    s = TrainingSetup(method=Method.LORA, precision=Precision.AMP_BF16, seq_len=1540, attention=Attention.EAGER,
+                      activation_offload=True)
+    t, e = timeline(m, s), estimate(m, s, GPU)
+    peak = t.points[t.peak_index]
+    assert (peak.moment, peak.layer, peak.step) == (MomentKind.FORWARD_LAYER, 31, 2)
+    assert peak.allocated_bytes == e.peak_allocated_bytes == max(p.allocated_bytes for p in t.points)
