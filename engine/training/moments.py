@@ -208,10 +208,12 @@ def moments(c: StepContext, fine: bool = False) -> tuple[Moment, ...]:
     if fine:
         forward = [Moment(MomentKind.FORWARD_LAYER, 0, i) for i in range(n)]
         backward = [Moment(MomentKind.BACKWARD_LAYER, 0, i) for i in reversed(range(n))]
-    else:  # the last and first layer of each run, top run first (a one-layer run is listed twice); forward, the
-        # last layer of each run: with activation offloading a layer's in-flight activations can outweigh the
-        # loss's logits at the forward's end, and the total grows along a run (autocast's weight copies)
-        forward = [Moment(MomentKind.FORWARD_LAYER, 0, hi) for _, hi in c.run_bounds]
+    else:  # the last and first layer of each run, top run first (a one-layer run is listed twice); forward, with
+        # activation offloading only, the last layer of each run: a layer's in-flight activations can then outweigh
+        # the loss's logits at the forward's end (without offloading the forward's end holds all of them: the
+        # estimate's phases stay as they were)
+        forward = ([Moment(MomentKind.FORWARD_LAYER, 0, hi) for _, hi in c.run_bounds] if c.s.activation_offload
+                   else [])
         backward = [Moment(MomentKind.BACKWARD_LAYER, 0, i) for lo, hi in reversed(c.run_bounds) for i in (hi, lo)]
     one_step = [
         *forward,

@@ -21,13 +21,15 @@ def test_cost_is_affine_in_tokens_and_their_square() -> None:
 
 
 def test_coarse_moments_list_the_first_and_last_layer_of_each_run() -> None:
-    """DeepSeek-V2-Lite: one dense layer, then 26 MoE layers: two runs, top run first in backward; in the forward
-    the last layer of each run (where activation offloading's in-flight layer can peak)."""
+    """DeepSeek-V2-Lite: one dense layer, then 26 MoE layers: two runs, top run first in backward; in the forward,
+    with activation offloading, the last layer of each run (where the in-flight layer can peak)."""
     c = step_context(get_model("deepseek-v2-lite"), TrainingSetup())
     assert c.run_bounds == ((0, 0), (1, 26))
+    offloaded = step_context(get_model("deepseek-v2-lite"), TrainingSetup(activation_offload=True))
+    forward = [(mo.kind, mo.layer) for mo in moments(offloaded) if mo.step == 1][:2]
+    assert forward == [(MomentKind.FORWARD_LAYER, 0), (MomentKind.FORWARD_LAYER, 26)]
     step1 = [(mo.kind, mo.layer) for mo in moments(c) if mo.step == 1]
     assert step1 == [
-        (MomentKind.FORWARD_LAYER, 0), (MomentKind.FORWARD_LAYER, 26),
         (MomentKind.FORWARD_END, None), (MomentKind.BACKWARD_START, None),
         (MomentKind.BACKWARD_LAYER, 26), (MomentKind.BACKWARD_LAYER, 1),
         (MomentKind.BACKWARD_LAYER, 0), (MomentKind.BACKWARD_LAYER, 0),
