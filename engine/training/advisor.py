@@ -11,7 +11,8 @@ Long context (issue 19): where the logits or the activations are the biggest ter
 roadmap goes on with the levers that move them (``engine.training.loss``, ``engine.training.terms.offloaded``):
 TRL's chunked loss first (``chunked_nll``, SFTTrainer's default in TRL 1.7 to 1.14: 256-token checkpointed chunks,
 so none of the vocabulary-sized tensors is whole; its price is the output layer's forward run again in backward,
-``V h / (3 params)`` more compute by the 6-FLOPs-per-parameter count, about 2% for Llama 3.1 8B), then a fused
+``2 V h`` FLOPs a token against about ``6 params`` for the step (Kaplan et al. 2020, arXiv:2001.08361, s2.1):
+``V h / (3 params)`` more compute, about 2% for Llama 3.1 8B), then a fused
 linear cross-entropy (Liger-Kernel, a CUDA kernel library: the same saving where chunked did not take logits off
 the top) and activation offloading (torchtune / TRL OffloadActivations: saved activations to host RAM, paid in PCIe
 traffic every step). torchtune's CEWithChunkedOutputLoss (``chunked-output``) is not a rung: it keeps the fp32

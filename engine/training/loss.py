@@ -17,22 +17,33 @@ the backward (the two moments where the logits term is non-zero), per token and 
   of 256 tokens; each chunk runs the output layer (``(h @ w.to(h.dtype).t()).float()``), ``log_softmax``,
   ``nll_loss`` and an entropy metric (``exp(log_p) * log_p``) under non-reentrant ``torch.utils.checkpoint``, so
   nothing of the vocabulary's size outlives its chunk, in the forward or in the backward, which reruns the chunk.
-  Per token, at both moments: ``2 r h + 16`` (forward: the decoder's last hidden state and its reordered copy;
-  backward: the copy, kept for the reruns, and the hidden states' gradient gathered chunk by chunk; and the int64
-  ``order`` and reordered labels). Per chunk row (``T`` = 256 tokens): ``16 V`` at the forward's largest (the fp32
-  logits, the log-probabilities, their ``exp`` and its product with them) and again in the backward's rerun,
-  after which its gradients (three fp32 ``T x V``) are smaller. When the output layer trains, its gradient
-  is gathered over the chunks in autograd's input buffer: ``g`` beside a chunk's rerun, and ``3 g`` while the
-  second chunk's is added to the first's (``mm`` x 2 and ``add``, each ``[V, h]``, traced): the backward holds
-  ``max(16 T V + g, 3 g)``. The output weight is never copied when it is already in the hidden states' dtype (every
-  regime but a 16-bit model under fp32 hidden states); autocast's 16-bit copy of an fp32 weight is
-  ``head_copies`` (``engine.training.activations``), as for the other losses. ``--loss-chunks N``: N chunks of
-  ``b s / N`` tokens (TRL's function with that chunk size; SFTTrainer itself always uses 256): the ``16 V`` goes per
-  token, ``16 u / N``, and the backward holds ``16 u / N + g`` (larger than ``3 g`` whenever ``16 V b s / N > 2
-  g``, the only reason to choose N). TRL 1.7 to 1.12 computed ``h.float() @ w.float().t()``: an fp32 copy of the
-  output weight per chunk, ``4 V h`` more (and its 16-bit autocast cast), not counted; TRL 1.15 made
-  ``chunked_nll`` an alias of ``nll``, computed by a fused LM head (``trl/kernels/chunked_logprob.py``), not
-  modelled. Traced: calibration cases ``lc-*_chunked`` and ``lc-*_chunked4``.
+
+  - Per token, at both moments: ``2 r h + 16``. Forward: the decoder's last hidden state and its reordered copy;
+    backward: the copy, kept for the reruns, and the hidden states' gradient gathered chunk by chunk; both: the
+    int64 ``order`` and reordered labels. (With a batch above 1, ``hidden_states[..., :-1, :]`` is copied once
+    more just before the chunks start, ``r h`` for a moment: not counted; the traces are batch 1.)
+  - Per chunk row (``T`` = 256 tokens): ``16 V`` at the forward's largest (the fp32 logits, the
+    log-probabilities, their ``exp`` and its product with them) and again in the backward's rerun, after which
+    its gradients (at most three fp32 ``T x V``) are fewer.
+  - When the output layer trains, its gradient is gathered over the chunks in autograd's input buffer: ``g``
+    beside a chunk's rerun, and ``3 g`` while the second chunk's is added to the first's (``mm`` x 2 and ``add``,
+    each ``[V, h]``, traced): the backward holds ``max(16 T V + g, 3 g)``, the forward ``16 T V``.
+  - ``w.to(h.dtype)`` copies nothing (the hidden states are in the weight's dtype in every regime here). Under
+    amp (fp32 weights) autocast casts the weight to 16 bits in each chunk, ``V h c``: freed after the chunk's
+    matmul in the forward (``max(16 T V, V h c + c T V)``), kept by the rerun for its backward (``16 T V +
+    V h c + g``). It is counted here, not as the weights term's ``head_copies`` (traced).
+  - ``--loss-chunks N``: N chunks of ``b s / N`` tokens (TRL's function with that chunk size; SFTTrainer itself
+    always uses 256): the ``16 V`` goes per token, ``16 u / N``, and the backward holds ``16 u / N + V h c + g``
+    (counted without the ``3 g`` moment: the rerun is the larger whenever ``16 V b s / N > 2 g``, the only reason
+    to choose N).
+  - With activation offloading, SFTTrainer runs the loss inside the offload context, and non-reentrant
+    checkpointing saves each chunk's input through its hooks (``_NoopSaveInputs``): the reordered copy, its labels
+    and ``order``, ``r h + 16`` a token, go to host RAM (``offloaded``), and the backward holds only the
+    gradient, ``r h``.
+  - Other TRL versions, not counted: 1.7 to 1.12 computed ``h.float() @ w.float().t()``, an fp32 copy of the
+    output weight per chunk (``4 V h`` more, and its autocast cast); 1.15 made ``chunked_nll`` an alias of
+    ``nll``, computed by a fused LM head (``trl/kernels/chunked_logprob.py``). Traced: calibration cases
+    ``lc-*_chunked``, ``lc-*_chunked4``, ``lc-*_chunked_offload``.
 * **chunked-output** (N chunks): torchtune's ``CEWithChunkedOutputLoss`` (``modules/loss/ce_chunked_output_loss.py``,
   8 chunks by default): the output layer runs on N slices of the hidden states, so the ``c`` logits are whole (in
   N pieces), and each piece is upcast and cross-entropy'd in turn. Counted as eager PyTorch runs it:
