@@ -91,20 +91,24 @@ GRID = (
 # --- Issue 19: long-context levers (ids lc-...; calibration/long_context.py runs them) -------------------------
 def lc_case(model: str, method: str = "full", *, loss: str = "standard", loss_chunks: int | None = None,
             activation_offload: bool = False, **settings: Any) -> dict[str, Any]:
-    """A case with issue 19's levers: the chunked loss, activation offloading, selective checkpointing."""
+    """A case with issue 19's levers: a chunked loss (``chunked``: TRL's chunked_nll, 256-token chunks unless
+    ``loss_chunks``; ``chunked-output``: torchtune's CEWithChunkedOutputLoss in ``loss_chunks`` pieces),
+    activation offloading, selective checkpointing."""
     c = case(model, method, **settings)
-    tags = ([f"chunked{loss_chunks}"] if loss == "chunked" else []) + (["offload"] if activation_offload else [])
+    tags = ([f"{loss}{loss_chunks or ''}"] if loss != "standard" else []) + (["offload"] if activation_offload
+                                                                           else [])
     c["id"] = "lc-" + c["id"] + "".join(f"_{t}" for t in tags)
     return {**c, "loss": loss, "loss_chunks": loss_chunks, "activation_offload": activation_offload}
 
 
-CHUNKED8 = {"loss": "chunked", "loss_chunks": 8}
+CHUNKED8 = {"loss": "chunked-output", "loss_chunks": 8}  # torchtune's default 8 chunks
+TRL = {"loss": "chunked"}  # TRL's chunked_nll, 256-token chunks
 OFFLOAD = {"activation_offload": True}
 LONG_8B = {"method": "lora", "lora": "r16", "seq_len": 32768, "checkpointing": "full"}
 
 LONG_CONTEXT = [
     lc_case("llama-3.2-1b", seq_len=4096, **CHUNKED8),
-    lc_case("llama-3.2-1b", seq_len=4096, loss="chunked", loss_chunks=16),
+    lc_case("llama-3.2-1b", seq_len=4096, loss="chunked-output", loss_chunks=16),
     lc_case("llama-3.2-1b", "lora", lora="r16", seq_len=4096, checkpointing="full", **CHUNKED8),
     lc_case("qwen2.5-0.5b", seq_len=4096, **CHUNKED8),
     lc_case("llama-3.2-1b", **OFFLOAD),
@@ -119,6 +123,17 @@ LONG_CONTEXT = [
     lc_case("llama-3.1-8b", **LONG_8B, **CHUNKED8),
     lc_case("llama-3.1-8b", **LONG_8B, **OFFLOAD),
     lc_case("llama-3.1-8b", **LONG_8B, **CHUNKED8, **OFFLOAD),
+    # TRL's chunked_nll (SFTTrainer's default loss in TRL 1.7 to 1.14), through TRL's own code
+    lc_case("llama-3.2-1b", seq_len=4096, **TRL),
+    lc_case("llama-3.2-1b", seq_len=4096, loss="chunked", loss_chunks=4),
+    lc_case("llama-3.2-1b", "lora", lora="r16", seq_len=4096, checkpointing="full", **TRL),
+    lc_case("llama-3.2-1b", "lora", lora="r16", seq_len=32768, checkpointing="full", **TRL),
+    lc_case("llama-3.2-1b", precision="amp-bf16", seq_len=4096, **TRL),
+    lc_case("qwen2.5-0.5b", seq_len=4096, **TRL),
+    lc_case("llama-3.1-8b", checkpointing="full", seq_len=4096, **TRL),
+    lc_case("llama-3.1-8b", "lora", lora="r16", checkpointing="full", seq_len=4096, **TRL),
+    lc_case("llama-3.1-8b", **LONG_8B, **TRL),
+    lc_case("llama-3.1-8b", **LONG_8B, **TRL, **OFFLOAD),
 ]
 
 CASES = H200 + GRID + LONG_CONTEXT

@@ -3,7 +3,17 @@
 A case may carry three extra keys (the cases with ids ``lc-...`` in cases.py); without them the step is the
 ordinary Trainer-like one of step.py.
 
-- ``loss: "chunked"`` with ``loss_chunks: N``: torchtune's ``CEWithChunkedOutputLoss`` (torchtune
+- ``loss: "chunked"``: TRL's ``loss_type="chunked_nll"``, SFTTrainer's default from TRL 1.7 to 1.14, run by TRL's
+  own code (``trl/trainer/sft_trainer.py``, the version pinned in requirements.txt): ``_patch_chunked_ce_lm_head``
+  patches the causal LM's forward (the base model's, under PEFT) as SFTTrainer does, so the decoder runs up to its
+  last hidden state and ``_chunked_cross_entropy_loss`` reorders the valid tokens (a copy of the hidden states) and
+  runs the output layer, ``log_softmax``, ``nll_loss`` and an entropy metric on chunks of tokens, each chunk under
+  non-reentrant ``torch.utils.checkpoint``. ``loss_chunks`` null: TRL's ``_CHUNKED_LM_HEAD_CHUNK_SIZE`` (256)
+  tokens per chunk; ``loss_chunks: N``: N chunks of ``ceil(b s / N)`` tokens. The whole step runs inside the
+  offload context when there is one (SFTTrainer's ``training_step``). One thing is changed for fake tensors: TRL
+  reads the number of chunks from a tensor (``range(0, n_padded, chunk_size)``), which a fake tensor cannot give;
+  the harness gives ``range`` the count TRL would compute (every label is valid here).
+- ``loss: "chunked-output"`` with ``loss_chunks: N``: torchtune's ``CEWithChunkedOutputLoss`` (torchtune
   ``modules/loss/ce_chunked_output_loss.py``): the decoder runs, the output layer is applied to each of N slices of
   the hidden states along the sequence (torchtune's ``set_num_output_chunks``), so the 16-bit logits exist as N
   pieces that together are whole; then each piece is upcast to fp32 and cross-entropy'd with ``reduction="sum"``
@@ -24,11 +34,13 @@ ordinary Trainer-like one of step.py.
 
 from __future__ import annotations
 
+import builtins
 import contextlib
 from collections.abc import Callable, Iterator
 from typing import Any
 
 import torch
+from torch._subclasses.fake_tensor import FakeTensor
 from torch.nn.functional import cross_entropy, pad
 from torch.utils.checkpoint import checkpoint
 
@@ -122,6 +134,56 @@ def _decoder_and_head(model: torch.nn.Module) -> tuple[torch.nn.Module, torch.nn
     return causal_lm.model, causal_lm.get_output_embeddings()
 
 
+def trl_chunk_size(case: dict[str, Any]) -> int:
+    """Tokens per chunk of TRL's chunked_nll: TRL's own constant, or ``ceil(b s / N)`` for ``loss_chunks: N``."""
+    from trl.trainer.sft_trainer import _CHUNKED_LM_HEAD_CHUNK_SIZE
+
+    n = case.get("loss_chunks")
+    return _CHUNKED_LM_HEAD_CHUNK_SIZE if n is None else -(-case["batch"] * case["seq_len"] // n)
+
+
+def patch_trl_chunked(model: torch.nn.Module, case: dict[str, Any]) -> None:
+    """What SFTTrainer does for ``loss_type="chunked_nll"``: TRL's ``_patch_chunked_ce_lm_head`` on the causal LM
+    (the base model's under PEFT)."""
+    from trl.trainer.sft_trainer import _patch_chunked_ce_lm_head
+
+    target = model.get_base_model() if hasattr(model, "get_base_model") else model
+    _patch_chunked_ce_lm_head(target, chunk_size=trl_chunk_size(case))
+
+
+@contextlib.contextmanager
+def static_chunk_count(case: dict[str, Any]) -> Iterator[None]:
+    """Within the block, TRL's loop ``range(0, n_padded, chunk_size)`` gets ``n_padded`` as a number: the valid
+    labels (``b (s - 1)``, none is -100 here) rounded up to whole chunks, as TRL computes it."""
+    import trl.trainer.sft_trainer as sft
+
+    size = trl_chunk_size(case)
+    n_padded = -(-case["batch"] * (case["seq_len"] - 1) // size) * size
+
+    def count(a: Any) -> Any:
+        if not isinstance(a, torch.Tensor):
+            return a
+        if not isinstance(a, FakeTensor) and int(a) != n_padded:  # a real run: TRL's own count must agree
+            raise AssertionError(f"TRL counts {int(a)} tokens in whole chunks, the harness {n_padded}")
+        return n_padded
+
+    def static_range(*args: Any) -> range:
+        return builtins.range(*(count(a) for a in args))
+
+    sft.range = static_range  # type: ignore[attr-defined]  # module globals come before builtins
+    try:
+        yield
+    finally:
+        del sft.range  # type: ignore[attr-defined]
+
+
+def trl_loss(model: torch.nn.Module, input_ids: torch.Tensor, case: dict[str, Any]) -> torch.Tensor:
+    """SFTTrainer's forward with TRL's chunked_nll (the forward patched by :func:`patch_trl_chunked`)."""
+    with static_chunk_count(case):
+        out = model(input_ids=input_ids, labels=input_ids)
+    return out.loss  # type: ignore[no-any-return]
+
+
 def chunked_loss(model: torch.nn.Module, input_ids: torch.Tensor, chunks: int, offload: Any) -> torch.Tensor:
     """CEWithChunkedOutputLoss over the model's hidden states (module docstring): labels are the inputs shifted
     by one, as in transformers' ForCausalLMLoss (the last position predicts nothing). ``offload`` (a context)
@@ -167,13 +229,19 @@ def train_step(model: torch.nn.Module, opt: torch.optim.Optimizer, input_ids: to
     counter.set_phase(f"fwd{n}")
     around = offload or contextlib.nullcontext()
     selective = selective_attention(case["attention"]) if case["checkpointing"] == "selective" else None
+    loss_kind = case.get("loss", "standard")
+    trl = loss_kind == "chunked"  # SFTTrainer: the whole training_step inside the offload context
     with _autocast(case["precision"]), selective or contextlib.nullcontext():
-        if case.get("loss", "standard") == "chunked":
+        if trl:
+            with around:
+                loss = trl_loss(model, input_ids, case)
+        elif loss_kind == "chunked-output":
             loss = chunked_loss(model, input_ids, case["loss_chunks"], around)
         else:
             loss = standard_loss(model, input_ids, around)
     counter.set_phase(f"bwd{n}")
-    loss.backward()
+    with around if trl else contextlib.nullcontext():
+        loss.backward()
     del loss
     counter.set_phase(f"opt{n}")
     trainable = [p for p in model.parameters() if p.requires_grad]
@@ -183,7 +251,10 @@ def train_step(model: torch.nn.Module, opt: torch.optim.Optimizer, input_ids: to
 
 
 def prepare(model: torch.nn.Module, case: dict[str, Any]) -> Offload | None:
-    """The offload context for a case that offloads (and the output layer kept on the GPU), else None."""
+    """TRL's patched forward for its chunked loss; the offload context for a case that offloads (and the output
+    layer kept on the GPU), else None."""
+    if case.get("loss") == "chunked":
+        patch_trl_chunked(model, case)
     if not case.get("activation_offload"):
         return None
     _keep_head_on_gpu(model)

@@ -59,6 +59,10 @@ def run_case(case: dict[str, Any], fake: bool = True) -> dict[str, Any]:
     record = _record(case, model, counter, time.perf_counter() - start)
     if offload is not None:
         record["host_offloaded_peak_bytes"] = offload.host_peak  # what moved to host RAM, at its largest
+    if case.get("loss") == "chunked":  # run by TRL's own code
+        import trl
+
+        record["trl"] = trl.__version__
     return record
 
 

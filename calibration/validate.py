@@ -37,6 +37,9 @@ CHECKS = [
     case("tiny-llama", "lora", seq_len=128, lora="r16-d05", attention="eager", case_id="v-lora-dropout"),
     case("tiny-gpt2", seq_len=128, case_id="v-gpt2-dropout"),
     case("tiny-moe-2", seq_len=64, case_id="v-moe"),
+    # TRL's chunked_nll in 4 chunks of 128 tokens (long_context.py), its chunk count checked against TRL's own
+    {**case("tiny-llama", seq_len=256, batch=2, case_id="v-trl-chunked"), "loss": "chunked", "loss_chunks": 4,
+     "activation_offload": False},
 ]
 
 

@@ -11,12 +11,16 @@
   ZeRO-3 (one GPU if it was ZeRO-3) -> ZeRO-3 over N GPUs (the setup's N, else ``DEFAULT_ZERO3_GPUS``).
 
 * **Long context: chunked loss / activation offload** shrinks *logits* and *activations*, the terms that grow with
-  the sequence and that LoRA does not touch: a chunked loss (torchtune's CEWithChunkedOutputLoss) upcasts and
-  backpropagates one chunk at a time; a fused linear cross-entropy (Liger) never makes the whole logits;
-  activation offloading (torchtune / TRL OffloadActivations) moves the saved activations to host RAM
-  (``engine.training.loss``, ``engine.training.terms.offloaded``). Steps: standard loss -> chunked ->
-  fused-linear-ce -> fused-linear-ce + offload. Not one of the seed's three cards (:func:`levers`); the
-  GUI shows it as a fourth card when logits or activations are the biggest term (:func:`long_context_leads`).
+  the sequence and that LoRA does not touch: a chunked loss (TRL's chunked_nll, SFTTrainer's default in TRL 1.7
+  to 1.14) runs the output layer and the loss on 256-token checkpointed chunks, so nothing of the vocabulary's
+  size is whole; a fused linear cross-entropy (Liger) does the same in a CUDA kernel; activation offloading
+  (torchtune / TRL OffloadActivations) moves the saved activations to host RAM (``engine.training.loss``,
+  ``engine.training.terms.offloaded``). Steps: standard loss -> chunked -> fused-linear-ce -> fused-linear-ce +
+  offload. torchtune's CEWithChunkedOutputLoss (``chunked-output``) is not a step: it keeps the fp32
+  log-probabilities whole (about half of standard), where chunked keeps one chunk, and saves only chunked's rerun
+  of the output layer (about 2% of the compute of an 8B model). Not one of
+  the seed's three cards (:func:`levers`); the GUI shows it as a fourth card when logits or activations are the
+  biggest term (:func:`long_context_leads`).
 
 Every number is an :func:`engine.training.estimate` of the setup with the lever's fields changed; nothing else.
 The rule under the cards, "find the biggest term first, then pick the lever that moves it", is
@@ -150,12 +154,14 @@ def zero3_lever(m: ModelSpec, s: TrainingSetup, gpu: GpuSpec, gpus: int | None =
 
 def long_context_lever(m: ModelSpec, s: TrainingSetup, gpu: GpuSpec) -> Lever:
     """Standard loss -> chunked loss (logits) -> fused linear cross-entropy (logits) -> + activation offload
-    (activations), each on top of the one before; the setup's checkpointing and chunk count are kept."""
+    (activations), each on top of the one before; the setup's checkpointing is kept, and its chunk count when its
+    loss is already the chunked one (else TRL's 256-token chunks)."""
     off = s.with_(loss=Loss.STANDARD, activation_offload=False)
     fused = off.with_(loss=Loss.FUSED_LINEAR_CE)
+    chunks = s.loss_chunks if s.loss is Loss.CHUNKED else None
     return _lever(LeverKind.LONG_CONTEXT, m, s, gpu, [
         ("standard", off, ()),
-        ("chunked", off.with_(loss=Loss.CHUNKED), (TermName.LOGITS,)),
+        ("chunked", off.with_(loss=Loss.CHUNKED, loss_chunks=chunks), (TermName.LOGITS,)),
         ("fused-linear-ce", fused, (TermName.LOGITS,)),
         ("fused-linear-ce-offload", fused.with_(activation_offload=True), (TermName.ACTIVATIONS,)),
     ])

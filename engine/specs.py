@@ -106,7 +106,8 @@ class Loss(StrEnum):
     """How the loss over the vocabulary is computed (``engine.training.loss``)."""
 
     STANDARD = "standard"  # transformers ForCausalLMLoss: whole fp32 logits
-    CHUNKED = "chunked"  # torchtune CEWithChunkedOutputLoss: upcast and cross-entropy one chunk at a time
+    CHUNKED = "chunked"  # TRL chunked_nll: output layer and loss per 256-token checkpointed chunk
+    CHUNKED_OUTPUT = "chunked-output"  # torchtune CEWithChunkedOutputLoss: upcast and cross-entropy per chunk
     FUSED_LINEAR_CE = "fused-linear-ce"  # Liger: the output layer fused into a chunked loss
 
 
@@ -349,7 +350,8 @@ class TrainingSetup(_Frozen):
     parallel: ParallelSpec = ParallelSpec()
     #: issue 19's long-context levers; the defaults are what every estimate did before them
     loss: Loss = Loss.STANDARD
-    loss_chunks: LossChunks = 8  # torchtune's num_output_chunks default; used by Loss.CHUNKED
+    #: chunks of a chunked loss; None: the tool's own (TRL's 256-token chunks, torchtune's 8 chunks)
+    loss_chunks: LossChunks | None = None
     activation_offload: bool = False  # saved activations to host RAM (torchtune / TRL OffloadActivations)
     host: HostSetup = HostSetup()
 

@@ -25,7 +25,9 @@ def _setup(r: dict[str, object]) -> dict[str, object]:
         setup["lora"] = {"rank": r["lora_rank"], "alpha": r["lora_alpha"], "dropout": r["lora_dropout"] or 0.0,
                          "targets": r["lora_targets"]}
     if r.get("loss", "standard") != "standard":  # issue 19's long-context levers (the lc- cases)
-        setup["loss"], setup["loss_chunks"] = r["loss"], r["loss_chunks"]
+        setup["loss"] = r["loss"]
+        if r.get("loss_chunks") is not None:  # None: the tool's own chunks (TRL's 256 tokens)
+            setup["loss_chunks"] = r["loss_chunks"]
     if r.get("activation_offload"):
         setup["activation_offload"] = True
     return setup

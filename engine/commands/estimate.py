@@ -77,9 +77,11 @@ def add_setup_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--quant", choices=_choices(QuantType), default=d.quant.quant_type.value, help="QLoRA 4-bit type")
     p.add_argument("--no-double-quant", action="store_true", help="QLoRA without double quantization")
     p.add_argument("--loss", choices=_choices(Loss), default=d.loss.value,
-                   help="the loss over the vocabulary: standard (transformers), chunked (torchtune), fused-linear-ce "
-                        "(Liger)")
-    p.add_argument("--loss-chunks", type=int, default=d.loss_chunks, help="chunks of --loss chunked")
+                   help="the loss over the vocabulary: standard (transformers ForCausalLMLoss), chunked (TRL "
+                        "chunked_nll), chunked-output (torchtune CEWithChunkedOutputLoss), fused-linear-ce (Liger)")
+    p.add_argument("--loss-chunks", type=int, default=d.loss_chunks,
+                   help="chunks of a chunked loss (default: TRL's 256-token chunks for chunked, 8 for "
+                        "chunked-output)")
     p.add_argument("--activation-offload", action="store_true",
                    help="move saved activations to host RAM (torchtune / TRL activation offloading)")
     p.add_argument("--gpu", default=DEFAULT_GPU, help=f"GPU type for the verdict (default {DEFAULT_GPU})")

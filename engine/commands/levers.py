@@ -1,5 +1,5 @@
 """``python -m engine levers``: the three levers switched off and on, term by term, and the rule that picks one;
-then the long-context lever (chunked loss / fused linear cross-entropy / activation offload), which the rule
+then the long-context lever (TRL's chunked loss / fused linear cross-entropy / activation offload), which the rule
 considers too.
 
 Takes the ``estimate`` command's model, setup and GPU flags; ``--zero3-gpus`` sets N for the ZeRO-3 lever.

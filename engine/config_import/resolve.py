@@ -192,8 +192,8 @@ def build(c: Combined, explicit: Mapping[str, Any], base: TrainingSetup, file: s
         if guessed and _relevant(field, method, named):
             assumed[name] = _shown(value)
     _world(values, assumed, explicit)
-    if _shown(values["loss"]) != "chunked":  # the chunk count is only chunked's
-        assumed.pop("loss_chunks", None)
+    if _shown(values["loss"]) != "chunked-output":  # a chunk count to assume is only torchtune's (TRL's chunks
+        assumed.pop("loss_chunks", None)            # are its own constant)
     return _validated(values, file), assumed
 
 

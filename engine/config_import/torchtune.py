@@ -27,7 +27,7 @@ the launch command in the file's comments,                       a ``*_distribut
 ``tune run --nnodes N --nproc_per_node P <recipe>``              over N x P GPUs (assumed: a comment, not a
                                                                  setting); ``dpo`` / ``ppo`` / ``grpo`` recipes
                                                                  name the alignment method
-``loss._component_``                                             ``CEWithChunkedOutputLoss``: chunked
+``loss._component_``                                             ``CEWithChunkedOutputLoss``: chunked-output
                                                                  (``num_output_chunks``, 8); ``LinearCrossEntropy
                                                                  Loss``: costed as fused-linear-ce (reported);
                                                                  ``torch.nn.CrossEntropyLoss``: standard
@@ -181,13 +181,13 @@ def _alignment(d: Draft, recipe: str) -> None:
 
 
 def _loss(d: Draft) -> None:
-    """``loss._component_``: ``CEWithChunkedOutputLoss`` is chunked (``num_output_chunks``, 8 by default);
+    """``loss._component_``: ``CEWithChunkedOutputLoss`` is chunked-output (``num_output_chunks``, 8 by default);
     ``LinearCrossEntropyLoss`` projects and takes the loss chunk by chunk (costed as fused-linear-ce, reported);
     ``torch.nn.CrossEntropyLoss`` is standard."""
     key = "loss._component_"
     name = str(d.raw(key) or "").rsplit(".", 1)[-1].lower()
     if name == "cewithchunkedoutputloss":
-        d.set(Field.LOSS, Loss.CHUNKED, key)
+        d.set(Field.LOSS, Loss.CHUNKED_OUTPUT, key)
         if not common.whole(d, Field.LOSS_CHUNKS, "loss.num_output_chunks"):
             d.default(Field.LOSS_CHUNKS, 8)
     elif name == "linearcrossentropyloss":

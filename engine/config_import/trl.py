@@ -26,11 +26,11 @@ under ``model_init_kwargs``                           (``ModelConfig.dtype`` def
 ``max_prompt_length`` + ``max_completion_length``     the sequence of GRPO and RLOO (completion: 512 by
                                                       default); without a prompt bound it is left open
 ``attn_implementation``                               the attention kernel
-``use_liger_kernel`` / ``loss_type: chunked_nll``       the loss: fused-linear-ce (chunked_nll costed as it,
-                                                      reported: ``engine.training.loss``); absent, standard is
-                                                      used, the upper bound (TRL 1.x's SFT default is
-                                                      chunked_nll, older ones' nll: the file does not say which
-                                                      TRL runs it)
+``use_liger_kernel`` / ``loss_type: chunked_nll``       the loss: fused-linear-ce / chunked (TRL's own
+                                                      chunked_nll, ``engine.training.loss``); absent, standard
+                                                      is used, the upper bound (SFT's default is chunked_nll
+                                                      in TRL 1.7 to 1.14, nll before, a fused LM head from
+                                                      1.15: the file does not say which TRL runs it)
 ``activation_offloading``                             saved activations offloaded to host RAM
 ====================================================  ========================================================
 
@@ -161,12 +161,12 @@ def _sequence(d: Draft) -> None:
 
 
 def _long_context(d: Draft) -> None:
-    """``use_liger_kernel``: Liger's fused linear cross-entropy; ``loss_type: chunked_nll``: costed as it
-    (reported); ``activation_offloading``."""
+    """``use_liger_kernel``: Liger's fused linear cross-entropy; ``loss_type: chunked_nll``: TRL's chunked loss
+    (``Loss.CHUNKED``, its 256-token chunks); ``activation_offloading``."""
     if common.flag(d, "use_liger_kernel"):
         d.set(Field.LOSS, Loss.FUSED_LINEAR_CE, "use_liger_kernel")
     elif str(d.raw("loss_type") or "").lower() == "chunked_nll":
-        d.approx(Field.LOSS, Loss.FUSED_LINEAR_CE, "loss_type", Message.of(common.NEAR_FUSED_LOSS, value="chunked_nll"))
+        d.set(Field.LOSS, Loss.CHUNKED, "loss_type")
     common.activation_offload(d, "activation_offloading")
 
 

@@ -260,14 +260,17 @@ def activation_coeffs(m: ModelSpec, s: TrainingSetup) -> ActivationCoeffs:
     if m.num_layers > first_dense:
         runs.append((m.num_layers - first_dense, layer_coeffs(ctx, first_dense)))
     v, h, c = m.vocab_size, m.hidden_size, ctx.c
-    fused = s.loss is Loss.FUSED_LINEAR_CE  # the output layer runs inside the loss: it saves no input
+    # Liger and TRL's chunked loss read the output weight themselves: the output layer saves no input
+    fused = s.loss in (Loss.FUSED_LINEAR_CE, Loss.CHUNKED)
     head_in = (c if ctx.autocast and ctx.r != c else ctx.r) * h if ctx.full and not fused else 0
     head_grad = v * h * dtype_plan(s.precision).weight if ctx.full else 0
+    head_copy = ctx.c * v * h if ctx.copies else 0
+    chunk_copy = s.loss is Loss.CHUNKED  # TRL's chunks cast the weight in each chunk: the loss counts it
     return ActivationCoeffs(
         segments=tuple(runs),
         head_saved=_norm(ctx, h) + head_in,
         head_input=head_in,
-        head_copies=ctx.c * v * h if ctx.copies else 0,
-        loss=loss_coeffs(m, s, c, ctx.r, head_grad),
+        head_copies=0 if chunk_copy else head_copy,
+        loss=loss_coeffs(m, s, c, ctx.r, head_grad=head_grad, head_copy=head_copy),
         end_transient=ctx.r * h,
     )

@@ -9,9 +9,14 @@ data parallelism (Rajbhandari et al. 2020, section 7).
 
 Long context (issue 19): where the logits or the activations are the biggest term once checkpointing is on, the
 roadmap goes on with the levers that move them (``engine.training.loss``, ``engine.training.terms.offloaded``):
-a chunked loss (torchtune's CEWithChunkedOutputLoss: about half the logits), a fused linear cross-entropy
-(Liger-Kernel: none of the vocabulary-sized tensors whole) and activation offloading (torchtune / TRL
-OffloadActivations: saved activations to host RAM, paid in PCIe traffic every step).
+TRL's chunked loss first (``chunked_nll``, SFTTrainer's default in TRL 1.7 to 1.14: 256-token checkpointed chunks,
+so none of the vocabulary-sized tensors is whole; its price is the output layer's forward run again in backward,
+``2 V h`` FLOPs a token against about ``6 params`` for the step (Kaplan et al. 2020, arXiv:2001.08361, s2.1):
+``V h / (3 params)`` more compute, about 2% for Llama 3.1 8B), then a fused
+linear cross-entropy (Liger-Kernel, a CUDA kernel library: the same saving where chunked did not take logits off
+the top) and activation offloading (torchtune / TRL OffloadActivations: saved activations to host RAM, paid in PCIe
+traffic every step). torchtune's CEWithChunkedOutputLoss (``chunked-output``) is not a rung: it keeps the fp32
+log-probabilities whole, about half the logits, where chunked takes them all.
 """
 
 from __future__ import annotations
@@ -54,7 +59,8 @@ class Step:
 
 Rung = tuple[str, str, str, Callable[[TrainingSetup], TrainingSetup | None]]
 
-CHUNKED_COST = "little: the output layer's loss is computed chunk by chunk (torchtune CEWithChunkedOutputLoss)"
+CHUNKED_COST = ("little: the output layer runs again in backward, chunk by chunk (about 2% more compute for an 8B "
+                "model); TRL's SFTTrainer default (loss_type='chunked_nll', TRL 1.7-1.14)")
 FUSED_COST = ("a CUDA kernel library (Liger-Kernel, use_liger_kernel=True); usually no slower, the logits are "
               "never materialised")
 OFFLOAD_COST = ("host RAM for the saved activations and PCIe traffic every step: slower unless the copies overlap "
@@ -74,11 +80,18 @@ def _when_biggest(m: ModelSpec, gpu: GpuSpec, names: tuple[str, ...],
     return apply
 
 
+def _unless_chunked(apply: Callable[[TrainingSetup], TrainingSetup | None]
+                    ) -> Callable[[TrainingSetup], TrainingSetup | None]:
+    """A setup already on TRL's chunked loss keeps its own chunk count: the rung does not apply."""
+    return lambda cur: None if cur.loss is Loss.CHUNKED else apply(cur)
+
+
 def _long_context(m: ModelSpec, gpu: GpuSpec) -> list[Rung]:
     """The rungs for logits and activations (module docstring), each only where its term is the biggest."""
     logits = (TermName.LOGITS,)
     return [
-        ("chunked-loss", "Chunked loss", CHUNKED_COST, _when_biggest(m, gpu, logits, loss=Loss.CHUNKED)),
+        ("chunked-loss", "Chunked loss (TRL chunked_nll)", CHUNKED_COST,
+         _unless_chunked(_when_biggest(m, gpu, logits, loss=Loss.CHUNKED, loss_chunks=None))),
         ("fused-linear-ce", "Fused linear cross-entropy", FUSED_COST,
          _when_biggest(m, gpu, logits, loss=Loss.FUSED_LINEAR_CE)),
         ("activation-offload", "Offload activations to CPU RAM", OFFLOAD_COST,

@@ -208,7 +208,10 @@ def offloaded(c: StepContext) -> Cost:
     """Bytes in host RAM at the end of the forward with ``activation_offload``: every tensor the layers (and the
     final norm) save for backward, once per save (a tensor saved by two ops is copied twice), and autocast's
     saved weight copies; not what the output layer saves, nor the loss's (torchtune's OffloadActivations wraps
-    the output layer in a no-op, and its recipes compute the loss outside).
+    the output layer in a no-op, and its recipes compute the loss outside), except with TRL's chunked loss, which
+    SFTTrainer runs inside the context: non-reentrant checkpointing saves each chunk's input through the hooks
+    (``_NoopSaveInputs``), so the reordered hidden states, their labels and ``order`` move too (traced:
+    ``lc-*_chunked_offload``).
     Source: torchtune ``training/_activation_offload.py`` (TRL ``models/activation_offloading.py``), traced in
     calibration/ (``lc-*_offload``). PyTorch's own ``torch.autograd.graph.save_on_cpu`` moves every saved tensor,
     parameters included: with it host RAM also takes a copy of each weight a matmul saves, every step."""
@@ -217,7 +220,8 @@ def offloaded(c: StepContext) -> Cost:
     last = len(c.layers) - 1
     copies = 0 if c.checkpointed else c.copies_through(last)
     again = sum(lc.checkpoint_again if c.checkpointed else lc.saved_again for lc in c.layers)
-    return c.kept_through(last) + Cost(float(copies), c.ac.head_saved - c.ac.head_input + again)
+    loss = c.ac.loss.offloaded  # TRL's chunked loss saves its chunks' inputs through the hooks too
+    return c.kept_through(last) + Cost(float(copies), c.ac.head_saved - c.ac.head_input + again + loss)
 
 
 @training_term
@@ -226,11 +230,11 @@ def logits(c: StepContext, at: Sequence[Moment]) -> TermRule:
     computes it (``engine.training.loss``). Standard: ``b x s x V`` logits upcast to fp32, their log-softmax kept
     for backward, and at the start of backward three fp32 ``b x s x V`` tensors (the log-probabilities,
     nll_loss's gradient, log-softmax's gradient): 12 bytes per token and vocabulary entry (Hugging Face
-    transformers ``ForCausalLMLoss``, traced in calibration/README.md); chunked (torchtune
-    CEWithChunkedOutputLoss) and fused-linear-ce (Liger) hold less."""
+    transformers ``ForCausalLMLoss``, traced in calibration/README.md); chunked (TRL chunked_nll),
+    chunked-output (torchtune CEWithChunkedOutputLoss) and fused-linear-ce (Liger) hold less."""
     loss = c.ac.loss
-    by_kind = {MomentKind.FORWARD_END: Cost(float(loss.const), loss.forward),
-               MomentKind.BACKWARD_START: Cost(float(loss.const), loss.backward)}
+    by_kind = {MomentKind.FORWARD_END: Cost(float(loss.forward_const), loss.forward),
+               MomentKind.BACKWARD_START: Cost(float(loss.backward_const), loss.backward)}
     return TermRule(TermName.LOGITS, tuple(by_kind.get(mo.kind, ZERO) for mo in at), loss.formula, loss.source)
 
 

@@ -61,18 +61,33 @@ LLAMA31 = get_model("llama-3.1-8b")
 
 def test_long_context_rungs_follow_the_logits_then_the_activations():
     """Llama 3.1 8B, LoRA: at 32,768 tokens on an L40S the logits stay the biggest term after checkpointing, so
-    the roadmap goes on with the chunked loss (about half of them) and the fused linear cross-entropy, which
-    fits; at 131,072 tokens on an H100 the activations are then the biggest and activation offload follows."""
+    the roadmap goes on with TRL's chunked loss, which takes all of them off the top (no vocabulary-sized tensor
+    is whole) and fits: the fused linear cross-entropy is not needed; at 131,072 tokens on an H100 the
+    activations are then the biggest and activation offload follows."""
     steps = roadmap(LLAMA31, TrainingSetup(method=Method.LORA, seq_len=32_768), get_gpu("l40s"))
-    assert [s.key for s in steps] == ["checkpointing", "chunked-loss", "fused-linear-ce"]
+    assert [s.key for s in steps] == ["checkpointing", "chunked-loss"]
     assert steps[-1].fits
-    assert steps[-1].setup.loss is Loss.FUSED_LINEAR_CE
+    assert steps[-1].setup.loss is Loss.CHUNKED
+    assert steps[-1].setup.loss_chunks is None  # TRL's own 256-token chunks
+    assert "TRL" in steps[-1].title
+    assert "chunked_nll" in steps[-1].cost
     longer = roadmap(LLAMA31, TrainingSetup(method=Method.LORA, seq_len=131_072), get_gpu("h100-80gb"))
-    assert [s.key for s in longer] == ["checkpointing", "chunked-loss", "fused-linear-ce", "activation-offload"]
+    assert [s.key for s in longer] == ["checkpointing", "chunked-loss", "activation-offload"]
     assert longer[-1].setup.activation_offload
     assert longer[-1].fits
     for s in longer:
         assert s.cost  # each rung says what it costs
+
+
+def test_a_setup_already_on_a_chunked_loss_keeps_it():
+    """TRL's chunked loss in 4 chunks is kept as it is; torchtune's chunked-output is not a rung, but a setup on
+    it moves to TRL's chunks where the logits still lead."""
+    s = TrainingSetup(method=Method.LORA, seq_len=32_768, checkpointing=Checkpointing.FULL)
+    own = roadmap(LLAMA31, s.with_(loss=Loss.CHUNKED, loss_chunks=4), get_gpu("l40s"))
+    assert "chunked-loss" not in [st.key for st in own]
+    output = roadmap(LLAMA31, s.with_(loss=Loss.CHUNKED_OUTPUT), get_gpu("l40s"))
+    assert output[0].key == "chunked-loss"
+    assert (output[0].setup.loss, output[0].setup.loss_chunks) == (Loss.CHUNKED, None)
 
 
 def test_no_long_context_rung_where_logits_do_not_lead():

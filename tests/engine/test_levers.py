@@ -146,6 +146,19 @@ def test_long_context_lever_steps_and_the_terms_they_move():
     logits = {c.name: c for c in lv.changes()}["logits"]
     assert logits.touched
     assert logits.after < logits.before / 4
+    chunked = {c.name: c for c in lv.changes(0, 1)}["logits"]  # TRL's chunked loss alone, at its largest
+    assert chunked.largest_after < chunked.largest_before / 4
+    assert lv.steps[1].setup.loss_chunks is None  # TRL's 256-token chunks
+
+
+def test_long_context_lever_keeps_a_chunked_setups_chunks_and_leaves_chunked_output_out():
+    h200 = get_gpu("h200")
+    own = long_context_lever(LLAMA31, LONG.with_(loss=Loss.CHUNKED, loss_chunks=4), h200)
+    assert own.current == 1
+    assert own.steps[1].setup.loss_chunks == 4
+    output = long_context_lever(LLAMA31, LONG.with_(loss=Loss.CHUNKED_OUTPUT), h200)
+    assert output.current is None  # torchtune's chunked-output is not one of the lever's steps
+    assert Loss.CHUNKED_OUTPUT not in {s.setup.loss for s in output.steps}
 
 
 def test_long_context_leads_where_logits_or_activations_are_biggest():
@@ -158,5 +171,5 @@ def test_the_rule_with_all_four_levers_moves_the_logits():
     s = S.with_(method=Method.QLORA, checkpointing=Checkpointing.FULL)
     h200 = get_gpu("h200")
     tip = advice(qwen, s, h200, computed=all_levers(qwen, s, h200))
-    assert (tip.term.name, tip.lever, tip.step) == ("logits", LeverKind.LONG_CONTEXT, "fused-linear-ce")
+    assert (tip.term.name, tip.lever, tip.step) == ("logits", LeverKind.LONG_CONTEXT, "chunked")
     assert [lv.kind for lv in all_levers(M, S, A100)] == [*SEED_KINDS, LeverKind.LONG_CONTEXT]

@@ -116,7 +116,7 @@ def test_torchtune_qlora_single_device() -> None:
     assert r.model.id == "llama-3.1-8b"  # torchtune.models.llama3_1.qlora_llama3_1_8b
     _check(r, {"method": "qlora", "lora.rank": 8, "lora.alpha": 16.0, "lora.dropout": 0.0,
                "lora.targets": "all-linear", "batch": 2, "grad_accum": 16, "precision": "bf16",
-               "optimizer": "adamw", "checkpointing": "full", "gpus": 1, "loss": "chunked", "loss_chunks": 8,
+               "optimizer": "adamw", "checkpointing": "full", "gpus": 1, "loss": "chunked-output", "loss_chunks": 8,
                "activation_offload": False})
     assert r.report.assumed["seq_len"] == 4096  # tokenizer.max_seq_len: null, so the sequence is left open
     assert r.report.assumed["loss_chunks"] == 8  # CEWithChunkedOutputLoss's num_output_chunks default

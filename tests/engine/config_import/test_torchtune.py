@@ -83,10 +83,10 @@ def test_tensor_parallel_dim(imported):
 
 
 @pytest.mark.parametrize(("loss", "expected", "chunks"), [
-    ("  _component_: torchtune.modules.loss.CEWithChunkedOutputLoss\n  num_output_chunks: 16\n", "chunked", 16),
-    ("  _component_: torchtune.modules.loss.LinearCrossEntropyLoss\n", "fused-linear-ce", 8),
-    ("  _component_: torch.nn.CrossEntropyLoss\n", "standard", 8),
+    ("  _component_: torchtune.modules.loss.CEWithChunkedOutputLoss\n  num_output_chunks: 16\n", "chunked-output", 16),
+    ("  _component_: torchtune.modules.loss.LinearCrossEntropyLoss\n", "fused-linear-ce", None),
+    ("  _component_: torch.nn.CrossEntropyLoss\n", "standard", None),
 ])
-def test_losses_and_offloading(imported, loss: str, expected: str, chunks: int):
+def test_losses_and_offloading(imported, loss: str, expected: str, chunks: int | None):
     s = imported({"a.yaml": LORA + "loss:\n" + loss + "enable_activation_offloading: True\n"}).setup
     assert (s.loss.value, s.loss_chunks, s.activation_offload) == (expected, chunks, True)

@@ -112,7 +112,7 @@ def test_refusals(imported, text: str, says: str):
 
 @pytest.mark.parametrize(("text", "loss", "offload"), [
     ("use_liger_kernel: true\n", "fused-linear-ce", False),
-    ("loss_type: chunked_nll\n", "fused-linear-ce", False),
+    ("loss_type: chunked_nll\n", "chunked", False),  # TRL's own chunked loss
     ("activation_offloading: true\n", "standard", True),
     ("", "standard", False),  # the upper bound: the file does not say which TRL runs it
 ])
