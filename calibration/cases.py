@@ -136,7 +136,34 @@ LONG_CONTEXT = [
     lc_case("llama-3.1-8b", **LONG_8B, **TRL, **OFFLOAD),
 ]
 
-CASES = H200 + GRID + LONG_CONTEXT
+
+# Current models (issue 13): full fine-tuning and LoRA r16 all-linear on each; a few more factors on the smaller ones.
+CURRENT = (
+    sweep("qwen3-0.6b", 2048, [{}, LORA16, {**LORA16, "checkpointing": "full"}, LORA8, {"attention": "eager"}])
+    + sweep("qwen3-8b", 2048, [{"checkpointing": "full"}, LORA16])
+    + sweep("qwen3-30b-a3b", 2048, [{}, LORA16, LORA8, {**LORA16, "checkpointing": "full"}])
+    + sweep("gemma-3-1b", 2048, [{}, {"seq_len": 512}, LORA16, {**LORA16, "checkpointing": "full"}])
+    + sweep("gemma-3-4b", 2048, [LORA16])
+    + sweep("gpt-oss-20b", 1024, [  # transformers has no SDPA path for its attention sinks: eager only
+        {"attention": "eager"}, {**LORA16, "attention": "eager"}])
+    + sweep("deepseek-v3-5l", 2048, [{}, LORA16])
+    + sweep("phi-4-mini", 2048, [{}, LORA16])
+    + sweep("phi-4", 2048, [LORA16])
+    + sweep("olmo-2-1b", 2048, [{}, LORA16])
+    + sweep("olmo-3-7b", 2048, [LORA16])
+    + sweep("llama-4-maverick-4l", 2048, [{}, LORA16])
+    + sweep("mistral-small-3.1-24b", 2048, [LORA16])
+    + sweep("exaone-4.0-1.2b", 2048, [{}, LORA16])
+    + sweep("glm-4-9b", 2048, [{}, LORA16])
+    + sweep("glm-4.5-air-3l", 2048, [{}, LORA16])
+    + sweep("minimax-m2-3l", 2048, [LORA16])
+    + sweep("granite-3.1-1b-a400m", 2048, [{}, LORA16])
+    + sweep("smollm3-3b", 2048, [LORA16])
+    + sweep("exaone-4.0-32b-4l", 8192, [LORA16, {**LORA16, "checkpointing": "full"}])
+    + sweep("gemma-3-1b", 8192, [LORA16])
+)
+
+CASES = H200 + GRID + LONG_CONTEXT + CURRENT
 
 
 def case_by_id(case_id: str) -> dict[str, Any]:

@@ -65,6 +65,173 @@ CATALOG: dict[str, dict[str, Any]] = {
         "attn_logit_softcapping": 50.0, "final_logit_softcapping": 30.0, "tie_word_embeddings": True,
         "attention_bias": False, "bos_token_id": 2, "eos_token_id": 1, "pad_token_id": 0,
     },
+    # Current models (issue 13). Each is the published config.json reduced to the fields that shape the network;
+    # "reduced" ones keep every layer kind of the real model with fewer layers (said in their id).
+    "qwen3-0.6b": {
+        "model_type": "qwen3", "vocab_size": 151936, "hidden_size": 1024, "intermediate_size": 3072,
+        "num_hidden_layers": 28, "num_attention_heads": 16, "num_key_value_heads": 8, "head_dim": 128,
+        "max_position_embeddings": 40960, "rms_norm_eps": 1e-6, "rope_theta": 1000000.0, "hidden_act": "silu",
+        "tie_word_embeddings": True, "attention_bias": False, "bos_token_id": 151643, "eos_token_id": 151645,
+    },
+    "qwen3-8b": {
+        "model_type": "qwen3", "vocab_size": 151936, "hidden_size": 4096, "intermediate_size": 12288,
+        "num_hidden_layers": 36, "num_attention_heads": 32, "num_key_value_heads": 8, "head_dim": 128,
+        "max_position_embeddings": 40960, "rms_norm_eps": 1e-6, "rope_theta": 1000000.0, "hidden_act": "silu",
+        "tie_word_embeddings": False, "attention_bias": False, "bos_token_id": 151643, "eos_token_id": 151645,
+    },
+    "qwen3-30b-a3b": {
+        "model_type": "qwen3_moe", "vocab_size": 151936, "hidden_size": 2048, "intermediate_size": 6144,
+        "moe_intermediate_size": 768, "num_hidden_layers": 48, "num_attention_heads": 32,
+        "num_key_value_heads": 4, "head_dim": 128, "num_experts": 128, "num_experts_per_tok": 8,
+        "decoder_sparse_step": 1, "mlp_only_layers": [], "norm_topk_prob": True, "output_router_logits": False,
+        "max_position_embeddings": 40960, "rms_norm_eps": 1e-6, "rope_theta": 1000000.0, "hidden_act": "silu",
+        "tie_word_embeddings": False, "attention_bias": False, "bos_token_id": 151643, "eos_token_id": 151645,
+    },
+    "gemma-3-1b": {
+        "model_type": "gemma3_text", "vocab_size": 262144, "hidden_size": 1152, "intermediate_size": 6912,
+        "num_hidden_layers": 26, "num_attention_heads": 4, "num_key_value_heads": 1, "head_dim": 256,
+        "max_position_embeddings": 32768, "rms_norm_eps": 1e-6, "rope_theta": 1000000.0,
+        "rope_local_base_freq": 10000.0, "hidden_activation": "gelu_pytorch_tanh", "query_pre_attn_scalar": 256,
+        "sliding_window": 512, "sliding_window_pattern": 6, "final_logit_softcapping": None,
+        "attn_logit_softcapping": None, "tie_word_embeddings": True, "attention_bias": False,
+        "bos_token_id": 2, "eos_token_id": 1, "pad_token_id": 0,
+    },
+    "gemma-3-4b": {  # the language model of the multimodal checkpoint (text_config)
+        "model_type": "gemma3_text", "vocab_size": 262208, "hidden_size": 2560, "intermediate_size": 10240,
+        "num_hidden_layers": 34, "num_attention_heads": 8, "num_key_value_heads": 4, "head_dim": 256,
+        "max_position_embeddings": 131072, "rms_norm_eps": 1e-6, "rope_theta": 1000000.0,
+        "rope_local_base_freq": 10000.0, "rope_scaling": {"rope_type": "linear", "factor": 8.0},
+        "hidden_activation": "gelu_pytorch_tanh", "query_pre_attn_scalar": 256, "sliding_window": 1024,
+        "sliding_window_pattern": 6, "tie_word_embeddings": True, "attention_bias": False,
+        "bos_token_id": 2, "eos_token_id": 1, "pad_token_id": 0,
+    },
+    "gpt-oss-20b": {
+        "model_type": "gpt_oss", "vocab_size": 201088, "hidden_size": 2880, "intermediate_size": 2880,
+        "num_hidden_layers": 24, "num_attention_heads": 64, "num_key_value_heads": 8, "head_dim": 64,
+        "num_local_experts": 32, "num_experts_per_tok": 4, "experts_per_token": 4, "sliding_window": 128,
+        "layer_types": ["sliding_attention", "full_attention"] * 12, "attention_bias": True,
+        "max_position_embeddings": 131072, "rms_norm_eps": 1e-5, "rope_theta": 150000.0,
+        "rope_scaling": {"rope_type": "yarn", "factor": 32.0, "beta_fast": 32.0, "beta_slow": 1.0,
+                         "truncate": False, "original_max_position_embeddings": 4096},
+        "swiglu_limit": 7.0, "tie_word_embeddings": False, "output_router_logits": False,
+        "router_aux_loss_coef": 0.9, "eos_token_id": 200002, "pad_token_id": 199999,
+    },
+    "deepseek-v3-5l": {  # DeepSeek-V3 (671B) with 5 of its 61 layers: its 3 dense layers, then 2 MoE layers
+        "model_type": "deepseek_v3", "vocab_size": 129280, "hidden_size": 7168, "intermediate_size": 18432,
+        "moe_intermediate_size": 2048, "num_hidden_layers": 5, "first_k_dense_replace": 3,
+        "num_attention_heads": 128, "num_key_value_heads": 128, "q_lora_rank": 1536, "kv_lora_rank": 512,
+        "qk_nope_head_dim": 128, "qk_rope_head_dim": 64, "v_head_dim": 128, "n_routed_experts": 256,
+        "n_shared_experts": 1, "num_experts_per_tok": 8, "n_group": 8, "topk_group": 4, "norm_topk_prob": True,
+        "routed_scaling_factor": 2.5, "scoring_func": "sigmoid", "topk_method": "noaux_tc",
+        "max_position_embeddings": 163840, "rms_norm_eps": 1e-6, "rope_theta": 10000.0,
+        "rope_scaling": {"rope_type": "yarn", "factor": 40.0, "beta_fast": 32.0, "beta_slow": 1.0, "mscale": 1.0,
+                         "mscale_all_dim": 1.0, "original_max_position_embeddings": 4096},
+        "hidden_act": "silu", "tie_word_embeddings": False, "attention_bias": False,
+        "bos_token_id": 0, "eos_token_id": 1,
+    },
+    "phi-4-mini": {
+        "model_type": "phi3", "vocab_size": 200064, "hidden_size": 3072, "intermediate_size": 8192,
+        "num_hidden_layers": 32, "num_attention_heads": 24, "num_key_value_heads": 8,
+        "max_position_embeddings": 131072, "original_max_position_embeddings": 4096, "partial_rotary_factor": 0.75,
+        "rms_norm_eps": 1e-5, "rope_theta": 10000.0, "hidden_act": "silu", "tie_word_embeddings": True,
+        "sliding_window": 262144, "bos_token_id": 199999, "eos_token_id": 199999, "pad_token_id": 199999,
+    },
+    "phi-4": {
+        "model_type": "phi3", "vocab_size": 100352, "hidden_size": 5120, "intermediate_size": 17920,
+        "num_hidden_layers": 40, "num_attention_heads": 40, "num_key_value_heads": 10,
+        "max_position_embeddings": 16384, "original_max_position_embeddings": 16384, "rms_norm_eps": 1e-5,
+        "rope_theta": 250000.0, "hidden_act": "silu", "tie_word_embeddings": False, "sliding_window": None,
+        "bos_token_id": 100257, "eos_token_id": 100265, "pad_token_id": 100349,
+    },
+    "olmo-2-1b": {
+        "model_type": "olmo2", "vocab_size": 100352, "hidden_size": 2048, "intermediate_size": 8192,
+        "num_hidden_layers": 16, "num_attention_heads": 16, "num_key_value_heads": 16,
+        "max_position_embeddings": 4096, "rms_norm_eps": 1e-6, "rope_theta": 500000.0, "hidden_act": "silu",
+        "tie_word_embeddings": False, "attention_bias": False, "bos_token_id": None, "eos_token_id": 100257,
+        "pad_token_id": 100277,
+    },
+    "olmo-3-7b": {
+        "model_type": "olmo3", "vocab_size": 100278, "hidden_size": 4096, "intermediate_size": 11008,
+        "num_hidden_layers": 32, "num_attention_heads": 32, "num_key_value_heads": 32,
+        "max_position_embeddings": 65536, "rms_norm_eps": 1e-6, "rope_theta": 500000.0, "hidden_act": "silu",
+        "sliding_window": 4096, "layer_types": (["sliding_attention"] * 3 + ["full_attention"]) * 8,
+        "tie_word_embeddings": False, "attention_bias": False, "eos_token_id": 100257, "pad_token_id": 100277,
+    },
+    "llama-4-maverick-4l": {  # Llama 4 Maverick's language model with 4 of its 48 layers (dense, MoE, dense, MoE)
+        "model_type": "llama4_text", "vocab_size": 202048, "hidden_size": 5120, "intermediate_size": 8192,
+        "intermediate_size_mlp": 16384, "num_hidden_layers": 4, "num_attention_heads": 40,
+        "num_key_value_heads": 8, "head_dim": 128, "num_local_experts": 128, "num_experts_per_tok": 1,
+        "interleave_moe_layer_step": 2, "no_rope_layers": [1, 1, 1, 0], "use_qk_norm": True,
+        "attention_chunk_size": 8192, "attn_temperature_tuning": True, "floor_scale": 8192, "attn_scale": 0.1,
+        "max_position_embeddings": 1048576, "rms_norm_eps": 1e-5, "rope_theta": 500000.0,
+        "hidden_act": "silu", "tie_word_embeddings": False, "attention_bias": False, "output_router_logits": False,
+        "bos_token_id": 200000, "eos_token_id": [200001, 200007, 200008], "pad_token_id": 200018,
+    },
+    "mistral-small-3.1-24b": {  # the language model of Mistral-Small-3.1-24B (text_config)
+        "model_type": "mistral", "vocab_size": 131072, "hidden_size": 5120, "intermediate_size": 32768,
+        "num_hidden_layers": 40, "num_attention_heads": 32, "num_key_value_heads": 8, "head_dim": 128,
+        "max_position_embeddings": 131072, "rms_norm_eps": 1e-5, "rope_theta": 1000000000.0,
+        "hidden_act": "silu", "sliding_window": None, "tie_word_embeddings": False,
+        "bos_token_id": 1, "eos_token_id": 2,
+    },
+    "exaone-4.0-1.2b": {
+        "model_type": "exaone4", "vocab_size": 102400, "hidden_size": 2048, "intermediate_size": 4096,
+        "num_hidden_layers": 30, "num_attention_heads": 32, "num_key_value_heads": 8, "head_dim": 64,
+        "max_position_embeddings": 65536, "rms_norm_eps": 1e-5, "rope_theta": 1000000.0, "hidden_act": "silu",
+        "rope_scaling": {"rope_type": "llama3", "factor": 16.0, "high_freq_factor": 4.0, "low_freq_factor": 1.0,
+                         "original_max_position_embeddings": 8192},
+        "sliding_window": None, "sliding_window_pattern": None, "layer_types": ["full_attention"] * 30,
+        "tie_word_embeddings": True, "bos_token_id": 1, "eos_token_id": 361, "pad_token_id": 0,
+    },
+    "glm-4-9b": {  # GLM-4-9B-0414: fused gate_up, four norms per layer, RoPE on half of each head
+        "model_type": "glm4", "vocab_size": 151552, "hidden_size": 4096, "intermediate_size": 13696,
+        "num_hidden_layers": 40, "num_attention_heads": 32, "num_key_value_heads": 2, "head_dim": 128,
+        "partial_rotary_factor": 0.5, "attention_bias": True, "max_position_embeddings": 32768,
+        "rms_norm_eps": 1e-5, "rope_theta": 10000.0, "hidden_act": "silu", "tie_word_embeddings": False,
+        "pad_token_id": 151329, "eos_token_id": [151329, 151336, 151338],
+    },
+    "glm-4.5-air-3l": {  # GLM-4.5-Air with 3 of its 46 layers: its dense first layer, then 2 MoE layers
+        "model_type": "glm4_moe", "vocab_size": 151552, "hidden_size": 4096, "intermediate_size": 10944,
+        "moe_intermediate_size": 1408, "num_hidden_layers": 3, "num_attention_heads": 96,
+        "num_key_value_heads": 8, "head_dim": 128, "n_routed_experts": 128, "n_shared_experts": 1,
+        "num_experts_per_tok": 8, "first_k_dense_replace": 1, "n_group": 1, "topk_group": 1,
+        "norm_topk_prob": True, "routed_scaling_factor": 1.0, "partial_rotary_factor": 0.5, "attention_bias": True,
+        "use_qk_norm": False, "max_position_embeddings": 131072, "rms_norm_eps": 1e-5, "rope_theta": 1000000.0,
+        "hidden_act": "silu", "tie_word_embeddings": False, "pad_token_id": 151329, "eos_token_id": 151329,
+    },
+    "minimax-m2-3l": {  # MiniMax-M2.5 with 3 of its 62 layers
+        "model_type": "minimax_m2", "vocab_size": 200064, "hidden_size": 3072, "intermediate_size": 1536,
+        "num_hidden_layers": 3, "num_attention_heads": 48, "num_key_value_heads": 8, "head_dim": 128,
+        "num_local_experts": 256, "num_experts_per_tok": 8, "rotary_dim": 64, "use_qk_norm": True,
+        "qk_norm_type": "per_layer", "use_routing_bias": True, "scoring_func": "sigmoid",
+        "max_position_embeddings": 196608, "rms_norm_eps": 1e-6, "rope_theta": 5000000.0, "hidden_act": "silu",
+        "tie_word_embeddings": False, "output_router_logits": False,
+    },
+    "granite-3.1-1b-a400m": {
+        "model_type": "granitemoe", "vocab_size": 49155, "hidden_size": 1024, "intermediate_size": 512,
+        "num_hidden_layers": 24, "num_attention_heads": 16, "num_key_value_heads": 8, "num_local_experts": 32,
+        "num_experts_per_tok": 8, "attention_multiplier": 0.015625, "embedding_multiplier": 12.0,
+        "logits_scaling": 6.0, "residual_multiplier": 0.22, "max_position_embeddings": 131072,
+        "rms_norm_eps": 1e-6, "rope_theta": 1500000.0, "hidden_act": "silu", "tie_word_embeddings": True,
+        "output_router_logits": False, "router_aux_loss_coef": 0.0, "attention_bias": False,
+        "bos_token_id": 0, "eos_token_id": 0, "pad_token_id": 0,
+    },
+    "smollm3-3b": {
+        "model_type": "smollm3", "vocab_size": 128256, "hidden_size": 2048, "intermediate_size": 11008,
+        "num_hidden_layers": 36, "num_attention_heads": 16, "num_key_value_heads": 4,
+        "no_rope_layers": [1, 1, 1, 0] * 9, "max_position_embeddings": 65536, "rms_norm_eps": 1e-6,
+        "rope_theta": 5000000.0, "hidden_act": "silu", "tie_word_embeddings": True, "attention_bias": False,
+        "mlp_bias": False, "use_sliding_window": False, "sliding_window": None, "bos_token_id": 128000,
+        "eos_token_id": 128012, "pad_token_id": 128004,
+    },
+    "exaone-4.0-32b-4l": {  # EXAONE 4.0 32B with 4 of its 64 layers: three sliding-window layers, one global
+        "model_type": "exaone4", "vocab_size": 102400, "hidden_size": 5120, "intermediate_size": 27392,
+        "num_hidden_layers": 4, "num_attention_heads": 40, "num_key_value_heads": 8, "head_dim": 128,
+        "sliding_window": 4096, "sliding_window_pattern": 4,
+        "layer_types": ["sliding_attention"] * 3 + ["full_attention"], "max_position_embeddings": 131072,
+        "rms_norm_eps": 1e-5, "rope_theta": 1000000.0, "hidden_act": "silu", "tie_word_embeddings": False,
+        "bos_token_id": 1, "eos_token_id": 361, "pad_token_id": 0,
+    },
     # The tiny ones are used only to check the fake trace against a real run (validate.py).
     "tiny-llama": {
         "model_type": "llama", "vocab_size": 512, "hidden_size": 64, "intermediate_size": 176,
@@ -83,7 +250,11 @@ CATALOG: dict[str, dict[str, Any]] = {
 
 # PEFT's short names for the LoRA targets used in the cases. "all-linear" is PEFT's own keyword: every
 # nn.Linear / Conv1D of the decoder blocks, the output head excluded.
-QV_TARGETS = {"gpt2": ["c_attn"]}  # GPT-2 has one fused qkv projection
+QV_TARGETS = {"gpt2": ["c_attn"], "phi-4": ["qkv_proj"], "phi-4-mini": ["qkv_proj"]}  # one fused qkv projection
+#: PEFT 0.21.2's all-linear wraps Llama 4's router, an nn.Linear whose forward returns a tuple, and the forward then
+#: fails: users list the linears instead (every one but the router)
+ALL_LINEAR_TARGETS = {"llama-4-maverick-4l": ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj",
+                                              "down_proj"]}
 
 
 def hf_config(model_id: str, attention: str) -> Any:
@@ -100,7 +271,7 @@ def hf_config(model_id: str, attention: str) -> Any:
 def lora_targets(model_id: str, targets: str) -> Any:
     """PEFT `target_modules` for a targets name ("qv" or "all-linear")."""
     if targets == "all-linear":
-        return "all-linear"
+        return ALL_LINEAR_TARGETS.get(model_id, "all-linear")
     return QV_TARGETS.get(model_id, ["q_proj", "v_proj"])
 
 

@@ -10,6 +10,18 @@
 - SDPA with dropout: the CPU flash kernel has no dropout, so PyTorch falls back to the math path that keeps the
   s x s probabilities; CUDA's flash kernel applies dropout inside and keeps only a random seed and offset. The
   patch calls SDPA without dropout, which is what a CUDA GPU holds in memory.
+- SDPA with a boolean mask (sliding-window layers longer than their window: Gemma 3, OLMo 3, EXAONE 4; transformers
+  cannot skip that mask): the CPU flash kernel takes no mask, so PyTorch falls back to the math path and keeps the
+  s x s probabilities of every such layer. On CUDA, ``scaled_dot_product_attention`` converts the boolean mask to
+  an additive bias in the query's dtype (aten/src/ATen/native/transformers/attention.cpp,
+  ``convert_boolean_attn_mask``) and runs the memory-efficient kernel, which saves q, k, v, the output, the
+  log-sum-exp and that bias for backward. The patch does the same in memory: it makes the bias, keeps it until
+  the layer's backward (a pass-through autograd function saves it) and runs the flash kernel causally.
+- SDPA with a value head narrower than the query's (MLA: DeepSeek-V3 has 192-wide queries and keys, 128-wide
+  values): the CPU flash kernel needs equal widths and PyTorch falls back to the math path (fp32 s x s scores); on
+  CUDA the memory-efficient kernel takes them as they are and saves q, k, v, the output and an fp32 log-sum-exp per
+  head and row. The patch computes the output with the flash kernel on a zero-padded value without autograd, keeps
+  exactly those tensors for backward and returns gradients of the inputs' shapes.
 """
 
 from __future__ import annotations
@@ -27,9 +39,49 @@ def _cuda_like_dropout(input: torch.Tensor, p: float = 0.5, training: bool = Tru
     return _ORIGINAL["dropout"](input, p, training, inplace)
 
 
-def _cuda_like_sdpa(query: torch.Tensor, key: torch.Tensor, value: torch.Tensor, attn_mask: Any = None,
-                    dropout_p: float = 0.0, *args: Any, **kwargs: Any) -> torch.Tensor:
-    return _ORIGINAL["sdpa"](query, key, value, attn_mask, 0.0, *args, **kwargs)
+class _KeepForBackward(torch.autograd.Function):
+    """Returns its first input unchanged and saves the second until its backward (what the CUDA kernel saves)."""
+
+    @staticmethod
+    def forward(ctx: Any, out: torch.Tensor, kept: torch.Tensor) -> torch.Tensor:
+        ctx.save_for_backward(kept)
+        return out.view_as(out)
+
+    @staticmethod
+    def backward(ctx: Any, grad: torch.Tensor) -> tuple[torch.Tensor, None]:
+        return grad, None
+
+
+class _MemoryEfficientNarrowValue(torch.autograd.Function):
+    """SDPA with a narrower value head, holding what CUDA's memory-efficient kernel holds (module docstring)."""
+
+    @staticmethod
+    def forward(ctx: Any, query: torch.Tensor, key: torch.Tensor, value: torch.Tensor, scale: Any) -> torch.Tensor:
+        with torch.no_grad():
+            padded = torch.nn.functional.pad(value, (0, query.shape[-1] - value.shape[-1]))
+            wide = _ORIGINAL["sdpa"](query, key, padded, None, 0.0, True, scale=scale)
+            out = wide[..., : value.shape[-1]].contiguous()
+            del padded, wide
+        lse = query.new_empty(query.shape[:-1], dtype=torch.float32)
+        ctx.save_for_backward(query, key, value, out, lse)
+        return out
+
+    @staticmethod
+    def backward(ctx: Any, grad: torch.Tensor) -> tuple[Any, ...]:
+        query, key, value, _, _ = ctx.saved_tensors
+        return torch.empty_like(query), torch.empty_like(key), torch.empty_like(value), None
+
+
+def _cuda_like_sdpa(query: torch.Tensor, key: torch.Tensor, value: torch.Tensor, attn_mask: Any = None,  # noqa: PLR0917 (torch's signature)
+                    dropout_p: float = 0.0, is_causal: bool = False, *args: Any, **kwargs: Any) -> torch.Tensor:
+    narrow = value.shape[-1] < query.shape[-1] and attn_mask is None and is_causal and not args
+    if narrow and torch.is_grad_enabled() and set(kwargs) <= {"scale", "enable_gqa"}:
+        return _MemoryEfficientNarrowValue.apply(query, key, value, kwargs.get("scale"))
+    if attn_mask is None or attn_mask.dtype != torch.bool or not torch.is_grad_enabled():
+        return _ORIGINAL["sdpa"](query, key, value, attn_mask, 0.0, is_causal, *args, **kwargs)
+    bias = torch.zeros_like(attn_mask, dtype=query.dtype).masked_fill_(attn_mask.logical_not(), float("-inf"))
+    out = _ORIGINAL["sdpa"](query, key, value, None, 0.0, True, *args, **kwargs)
+    return _KeepForBackward.apply(out, bias)
 
 
 def apply() -> None:

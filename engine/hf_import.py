@@ -1,38 +1,45 @@
 """Import a model from a Hugging Face ``config.json`` (a file, a folder, or a folder of the local HF cache).
 
-Nothing in the folder is executed: the config is read as JSON, and where ``*.safetensors`` files sit beside it,
-only their JSON headers are read (the format: an 8-byte little-endian header length, then a JSON table of tensor
-names, dtypes and shapes; huggingface/safetensors README, "Format") to count the parameters exactly.
-Every problem becomes an :class:`ImportError_` whose message names the file and the field.
+Nothing in the folder is executed: the config is read as JSON (``engine.hf_config`` turns it into a layer list),
+and where ``*.safetensors`` files sit beside it, only their JSON headers are read (the format: an 8-byte
+little-endian header length, then a JSON table of tensor names, dtypes and shapes; huggingface/safetensors README,
+"Format") to count the parameters exactly: the language model's, and apart from them a vision tower's and its
+projector's, and any layer transformers does not build (DeepSeek-V3's multi-token-prediction layer). MXFP4
+tensors (GPT-OSS's experts) hold two 4-bit values per byte in ``*_blocks`` and one scale per 32 in ``*_scales``.
+Every file is read through ``engine.safe_io``; every problem becomes a :class:`ConfigImportError` whose message
+names the file and the field (or says that a safetensors header is at fault).
 """
 
 from __future__ import annotations
 
-import json
 import math
+import re
 import struct
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
-from engine.specs import MLASpec, MlpKind, ModelSpec, MoESpec, NormKind, PositionKind
+from engine import hf_config, safe_io
+from engine.hf_config import ConfigFieldError
+from engine.layers import UnsupportedLayerError
+from engine.specs import ModelSpec
 
 MAX_CONFIG_BYTES = 4_000_000
 MAX_HEADER_BYTES = 100_000_000
-
-#: model_type -> defaults that differ from the Llama family's
-_FAMILY_DEFAULTS: dict[str, dict[str, Any]] = {
-    "gemma": {"tie_embeddings": True, "norm": "rmsnorm-fp32"},
-    "gemma2": {"tie_embeddings": True, "norms_per_layer": 4, "sliding_layers_fraction": 0.5, "norm": "rmsnorm-fp32"},
-    "gemma3": {"tie_embeddings": True, "norms_per_layer": 4, "norm": "rmsnorm-fp32"},
-    "qwen2": {"qkv_bias": True},
-    "qwen2_moe": {"qkv_bias": True},
-}
+MAX_SHARDS = 4_096
+#: tensor-name prefixes of a vision tower and its projector (Gemma 3, Mistral 3, Llama 4, LLaVA, Qwen-VL)
+_VISION = re.compile(r"^(model\.)?(vision_tower|vision_model|visual|multi_modal_projector|mm_projector|vision_)")
+_LAYER = re.compile(r"^(?:model\.)?(?:language_model\.)?(?:model\.)?layers\.(\d+)\.")
 
 
 class ConfigImportError(ValueError):
     """A config that cannot be imported; the message names the file and the field."""
+
+
+class RefusedLayerError(ConfigImportError):
+    """A model whose layers the engine cannot cost (state-space, linear attention): refused by name."""
 
 
 def find_config(path: str | Path) -> Path:
@@ -51,132 +58,131 @@ def find_config(path: str | Path) -> Path:
     raise ConfigImportError(f"{p}: no config.json in this folder (nor in snapshots/*/)")
 
 
-def _read_json(path: Path) -> dict[str, Any]:
-    if path.stat().st_size > MAX_CONFIG_BYTES:
-        raise ConfigImportError(f"{path.name}: too large for a config ({path.stat().st_size:,} bytes)")
+def read_config(path: Path) -> dict[str, Any]:
+    """A config.json as a dict, read through ``engine.safe_io``."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except UnicodeDecodeError as err:
-        raise ConfigImportError(f"{path.name}: not UTF-8 text ({err.reason})") from None
-    except json.JSONDecodeError as err:
-        raise ConfigImportError(f"{path.name}: not valid JSON (line {err.lineno}: {err.msg})") from None
+        data = safe_io.read_json(path, MAX_CONFIG_BYTES, "config")
+    except safe_io.InputFileError as err:
+        raise ConfigImportError(str(err)) from None
     if not isinstance(data, dict):
         raise ConfigImportError(f"{path.name}: expected a JSON object at the top level")
     return data
 
 
-def _get(cfg: dict[str, Any], *names: str, default: Any = None, required: bool = True) -> Any:
-    for n in names:
-        if n in cfg and cfg[n] is not None:
-            value = cfg[n]
-            if isinstance(value, bool) or not isinstance(value, int | float | str | dict | list):
-                raise ConfigImportError(f"field {n!r}: unexpected value {value!r}")
-            return value
-    if default is not None or not required:
-        return default
-    raise ConfigImportError(f"missing field {names[0]!r}" + (f" (or {', '.join(names[1:])})" if names[1:] else ""))
+@dataclass(frozen=True, slots=True)
+class HeaderCounts:
+    """Parameters the safetensors headers hold, by where they belong."""
+
+    language: int
+    vision: int
+    extra_layers: int  # layers at or past num_hidden_layers (not built by transformers)
 
 
-def _moe(cfg: dict[str, Any]) -> dict[str, Any] | None:
-    experts = _get(cfg, "num_local_experts", "n_routed_experts", "num_experts", required=False)
-    if not experts:
+def _header(f: Path) -> dict[str, Any]:
+    try:
+        (size,) = struct.unpack("<Q", safe_io.read_header(f, 0, 8))
+        if size > MAX_HEADER_BYTES:
+            raise ConfigImportError(f"{f.name}: safetensors header too large ({size:,} bytes)")
+        header = safe_io.loads_json(safe_io.read_header(f, 8, size), f"{f.name}: safetensors header")
+    except safe_io.InputFileError as err:
+        raise ConfigImportError(f"{f.name}: unreadable safetensors header ({err})") from None
+    if not isinstance(header, dict):
+        raise ConfigImportError(f"{f.name}: safetensors header is not a JSON object")
+    return header
+
+
+def _numel(f: Path, name: str, entry: Any) -> int:
+    """Parameters of one tensor entry (MXFP4 blocks hold two per byte; their scales are not parameters)."""
+    shape = entry.get("shape") if isinstance(entry, dict) else None
+    if not isinstance(shape, list) or any(isinstance(d, bool) or not isinstance(d, int) or d < 0 for d in shape):
+        raise ConfigImportError(f"{f.name}: safetensors header: tensor {name[:80]!r} has no valid shape")
+    if name.endswith("_scales") and entry.get("dtype") == "U8":
+        return 0
+    return math.prod(shape) * (2 if name.endswith("_blocks") and entry.get("dtype") == "U8" else 1)
+
+
+def safetensors_counts(folder: Path, num_layers: int | None = None) -> HeaderCounts | None:
+    """Exact parameter counts from the headers of the ``*.safetensors`` files in ``folder`` (None if none)."""
+    files = sorted(folder.glob("*.safetensors"))[: MAX_SHARDS + 1]
+    if not files:
         return None
-    return {
-        "num_experts": experts,
-        "experts_per_token": _get(cfg, "num_experts_per_tok", "num_experts_per_token"),
-        "expert_intermediate_size": _get(cfg, "moe_intermediate_size", "intermediate_size"),
-        "shared_experts": _get(cfg, "n_shared_experts", default=0),
-        "first_dense_layers": _get(cfg, "first_k_dense_replace", default=0),
-    }
-
-
-def _mla(cfg: dict[str, Any]) -> dict[str, Any] | None:
-    if "kv_lora_rank" not in cfg:
-        return None
-    return {
-        "kv_lora_rank": _get(cfg, "kv_lora_rank"),
-        "qk_rope_head_dim": _get(cfg, "qk_rope_head_dim"),
-        "qk_nope_head_dim": _get(cfg, "qk_nope_head_dim"),
-        "v_head_dim": _get(cfg, "v_head_dim"),
-        "q_lora_rank": cfg.get("q_lora_rank"),
-    }
-
-
-def spec_fields(cfg: dict[str, Any], name: str) -> dict[str, Any]:
-    """ModelSpec fields from a config dict (Llama-style names, with GPT-2's as fallbacks)."""
-    kind = str(cfg.get("model_type", "llama"))
-    gpt2 = kind == "gpt2"
-    heads = _get(cfg, "num_attention_heads", "n_head")
-    hidden = _get(cfg, "hidden_size", "n_embd", "d_model")
-    fields: dict[str, Any] = {
-        "id": name,
-        "name": name,
-        "family": f"imported ({kind})",
-        "vocab_size": _get(cfg, "vocab_size"),
-        "hidden_size": hidden,
-        "num_layers": _get(cfg, "num_hidden_layers", "n_layer", "num_layers"),
-        "num_heads": heads,
-        "num_kv_heads": _get(cfg, "num_key_value_heads", "n_head_kv", default=heads),
-        "head_dim": cfg.get("head_dim"),
-        "intermediate_size": _get(cfg, "intermediate_size", "n_inner", "ffn_dim", default=4 * int(hidden)),
-        "max_position": _get(cfg, "max_position_embeddings", "n_positions", default=4096),
-        "tie_embeddings": bool(cfg.get("tie_word_embeddings", gpt2)),
-        "moe": _moe(cfg),
-        "mla": _mla(cfg),
-        "sliding_window": cfg.get("sliding_window") if cfg.get("use_sliding_window", True) else None,
-        **_FAMILY_DEFAULTS.get(kind, {}),
-    }
-    if "tie_word_embeddings" in cfg:
-        fields["tie_embeddings"] = bool(cfg["tie_word_embeddings"])
-    if gpt2:
-        fields.update(mlp=MlpKind.PLAIN, norm=NormKind.LAYERNORM, positions=PositionKind.LEARNED,
-                      qkv_bias=True, o_bias=True, mlp_bias=True)
-    fields["attn_softcap"] = bool(cfg.get("attn_logit_softcapping"))
-    fields["logit_softcap"] = bool(cfg.get("final_logit_softcapping"))
-    if "attention_bias" in cfg:
-        fields["qkv_bias"] = fields["o_bias"] = bool(cfg["attention_bias"])
-    return fields
+    if len(files) > MAX_SHARDS:
+        raise ConfigImportError(f"{folder.name}: more than {MAX_SHARDS:,} safetensors files")
+    language = vision = extra = 0
+    for f in files:
+        for name, entry in _header(f).items():
+            if name == "__metadata__":
+                continue
+            n = _numel(f, name, entry)
+            layer = _LAYER.match(name)
+            if _VISION.match(name):
+                vision += n
+            elif num_layers is not None and layer and int(layer.group(1)) >= num_layers:
+                extra += n
+            else:
+                language += n
+    return HeaderCounts(language, vision, extra)
 
 
 def safetensors_params(folder: Path) -> int | None:
-    """Exact parameter count from the headers of the ``*.safetensors`` files in ``folder`` (None if none)."""
-    files = sorted(folder.glob("*.safetensors"))
-    if not files:
-        return None
-    total = 0
-    for f in files:
-        with f.open("rb") as fh:
-            raw = fh.read(8)
-            if len(raw) != 8:
-                raise ConfigImportError(f"{f.name}: truncated safetensors file")
-            (size,) = struct.unpack("<Q", raw)
-            if size > MAX_HEADER_BYTES:
-                raise ConfigImportError(f"{f.name}: safetensors header too large ({size:,} bytes)")
-            try:
-                header = json.loads(fh.read(size))
-            except (json.JSONDecodeError, UnicodeDecodeError):
-                raise ConfigImportError(f"{f.name}: unreadable safetensors header") from None
-        total += sum(math.prod(v["shape"]) for k, v in header.items() if k != "__metadata__")
-    return total
+    """Every parameter the headers of ``folder``'s ``*.safetensors`` files hold (None if there are none)."""
+    counts = safetensors_counts(folder)
+    return None if counts is None else counts.language + counts.vision + counts.extra_layers
+
+
+def spec_fields(cfg: dict[str, Any], name: str, source: str = "config.json") -> dict[str, Any]:
+    """ModelSpec fields from a config dict (``engine.hf_config.spec_fields``); raises :class:`ConfigImportError`
+    (:class:`RefusedLayerError` for a layer kind the engine cannot cost)."""
+    try:
+        return hf_config.spec_fields(cfg, name, source)
+    except UnsupportedLayerError as err:
+        raise RefusedLayerError(str(err)) from None
+    except ConfigFieldError as err:
+        raise ConfigImportError(str(err)) from None
+
+
+def spec_from_config(cfg: dict[str, Any], name: str, source: str = "config.json",
+                     **extra: Any) -> ModelSpec:
+    """A :class:`ModelSpec` from a config dict; ``extra`` fields (name, family, published_params, ...) win."""
+    fields = spec_fields(cfg, name, source)
+    fields.update(extra)
+    try:
+        return ModelSpec.model_validate(fields)
+    except ValidationError as err:
+        first = err.errors()[0]
+        where = ".".join(str(x) for x in first["loc"])
+        raise ConfigImportError(f"{source}: field {where!r}: {first['msg']}") from None
+
+
+def _name(cfg_path: Path) -> str:
+    name = cfg_path.parent.name if cfg_path.parent.name not in ("", ".") else "imported"
+    if cfg_path.parent.parent.name == "snapshots":
+        name = cfg_path.parent.parent.parent.name.removeprefix("models--").replace("--", "/")
+    return name
+
+
+def _header_fields(cfg_path: Path, num_layers: int, notes: tuple[str, ...]) -> dict[str, Any]:
+    counts = safetensors_counts(cfg_path.parent, num_layers)
+    if counts is None:
+        return {}
+    out: dict[str, Any] = {"published_params": counts.language or None, "vision_params": counts.vision}
+    extra = list(notes)
+    if counts.vision:
+        extra.append(f"vision tower and projector: {counts.vision:,} parameters (safetensors headers), "
+                     "reported apart; the estimate counts the language model")
+    if counts.extra_layers:
+        extra.append(f"{counts.extra_layers:,} parameters in layers past num_hidden_layers (a multi-token "
+                     "prediction layer) that transformers does not build: not counted")
+    out["notes"] = tuple(extra)
+    return out
 
 
 def load_config(path: str | Path) -> ModelSpec:
     """A :class:`ModelSpec` from a Hugging Face config (see module docstring). Raises ConfigImportError."""
     cfg_path = find_config(path)
-    cfg = _read_json(cfg_path)
-    name = cfg_path.parent.name if cfg_path.parent.name not in ("", ".") else "imported"
-    if cfg_path.parent.parent.name == "snapshots":
-        name = cfg_path.parent.parent.parent.name.removeprefix("models--").replace("--", "/")
-    fields = spec_fields(cfg, name)
-    try:
-        fields["published_params"] = safetensors_params(cfg_path.parent)
-        for key in ("moe", "mla"):
-            if fields[key] is not None:
-                fields[key] = (MoESpec if key == "moe" else MLASpec).model_validate(fields[key])
-        return ModelSpec.model_validate(fields)
-    except ValidationError as err:
-        first = err.errors()[0]
-        where = ".".join(str(x) for x in first["loc"])
-        raise ConfigImportError(f"{cfg_path.name}: field {where!r}: {first['msg']}") from None
-    except (KeyError, TypeError) as err:
-        raise ConfigImportError(f"{cfg_path.name}: malformed safetensors header ({err})") from None
+    cfg = read_config(cfg_path)
+    spec = spec_from_config(cfg, _name(cfg_path), cfg_path.name)
+    extra = _header_fields(cfg_path, spec.num_layers, spec.notes)
+    if spec.vision_params == 0 and "text_config" in cfg and "vision_params" not in extra:
+        extra["notes"] = (*spec.notes, "the vision tower is not counted (no safetensors headers beside the config)")
+    return spec.model_copy(update=extra) if extra else spec

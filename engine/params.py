@@ -1,12 +1,21 @@
-"""Exact parameter counts, module kind by module kind, and LoRA's trainable counts.
+"""Exact parameter counts, layer kind by layer kind, and LoRA's trainable counts as PEFT builds them.
 
-Counts follow the Hugging Face ``transformers`` module definitions (LlamaForCausalLM, MistralForCausalLM,
-MixtralForCausalLM, Qwen2ForCausalLM, Gemma2ForCausalLM, Phi3ForCausalLM, GPT2LMHeadModel, DeepseekV2ForCausalLM):
-a linear layer of ``n_in -> n_out`` holds ``n_in * n_out`` weights plus ``n_out`` biases when it has a bias.
-They are checked in the tests against the published checkpoint totals (Llama 2 7B = 6,738,415,616).
+Counts follow the Hugging Face ``transformers`` 5.24 module definitions, walked over the model's layer runs
+(``engine.layers.runs``): a linear layer of ``n_in -> n_out`` holds ``n_in * n_out`` weights plus ``n_out`` biases
+when it has a bias; fused experts (``Qwen3MoeExperts``, ``DeepseekV3NaiveMoe``, ``GptOssExperts``,
+``Llama4TextExperts``) hold the same numbers in one 3-D parameter per projection; q/k norms (``Qwen3Attention``
+q_norm / k_norm over head_dim, ``Olmo2Attention`` over the whole projection), attention sinks (``GptOssAttention``)
+and MLA's latent norms are counted with the norms. They are checked in the tests against the models transformers
+builds (tests/engine/data/transformers_counts.json) and the published checkpoint totals.
 
 LoRA (Hu et al. 2021, arXiv:2106.09685, section 4.1): an adapted linear ``n_in -> n_out`` of rank r trains
-``A (r x n_in)`` and ``B (n_out x r)``, i.e. ``r * (n_in + n_out)`` parameters.
+``A (r x n_in)`` and ``B (n_out x r)``, i.e. ``r * (n_in + n_out)`` parameters. Which linears PEFT 0.21.2 adapts:
+``all-linear`` is every ``nn.Linear`` but the output layer (peft/tuners/tuners_utils.py
+``_maybe_include_all_linear_layers``); for the MoE model types transformers re-fused in v5 it also wraps the fused
+experts and the router as parameters (``ParamWrapper``, peft/tuners/lora/layer.py: ``lora_A`` is
+``in x (r * experts)``, ``lora_B`` is ``(r * experts) x out``; ``gate_up_proj`` at rank 2r through the
+``rank_pattern`` that peft/utils/transformers_weight_conversion.py sets) and drops the linears named
+``gate_proj`` / ``up_proj`` / ``down_proj`` (see ``engine.specs.ExpertLora``).
 """
 
 from __future__ import annotations
@@ -14,94 +23,136 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
-from engine.specs import LoraTargets, MlpKind, ModelSpec, NormKind, PositionKind
+from engine.layers import runs
+from engine.specs import (
+    AttentionSpec,
+    ExpertLora,
+    ExpertStorage,
+    LayerSpec,
+    LoraTargets,
+    MlpKind,
+    MlpSpec,
+    ModelSpec,
+    NormKind,
+    PositionKind,
+    QkNorm,
+)
 
 
 @dataclass(frozen=True, slots=True)
 class Linear:
-    """One linear layer of a decoder block, as (role, n_in, n_out, bias, count per layer)."""
+    """One linear map of a decoder layer, as (role, n_in, n_out, bias, count per layer, LoRA rank multiple)."""
 
-    role: str  # q, k, v, o, gate, up, down, router, ... (MLA: q_a, q_b, kv_a, kv_b)
+    role: str  # q, k, v, qkv, o, gate, up, gate_up, down, router, experts_*, shared_*, ... (MLA: q_a, q_b, kv_a, kv_b)
     n_in: int
     n_out: int
     bias: bool = False
-    count: int = 1
+    count: int = 1  # experts stored together (a fused 3-D parameter) or one per expert
+    rank_mult: int = 1  # PEFT's rank for it, in units of r (the fused gate_up expert parameter: 2)
 
     @property
     def params(self) -> int:
         return self.count * (self.n_in * self.n_out + (self.n_out if self.bias else 0))
 
     def lora_params(self, rank: int) -> int:
-        return self.count * rank * (self.n_in + self.n_out)
+        return self.count * rank * self.rank_mult * (self.n_in + self.n_out)
 
 
-ATTENTION_ROLES = frozenset({"q", "k", "v", "o", "q_a", "q_b", "kv_a", "kv_b"})
-#: "qv": LoRA's original choice; for MLA, whose values come out of kv_b, that projection stands in for v.
-QV_ROLES = frozenset({"q", "v", "q_b", "kv_b"})
+ATTENTION_ROLES = frozenset({"q", "k", "v", "qkv", "o", "q_a", "q_b", "kv_a", "kv_b"})
+#: "qv": LoRA's original choice; for MLA, whose values come out of kv_b, that projection stands in for v; a fused
+#: qkv projection (Phi-3 / Phi-4) is adapted whole.
+QV_ROLES = frozenset({"q", "v", "qkv", "q_b", "kv_b"})
+#: the linears PEFT's MoE conversion drops from ``all-linear`` (named gate_proj / up_proj / down_proj)
+_CONVERTED_NAMES = frozenset({"gate", "up", "down", "shared_gate", "shared_up", "shared_down"})
 
 
-def attention_linears(m: ModelSpec) -> list[Linear]:
+def attention_linears(a: AttentionSpec, h: int) -> list[Linear]:
     """Projections of one attention block (grouped-query when num_kv_heads < num_heads)."""
-    h = m.hidden_size
-    if m.mla is not None:
-        a = m.mla
-        qk = a.qk_nope_head_dim + a.qk_rope_head_dim
-        q = (
-            [Linear("q", h, m.num_heads * qk)]
-            if a.q_lora_rank is None
-            else [Linear("q_a", h, a.q_lora_rank), Linear("q_b", a.q_lora_rank, m.num_heads * qk)]
+    if a.mla is not None:
+        x = a.mla
+        qk = x.qk_nope_head_dim + x.qk_rope_head_dim
+        q = (  # DeepseekV3Attention: attention_bias puts biases on q_a, kv_a and o
+            [Linear("q", h, a.num_heads * qk)]
+            if x.q_lora_rank is None
+            else [Linear("q_a", h, x.q_lora_rank, a.qkv_bias), Linear("q_b", x.q_lora_rank, a.num_heads * qk)]
         )
         return [
             *q,
-            Linear("kv_a", h, a.kv_lora_rank + a.qk_rope_head_dim),
-            Linear("kv_b", a.kv_lora_rank, m.num_heads * (a.qk_nope_head_dim + a.v_head_dim)),
-            Linear("o", m.num_heads * a.v_head_dim, h, m.o_bias),
+            Linear("kv_a", h, x.kv_lora_rank + x.qk_rope_head_dim, a.qkv_bias),
+            Linear("kv_b", x.kv_lora_rank, a.num_heads * (x.qk_nope_head_dim + x.v_head_dim)),
+            Linear("o", a.num_heads * x.v_head_dim, h, a.o_bias),
         ]
-    d = m.head_size
+    d = a.head_dim
+    o = Linear("o", a.num_heads * d, h, a.o_bias)
+    if a.fused_qkv:
+        return [Linear("qkv", h, (a.num_heads + 2 * a.num_kv_heads) * d, a.qkv_bias), o]
     return [
-        Linear("q", h, m.num_heads * d, m.qkv_bias),
-        Linear("k", h, m.num_kv_heads * d, m.qkv_bias),
-        Linear("v", h, m.num_kv_heads * d, m.qkv_bias),
-        Linear("o", m.num_heads * d, h, m.o_bias),
+        Linear("q", h, a.num_heads * d, a.qkv_bias),
+        Linear("k", h, a.num_kv_heads * d, a.qkv_bias),
+        Linear("v", h, a.num_kv_heads * d, a.qkv_bias),
+        o,
     ]
 
 
-def _mlp(h: int, inter: int, kind: MlpKind, bias: bool, count: int = 1) -> list[Linear]:
-    if kind is MlpKind.GATED:
-        return [
-            Linear("gate", h, inter, bias, count),
-            Linear("up", h, inter, bias, count),
-            Linear("down", inter, h, bias, count),
-        ]
-    return [Linear("up", h, inter, bias, count), Linear("down", inter, h, bias, count)]
+def _dense(h: int, inter: int, kind: MlpKind, *, bias: bool, fused: bool, prefix: str = "") -> list[Linear]:
+    if kind is MlpKind.PLAIN:
+        return [Linear(prefix + "up", h, inter, bias), Linear(prefix + "down", inter, h, bias)]
+    if fused:
+        return [Linear(prefix + "gate_up", h, 2 * inter, bias), Linear(prefix + "down", inter, h, bias)]
+    return [
+        Linear(prefix + "gate", h, inter, bias),
+        Linear(prefix + "up", h, inter, bias),
+        Linear(prefix + "down", inter, h, bias),
+    ]
 
 
-def mlp_linears(m: ModelSpec, layer: int) -> list[Linear]:
-    """Linears of layer ``layer``'s MLP: dense, or router + routed experts + shared experts."""
-    if m.moe is None or layer < m.moe.first_dense_layers:
-        return _mlp(m.hidden_size, m.intermediate_size, m.mlp, m.mlp_bias)
-    e = m.moe
-    out = [Linear("router", m.hidden_size, e.num_experts)]
-    out += _mlp(m.hidden_size, e.expert_intermediate_size, m.mlp, m.mlp_bias, e.num_experts)
-    if e.shared_experts:
-        out += _mlp(m.hidden_size, e.expert_intermediate_size * e.shared_experts, m.mlp, m.mlp_bias)
+def mlp_linears(p: MlpSpec, h: int) -> list[Linear]:
+    """Linears of one MLP: dense, or router + routed experts (+ shared experts and their gate)."""
+    out = _dense(h, p.intermediate_size, p.kind, bias=p.bias, fused=p.fused_gate_up) if p.intermediate_size else []
+    e = p.moe
+    if e is None:
+        return out
+    out.append(Linear("router", h, e.num_experts, e.router_bias))
+    i, n, b = e.expert_intermediate_size, e.num_experts, e.expert_bias
+    gated = p.kind is not MlpKind.PLAIN
+    if e.storage is ExpertStorage.FUSED:
+        out.append(Linear("experts_gate_up", h, (2 if gated else 1) * i, b, n, 2 if gated else 1))
+    else:
+        out += [Linear(f"experts_{r}", h, i, b, n) for r in (("gate", "up") if gated else ("up",))]
+    out.append(Linear("experts_down", i, h, b, n))
+    if e.shared_width:
+        out += _dense(h, e.shared_width, p.kind, bias=p.bias, fused=p.fused_gate_up, prefix="shared_")
+    if e.shared_expert_gate:
+        out.append(Linear("shared_expert_gate", h, 1))
     return out
 
 
+def layer_linears(layer: LayerSpec, h: int) -> list[Linear]:
+    """Every linear of one decoder layer, attention first."""
+    return attention_linears(layer.attention, h) + mlp_linears(layer.mlp, h)
+
+
 def norm_params(m: ModelSpec) -> int:
-    """One normalisation layer: RMSNorm has a weight, LayerNorm a weight and a bias."""
+    """One hidden-width normalisation: RMSNorm has a weight, LayerNorm a weight and a bias."""
     return m.hidden_size * (2 if m.norm is NormKind.LAYERNORM else 1)
 
 
-def _mla_norms(m: ModelSpec) -> int:
-    if m.mla is None:
-        return 0
-    return m.mla.kv_lora_rank + (m.mla.q_lora_rank or 0)
+def attention_norm_params(a: AttentionSpec) -> int:
+    """The attention block's own norms and sinks: q/k norms, MLA's latent norms, one sink logit per head."""
+    qk = {
+        QkNorm.NONE: 0,
+        QkNorm.L2: 0,
+        QkNorm.HEAD: 2 * a.head_dim,
+        QkNorm.PROJECTION: (a.num_heads + a.num_kv_heads) * a.head_dim,
+    }[a.qk_norm]
+    mla = a.mla.kv_lora_rank + (a.mla.q_lora_rank or 0) if a.mla is not None else 0
+    return qk + mla + (a.num_heads if a.sinks else 0)
 
 
-def layer_params(m: ModelSpec, layer: int) -> int:
-    linears = attention_linears(m) + mlp_linears(m, layer)
-    return sum(x.params for x in linears) + m.norms_per_layer * norm_params(m) + _mla_norms(m)
+def layer_params(m: ModelSpec, layer: LayerSpec) -> int:
+    """Parameters of one decoder layer of kind ``layer``."""
+    linears = sum(x.params for x in layer_linears(layer, m.hidden_size))
+    return linears + layer.norms * norm_params(m) + attention_norm_params(layer.attention)
 
 
 def embedding_params(m: ModelSpec) -> int:
@@ -135,43 +186,65 @@ class ParamBreakdown:
 
 @lru_cache(maxsize=256)
 def count_params(m: ModelSpec) -> ParamBreakdown:
-    """Exact parameter count of the checkpoint, by module kind (kept per model: the sum walks every layer, about
-    half a millisecond for a large model, and the alignment page and lessons ask for it on every change)."""
-    layers = range(m.num_layers)
+    """Exact parameter count of the language model, by module kind (sinks and q/k norms count as norms;
+    kept per model: the sum walks every layer run, and the alignment page and lessons ask on every change)."""
+    h = m.hidden_size
+    layer_runs = runs(m)
     return ParamBreakdown(
         embedding=embedding_params(m),
-        attention=m.num_layers * sum(x.params for x in attention_linears(m)),
-        mlp=sum(sum(x.params for x in mlp_linears(m, i)) for i in layers),
-        norms=m.num_layers * (m.norms_per_layer * norm_params(m) + _mla_norms(m)) + norm_params(m),
+        attention=sum(r.count * sum(x.params for x in attention_linears(r.attention, h)) for r in layer_runs),
+        mlp=sum(r.count * sum(x.params for x in mlp_linears(r.mlp, h)) for r in layer_runs),
+        norms=sum(r.count * (r.norms * norm_params(m) + attention_norm_params(r.attention)) for r in layer_runs)
+        + norm_params(m),
         lm_head=lm_head_params(m),
     )
 
 
-def lora_targets(m: ModelSpec, layer: int, targets: LoraTargets) -> list[Linear]:
-    """The linears LoRA adapts in one layer. ``all-linear`` is PEFT's: every linear but the output layer."""
-    attn = attention_linears(m)
+def _peft_converts(m: ModelSpec) -> bool:
+    """PEFT's v4 -> v5 MoE conversion applies to this model (engine.specs.ExpertLora.PARAMETERS)."""
+    return any(r.mlp.moe is not None and r.mlp.moe.lora is ExpertLora.PARAMETERS for r in runs(m))
+
+
+def _all_linear(m: ModelSpec, layer: LayerSpec) -> list[Linear]:
+    """What PEFT 0.21's ``all-linear`` adapts in one layer (module docstring)."""
+    converted = _peft_converts(m)
+    e = layer.mlp.moe
+    out = attention_linears(layer.attention, m.hidden_size)
+    for x in mlp_linears(layer.mlp, m.hidden_size):
+        if x.role.startswith("experts_"):
+            keep = e is not None and e.lora is not ExpertLora.NONE
+        elif x.role == "router":
+            keep = e is not None and (e.lora is not ExpertLora.NONE or e.router_linear)
+        else:
+            keep = not (converted and x.role in _CONVERTED_NAMES)
+        if keep:
+            out.append(x)
+    return out
+
+
+def lora_targets(m: ModelSpec, layer: LayerSpec, targets: LoraTargets) -> list[Linear]:
+    """The linears LoRA adapts in one layer of kind ``layer`` (module docstring: PEFT's rules)."""
+    attn = attention_linears(layer.attention, m.hidden_size)
     if targets is LoraTargets.QV:
         return [x for x in attn if x.role in QV_ROLES]
     if targets is LoraTargets.ATTENTION:
         return attn
-    return attn + mlp_linears(m, layer)
+    return _all_linear(m, layer)
 
 
 @lru_cache(maxsize=256)
 def lora_params(m: ModelSpec, rank: int, targets: LoraTargets) -> int:
     """Trainable LoRA parameters: sum over adapted linears of r * (n_in + n_out) (Hu et al. 2021); kept per
     (model, rank, targets) like :func:`count_params`."""
-    return sum(
-        x.lora_params(rank) for i in range(m.num_layers) for x in lora_targets(m, i, targets)
-    )
+    return sum(r.count * sum(x.lora_params(rank) for x in lora_targets(m, r, targets)) for r in runs(m))
 
 
 def active_params(m: ModelSpec) -> int:
     """Parameters a token passes through (MoE: only the experts it is routed to)."""
-    total = count_params(m).total
-    if m.moe is None:
-        return total
-    e = m.moe
-    moe_layers = m.num_layers - e.first_dense_layers
-    per_expert = sum(x.params for x in _mlp(m.hidden_size, e.expert_intermediate_size, m.mlp, m.mlp_bias))
-    return total - moe_layers * (e.num_experts - e.experts_per_token) * per_expert
+    idle = 0
+    for r in runs(m):
+        e = r.mlp.moe
+        if e is not None:
+            experts = sum(x.params for x in mlp_linears(r.mlp, m.hidden_size) if x.role.startswith("experts_"))
+            idle += r.count * experts // e.num_experts * (e.num_experts - e.experts_per_token)
+    return count_params(m).total - idle

@@ -44,13 +44,16 @@ class _Frozen(BaseModel):
 class MlpKind(StrEnum):
     GATED = "gated"  # SwiGLU / GeGLU: gate, up, down
     PLAIN = "plain"  # fc_in, fc_out (GPT-2)
+    #: GPT-OSS's SwiGLU: gate and up clamped, ``(up + 1) * gate * sigmoid(alpha * gate)`` (GptOssExperts._apply_gate)
+    GATED_CLAMPED = "gated-clamped"
 
 
 class NormKind(StrEnum):
-    """RMSNORM_FP32: Gemma's RMSNorm, which multiplies by (1 + weight) in fp32 before casting back."""
+    """RMSNORM_FP32: an RMSNorm that applies its weight in fp32 before casting back: Gemma's (1 + weight), OLMo 2 / 3's
+    and GPT-OSS's ``(self.weight * hidden_states).to(input_dtype)``; Llama's casts first, then scales."""
 
     RMSNORM = "rmsnorm"  # weight only
-    RMSNORM_FP32 = "rmsnorm-fp32"  # weight only; scaled in fp32 (Gemma)
+    RMSNORM_FP32 = "rmsnorm-fp32"  # weight only; scaled in fp32 (Gemma, OLMo 2 / 3, GPT-OSS)
     LAYERNORM = "layernorm"  # weight and bias
 
 
@@ -164,6 +167,38 @@ class KvDtype(StrEnum):
 
 
 # -- architecture ---------------------------------------------------------------------------------------------
+class QkNorm(StrEnum):
+    """A normalisation of the queries and keys before attention (none, or where its weight sits)."""
+
+    NONE = "none"
+    HEAD = "head"  # RMSNorm over each head's width, one weight shared by the heads (Qwen3, Gemma 3, EXAONE 4)
+    PROJECTION = "projection"  # RMSNorm over the whole q and k projections (OLMo 2 / 3, OLMoE)
+    L2 = "l2"  # an L2 norm without weights (Llama 4)
+
+
+class ExpertStorage(StrEnum):
+    """How the experts' weights are held: transformers 5 fuses them into one 3-D parameter per projection."""
+
+    FUSED = "fused"
+    PER_EXPERT = "per-expert"  # one nn.Linear per expert and projection (transformers 4, custom code)
+
+
+class ExpertLora(StrEnum):
+    """What PEFT 0.21's ``all-linear`` does with a model's experts (peft/utils/transformers_weight_conversion.py).
+
+    PARAMETERS: for the model types transformers re-fused in v5 (Mixtral- and Qwen2-MoE-pattern: Qwen3-MoE,
+    DeepSeek-V2/V3, GLM-4.5, OLMoE, ...), the fused ``gate_up_proj`` (rank 2r), ``down_proj`` and the router's
+    ``gate.weight`` become ``target_parameters`` (``ParamWrapper``), and every linear named ``gate_proj`` /
+    ``up_proj`` / ``down_proj`` (dense MLPs, shared experts) is dropped from the targets.
+    NONE: the fused experts are not ``nn.Linear``: left alone (GPT-OSS, Llama 4, Granite MoE, Qwen2-MoE).
+    LINEAR: per-expert storage: every expert's linears are adapted like any other.
+    """
+
+    PARAMETERS = "parameters"
+    NONE = "none"
+    LINEAR = "linear"
+
+
 class MoESpec(_Frozen):
     """Mixture of experts: which MLPs are routed, how many experts each token visits."""
 
@@ -171,14 +206,33 @@ class MoESpec(_Frozen):
     experts_per_token: Experts
     expert_intermediate_size: Intermediate
     shared_experts: Annotated[int, Field(ge=0, le=4_096)] = 0
-    #: the first k layers keep a dense MLP (DeepSeek's ``first_k_dense_replace``)
+    #: the first k layers keep a dense MLP (DeepSeek's ``first_k_dense_replace``; flat specs only)
     first_dense_layers: Annotated[int, Field(ge=0)] = 0
+    #: width of the shared expert MLP (None: ``shared_experts`` x ``expert_intermediate_size``, DeepSeek's rule)
+    shared_intermediate_size: Annotated[int, Field(ge=1, le=1_048_576)] | None = None
+    shared_expert_gate: bool = False  # a sigmoid gate (hidden -> 1) on the shared expert (Qwen2-MoE)
+    router_bias: bool = False  # GPT-OSS
+    expert_bias: bool = False  # biases on the experts' projections (GPT-OSS)
+    storage: ExpertStorage = ExpertStorage.FUSED
+    lora: ExpertLora = ExpertLora.PARAMETERS
+    #: the router is an ``nn.Linear`` that ``all-linear`` adapts as a module
+    router_linear: bool = False
+    #: every expert runs on every token, scaled by its router score (transformers' Llama4TextMoe: the input is
+    #: repeated once per expert and multiplied by dense batched matmuls), instead of only the top-k
+    dense_dispatch: bool = False
 
     @model_validator(mode="after")
     def _check(self) -> MoESpec:
         if self.experts_per_token > self.num_experts:
             raise ValueError("experts_per_token cannot exceed num_experts")
         return self
+
+    @property
+    def shared_width(self) -> int:
+        """Width of the shared expert MLP (0: none)."""
+        if self.shared_intermediate_size is not None:
+            return self.shared_intermediate_size
+        return self.shared_experts * self.expert_intermediate_size
 
 
 class MLASpec(_Frozen):
@@ -189,6 +243,72 @@ class MLASpec(_Frozen):
     qk_nope_head_dim: HeadDim
     v_head_dim: HeadDim
     q_lora_rank: Intermediate | None = None  # None: queries are projected directly (V2-Lite)
+
+
+class AttentionSpec(_Frozen):
+    """One layer's attention: multi-head, grouped-query or multi-query by its head counts, or MLA."""
+
+    num_heads: Heads
+    num_kv_heads: Heads
+    head_dim: HeadDim
+    window: PositiveInt | None = None  # sliding-window attention over this many tokens (None: full)
+    qk_norm: QkNorm = QkNorm.NONE
+    sinks: bool = False  # one learned logit per head added to the softmax (GPT-OSS)
+    qkv_bias: bool = False
+    o_bias: bool = False
+    fused_qkv: bool = False  # one qkv_proj linear (Phi-3 / Phi-4)
+    #: RoPE on part of each head, the rest concatenated back (Phi-4-mini, GLM-4, MiniMax-M2)
+    partial_rotary: bool = False
+    softcap: bool = False  # tanh soft-capping of the scores (Gemma 2)
+    mla: MLASpec | None = None
+
+    @model_validator(mode="after")
+    def _check(self) -> AttentionSpec:
+        if self.num_heads % self.num_kv_heads:
+            raise ValueError(
+                f"num_heads ({self.num_heads}) must be a multiple of num_kv_heads ({self.num_kv_heads})"
+            )
+        return self
+
+    @property
+    def kind(self) -> str:
+        """MHA, GQA, MQA or MLA."""
+        if self.mla is not None:
+            return "MLA"
+        if self.num_kv_heads == self.num_heads:
+            return "MHA"
+        return "MQA" if self.num_kv_heads == 1 else "GQA"
+
+
+class MlpSpec(_Frozen):
+    """One layer's MLP: dense (``intermediate_size`` > 0), routed experts (``moe``), or both (Qwen2-MoE's
+    shared expert is described by ``moe``)."""
+
+    kind: MlpKind = MlpKind.GATED
+    intermediate_size: Annotated[int, Field(ge=0, le=1_048_576)] = 0  # the dense MLP's width (0: routed only)
+    bias: bool = False
+    fused_gate_up: bool = False  # one gate_up_proj linear (Phi-3 / Phi-4, GLM-4)
+    moe: MoESpec | None = None
+
+    @model_validator(mode="after")
+    def _check(self) -> MlpSpec:
+        if self.moe is None and self.intermediate_size == 0:
+            raise ValueError("an MLP needs intermediate_size > 0 or experts (moe)")
+        return self
+
+
+class LayerSpec(_Frozen):
+    """One decoder layer's kind: its attention, its MLP and how many hidden-width norms it holds."""
+
+    attention: AttentionSpec
+    mlp: MlpSpec
+    norms: Annotated[int, Field(ge=0, le=8)] = 2  # Gemma 2 / 3 and GLM-4 have four, Cohere 2 one
+
+
+class LayerRun(LayerSpec):
+    """``count`` consecutive layers of one kind."""
+
+    count: Layers
 
 
 class ModelSpec(_Frozen):
@@ -214,6 +334,8 @@ class ModelSpec(_Frozen):
     qkv_bias: bool = False
     o_bias: bool = False
     mlp_bias: bool = False
+    fused_qkv: bool = False  # one qkv projection (GPT-2's c_attn, Phi-3's qkv_proj)
+    fused_gate_up: bool = False  # one gate_up projection (Phi-3)
     moe: MoESpec | None = None
     mla: MLASpec | None = None
     #: Gemma 2 soft-caps attention scores and output logits with tanh (cap * tanh(x / cap))
@@ -224,9 +346,20 @@ class ModelSpec(_Frozen):
     sliding_layers_fraction: Annotated[float, Field(ge=0.0, le=1.0)] = 1.0
     #: the real checkpoint's parameter count, when known (used to check the architecture, never to compute)
     published_params: PositiveInt | None = None
+    #: the decoder layers as runs of identical layers, first layer first; None: one stack derived from the flat
+    #: fields above (``engine.layers.runs``), as every catalog model before the layer list was written
+    layers: tuple[LayerRun, ...] | None = None
+    #: parameters outside the language model (a vision tower and its projector): reported, not estimated
+    vision_params: Annotated[int, Field(ge=0)] = 0
+    #: what an import assumed or left out, shown beside the model
+    notes: tuple[str, ...] = ()
 
     @model_validator(mode="after")
     def _check(self) -> ModelSpec:
+        if self.layers is not None and sum(r.count for r in self.layers) != self.num_layers:
+            raise ValueError(
+                f"layers: the runs hold {sum(r.count for r in self.layers)} layers, num_layers is {self.num_layers}"
+            )
         if self.num_heads % self.num_kv_heads:
             raise ValueError(
                 f"num_heads ({self.num_heads}) must be a multiple of num_kv_heads ({self.num_kv_heads})"

@@ -1,8 +1,9 @@
 """Bundle the calibration traces with the engine: calibration/traces.jsonl -> engine/catalog/traced_steps.json.
 
 Run after ``python -m calibration.trace --all`` (which needs the dev venv with torch; see calibration/README.md):
-``python tools/export_traces.py``. Each row keeps the traced setup and peak; models outside the catalog (the
-tiny MoE) carry their architecture, built from the traced Hugging Face config by ``engine.hf_import``.
+``python tools/export_traces.py``. Each row keeps the traced setup and peak; a model outside the catalog (the
+tiny MoE, the reduced DeepSeek-V3 and Llama 4), or one whose catalog entry counts other parameters than the traced
+config, carries its architecture, built from the traced Hugging Face config by ``engine.hf_import``.
 """
 
 from __future__ import annotations
@@ -15,8 +16,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from engine.catalog import CatalogError, get_model  # noqa: E402
-from engine.hf_import import spec_fields  # noqa: E402
-from engine.specs import ModelSpec  # noqa: E402
+from engine.hf_import import spec_from_config  # noqa: E402
+from engine.params import count_params  # noqa: E402
 
 
 def _setup(r: dict[str, object]) -> dict[str, object]:
@@ -41,12 +42,14 @@ def _row(r: dict[str, object]) -> dict[str, object]:
     }
     if "host_offloaded_peak_bytes" in r:
         row["host_offloaded_peak_bytes"] = r["host_offloaded_peak_bytes"]
+    assert isinstance(r["hf_config"], dict)
+    spec = spec_from_config(r["hf_config"], str(r["model"]))
     try:
-        get_model(str(r["model"]))
+        same = count_params(get_model(str(r["model"]))).total == count_params(spec).total
     except CatalogError:
-        assert isinstance(r["hf_config"], dict)
-        spec = ModelSpec.model_validate(spec_fields(r["hf_config"], str(r["model"])))
-        row["spec"] = spec.model_dump(mode="json")
+        same = False
+    if not same:
+        row["spec"] = spec.model_dump(mode="json", exclude_defaults=True)
     return row
 
 

@@ -661,6 +661,10 @@
         <source>Could not import the config</source>
         <translation>無法匯入 config</translation>
     </message>
+    <message>
+        <source>Import notes</source>
+        <translation>匯入說明</translation>
+    </message>
 </context>
 <context>
     <name>MlaPanel</name>

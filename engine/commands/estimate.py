@@ -159,6 +159,8 @@ def to_json(e: Estimate) -> dict[str, Any]:
     """The contract: the keys of issue 3 plus details (terms_detail, phases, verdict)."""
     data: dict[str, Any] = {
         "model": e.model.id,
+        "model_notes": list(e.model.notes),
+        "vision_params": e.model.vision_params,
         "gpu": e.gpu.id,
         "setup": e.setup.as_json(),
         "total_params": e.total_params,
@@ -216,6 +218,7 @@ def to_text(e: Estimate) -> str:
         f"parameters {format_count(e.total_params)}, trainable {format_count(e.trainable_params)} "
         f"({100 * e.trainable_params / e.total_params:.2f}%)",
     ]
+    lines += [f"  note: {n}" for n in e.model.notes]
     lines += [f"  {t.name:<17} {format_bytes(t.bytes, u):>12}" for t in e.terms if t.bytes]
     step = "first step" if e.peak_step == 1 else "later steps"
     lines += [

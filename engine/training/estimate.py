@@ -20,6 +20,7 @@ import numpy.typing as npt
 
 from engine.results import Term
 from engine.specs import GpuSpec, ModelSpec, TrainingSetup
+from engine.training.activations import windows_reached
 from engine.training.host import host_estimate
 from engine.training.layout import layout
 from engine.training.moments import Moment, StepContext, moments, step_context
@@ -72,7 +73,7 @@ _KEY_FIELDS = tuple(f for f in TrainingSetup.model_fields if f not in ("batch", 
 
 
 def _key(m: ModelSpec, s: TrainingSetup, fine: bool, stage: int | None) -> tuple[object, ...]:
-    return (m, fine, stage, *(getattr(s, f) for f in _KEY_FIELDS))
+    return (m, fine, stage, windows_reached(m, s), *(getattr(s, f) for f in _KEY_FIELDS))
 
 
 def step_table(m: ModelSpec, s: TrainingSetup, fine: bool = False, stage: int | None = None) -> StepTable:

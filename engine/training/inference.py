@@ -23,9 +23,10 @@ without the tensors saved for backward. KV caches are not kept: one forward over
 
 from __future__ import annotations
 
+from engine.layers import runs
 from engine.params import attention_linears
 from engine.results import Term
-from engine.specs import Attention, Method, MlpKind, ModelSpec, TrainingSetup
+from engine.specs import Attention, Method, MlpKind, MlpSpec, ModelSpec, TrainingSetup
 from engine.terms import TermName
 from engine.training.precision import FP32, HALF, dtype_plan
 
@@ -41,25 +42,30 @@ def _dtypes(s: TrainingSetup) -> tuple[int, int]:
     return plan.residual, plan.compute
 
 
-def _mlp_width(m: ModelSpec, layer: int) -> int:
-    if m.moe is None or layer < m.moe.first_dense_layers:
-        return m.intermediate_size
-    e = m.moe
-    return (e.experts_per_token + e.shared_experts) * e.expert_intermediate_size
+def _mlp_width(p: MlpSpec) -> int:
+    """The MLP's width a token passes through: the dense part, the k routed experts and the shared expert."""
+    e = p.moe
+    if e is None:
+        return p.intermediate_size
+    k = e.num_experts if e.dense_dispatch else e.experts_per_token
+    return p.intermediate_size + k * e.expert_intermediate_size + e.shared_width
 
 
 def layer_working_set(m: ModelSpec, s: TrainingSetup) -> int:
     """Bytes per token live while the widest layer runs (module docstring, first three bullets)."""
     r, c = _dtypes(s)
     h = m.hidden_size
-    attn = attention_linears(m)
-    o_in = next(x.n_in for x in attn if x.role == "o")
-    attention = c * (h + sum(x.n_out for x in attn) + o_in)
-    per_width = 3 if m.mlp is MlpKind.GATED else 2
-    mlp = max(c * (h + per_width * _mlp_width(m, i)) for i in {0, m.num_layers - 1})
-    if m.moe is not None:
-        mlp += FP32 * m.moe.num_experts  # router logits
-    return 2 * r * h + max(attention, mlp)
+    widest = 0
+    for run in runs(m):
+        attn = attention_linears(run.attention, h)
+        o_in = next(x.n_in for x in attn if x.role == "o")
+        attention = c * (h + sum(x.n_out for x in attn) + o_in)
+        per_width = 2 if run.mlp.kind is MlpKind.PLAIN else 3
+        mlp = c * (h + per_width * _mlp_width(run.mlp))
+        if run.mlp.moe is not None:
+            mlp += FP32 * run.mlp.moe.num_experts  # router logits
+        widest = max(widest, attention, mlp)
+    return 2 * r * h + widest
 
 
 def forward_bytes(m: ModelSpec, s: TrainingSetup, sequences: int, logits: bool = True,

@@ -26,7 +26,7 @@ from itertools import accumulate
 from typing import Any
 
 from engine.params import count_params, layer_params, lora_targets, norm_params
-from engine.specs import Checkpointing, Method, ModelSpec, TrainingSetup
+from engine.specs import Checkpointing, LayerSpec, Method, ModelSpec, TrainingSetup
 from engine.training.activations import ActivationCoeffs, LayerCoeffs, activation_coeffs
 from engine.training.sharding import sharding_buffers
 from engine.training.states import ModelStates, grad_dtype_bytes, model_states
@@ -98,19 +98,21 @@ class Gradients:
     tied: int  # the shared embedding / output weight's gradient, made last (full fine-tuning, tied)
 
 
-def _gradients(m: ModelSpec, s: TrainingSetup, st: ModelStates, runs: tuple[tuple[int, int], ...]) -> Gradients:
-    """Per GPU (ZeRO-2/3 divide them): the adapters' for LoRA, every parameter's for full fine-tuning."""
+def _gradients(m: ModelSpec, s: TrainingSetup, st: ModelStates, runs: tuple[tuple[int, int], ...],
+               kinds: tuple[LayerSpec, ...]) -> Gradients:
+    """Per GPU (ZeRO-2/3 divide them): the adapters' for LoRA, every parameter's for full fine-tuning; ``kinds``
+    is the layer kind of each run."""
     per_byte = grad_dtype_bytes(s)
 
     def per_gpu(n: int) -> int:
         return -(-n * per_byte // st.divisor_grads)
 
-    def layer(i: int) -> int:
+    def layer(kind: LayerSpec) -> int:
         if s.method is not Method.FULL:
-            return sum(x.lora_params(s.lora.rank) for x in lora_targets(m, i, s.lora.targets))
-        return layer_params(m, i)
+            return sum(x.lora_params(s.lora.rank) for x in lora_targets(m, kind, s.lora.targets))
+        return layer_params(m, kind)
 
-    per_layer = tuple(g for lo, hi in runs for g in [per_gpu(layer(lo))] * (hi - lo + 1))
+    per_layer = tuple(g for (lo, hi), k in zip(runs, kinds, strict=True) for g in [per_gpu(layer(k))] * (hi - lo + 1))
     if s.method is not Method.FULL:
         return Gradients(0, per_layer, 0, 0)
     pc = count_params(m)
@@ -163,9 +165,14 @@ class StepContext:
         return self.grads.head + self.grad_sums[-1] - self.grad_sums[layer]
 
 
+def saved_cost(lc: LayerCoeffs) -> Cost:
+    """What one layer saves for its backward: per token, per b*s^2, and in bytes (PEFT's merged expert weights)."""
+    return Cost(float(lc.saved_fixed), lc.saved, lc.saved_bs2)
+
+
 def _kept(lc: LayerCoeffs, checkpointed: bool) -> Cost:
     """What one layer keeps between its forward and its backward (only its input when checkpointed)."""
-    return Cost(0.0, lc.checkpoint) if checkpointed else Cost(0.0, lc.saved, lc.saved_bs2)
+    return Cost(0.0, lc.checkpoint) if checkpointed else saved_cost(lc)
 
 
 def runs_of(ac: ActivationCoeffs) -> tuple[tuple[LayerCoeffs, ...], tuple[tuple[int, int], ...]]:
@@ -199,7 +206,7 @@ def step_context(m: ModelSpec, s: TrainingSetup) -> StepContext:
     st = model_states(m, s)
     ac = activation_coeffs(m, s)
     _, bounds = runs_of(ac)
-    return assemble(m, s, st, ac, grads=_gradients(m, s, st, bounds), buffers=sharding_buffers(m, s, st))
+    return assemble(m, s, st, ac, grads=_gradients(m, s, st, bounds, ac.kinds), buffers=sharding_buffers(m, s, st))
 
 
 def moments(c: StepContext, fine: bool = False) -> tuple[Moment, ...]:

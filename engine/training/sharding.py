@@ -13,6 +13,7 @@
 
 from __future__ import annotations
 
+from engine.layers import runs
 from engine.params import count_params, layer_params, norm_params
 from engine.specs import Method, ModelSpec, Sharding, TrainingSetup
 from engine.training.precision import dtype_plan
@@ -23,7 +24,7 @@ DEEPSPEED_BUCKET = 500_000_000  # elements
 
 def _layer_weight_bytes(m: ModelSpec, s: TrainingSetup, st: ModelStates) -> float:
     """Bytes of the largest decoder layer's weights as stored (4-bit for QLoRA's base)."""
-    biggest = max(layer_params(m, i) for i in {0, m.num_layers - 1})
+    biggest = max(layer_params(m, r) for r in runs(m))
     return biggest * st.weights_full / max(st.counts.total, 1)
 
 
@@ -47,5 +48,5 @@ def sharding_buffers(m: ModelSpec, s: TrainingSetup, st: ModelStates) -> dict[st
     units = 2 * _layer_weight_bytes(m, s, st) * share
     layer_grads = 0.0
     if s.method is Method.FULL:
-        layer_grads = max(layer_params(m, i) for i in {0, m.num_layers - 1}) * grad * share
+        layer_grads = max(layer_params(m, r) for r in runs(m)) * grad * share
     return {"forward": root + units, "backward": root + units + layer_grads}

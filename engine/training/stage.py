@@ -27,16 +27,17 @@ import math
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
+from engine.layers import expand, runs
 from engine.params import (
     Linear,
-    attention_linears,
+    attention_norm_params,
     count_params,
+    layer_linears,
     lora_params,
     lora_targets,
-    mlp_linears,
     norm_params,
 )
-from engine.specs import LoraSpec, Method, ModelSpec, Optimizer, Sharding, TrainingSetup
+from engine.specs import LayerRun, LayerSpec, LoraSpec, Method, ModelSpec, Optimizer, Sharding, TrainingSetup
 from engine.training.activations import ActivationCoeffs, LayerCoeffs, activation_coeffs
 from engine.training.layout import Layout
 from engine.training.moments import Cost, Gradients, StepContext, assemble
@@ -44,8 +45,9 @@ from engine.training.precision import ADAPTER_PLAN, FP32, dtype_plan
 from engine.training.sharding import DEEPSPEED_BUCKET
 from engine.training.states import Counts, ModelStates, counts, optimizer_state_bytes, weight_parts
 
-COLUMN = frozenset({"q", "k", "v", "q_b", "kv_b", "gate", "up"})
-ROW = frozenset({"o", "down"})
+COLUMN = frozenset({"q", "k", "v", "qkv", "q_b", "kv_b", "gate", "up", "gate_up", "shared_gate", "shared_up",
+                    "shared_gate_up", "experts_gate", "experts_up", "experts_gate_up"})
+ROW = frozenset({"o", "down", "shared_down", "experts_down"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,15 +78,25 @@ class _Split:
     etp: int
 
 
-def _is_expert(m: ModelSpec, layer: int, x: Linear) -> bool:
-    e = m.moe
-    return e is not None and layer >= e.first_dense_layers and x.count == e.num_experts and x.role in ROW | COLUMN
+def _is_expert(x: Linear) -> bool:
+    return x.role.startswith("experts_")
 
 
-def _linear(m: ModelSpec, layer: int, x: Linear, lay: Layout | _Split) -> tuple[float, bool]:
+@lru_cache(maxsize=4_096)
+def layer_at(m: ModelSpec, layer: int) -> LayerSpec:
+    """The kind of decoder layer ``layer`` (counting from 0)."""
+    return _layers(m)[layer]
+
+
+@lru_cache(maxsize=256)
+def _layers(m: ModelSpec) -> tuple[LayerSpec, ...]:
+    return tuple(expand(runs(m)))
+
+
+def _linear(x: Linear, lay: Layout | _Split) -> tuple[float, bool]:
     """(parameters on one GPU, whether they are expert parameters) of one linear (module docstring)."""
     weight, bias = x.n_in * x.n_out, (x.n_out if x.bias else 0)
-    if _is_expert(m, layer, x):
+    if _is_expert(x):
         split_bias = bias / lay.etp if x.role in COLUMN else bias
         return x.count / lay.ep * (weight / lay.etp + split_bias), True
     if x.role in COLUMN:
@@ -94,18 +106,19 @@ def _linear(m: ModelSpec, layer: int, x: Linear, lay: Layout | _Split) -> tuple[
     return float(x.params), False
 
 
-def _adapter(m: ModelSpec, layer: int, x: Linear, lay: Layout | _Split, rank: int) -> tuple[float, bool]:
+def _adapter(x: Linear, lay: Layout | _Split, rank: int) -> tuple[float, bool]:
     """LoRA's A (r x n_in) and B (n_out x r) on one GPU: split along the dimension the base linear splits
     (B for a column-parallel linear, A for a row-parallel one), whole for a replicated one (Megatron-Bridge /
     NeMo ``ParallelLinearAdapter``)."""
-    expert = _is_expert(m, layer, x)
+    expert = _is_expert(x)
     split = lay.etp if expert else lay.tp
     copies = x.count / lay.ep if expert else x.count
+    r = rank * x.rank_mult
     if x.role in COLUMN:
-        return copies * rank * (x.n_in + x.n_out / split), expert
+        return copies * r * (x.n_in + x.n_out / split), expert
     if x.role in ROW:
-        return copies * rank * (x.n_in / split + x.n_out), expert
-    return copies * rank * (x.n_in + x.n_out), expert
+        return copies * r * (x.n_in / split + x.n_out), expert
+    return copies * r * (x.n_in + x.n_out), expert
 
 
 def layer_held(m: ModelSpec, s: TrainingSetup, lay: Layout, layer: int) -> Held:
@@ -117,14 +130,15 @@ def layer_held(m: ModelSpec, s: TrainingSetup, lay: Layout, layer: int) -> Held:
 @lru_cache(maxsize=65_536)
 def _layer_held(m: ModelSpec, lora: LoraSpec | None, lay: _Split, layer: int) -> Held:
     dense = expert = 0.0
-    for x in attention_linears(m) + mlp_linears(m, layer):
-        n, is_expert = _linear(m, layer, x, lay)
+    kind = layer_at(m, layer)
+    for x in layer_linears(kind, m.hidden_size):
+        n, is_expert = _linear(x, lay)
         dense, expert = (dense, expert + n) if is_expert else (dense + n, expert)
-    norms = m.norms_per_layer * norm_params(m) + (m.mla.kv_lora_rank + (m.mla.q_lora_rank or 0) if m.mla else 0)
+    norms = kind.norms * norm_params(m) + attention_norm_params(kind.attention)
     adapters = [0.0, 0.0]
     if lora is not None:
-        for x in lora_targets(m, layer, lora.targets):
-            n, is_expert = _adapter(m, layer, x, lay, lora.rank)
+        for x in lora_targets(m, kind, lora.targets):
+            n, is_expert = _adapter(x, lay, lora.rank)
             adapters[is_expert] += n
     return Held(dense + norms, expert, adapters[0], adapters[1])
 
@@ -194,7 +208,7 @@ def _states(m: ModelSpec, s: TrainingSetup, lay: Layout, held: Held) -> ModelSta
 
 def tp_view(m: ModelSpec, lay: Layout) -> ModelSpec:
     """The model as one tensor-parallel rank computes it: heads / t, MLP widths / t, experts' widths / etp, the
-    vocabulary / t (unvalidated: a view for counting activations, not a model)."""
+    vocabulary / t, layer by layer (unvalidated: a view for counting activations, not a model)."""
     t = lay.tp
     update: dict[str, object] = {"num_heads": m.num_heads // t, "num_kv_heads": max(m.num_kv_heads // t, 1),
                                  "head_dim": m.head_size, "intermediate_size": m.intermediate_size / t,
@@ -202,13 +216,29 @@ def tp_view(m: ModelSpec, lay: Layout) -> ModelSpec:
     if m.moe is not None:
         update["moe"] = m.moe.model_copy(update={"expert_intermediate_size": m.moe.expert_intermediate_size
                                                  / lay.etp})
+    update["layers"] = tuple(_tp_run(r, t, lay.etp) for r in runs(m))
     return m.model_copy(update=update)
 
 
-def _scaled(lc: LayerCoeffs, k: float, copies: int) -> LayerCoeffs:
+def _tp_run(r: LayerRun, t: int, etp: int) -> LayerRun:
+    """One run of layers as a tensor-parallel rank computes it (unvalidated)."""
+    a = r.attention.model_copy(update={"num_heads": r.attention.num_heads // t,
+                                       "num_kv_heads": max(r.attention.num_kv_heads // t, 1)})
+    mlp: dict[str, object] = {"intermediate_size": r.mlp.intermediate_size / t}
+    e = r.mlp.moe
+    if e is not None:
+        shared = e.shared_width / t
+        mlp["moe"] = e.model_copy(update={"expert_intermediate_size": e.expert_intermediate_size / etp,
+                                          "shared_intermediate_size": shared or None})
+    return r.model_copy(update={"attention": a, "mlp": r.mlp.model_copy(update=mlp)})
+
+
+def _scaled(lc: LayerCoeffs, k: float, copies: int, fixed_k: float) -> LayerCoeffs:
+    """A layer's coefficients on one GPU: ``k`` for what scales with its tokens, ``fixed_k`` for PEFT's merged
+    expert weights (the GPU's experts, ep of them, each split etp ways)."""
     return LayerCoeffs(lc.saved * k, lc.saved_bs2 * k, lc.transient * k, lc.transient_bs2 * k, lc.checkpoint * k,
                        copies, lc.dequantized, lc.recomputed * k, lc.recomputed_bs2 * k, lc.saved_again * k,
-                       lc.checkpoint_again * k)
+                       lc.checkpoint_again * k, round(lc.saved_fixed * fixed_k))
 
 
 def stage_coeffs(m: ModelSpec, s: TrainingSetup, lay: Layout, stage: int) -> ActivationCoeffs:
@@ -218,20 +248,25 @@ def stage_coeffs(m: ModelSpec, s: TrainingSetup, lay: Layout, stage: int) -> Act
     k = (1 / t if sp else 1.0) / c
     first, last = lay.stages[stage]
     per_layer = [lc for n, lc in base.segments for _ in range(n)][first : last + 1]
+    kinds = _layers(m)[first : last + 1]
     autocast = dtype_plan(s.precision).autocast_copies
     compute = dtype_plan(s.precision).compute
     copies = [round(compute * _linear_weights(m, i, lay)) if autocast else 0 for i in range(first, last + 1)]
-    scaled = [_scaled(lc, k, cp) for lc, cp in zip(per_layer, copies, strict=True)]
+    fixed_k = (1 / lay.etp if sp else 1.0) / lay.ep  # without sp the view's experts are already split etp ways
+    scaled = [_scaled(lc, k, cp, fixed_k) for lc, cp in zip(per_layer, copies, strict=True)]
     segments: list[tuple[int, LayerCoeffs]] = []
-    for lc in scaled:
-        if segments and segments[-1][1] == lc:
+    seg_kinds: list[LayerSpec] = []
+    for lc, kind in zip(scaled, kinds, strict=True):
+        if segments and segments[-1][1] == lc and seg_kinds[-1] == kind:
             segments[-1] = (segments[-1][0] + 1, lc)
         else:
             segments.append((1, lc))
+            seg_kinds.append(kind)
     head = stage == lay.pp - 1
     logits_k = 1 / (t * c) if sp else 1 / c  # without sp the view's vocabulary is already V / t
     return ActivationCoeffs(
         segments=tuple(segments),
+        kinds=tuple(seg_kinds),
         head_saved=base.head_saved * k if head else 0.0,
         head_input=base.head_input * k if head else 0.0,
         head_copies=round(base.head_copies / (t if sp else 1)) if head else 0,
@@ -244,8 +279,8 @@ def stage_coeffs(m: ModelSpec, s: TrainingSetup, lay: Layout, stage: int) -> Act
 def _linear_weights(m: ModelSpec, layer: int, lay: Layout) -> float:
     """Weights (no biases) of a layer's linears on one GPU: what autocast copies to 16 bits."""
     total = 0.0
-    for x in attention_linears(m) + mlp_linears(m, layer):
-        n, _ = _linear(m, layer, replace(x, bias=False), lay)
+    for x in layer_linears(layer_at(m, layer), m.hidden_size):
+        n, _ = _linear(replace(x, bias=False), lay)
         total += n
     return total
 

@@ -22,7 +22,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine.params import attention_linears, count_params, lora_params, lora_targets, mlp_linears
+from engine.layers import runs
+from engine.params import count_params, layer_linears, lora_params, lora_targets
 from engine.specs import Method, ModelSpec, Optimizer, Sharding, TrainingSetup
 from engine.training.precision import ADAPTER_PLAN, FP32, HALF, DtypePlan, dtype_plan
 
@@ -47,11 +48,7 @@ class Counts:
 
 def block_linear_params(m: ModelSpec) -> int:
     """Weights of every linear in the decoder blocks (what QLoRA quantizes)."""
-    return sum(
-        x.count * x.n_in * x.n_out
-        for i in range(m.num_layers)
-        for x in attention_linears(m) + mlp_linears(m, i)
-    )
+    return sum(r.count * x.count * x.n_in * x.n_out for r in runs(m) for x in layer_linears(r, m.hidden_size))
 
 
 def counts(m: ModelSpec, s: TrainingSetup) -> Counts:
@@ -92,12 +89,13 @@ def trainable_matrices(m: ModelSpec, s: TrainingSetup) -> list[tuple[int, int, i
         r = s.lora.rank
         return [
             shape
-            for i in range(m.num_layers)
-            for x in lora_targets(m, i, s.lora.targets)
-            for shape in ((r, x.n_in, x.count), (x.n_out, r, x.count))
+            for run in runs(m)
+            for x in lora_targets(m, run, s.lora.targets)
+            for shape in ((r * x.rank_mult, x.n_in, x.count * run.count),
+                          (x.n_out, r * x.rank_mult, x.count * run.count))
         ]
     pc = count_params(m)
-    mats = [(x.n_out, x.n_in, x.count) for i in range(m.num_layers) for x in attention_linears(m) + mlp_linears(m, i)]
+    mats = [(x.n_out, x.n_in, x.count * run.count) for run in runs(m) for x in layer_linears(run, m.hidden_size)]
     mats.append((m.vocab_size, m.hidden_size, 2 if pc.lm_head else 1))
     in_mats = sum(a * b * c for a, b, c in mats)
     mats.append((pc.total - in_mats, 1, 1))  # norms, biases, position table: not factored

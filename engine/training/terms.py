@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from engine.specs import Checkpointing, Method
 from engine.terms import TermName
-from engine.training.moments import ZERO, Cost, Moment, MomentKind, StepContext
+from engine.training.moments import ZERO, Cost, Moment, MomentKind, StepContext, saved_cost
 
 
 @dataclass(frozen=True, slots=True)
@@ -169,7 +169,7 @@ def activations(c: StepContext, at: Sequence[Moment]) -> TermRule:
         if mo.kind is MomentKind.BACKWARD_LAYER:
             layer = mo.layer or 0
             lc = c.layers[layer]
-            recomputed = Cost(0.0, lc.saved, lc.saved_bs2) if c.checkpointed else ZERO
+            recomputed = saved_cost(lc) if c.checkpointed else ZERO
             return kept(layer) + recomputed + Cost(0.0, lc.recomputed, lc.recomputed_bs2)
         return ZERO
 

@@ -58,6 +58,7 @@ class MemoryPage(QWidget):
         self.scenario = scenario
         self.controls = MemoryControls(scenario, self)
         self.controls.import_failed.connect(self._import_failed)
+        self.controls.import_noted.connect(self._import_noted)
         self.summary = PeakSummary(self)
         self.breakdown = BreakdownChart(self)
         self.breakdown.setMinimumHeight(96)
@@ -206,3 +207,6 @@ class MemoryPage(QWidget):
 
     def _import_failed(self, reason: str) -> None:
         QMessageBox.warning(self, self.tr("Could not import the config"), reason)
+
+    def _import_noted(self, notes: str) -> None:
+        QMessageBox.information(self, self.tr("Import notes"), notes)

@@ -54,9 +54,11 @@ class MemoryControls(QWidget):
 
     Signals:
         import_failed(str): a config.json could not be imported (the engine's one-line reason).
+        import_noted(str): a config.json was imported with notes (defaults assumed, parts not counted).
     """
 
     import_failed = Signal(str)
+    import_noted = Signal(str)
 
     def __init__(self, scenario: Scenario, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -246,4 +248,6 @@ class MemoryControls(QWidget):
             return False
         self.model_picker.add_imported(spec)
         self.scenario.update(model=spec)
+        if spec.notes:
+            self.import_noted.emit("\n\n".join(spec.notes))
         return True

@@ -4,9 +4,30 @@ import pytest
 
 from engine.training.accuracy import gpu_runs, summarize, traced_steps
 
+#: today's families (issue 13), each traced with full fine-tuning and LoRA r16 on all linear layers
+CURRENT = ("qwen3-0.6b", "qwen3-8b", "qwen3-30b-a3b", "gemma-3-1b", "gpt-oss-20b", "deepseek-v3-5l", "phi-4-mini",
+           "olmo-2-1b", "llama-4-maverick-4l", "exaone-4.0-1.2b", "glm-4-9b", "glm-4.5-air-3l", "granite-3.1-1b-a400m")
+
 
 def test_traced_steps_within_targets():
     s = summarize(traced_steps())
+    assert s is not None
+    assert s.runs >= 90
+    assert s.median_abs_error <= 0.05
+    assert s.worst_abs_error <= 0.10
+
+
+@pytest.mark.parametrize("model", CURRENT)
+def test_current_families_are_traced_full_and_lora_and_comparable(model):
+    rows = [r for r in traced_steps() if r.model == model]
+    assert any("_full_" in r.id for r in rows)
+    assert any("_lora-r16_" in r.id for r in rows)
+    assert all(r.comparable for r in rows), [r.id for r in rows if not r.comparable]
+
+
+def test_current_models_within_targets():
+    s = summarize(tuple(r for r in traced_steps() if r.model in CURRENT or r.id.startswith(
+        ("gemma-3", "phi-4", "olmo-3", "mistral-small", "minimax", "smollm3", "exaone"))))
     assert s is not None
     assert s.runs >= 40
     assert s.median_abs_error <= 0.05

@@ -6,7 +6,7 @@ import struct
 import pytest
 
 from engine.catalog import get_model
-from engine.hf_import import ConfigImportError, load_config
+from engine.hf_import import ConfigImportError, RefusedLayerError, load_config
 from engine.params import count_params
 
 LLAMA2_7B = {
@@ -22,8 +22,9 @@ def _write(folder, cfg):
     return folder
 
 
-def _safetensors(path, shapes):
-    header = {f"t{i}": {"dtype": "BF16", "shape": s, "data_offsets": [0, 0]} for i, s in enumerate(shapes)}
+def _safetensors(path, shapes, names=None):
+    names = names or [f"t{i}" for i in range(len(shapes))]
+    header = {n: {"dtype": "BF16", "shape": s, "data_offsets": [0, 0]} for n, s in zip(names, shapes, strict=True)}
     raw = json.dumps(header).encode()
     path.write_bytes(struct.pack("<Q", len(raw)) + raw)
 
@@ -54,22 +55,109 @@ def test_gpt2_style_names(tmp_path):
     assert count_params(load_config(_write(tmp_path / "g", cfg))).total == 124_439_808
 
 
+UNKNOWN = {**LLAMA2_7B, "model_type": "brand-new"}
+
+
 @pytest.mark.parametrize(
     ("content", "needle"),
     [
         ("{not json", "not valid JSON"),
         ("[1, 2]", "JSON object"),
-        (json.dumps({k: v for k, v in LLAMA2_7B.items() if k != "vocab_size"}), "vocab_size"),
-        (json.dumps({**LLAMA2_7B, "hidden_size": -5}), "hidden_size"),
-        (json.dumps({**LLAMA2_7B, "num_attention_heads": "many"}), "num_heads"),
-        (json.dumps({**LLAMA2_7B, "num_key_value_heads": 5}), "num_kv_heads"),
-        (json.dumps({**LLAMA2_7B, "num_hidden_layers": 10**9}), "num_layers"),
+        ('{"vocab_size": NaN}', "NaN"),
+        ('{"vocab_size": 1e400}', "infinity"),
+        (json.dumps({k: v for k, v in UNKNOWN.items() if k != "vocab_size"}), "'vocab_size': missing"),
+        (json.dumps({**LLAMA2_7B, "hidden_size": -5}), "'hidden_size': -5 is outside"),
+        (json.dumps({**LLAMA2_7B, "hidden_size": "4096"}), "'hidden_size': expected a whole number, found the string"),
+        (json.dumps({**LLAMA2_7B, "hidden_size": 4096.0}), "'hidden_size': expected a whole number, found the number"),
+        (json.dumps({**LLAMA2_7B, "hidden_size": True}), "'hidden_size': expected a whole number, found the boolean"),
+        (json.dumps({**LLAMA2_7B, "hidden_size": [4096]}), "'hidden_size': expected a whole number, found a list"),
+        (json.dumps({**LLAMA2_7B, "num_attention_heads": "many"}), "'num_attention_heads'"),
+        (json.dumps({**LLAMA2_7B, "num_key_value_heads": 5}), "'num_key_value_heads'"),
+        (json.dumps({**LLAMA2_7B, "num_hidden_layers": 10**9}), "'num_hidden_layers': 1,000,000,000 is outside"),
+        (json.dumps({**LLAMA2_7B, "tie_word_embeddings": "false"}), "'tie_word_embeddings': expected true or false"),
+        (json.dumps({**LLAMA2_7B, "model_type": 7}), "'model_type': expected a string"),
+        (json.dumps({"model_type": "gemma3", "text_config": [1]}), "'text_config': expected an object"),
+        (json.dumps({**LLAMA2_7B, "layer_types": ["full_attention"] * 3}), "'layer_types': 3 entries for 32"),
+        (json.dumps({**LLAMA2_7B, "layer_types": ["teleport"] * 32}), "'layer_types': layer 0 has an unknown"),
+        (json.dumps({"model_type": "qwen3_moe", "num_experts_per_tok": 999}), "'num_experts_per_tok'"),
     ],
 )
-def test_bad_configs_name_the_problem(tmp_path, content, needle):
+def test_bad_configs_name_the_file_and_the_field(tmp_path, content, needle):
     folder = _write(tmp_path / "bad", content)
-    with pytest.raises(ConfigImportError, match=needle):
+    with pytest.raises(ConfigImportError, match=needle) as info:
         load_config(folder)
+    message = str(info.value)
+    assert message.startswith("config.json")
+    assert "\n" not in message
+
+
+@pytest.mark.parametrize(
+    ("cfg", "needle"),
+    [
+        ({"model_type": "qwen3_next"}, "'qwen3_next' has gated DeltaNet"),
+        ({"model_type": "granitemoehybrid"}, "no 'layer_types'.*Mamba 2"),
+        ({"model_type": "granitemoehybrid", "layer_types": ["mamba"] * 31 + ["attention"]}, "layer 0 is Mamba"),
+        ({"model_type": "qwen3_5", "text_config": {"model_type": "qwen3_5_text"}}, "gated DeltaNet"),
+        ({**LLAMA2_7B, "layer_types": ["full_attention"] * 31 + ["mamba"]}, "layer 31 is Mamba"),
+        ({**LLAMA2_7B, "layer_types": ["linear_attention"] * 32}, "layer 0 is linear attention"),
+    ],
+)
+def test_layer_kinds_the_engine_cannot_cost_are_refused_by_name(tmp_path, cfg, needle):
+    with pytest.raises(RefusedLayerError, match=needle):
+        load_config(_write(tmp_path / "m", cfg))
+
+
+def test_tie_word_embeddings_false_as_a_boolean_unties(tmp_path):
+    tied = load_config(_write(tmp_path / "a", {**LLAMA2_7B, "tie_word_embeddings": True}))
+    untied = load_config(_write(tmp_path / "b", {**LLAMA2_7B, "tie_word_embeddings": False}))
+    assert count_params(untied).total - count_params(tied).total == 32000 * 4096
+
+
+def test_an_unknown_model_type_imports_with_a_note_of_the_defaults(tmp_path):
+    m = load_config(_write(tmp_path / "u", UNKNOWN))
+    assert count_params(m).total == count_params(get_model("llama-2-7b")).total
+    assert any("'brand-new' is not one the engine knows" in n and "Llama" in n for n in m.notes)
+
+
+def test_a_known_model_type_takes_its_transformers_defaults(tmp_path):
+    # Qwen3's config leaves out head_dim (128 by default) and tie_word_embeddings (false)
+    m = load_config(_write(tmp_path / "q", {"model_type": "qwen3", "vocab_size": 151936, "hidden_size": 1024,
+                                            "intermediate_size": 3072, "num_hidden_layers": 28,
+                                            "num_attention_heads": 16, "num_key_value_heads": 8}))
+    assert m.head_dim == 128
+    assert not m.tie_embeddings
+    assert m.notes == ()
+
+
+def test_text_config_counts_the_language_model_and_reports_the_vision_tower(tmp_path):
+    cfg = {"model_type": "mistral3", "text_config": {**LLAMA2_7B, "model_type": "mistral"},
+           "vision_config": {"hidden_size": 1024}}
+    folder = _write(tmp_path / "mm", cfg)
+    _safetensors(folder / "model.safetensors", [[32000, 4096], [1024, 1024]],
+                 names=["language_model.model.embed_tokens.weight", "vision_tower.patch_conv.weight"])
+    m = load_config(folder)
+    assert count_params(m).total == count_params(load_config(_write(tmp_path / "l", LLAMA2_7B))).total
+    assert m.vision_params == 1024 * 1024
+    assert m.published_params == 32000 * 4096
+    assert any("vision tower" in n for n in m.notes)
+
+
+def test_multi_token_prediction_layers_are_left_out(tmp_path):
+    folder = _write(tmp_path / "mtp", {**LLAMA2_7B, "num_hidden_layers": 2})
+    _safetensors(folder / "model.safetensors", [[8, 8], [4, 4]],
+                 names=["model.layers.1.mlp.down_proj.weight", "model.layers.2.eh_proj.weight"])
+    m = load_config(folder)
+    assert m.published_params == 64
+    assert any("16 parameters in layers past" in n for n in m.notes)
+
+
+def test_mxfp4_blocks_count_two_values_per_byte(tmp_path):
+    folder = _write(tmp_path / "oss", LLAMA2_7B)
+    header = {"a_blocks": {"dtype": "U8", "shape": [2, 4, 3, 16], "data_offsets": [0, 0]},
+              "a_scales": {"dtype": "U8", "shape": [2, 4, 3], "data_offsets": [0, 0]}}
+    raw = json.dumps(header).encode()
+    (folder / "model.safetensors").write_bytes(struct.pack("<Q", len(raw)) + raw)
+    assert load_config(folder).published_params == 2 * 4 * 3 * 16 * 2
 
 
 def test_missing_path_and_empty_folder(tmp_path):
@@ -79,8 +167,21 @@ def test_missing_path_and_empty_folder(tmp_path):
         load_config(tmp_path)
 
 
-def test_corrupt_safetensors_header(tmp_path):
+@pytest.mark.parametrize(
+    "raw",
+    [
+        struct.pack("<Q", 12) + b"not json!!!!",
+        struct.pack("<Q", 500) + b"{}",
+        b"\x01\x02",
+        struct.pack("<Q", 2) + b"[]",
+        struct.pack("<Q", 40) + b'{"t": {"dtype": "BF16", "shape": "big"}}'.ljust(40),
+        struct.pack("<Q", 30) + b'{"t": {"shape": [NaN]}}'.ljust(30),
+    ],
+    ids=["not-json", "truncated", "short", "not-object", "bad-shape", "nan"],
+)
+def test_corrupt_safetensors_headers_are_reported_as_such(tmp_path, raw):
     folder = _write(tmp_path / "m", LLAMA2_7B)
-    (folder / "model.safetensors").write_bytes(struct.pack("<Q", 12) + b"not json!!!!")
-    with pytest.raises(ConfigImportError, match="safetensors"):
+    (folder / "model.safetensors").write_bytes(raw)
+    with pytest.raises(ConfigImportError, match=r"^model\.safetensors: .*safetensors") as info:
         load_config(folder)
+    assert "field" not in str(info.value)

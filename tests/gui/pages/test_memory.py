@@ -151,6 +151,22 @@ def test_a_bad_config_is_reported_and_changes_nothing(
     assert page.scenario.model == get_model("llama-2-7b")
 
 
+def test_an_unknown_model_type_is_imported_with_its_notes_shown(
+    qtbot: QtBot, page: MemoryPage, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    shown: list[tuple[str, str]] = []
+    monkeypatch.setattr("gui.pages.memory.QMessageBox.information",
+                        lambda _p, title, text: shown.append((title, text)))
+    cfg = {"model_type": "brand-new", "vocab_size": 512, "hidden_size": 64, "intermediate_size": 176,
+           "num_hidden_layers": 2, "num_attention_heads": 4}
+    with qtbot.waitSignal(page.controls.import_noted):
+        assert page.controls.import_config(str(_write_config(tmp_path / "New", cfg)))
+    assert shown
+    assert shown[0][0] == "Import notes"
+    assert "'brand-new' is not one the engine knows" in shown[0][1]
+    assert page.scenario.model.id == "New"
+
+
 def test_model_picker_is_grouped_and_searchable(qtbot: QtBot, page: MemoryPage) -> None:
     picker = page.controls.model_picker
     assert picker.model_at(0) is None  # a family heading
