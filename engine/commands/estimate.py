@@ -159,8 +159,6 @@ def to_json(e: Estimate) -> dict[str, Any]:
     """The contract: the keys of issue 3 plus details (terms_detail, phases, verdict)."""
     data: dict[str, Any] = {
         "model": e.model.id,
-        "model_notes": list(e.model.notes),
-        "vision_params": e.model.vision_params,
         "gpu": e.gpu.id,
         "setup": e.setup.as_json(),
         "total_params": e.total_params,
@@ -186,6 +184,10 @@ def to_json(e: Estimate) -> dict[str, Any]:
     }
     if e.setup.activation_offload:  # only then, so that every other output stays as it was
         data["offloaded_bytes"] = e.offloaded_bytes
+    if e.model.notes:  # an imported config's assumptions (an unknown model_type's defaults, ...)
+        data["model_notes"] = list(e.model.notes)
+    if e.model.vision_params:  # a multimodal checkpoint's vision tower and projector, not costed
+        data["vision_params"] = e.model.vision_params
     return data
 
 
