@@ -70,7 +70,7 @@ def _steps(page: MemoryPage, events: int) -> list[float]:
         t0 = time.perf_counter()
         QTest.keyClick(page.controls.seq_slider, key)
         _turns(2)  # write, headline; then the secondary views, once input has paused, one per turn
-        while page._secondary_later.pending() or page._parts:
+        while page.recompute.pending():
             QTest.qWait(1)
         page.repaint()
         times.append((time.perf_counter() - t0) * 1e3)

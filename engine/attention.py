@@ -18,14 +18,13 @@ import numpy.typing as npt
 
 from engine.attention_sizes import StepKey, TensorSize, flash_kept, tensor_size
 from engine.attention_text import STEP_TEXT
-from engine.catalog import get_model
+from engine.catalog import DEFAULT_MODEL, get_model
 from engine.specs import KvDtype, ModelSpec
 
 D_MODEL = 8
 D_HEAD = 4
 MAX_TOKENS = 8
 DEFAULT_SENTENCE = "The cat sat on the mat"
-DEFAULT_MODEL = "llama-2-7b"
 WEIGHT_SEED = 2017
 
 Matrix = npt.NDArray[np.float64]

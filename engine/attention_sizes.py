@@ -32,8 +32,6 @@ DTYPE_BITS = {
     KvDtype.INT8: 8,
     KvDtype.INT4: 4,
 }
-#: the sequence lengths the walk-through offers: from the toy sentence's six tokens to 128k
-SEQ_LEN_RANGE = (6, 131_072)
 LSE_BITS = 32  # FlashAttention's log-sum-exp statistic is fp32 (Dao et al. 2022, algorithm 1, line 13)
 
 N = TypeVar("N", int, npt.NDArray[np.float64])  # arrays in float64: no int64 overflow at 1M tokens

@@ -1,9 +1,9 @@
 """The words of the attention walk-through: each step's name, formula and a newcomer's explanation.
 
 Kept apart from the arithmetic (``engine.attention``) so that the GUI can translate them: each text is marked
-with ``QT_TRANSLATE_NOOP("engine", ...)``, a plain function here (the engine never imports Qt) that
-``pyside6-lupdate`` finds by its name when this file is among its sources; the GUI looks the texts up with
-``QCoreApplication.translate("engine", text)``. Notation follows Vaswani et al. 2017 (arXiv:1706.03762,
+with ``QT_TRANSLATE_NOOP("engine", ...)`` (``engine.translatable``: a plain function, the engine never imports
+Qt) that ``pyside6-lupdate`` finds by its name when this file is among its sources; the GUI looks the texts up
+with ``QCoreApplication.translate("engine", text)``. Notation follows Vaswani et al. 2017 (arXiv:1706.03762,
 section 3.2): d is the head width.
 """
 
@@ -12,14 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from engine.attention_sizes import StepKey
+from engine.translatable import CONTEXT, QT_TRANSLATE_NOOP
 
-CONTEXT = "engine"  # the translation context of every text below (lupdate needs it literally)
-
-
-def QT_TRANSLATE_NOOP(context: str, text: str) -> str:  # the name lupdate looks for
-    """Mark ``text`` for translation in ``context``; returns it unchanged."""
-    del context
-    return text
+__all__ = ["CONTEXT", "STEP_TEXT", "StepText"]
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from engine import __version__
+from engine.errors import one_line
 
 #: Command modules, in the order ``--help`` lists them.
 COMMANDS = ("estimate", "plan", "attention", "levers", "alignment", "kv_cache", "models", "gpus", "lessons",
@@ -45,12 +46,6 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _one_line(err: ValidationError) -> str:
-    first = err.errors()[0]
-    where = ".".join(str(x) for x in first["loc"]) or "input"
-    return f"{where}: {first['msg']}"
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -58,7 +53,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         data, text = handler(args)
     except ValidationError as err:
-        sys.stderr.write(f"error: {_one_line(err)}\n")
+        sys.stderr.write(f"error: {one_line(err)}\n")
         return 2
     except (UsageError, LookupError, ValueError, OSError) as err:
         sys.stderr.write(f"error: {err}\n")

@@ -1,7 +1,8 @@
 """Typed inputs of the engine: a model's architecture, a training setup, a GPU.
 
 Every bound is defined once, as an ``Annotated`` alias, and every choice is an enum, so that the command line,
-the GUI's sliders and the tests all read the same limits (``field_bounds`` exposes them to a slider).
+the GUI's sliders and the tests all read the same limits (``field_bounds`` exposes them; the narrower ranges the
+GUI's sliders offer are the GUI's, ``gui.ranges``, checked against these).
 """
 
 from __future__ import annotations
@@ -27,13 +28,6 @@ LoraRank = Annotated[int, Field(ge=1, le=4_096)]
 LossChunks = Annotated[int, Field(ge=1, le=4_096)]
 Probability = Annotated[float, Field(ge=0.0, lt=1.0)]
 Bytes = Annotated[int, Field(ge=0)]
-
-#: Slider ranges the GUI offers (a subset of what the engine accepts).
-UI_SEQ_LEN = (128, 131_072)
-UI_BATCH = (1, 128)
-UI_GPUS = (1, 64)
-UI_LORA_RANK = (1, 512)
-UI_GRAD_ACCUM = (1, 128)
 
 
 class _Frozen(BaseModel):

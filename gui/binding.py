@@ -1,40 +1,46 @@
-"""The one helper that binds controls to scenario fields: pickers, sliders, spin boxes and toggles.
+"""The one helper that binds controls to a page state's fields: pickers, sliders, spin boxes, toggles, switches.
 
-- model -> widget: on every ``Scenario.changed`` each bound widget is refreshed with its signals blocked, and
-  only when it shows a different value, so a control never echoes back and a log slider never jumps.
+Every page binds its controls this way, to the shared ``Scenario`` or to its own ``PageState``; one field has one
+control, or several that are views of one another (a slider and its spin box; a switch beside its picker).
+
+- model -> widget: when ``changed`` names a bound field, its widgets are refreshed with their signals blocked,
+  and only when they show a different value, so a control never echoes back and a log slider never jumps.
 - widget -> model: pickers and toggles write at once; sliders and spin boxes write through a ``Coalescer``, so a
   drag that fires fifty ``valueChanged`` in one event-loop turn makes one ``update`` with the newest values.
-- a value the engine rejects (``ScenarioError``) puts the widget back and emits ``rejected``.
+- a value the engine rejects (``StateError``) puts the widget back and emits ``rejected``.
 
 Usage::
 
     binder = Binder(scenario, parent=self)
     binder.combo(self.method_box, "method", [(self.tr("Full"), Method.FULL), (self.tr("LoRA"), Method.LORA)])
-    binder.slider(self.seq_slider, "seq_len", SliderScale.for_field("seq_len", ScaleKind.POW2, UI_SEQ_LEN))
+    binder.slider(self.seq_slider, "seq_len", SliderScale.for_field("seq_len", ScaleKind.POW2, ranges.SEQ_LEN))
     binder.toggle(self.ckpt_box, "checkpointing", on=Checkpointing.FULL, off=Checkpointing.NONE)
+    binder.switch(self.flash_box, "attention", on=(Attention.SDPA, Attention.FLASH),
+                  default_on=Attention.FLASH, default_off=Attention.EAGER)   # a view of the attention picker
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from typing import Any, Protocol
 
 from PySide6.QtCore import QObject, QSignalBlocker, Signal, SignalInstance
 from PySide6.QtWidgets import QAbstractButton, QButtonGroup, QComboBox, QDoubleSpinBox, QSlider, QSpinBox
 
 from gui.coalesce import Coalescer
-from gui.scenario import ScenarioError
+from gui.page_state import Fields, StateError, touches
 from gui.slider_scale import SliderScale
 
 Choices = Sequence[tuple[str, Any]]
 
 
 class Bindable(Protocol):
-    """What a binder binds to: the ``Scenario``, or a page's own state with the same interface
-    (``get``, ``update`` raising ``ScenarioError``, a ``changed`` signal), e.g. the serving page's."""
+    """What a binder binds to: a ``gui.page_state.PageState`` (the ``Scenario``, or a page's own state)."""
 
     @property
     def changed(self) -> SignalInstance: ...
+
+    def path(self, field: str) -> str: ...
 
     def get(self, field: str) -> Any: ...
 
@@ -53,8 +59,32 @@ class _Bound:
                 self.show(value)
 
 
+class _Switch(_Bound):
+    """A check box that is a view of a many-valued field: checked when the value is one of ``on``.
+
+    It remembers the last value it saw on either side, so that unticking writes the last "off" value and ticking
+    the last "on" one: ticking twice gives the value back, and a picker bound to the same field loses nothing.
+    """
+
+    def __init__(self, button: QAbstractButton, field: str, on: Collection[Any], default_on: Any, default_off: Any):
+        super().__init__(button, field, button.isChecked, button.setChecked)
+        self.on = tuple(on)
+        self.last = {True: default_on, False: default_off}
+
+    def is_on(self, value: Any) -> bool:
+        return any(value == v for v in self.on)
+
+    def push(self, value: Any) -> None:
+        self.last[self.is_on(value)] = value
+        super().push(self.is_on(value))
+
+    def value(self) -> Any:
+        """What the field becomes for the button's (new) state."""
+        return self.last[bool(self.read())]
+
+
 class Binder(QObject):
-    """Binds widgets to one ``Scenario`` (or another ``Bindable`` state).
+    """Binds widgets to one page state (the ``Scenario``, or a page's own ``PageState``).
 
     Signals:
         rejected(str, str): a control's value was refused (field, one-line reason); the control was reset.
@@ -62,13 +92,13 @@ class Binder(QObject):
 
     rejected = Signal(str, str)
 
-    def __init__(self, scenario: Bindable, parent: QObject | None = None) -> None:
+    def __init__(self, state: Bindable, parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self._scenario = scenario
+        self._state = state
         self._bound: list[_Bound] = []
         self._pending: dict[str, Any] = {}
         self._writer = Coalescer(self._write_pending, self)
-        scenario.changed.connect(self.refresh)
+        state.changed.connect(self.refresh)
 
     def combo(self, box: QComboBox, field: str, choices: Choices) -> None:
         """A picker over ``(label, value)`` choices (labels already translated)."""
@@ -95,10 +125,18 @@ class Binder(QObject):
 
     def toggle(self, button: QAbstractButton, field: str, on: Any = True, off: Any = False) -> None:
         """A check box or checkable button; ``on``/``off`` map it to a two-valued field (default bool)."""
+        self.switch(button, field, on=(on,), default_on=on, default_off=off)
+
+    def switch(
+        self, button: QAbstractButton, field: str, on: Collection[Any], default_on: Any, default_off: Any
+    ) -> None:
+        """A check box over a many-valued field, checked when the value is one of ``on``: a view of the field's
+        picker, never a second owner. Unticking writes the last value seen outside ``on`` (``default_off``
+        before any), ticking the last one seen inside (``default_on`` before any), so no value is lost."""
         button.setCheckable(True)
-        read = lambda: on if button.isChecked() else off  # noqa: E731
-        self._add(_Bound(button, field, read, lambda v: button.setChecked(v == on)))
-        button.toggled.connect(lambda _c: self._write_now(field, read()))
+        bound = _Switch(button, field, on, default_on, default_off)
+        self._add(bound)
+        button.toggled.connect(lambda _c: self._write_now(field, bound.value()))
 
     def custom(
         self,
@@ -121,7 +159,8 @@ class Binder(QObject):
         group.setExclusive(True)
         for button, _ in choices:
             button.setCheckable(True)
-            group.addButton(button)
+            if button.group() is not group:  # a button already in the group keeps its id
+                group.addButton(button)
 
         def read() -> Any:
             return next((v for b, v in choices if b.isChecked()), None)
@@ -133,10 +172,11 @@ class Binder(QObject):
 
         self.custom(group, field, read=read, show=show, changed=group.buttonClicked)
 
-    def refresh(self) -> None:
-        """Show the scenario's values in every bound widget (signals blocked)."""
+    def refresh(self, fields: Fields | None = None) -> None:
+        """Show the state's values in the widgets bound to ``fields`` (default: every one), signals blocked."""
         for bound in self._bound:
-            bound.push(self._scenario.get(bound.field))
+            if fields is None or touches(fields, (self._state.path(bound.field),)):
+                bound.push(self._state.get(bound.field))
 
     def flush(self) -> None:
         """Write pending slider / spin values now (e.g. before a test reads the scenario)."""
@@ -144,7 +184,7 @@ class Binder(QObject):
 
     def _add(self, bound: _Bound) -> None:
         self._bound.append(bound)
-        bound.push(self._scenario.get(bound.field))
+        bound.push(self._state.get(bound.field))
 
     def _write_later(self, field: str, value: Any) -> None:
         self._pending[field] = value
@@ -158,8 +198,8 @@ class Binder(QObject):
     def _write_pending(self) -> None:
         changes, self._pending = self._pending, {}
         try:
-            self._scenario.update(**changes)
-        except ScenarioError as err:
+            self._state.update(**changes)
+        except StateError as err:
             self.refresh()
             self.rejected.emit(next(iter(changes)), str(err))
 

@@ -45,12 +45,12 @@ def remember(path: Path) -> None:
 
 
 def scenario_data(sc: Scenario) -> ScenarioData:
-    return ScenarioData(sc.model, sc.setup, sc.gpu, sc.unit)
+    return sc.value
 
 
 def apply(sc: Scenario, data: ScenarioData) -> None:
-    """Put a loaded scenario into the shared one (a single ``changed``)."""
-    sc.update(model=data.model, setup=data.setup, gpu=data.gpu, unit=data.unit)
+    """Put a loaded scenario into the shared one (a single ``changed``, naming what differs)."""
+    sc.replace(data)
 
 
 class ScenarioFiles(QObject):

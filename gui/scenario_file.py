@@ -17,13 +17,13 @@ folder, flushed and fsynced, then ``os.replace``d over the target, so a crash mi
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, ConfigDict, ValidationError
 
-from engine.catalog import CatalogError, get_gpu, get_model
+from engine.catalog import DEFAULT_GPU, DEFAULT_MODEL, CatalogError, get_gpu, get_model
+from engine.errors import one_line
 from engine.specs import GpuSpec, ModelSpec, TrainingSetup
 from engine.units import Unit
 from gui.atomic_write import write_text_atomic
@@ -31,8 +31,6 @@ from gui.atomic_write import write_text_atomic
 FORMAT = "vramlab-scenario"
 VERSION = 1
 SUFFIX = ".vramlab.json"
-DEFAULT_MODEL = "llama-2-7b"  # the seed guide's defaults
-DEFAULT_GPU = "a100-80gb"
 
 
 class ScenarioFileError(ValueError):
@@ -45,19 +43,21 @@ class ScenarioFileError(ValueError):
         self.kind = kind
 
 
-@dataclass(frozen=True, slots=True)
-class ScenarioData:
-    """Everything a scenario holds: the model, how it is trained, the GPU, the unit of bytes."""
+class ScenarioData(BaseModel):
+    """Everything a scenario holds: the model, how it is trained, the GPU, the unit of bytes (the model behind
+    the GUI's shared ``Scenario``, and what a file holds)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
 
     model: ModelSpec
-    setup: TrainingSetup
+    setup: TrainingSetup = TrainingSetup()
     gpu: GpuSpec
     unit: Unit = Unit.GB
 
 
 def defaults() -> ScenarioData:
     """The seed's scenario: Llama 2 7B, full fine-tuning in bf16 mixed precision, 4,096 tokens, one A100 80GB."""
-    return ScenarioData(get_model(DEFAULT_MODEL), TrainingSetup(), get_gpu(DEFAULT_GPU), Unit.GB)
+    return ScenarioData(model=get_model(DEFAULT_MODEL), gpu=get_gpu(DEFAULT_GPU))
 
 
 def _model_entry(m: ModelSpec) -> dict[str, Any]:
@@ -89,9 +89,7 @@ def _validated(kind: type[BaseModel], raw: Any, where: str) -> Any:
     try:
         return kind.model_validate(raw)
     except ValidationError as err:
-        first = err.errors()[0]
-        path = ".".join([where, *(str(x) for x in first["loc"])])
-        raise ScenarioFileError(f"{path}: {first['msg']}") from None
+        raise ScenarioFileError(one_line(err, where)) from None
 
 
 def _entry(doc: dict[str, Any], key: str, kind: type[BaseModel], full: str, lookup: Any) -> Any:
@@ -133,7 +131,7 @@ def from_json(text: str) -> ScenarioData:
         unit = Unit(doc.get("unit", Unit.GB.value))
     except ValueError:
         raise ScenarioFileError(f"unit: {doc.get('unit')!r} is not one of GB, GiB") from None
-    return ScenarioData(model, setup, gpu, unit)
+    return ScenarioData(model=model, setup=setup, gpu=gpu, unit=unit)
 
 
 def load(path: Path) -> ScenarioData:

@@ -1,7 +1,7 @@
 """Maps a ``QSlider``'s integer positions to a field's real domain: linear, logarithmic or powers of two.
 
-Ranges come from the engine's bounds (``engine.specs.field_bounds``), optionally narrowed to the range the UI
-offers (``engine.specs.UI_SEQ_LEN`` ...), so that no slider repeats a number the engine already defines.
+Ranges come from the engine's bounds (``engine.specs.field_bounds``), narrowed to the window the GUI offers
+(``gui.ranges``), so that no slider repeats a number the engine already defines.
 """
 
 from __future__ import annotations
@@ -62,10 +62,16 @@ class SliderScale:
 
     @classmethod
     def for_field(
-        cls, field: str, kind: ScaleKind, ui: tuple[float, float] | None = None, steps: int = 1000
+        cls,
+        field: str,
+        kind: ScaleKind,
+        ui: tuple[float, float] | None = None,
+        steps: int = 1000,
+        model: type[BaseModel] = TrainingSetup,
     ) -> SliderScale:
-        """A scale for a setup field (dotted paths allowed), bounded by the engine and by ``ui``."""
-        owner, name = owner_of(field)
+        """A scale for a field of ``model`` (default the training setup; dotted paths allowed), bounded by the
+        engine and by ``ui``."""
+        owner, name = owner_of(field, model)
         lo, hi = field_bounds(owner, name)
         if ui is not None:
             lo = ui[0] if lo is None else max(lo, ui[0])
@@ -76,9 +82,9 @@ class SliderScale:
         return cls(lo, hi, kind, integer, steps)
 
 
-def owner_of(field: str) -> tuple[type[BaseModel], str]:
-    """The pydantic model class that declares a (possibly dotted) setup field, and the field's own name."""
-    owner: type[BaseModel] = TrainingSetup
+def owner_of(field: str, model: type[BaseModel] = TrainingSetup) -> tuple[type[BaseModel], str]:
+    """The pydantic model class that declares a (possibly dotted) field of ``model``, and the field's own name."""
+    owner = model
     *heads, name = field.split(".")
     for head in heads:
         annotation = owner.model_fields[head].annotation
@@ -86,5 +92,5 @@ def owner_of(field: str) -> tuple[type[BaseModel], str]:
         assert issubclass(annotation, BaseModel)
         owner = annotation
     if name not in owner.model_fields:
-        raise ValueError(f"{field}: no such setup field")
+        raise ValueError(f"{field}: no such field of {model.__name__}")
     return owner, name

@@ -1,18 +1,17 @@
 """Translation markers with real types (PySide6's stubs type ``QT_TRANSLATE_NOOP`` as returning ``object``).
 
-``QT_TRANSLATE_NOOP(context, text)`` marks a source text for ``pyside6-lupdate`` (which finds the call by its
-name) and returns it unchanged; ``translate(context, text)`` looks it up at run time.
+``QT_TRANSLATE_NOOP(context, text)`` (the engine's one definition, ``engine.translatable``) marks a source text
+for ``pyside6-lupdate`` (which finds the call by its name) and returns it unchanged; ``translate(context,
+text)`` looks it up at run time.
 """
 
 from __future__ import annotations
 
 from PySide6.QtCore import QCoreApplication
 
+from engine.translatable import QT_TRANSLATE_NOOP
 
-def QT_TRANSLATE_NOOP(context: str, text: str) -> str:
-    """Mark ``text`` for translation in ``context``; returns it untranslated."""
-    del context
-    return text
+__all__ = ["QT_TRANSLATE_NOOP", "translate"]
 
 
 def translate(context: str, text: str) -> str:

@@ -12,6 +12,10 @@ from importlib import resources
 
 from engine.specs import GpuSpec, ModelSpec
 
+#: The seed guide's defaults, used wherever no model or GPU is named (the CLI, the GUI's first scenario).
+DEFAULT_MODEL = "llama-2-7b"
+DEFAULT_GPU = "a100-80gb"
+
 
 class CatalogError(LookupError):
     """An id that names no bundled model or GPU."""

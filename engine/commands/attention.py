@@ -6,8 +6,8 @@ import argparse
 import math
 from typing import Any
 
-from engine.attention import DEFAULT_MODEL, DEFAULT_SENTENCE, AttentionStep, attention_steps, flash_kept
-from engine.catalog import get_model
+from engine.attention import DEFAULT_SENTENCE, AttentionStep, attention_steps, flash_kept
+from engine.catalog import DEFAULT_MODEL, get_model
 from engine.specs import KvDtype
 from engine.units import Unit, format_bytes
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from engine.catalog import get_gpu, get_model
+from engine.catalog import DEFAULT_GPU, DEFAULT_MODEL, get_gpu, get_model
 from engine.commands.explicit import track_explicit
 from engine.commands.host_report import add_host_arguments, host_from_args, host_json, host_text
 from engine.specs import (
@@ -32,9 +32,6 @@ from engine.training import Estimate, estimate
 from engine.training.host import HostEstimate, host_estimate
 from engine.training.states import weights_per_gpu
 from engine.units import Unit, format_bytes, format_count
-
-DEFAULT_MODEL = "llama-2-7b"
-DEFAULT_GPU = "a100-80gb"
 
 
 def _choices(enum: type[Any]) -> list[str]:

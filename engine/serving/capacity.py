@@ -27,10 +27,6 @@ TensorParallel = Annotated[int, Field(ge=1, le=64)]
 Utilization = Annotated[float, Field(gt=0.0, le=1.0)]
 BatchedTokens = Annotated[int, Field(ge=1, le=1_048_576)]
 
-#: Slider ranges the GUI offers.
-UI_SEQUENCES = (1, 1_024)
-UI_TP = (1, 8)
-
 
 class WeightDtype(StrEnum):
     BF16 = "bf16"

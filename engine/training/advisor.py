@@ -2,10 +2,13 @@
 
 The guide (shared/seeds/003, "實踐路線圖"): first the basic three (16-bit training, gradient checkpointing, an 8-bit
 optimizer), then QLoRA, then distributed training (ZeRO / FSDP, offload), then more GPUs. Each step is applied on
-top of the previous ones and re-estimated; a step that changes nothing for this setup is skipped. The costs are
-stated with their sources: checkpointing's extra compute was measured at +28% (full fine-tuning) and +56% (LoRA)
-per step on an H200 (reference/gpu_timing.jsonl), 20-40% in published reports; ZeRO-3 moves 1.5x the data of plain
-data parallelism (Rajbhandari et al. 2020, section 7).
+top of the previous ones and re-estimated; a step that changes nothing for this setup is skipped.
+
+The engine gives each step an id (``Rung``) and its numbers (the setup, the estimate); the GUI words them, one
+translated title and cost per id (``gui.widgets.roadmap_view``). The numbers the costs quote are here, with their
+sources: checkpointing's extra compute was measured at +28% (full fine-tuning) and +56% (LoRA) per step on an
+H200 (reference/gpu_timing.jsonl, Llama 2 7B, 2,048 tokens, SDPA), 20-40% in published reports; ZeRO-3 moves 1.5x
+the data of plain data parallelism (``engine.lever_facts.PAPER_FACTOR``, Rajbhandari et al. 2020, section 7.2).
 
 Long context (issue 19): where the logits or the activations are the biggest term once checkpointing is on, the
 roadmap goes on with the levers that move them (``engine.training.loss``, ``engine.training.terms.offloaded``):
@@ -23,7 +26,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from enum import StrEnum
 
+from engine.params import count_params
 from engine.specs import (
     Attention,
     Checkpointing,
@@ -39,16 +44,37 @@ from engine.specs import (
 from engine.terms import TermName
 from engine.training.estimate import Estimate, estimate
 
-MAX_GPUS = 64
+#: The most GPUs the roadmap's last rung proposes (eight nodes of eight): the advisor's search limit.
+ROADMAP_GPU_LIMIT = 64
+#: Gradient checkpointing's extra compute per step, measured on an H200 (reference/gpu_timing.jsonl).
+CHECKPOINTING_MEASURED = {Method.FULL: 0.28, Method.LORA: 0.56}
+#: ... and the range published reports give (20-40%).
+CHECKPOINTING_PUBLISHED = (0.20, 0.40)
+
+
+class Rung(StrEnum):
+    """The roadmap's steps, in the guide's order."""
+
+    BF16 = "bf16"
+    FLASH = "flash"
+    CHECKPOINTING = "checkpointing"
+    CHUNKED_LOSS = "chunked-loss"
+    FUSED_LINEAR_CE = "fused-linear-ce"
+    ACTIVATION_OFFLOAD = "activation-offload"
+    EIGHT_BIT = "8bit"
+    LORA = "lora"
+    QLORA = "qlora"
+    ZERO2 = "zero2"
+    ZERO3 = "zero3"
+    OFFLOAD = "offload"
+    GPUS = "gpus"  # more GPUs with ZeRO-3: ``setup.gpus`` says how many
 
 
 @dataclass(frozen=True, slots=True)
 class Step:
-    """One rung of the roadmap: what changes, what it costs, and the estimate with it (and all before it)."""
+    """One rung of the roadmap: which one, the setup with it (and all before it), and the estimate."""
 
-    key: str
-    title: str
-    cost: str
+    key: Rung
     setup: TrainingSetup
     estimate: Estimate
 
@@ -57,18 +83,10 @@ class Step:
         return self.estimate.fits
 
 
-Rung = tuple[str, str, str, Callable[[TrainingSetup], TrainingSetup | None]]
-
-CHUNKED_COST = ("little: the output layer runs again in backward, chunk by chunk (about 2% more compute for an 8B "
-                "model); TRL's SFTTrainer default (loss_type='chunked_nll', TRL 1.7-1.14)")
-FUSED_COST = ("a CUDA kernel library (Liger-Kernel, use_liger_kernel=True); usually no slower, the logits are "
-              "never materialised")
-OFFLOAD_COST = ("host RAM for the saved activations and PCIe traffic every step: slower unless the copies overlap "
-                "with compute (torchtune / TRL offload on a side stream)")
+Change = Callable[[TrainingSetup], TrainingSetup | None]
 
 
-def _when_biggest(m: ModelSpec, gpu: GpuSpec, names: tuple[str, ...],
-                  **kw: object) -> Callable[[TrainingSetup], TrainingSetup | None]:
+def _when_biggest(m: ModelSpec, gpu: GpuSpec, names: tuple[str, ...], **kw: object) -> Change:
     """Apply ``kw`` only while one of ``names`` is the biggest term of the estimate as it stands."""
     def apply(cur: TrainingSetup) -> TrainingSetup | None:
         terms = estimate(m, cur, gpu).terms
@@ -80,55 +98,51 @@ def _when_biggest(m: ModelSpec, gpu: GpuSpec, names: tuple[str, ...],
     return apply
 
 
-def _unless_chunked(apply: Callable[[TrainingSetup], TrainingSetup | None]
-                    ) -> Callable[[TrainingSetup], TrainingSetup | None]:
+def chunked_recompute(m: ModelSpec) -> float:
+    """What TRL's chunked loss adds to a step's compute: the output layer's forward again in backward, ``2 V h``
+    FLOPs a token, against about ``6 params`` for the whole step (Kaplan et al. 2020, arXiv:2001.08361, s2.1):
+    ``V h / (3 params)``, about 2% for Llama 3.1 8B."""
+    return m.vocab_size * m.hidden_size / (3 * count_params(m).total)
+
+
+def _unless_chunked(apply: Change) -> Change:
     """A setup already on TRL's chunked loss keeps its own chunk count: the rung does not apply."""
     return lambda cur: None if cur.loss is Loss.CHUNKED else apply(cur)
 
 
-def _long_context(m: ModelSpec, gpu: GpuSpec) -> list[Rung]:
+def _long_context(m: ModelSpec, gpu: GpuSpec) -> list[tuple[Rung, Change]]:
     """The rungs for logits and activations (module docstring), each only where its term is the biggest."""
     logits = (TermName.LOGITS,)
     return [
-        ("chunked-loss", "Chunked loss (TRL chunked_nll)", CHUNKED_COST,
-         _unless_chunked(_when_biggest(m, gpu, logits, loss=Loss.CHUNKED, loss_chunks=None))),
-        ("fused-linear-ce", "Fused linear cross-entropy", FUSED_COST,
-         _when_biggest(m, gpu, logits, loss=Loss.FUSED_LINEAR_CE)),
-        ("activation-offload", "Offload activations to CPU RAM", OFFLOAD_COST,
-         _when_biggest(m, gpu, (TermName.ACTIVATIONS,), activation_offload=True)),
+        (Rung.CHUNKED_LOSS, _unless_chunked(_when_biggest(m, gpu, logits, loss=Loss.CHUNKED, loss_chunks=None))),
+        (Rung.FUSED_LINEAR_CE, _when_biggest(m, gpu, logits, loss=Loss.FUSED_LINEAR_CE)),
+        (Rung.ACTIVATION_OFFLOAD, _when_biggest(m, gpu, (TermName.ACTIVATIONS,), activation_offload=True)),
     ]
 
 
-def _rungs(m: ModelSpec, s: TrainingSetup, gpu: GpuSpec) -> list[Rung]:
-    def change(**kw: object) -> Callable[[TrainingSetup], TrainingSetup | None]:
+def _rungs(m: ModelSpec, s: TrainingSetup, gpu: GpuSpec) -> list[tuple[Rung, Change]]:
+    def change(**kw: object) -> Change:
         def apply(cur: TrainingSetup) -> TrainingSetup | None:
             new = cur.with_(**kw)
             return None if new == cur else new
 
         return apply
 
-    gc_cost = "about 20-40% more compute per step (measured +28% full, +56% LoRA on an H200)"
     return [
-        ("bf16", "16-bit training (bf16)", "almost none on GPUs with bf16; keep fp32 master weights if unstable",
-         (lambda c: c.with_(precision=Precision.BF16) if c.precision in
-          (Precision.FP32, Precision.AMP_BF16, Precision.AMP_FP16) else None)),
-        ("flash", "FlashAttention", "none: the same result, computed in tiles", change(attention=Attention.FLASH)
-         if s.attention is Attention.EAGER else (lambda c: None)),
-        ("checkpointing", "Gradient checkpointing", gc_cost, change(checkpointing=Checkpointing.FULL)),
+        (Rung.BF16, (lambda c: c.with_(precision=Precision.BF16) if c.precision in
+                     (Precision.FP32, Precision.AMP_BF16, Precision.AMP_FP16) else None)),
+        (Rung.FLASH, change(attention=Attention.FLASH) if s.attention is Attention.EAGER else (lambda c: None)),
+        (Rung.CHECKPOINTING, change(checkpointing=Checkpointing.FULL)),
         *_long_context(m, gpu),
-        ("8bit", "8-bit AdamW", "almost none; states quantized block-wise",
-         (lambda c: c.with_(optimizer=Optimizer.ADAMW_8BIT) if c.optimizer is Optimizer.ADAMW else None)),
-        ("lora", "LoRA (rank 16, all linear layers)", "trains ~0.6% of the weights; quality usually close to full",
-         (lambda c: c.with_(method=Method.LORA) if c.method is Method.FULL else None)),
-        ("qlora", "QLoRA (4-bit NF4 base)", "slower matmuls (dequantize on the fly); small quality loss",
-         (lambda c: c.with_(method=Method.QLORA) if c.method is Method.LORA else None)),
-        ("zero2", "ZeRO-2 over the current GPUs", "same communication as data parallelism",
-         (lambda c: c.with_(sharding=Sharding.ZERO2) if c.gpus > 1 and c.sharding in
-          (Sharding.NONE, Sharding.ZERO1) else None)),
-        ("zero3", "ZeRO-3 / FSDP over the current GPUs", "about 1.5x the communication of data parallelism",
-         (lambda c: c.with_(sharding=Sharding.ZERO3) if c.gpus > 1 and c.sharding is not Sharding.ZERO3 else None)),
-        ("offload", "Offload optimizer states to CPU RAM", "slower steps: the optimizer runs on the CPU",
-         change(offload_optimizer=True)),
+        (Rung.EIGHT_BIT, (lambda c: c.with_(optimizer=Optimizer.ADAMW_8BIT) if c.optimizer is Optimizer.ADAMW
+                          else None)),
+        (Rung.LORA, (lambda c: c.with_(method=Method.LORA) if c.method is Method.FULL else None)),
+        (Rung.QLORA, (lambda c: c.with_(method=Method.QLORA) if c.method is Method.LORA else None)),
+        (Rung.ZERO2, (lambda c: c.with_(sharding=Sharding.ZERO2) if c.gpus > 1 and c.sharding in
+                      (Sharding.NONE, Sharding.ZERO1) else None)),
+        (Rung.ZERO3, (lambda c: c.with_(sharding=Sharding.ZERO3) if c.gpus > 1 and c.sharding is not Sharding.ZERO3
+                      else None)),
+        (Rung.OFFLOAD, change(offload_optimizer=True)),
     ]
 
 
@@ -138,22 +152,22 @@ def roadmap(m: ModelSpec, s: TrainingSetup, gpu: GpuSpec) -> list[Step]:
         return []
     steps: list[Step] = []
     cur = s
-    for key, title, cost, apply in _rungs(m, s, gpu):
+    for key, apply in _rungs(m, s, gpu):
         new = apply(cur)
         if new is None:
             continue
         cur = new
-        steps.append(Step(key, title, cost, cur, estimate(m, cur, gpu)))
+        steps.append(Step(key, cur, estimate(m, cur, gpu)))
         if steps[-1].fits:
             return steps
     more = min_gpus(m, cur.with_(sharding=Sharding.ZERO3), gpu)
     if more is not None and more > cur.gpus:
         wide = cur.with_(gpus=more, sharding=Sharding.ZERO3)
-        steps.append(Step("gpus", f"{more} GPUs with ZeRO-3", "more hardware", wide, estimate(m, wide, gpu)))
+        steps.append(Step(Rung.GPUS, wide, estimate(m, wide, gpu)))
     return steps
 
 
-def min_gpus(m: ModelSpec, s: TrainingSetup, gpu: GpuSpec, limit: int = MAX_GPUS) -> int | None:
+def min_gpus(m: ModelSpec, s: TrainingSetup, gpu: GpuSpec, limit: int = ROADMAP_GPU_LIMIT) -> int | None:
     """The fewest GPUs (1..limit) on which ``s`` fits, or None."""
     for n in range(1, limit + 1):
         if estimate(m, s.with_(gpus=n), gpu).fits:

@@ -3,6 +3,10 @@
 A diagram of the chosen stage (boxes for its models, arrows for what flows, one step animated on demand), the
 models it holds with their bytes per GPU, the seed's facts with their context, and the four stages side by side
 against the GPU. Every number is ``engine.alignment.stages`` for the scenario and the page's variants.
+
+The page's own state (the stage drawn, the variants) is a ``PageState`` over ``AlignmentChoices``. The page reads
+every scenario field and its ``options`` (``gui.recompute``: batched, only while shown); picking a stage only
+redraws.
 """
 
 from __future__ import annotations
@@ -21,12 +25,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from engine.alignment import AlignmentOptions, Stage, StageMemory, stages
+from engine.alignment import Stage, StageMemory, stages
+from gui.page_state import Fields, PageState, touches
 from gui.pages import page_title
-from gui.pages.alignment_controls import AlignmentControls
+from gui.pages.alignment_controls import AlignmentChoices, AlignmentControls
 from gui.pages.alignment_texts import facts_html, intro, node_labels, stage_blurb, stage_name
-from gui.pages.when_shown import WhenShown
-from gui.scenario import Scenario
+from gui.recompute import Recompute
+from gui.scenario import EVERYTHING, Scenario
 from gui.widgets.page_layout import fill_with_scroll, page_heading
 from gui.widgets.role_table import RoleTable
 from gui.widgets.scenario_summary import ScenarioSummary
@@ -46,7 +51,10 @@ class AlignmentPage(QWidget):
         super().__init__(parent)
         self.setObjectName("page-alignment")
         self._scenario = scenario
-        self._stage = Stage.DPO
+        self.state = PageState(AlignmentChoices(), parent=self)
+        self.recompute = Recompute(self, now=self._recompute).watch(scenario, EVERYTHING)
+        self.recompute.watch(self.state, {"options"})
+        self.state.changed.connect(self._state_changed)
         self._stages: dict[Stage, StageMemory] = {}
         content = QWidget(self)
         layout = QVBoxLayout(content)
@@ -54,28 +62,26 @@ class AlignmentPage(QWidget):
         heading = page_heading(self.title(), content)
         blurb = QLabel(intro(), content)
         blurb.setWordWrap(True)
-        self.controls = AlignmentControls(scenario, content)
+        self.controls = AlignmentControls(scenario, self.state, content)
         for w in (heading, blurb, ScenarioSummary(scenario, content), self.controls):
             layout.addWidget(w)
         layout.addLayout(self._stage_row(content))
         layout.addLayout(self._middle(content), 1)
         fill_with_scroll(self, content)
-        self._when_shown = WhenShown(self, self._recompute)
-        scenario.changed.connect(self._when_shown.request)
-        self.controls.options_changed.connect(self._when_shown.request)
-        self._when_shown.request()
+        self.recompute.flush()
 
     def _stage_row(self, parent: QWidget) -> QHBoxLayout:
         row = QHBoxLayout()
         self.stage_buttons = QButtonGroup(parent)
+        buttons = []
         for i, stage in enumerate(Stage):
             button = QPushButton(stage_name(stage), parent)
-            button.setCheckable(True)
             button.setStyleSheet("QPushButton:checked { background: palette(highlight); "
                                  "color: palette(highlighted-text); }")
             self.stage_buttons.addButton(button, i)
+            buttons.append((button, stage))
             row.addWidget(button)
-        self.stage_buttons.idClicked.connect(lambda i: self.select(list(Stage)[i]))
+        self.controls.own.buttons(self.stage_buttons, "stage", buttons)
         row.addStretch(1)
         self.play = QPushButton(self.tr("▶ Play one step"), parent)
         self.play.clicked.connect(self._toggle_play)
@@ -121,11 +127,15 @@ class AlignmentPage(QWidget):
         return self.diagram
 
     def view_state(self) -> dict[str, Any]:
-        return {"stage": self._stage.value, "options": self.controls.options().model_dump()}
+        return self.state.value.model_dump(mode="json")
 
     def restore_view_state(self, state: dict[str, Any]) -> None:
-        self.controls.set_options(AlignmentOptions.model_validate(state.get("options", {})))
-        self.select(Stage(state.get("stage", self._stage.value)))
+        self.state.replace(AlignmentChoices.model_validate(state))
+
+    def flush(self) -> None:
+        """Write pending control values and run any pending recompute now (tests, export)."""
+        self.controls.flush()
+        self.recompute.flush()
 
     def stage(self, stage: Stage) -> StageMemory:
         """The engine's answer for a stage as the page shows it now."""
@@ -133,25 +143,29 @@ class AlignmentPage(QWidget):
 
     def select(self, stage: Stage) -> None:
         """Show ``stage`` (the diagram, its models, its facts)."""
-        self._stage = stage
-        self._show_selected()
+        self.state.update(stage=stage)
+
+    def _state_changed(self, fields: Fields) -> None:
+        """A new stage redraws now, unless a recompute is due anyway (it redraws)."""
+        if touches(fields, {"stage"}) and not self.recompute.pending():
+            self._show_selected()
 
     def _recompute(self) -> None:
-        """Ask the engine again (now, or when next shown if the page is hidden: ``WhenShown``)."""
+        """Ask the engine again (``gui.recompute``: batched, only while shown)."""
         sc = self._scenario
-        self._stages = {sm.stage: sm for sm in stages(sc.model, sc.setup, sc.gpu, self.controls.options())}
+        self._stages = {sm.stage: sm for sm in stages(sc.model, sc.setup, sc.gpu, self.state.value.options)}
         self._show_selected()
 
     def _show_selected(self) -> None:
-        sm, unit = self._stages[self._stage], self._scenario.unit
-        self.stage_buttons.button(list(Stage).index(self._stage)).setChecked(True)
+        stage, unit = self.state.value.stage, self._scenario.unit
+        sm = self._stages[stage]
         labels = {s.stage.value: self.tr("{stage} · {n} model(s)").format(stage=stage_name(s.stage), n=s.models)
                   for s in self._stages.values()}
-        self.bars.set_stages(list(self._stages.values()), self._stage.value, unit, labels)
-        self.diagram.show_stage(sm, node_labels(self._stage), unit)
+        self.bars.set_stages(list(self._stages.values()), stage.value, unit, labels)
+        self.diagram.show_stage(sm, node_labels(stage), unit)
         self.table.show_stage(sm, unit)
-        self.blurb.setText(stage_blurb(self._stage))
-        self.facts.setText(facts_html(self._stage))
+        self.blurb.setText(stage_blurb(stage))
+        self.facts.setText(facts_html(stage))
 
     def _toggle_play(self) -> None:
         if self.diagram.player.is_playing():

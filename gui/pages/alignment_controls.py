@@ -1,36 +1,46 @@
-"""The Alignment page's controls: method and GPUs (the shared scenario, through ``gui.binding``) and the
-variants that change how many models are held (page-local ``AlignmentOptions``)."""
+"""The Alignment page's controls: method and GPUs (the shared scenario) and the variants that change how many
+models are held (the page's own ``AlignmentChoices``), every one bound through ``gui.binding``."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import Signal
+from pydantic import BaseModel, ConfigDict
 from PySide6.QtWidgets import QCheckBox, QComboBox, QDoubleSpinBox, QGridLayout, QLabel, QSpinBox, QWidget
 
-from engine.alignment import AlignmentOptions
-from engine.specs import UI_GPUS, Method, Sharding
+from engine.alignment import AlignmentOptions, Stage
+from engine.specs import Method, Sharding
+from gui import ranges
 from gui.binding import Binder
+from gui.choices import method_choices
+from gui.page_state import Fields, PageState, touches
 from gui.scenario import Scenario
 
 DEFAULTS = AlignmentOptions()
 
 
+class AlignmentChoices(BaseModel):
+    """The page's own state: the stage drawn and the variants (kept across a rebuild of the window)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    stage: Stage = Stage.DPO
+    options: AlignmentOptions = DEFAULTS
+
+
 class AlignmentControls(QWidget):
     """Scenario pickers and variant toggles.
 
-    Signals:
-        options_changed(): a variant changed (read ``options()``).
+    Signals: none (they write to the scenario and to the page's state, which signal).
     """
 
-    options_changed = Signal()
-
-    def __init__(self, scenario: Scenario, parent: QWidget | None = None) -> None:
+    def __init__(
+        self, scenario: Scenario, state: PageState[AlignmentChoices], parent: QWidget | None = None
+    ) -> None:
         super().__init__(parent)
         self._scenario = scenario
-        self.binder = Binder(scenario, self)
+        self.binder, self.own = Binder(scenario, self), Binder(state, self)
         self.method, self.sharding, self.gpus = QComboBox(self), QComboBox(self), QSpinBox(self)
-        self.gpus.setRange(*UI_GPUS)
-        self.binder.combo(self.method, "method", [(self.tr("Full fine-tuning"), Method.FULL), ("LoRA", Method.LORA),
-                                                  ("QLoRA", Method.QLORA)])
+        self.gpus.setRange(*ranges.GPUS)
+        self.binder.combo(self.method, "method", method_choices())
         self.binder.spin(self.gpus, "gpus")
         self.binder.combo(self.sharding, "sharding", [(self.tr("no sharding"), Sharding.NONE),
                                                       ("ZeRO-1", Sharding.ZERO1), ("ZeRO-2", Sharding.ZERO2),
@@ -40,19 +50,23 @@ class AlignmentControls(QWidget):
         self.kl_zero = QCheckBox(self.tr("GRPO: KL coefficient 0, no reference (TRL's default)"), self)
         self.reward_model = QCheckBox(self.tr("GRPO: a reward model instead of a rule"), self)
         self.rollout = QDoubleSpinBox(self)
-        self.rollout.setRange(0.0, 0.95)
+        self.rollout.setRange(*ranges.ROLLOUT_SHARE)
         self.rollout.setSingleStep(0.05)
-        self.rollout.setValue(DEFAULTS.rollout_share)
         self.rollout.setToolTip(self.tr("vLLM's gpu_memory_utilization: the share of each GPU the rollout engine "
                                         "reserves for its weights and KV cache (TRL's colocate default: 0.3). "
                                         "0: no separate engine."))
-        self.shared_base.setChecked(DEFAULTS.reference_shares_base)
+        self._bind_options()
         self._layout()
-        for box in (self.shared_base, self.precomputed, self.kl_zero, self.reward_model):
-            box.toggled.connect(self.options_changed)
-        self.rollout.valueChanged.connect(self.options_changed)
         scenario.changed.connect(self._enable)
-        self._enable()
+        self._enable(frozenset({"setup.method"}))
+
+    def _bind_options(self) -> None:
+        self.own.toggle(self.shared_base, "options.reference_shares_base")
+        self.own.toggle(self.precomputed, "options.dpo_precomputed_reference")
+        self.own.switch(self.kl_zero, "options.grpo_kl_coef", on=(0.0,), default_on=0.0,
+                        default_off=DEFAULTS.grpo_kl_coef)
+        self.own.toggle(self.reward_model, "options.grpo_reward_model")
+        self.own.spin(self.rollout, "options.rollout_share")
 
     def _layout(self) -> None:
         grid = QGridLayout(self)
@@ -67,28 +81,11 @@ class AlignmentControls(QWidget):
         grid.setColumnStretch(2, 1)
         grid.setColumnStretch(5, 1)
 
-    def _enable(self) -> None:
-        self.shared_base.setEnabled(self._scenario.setup.method is not Method.FULL)
+    def _enable(self, fields: Fields) -> None:
+        if touches(fields, {"setup.method"}):
+            self.shared_base.setEnabled(self._scenario.setup.method is not Method.FULL)
 
-    def set_options(self, o: AlignmentOptions) -> None:
-        """Show ``o`` (one ``options_changed`` at most)."""
-        boxes = ((self.shared_base, o.reference_shares_base), (self.precomputed, o.dpo_precomputed_reference),
-                 (self.kl_zero, o.grpo_kl_coef == 0.0), (self.reward_model, o.grpo_reward_model))
-        for box, on in boxes:
-            box.blockSignals(True)
-            box.setChecked(on)
-            box.blockSignals(False)
-        self.rollout.blockSignals(True)
-        self.rollout.setValue(o.rollout_share)
-        self.rollout.blockSignals(False)
-        self.options_changed.emit()
-
-    def options(self) -> AlignmentOptions:
-        """The variants as the engine takes them."""
-        return AlignmentOptions(
-            reference_shares_base=self.shared_base.isChecked(),
-            dpo_precomputed_reference=self.precomputed.isChecked(),
-            grpo_kl_coef=0.0 if self.kl_zero.isChecked() else DEFAULTS.grpo_kl_coef,
-            grpo_reward_model=self.reward_model.isChecked(),
-            rollout_share=round(self.rollout.value(), 2),
-        )
+    def flush(self) -> None:
+        """Write pending spin-box values now (tests)."""
+        self.binder.flush()
+        self.own.flush()

@@ -20,6 +20,7 @@ from PySide6.QtWidgets import QApplication, QHBoxLayout, QLabel, QVBoxLayout, QW
 from engine.attention import DEFAULT_SENTENCE, MAX_TOKENS, AttentionStep, attention_steps
 from engine.attention_text import CONTEXT as TEXT_CONTEXT
 from gui.pages import page_title
+from gui.recompute import Recompute
 from gui.scenario import Scenario
 from gui.tr import translate
 from gui.widgets.attention_frames import build_ms, frame
@@ -33,6 +34,8 @@ from gui.widgets.step_caption import StepCaption
 from gui.widgets.step_player import StepPlayer
 
 _STEP_COUNT = 8
+#: what the real sizes beside the steps read from the scenario
+READS = frozenset({"model", "setup.seq_len", "setup.batch", "unit"})
 
 
 def _engine_text(text: str) -> str:
@@ -43,7 +46,8 @@ def _engine_text(text: str) -> str:
 class AttentionPage(QWidget):
     """The attention walk-through page.
 
-    Signals: none (it reads the shared ``Scenario`` and writes its sequence length through the size panel).
+    Signals: none (it reads the shared ``Scenario``'s ``READS`` and writes its sequence length through the size
+    panel).
     """
 
     page_id = "attention"
@@ -55,7 +59,7 @@ class AttentionPage(QWidget):
         self._scenario = scenario
         self._sentence = DEFAULT_SENTENCE
         self._text_index = -1  # the step whose name, formula and sizes are on screen
-        self.steps: tuple[AttentionStep, ...] = self._compute(self._sentence)
+        self.steps: tuple[AttentionStep, ...] = ()  # computed by the first recompute, below
         self.player = StepPlayer(_STEP_COUNT, lambda i: build_ms(self.steps[i]), self)
         self.stage = AttentionStage(self)
         self.size_panel = AttentionSizePanel(scenario, self)
@@ -65,7 +69,8 @@ class AttentionPage(QWidget):
         self.caption = StepCaption(self)
         self._build()
         self.player.frame.connect(self.show_frame)
-        scenario.changed.connect(self._on_scenario_changed)
+        self.recompute = Recompute(self, now=self._on_scenario_changed).watch(scenario, READS)
+        self.recompute.flush()
         self.show_frame(0, 1.0)
 
     def title(self) -> str:
@@ -145,6 +150,10 @@ class AttentionPage(QWidget):
         self._sentence, self.steps = text, steps
         self._text_index = -1
         self.player.go(self.player.index)
+
+    def flush(self) -> None:
+        """Run any pending recompute now (tests)."""
+        self.recompute.flush()
 
     def _on_scenario_changed(self) -> None:
         self.steps = self._compute(self._sentence)

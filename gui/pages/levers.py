@@ -3,32 +3,50 @@
 Each card switches its lever between positions (``engine.levers``) without touching the shared scenario; its apply
 button writes the position into the scenario when the user asks. Under the cards, the rule: find the biggest term
 first, then pick the lever that moves it (``engine.levers.advice``).
+
+The page's own choices (the position picked on each card, the N of the ZeRO-3 card) are a ``PageState`` over
+``LeverChoices``; a new scenario puts them back to their defaults. The page reads every scenario field and its
+``zero3_n`` (``gui.recompute``: batched, only while shown); picking a position only redraws the cards.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import Qt
+from pydantic import BaseModel, ConfigDict
+from PySide6.QtCore import QSignalBlocker, Qt
 from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import QFrame, QGridLayout, QLabel, QSpinBox, QVBoxLayout, QWidget
 
 from engine.lever_facts import communication, lora_share
 from engine.levers import SEED_KINDS, Lever, LeverKind, advice, levers, zero3_gpus
-from engine.specs import UI_GPUS, Method
+from engine.specs import GpuCount, Method
 from engine.training import estimate
 from engine.units import format_bytes
+from gui import ranges
 from gui.breakdown_table import Breakdown, training_title
+from gui.page_state import Fields, PageState, touches
 from gui.pages import page_title
 from gui.pages.lever_texts import card_texts, lora_note, rule_text, zero3_note
-from gui.pages.when_shown import WhenShown
-from gui.scenario import Scenario
+from gui.recompute import Recompute
+from gui.scenario import EVERYTHING, Scenario
 from gui.widgets.lever_card import LeverCard
 from gui.widgets.page_layout import fill_with_scroll, page_heading
 from gui.widgets.scenario_summary import ScenarioSummary
 
 #: below this page width the cards go two a row
 THREE_COLUMNS_WIDTH = 1000
+
+
+class LeverChoices(BaseModel):
+    """What the user picked on the page (kept across a rebuild of the window; reset by a new scenario)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    #: the position shown on each card; a card not listed shows the scenario's own position (else the first on)
+    selected: dict[LeverKind, int] = {}
+    #: N of the ZeRO-3 card; ``None``: the scenario's GPU count when above one, else the engine's default
+    zero3_n: GpuCount | None = None
 
 
 class LeversPage(QWidget):
@@ -43,9 +61,13 @@ class LeversPage(QWidget):
         super().__init__(parent)
         self.setObjectName("page-levers")
         self._scenario = scenario
+        self.choices = PageState(LeverChoices(), parent=self)
+        self.recompute = Recompute(self, now=self._recompute).watch(scenario, EVERYTHING)
+        self.recompute.watch(self.choices, {"zero3_n"})
+        scenario.changed.connect(self._reset_choices)
+        self.choices.changed.connect(self._choices_changed)
         self._levers: dict[LeverKind, Lever] = {}
-        self._selected: dict[LeverKind, int] = {}
-        self._zero3_n: int | None = None
+        self._notes: dict[LeverKind, str] = {}
         content = QWidget(self)
         layout = QVBoxLayout(content)
         layout.setContentsMargins(24, 16, 24, 16)
@@ -64,10 +86,10 @@ class LeversPage(QWidget):
         self._arrange(3)
         layout.addLayout(self._cards_grid, 1)
         self.gpus_box = QSpinBox(content)
-        self.gpus_box.setRange(2, UI_GPUS[1])
+        self.gpus_box.setRange(*ranges.ZERO3_GPUS)
         self.gpus_box.setPrefix(self.tr("N = "))
         self.gpus_box.setSuffix(self.tr(" GPUs"))
-        self.gpus_box.valueChanged.connect(self._set_zero3_n)
+        self.gpus_box.valueChanged.connect(lambda n: self.choices.update(zero3_n=n))
         self.cards[LeverKind.ZERO3].extra.addWidget(self.gpus_box)
         self.rule = QLabel(content)
         self.rule.setTextFormat(Qt.TextFormat.RichText)
@@ -77,9 +99,7 @@ class LeversPage(QWidget):
         layout.addWidget(self.rule)
         fill_with_scroll(self, content)
         self._content = content
-        self._when_shown = WhenShown(self, self._on_scenario_changed)
-        scenario.changed.connect(self._when_shown.request)
-        self._when_shown.request()
+        self.recompute.flush()
 
     def export_chart(self) -> QWidget:
         """The three cards and the rule (the whole page's content)."""
@@ -92,13 +112,14 @@ class LeversPage(QWidget):
         return Breakdown.of(training_title(sc.model, sc.setup, sc.gpu), terms)
 
     def view_state(self) -> dict[str, Any]:
-        return {"selected": {k.value: i for k, i in self._selected.items()}, "zero3_n": self._zero3_n}
+        return self.choices.value.model_dump(mode="json")
 
     def restore_view_state(self, state: dict[str, Any]) -> None:
-        if state.get("zero3_n") is not None:
-            self._set_zero3_n(int(state["zero3_n"]))
-        for kind, index in state.get("selected", {}).items():
-            self._select(LeverKind(kind), int(index))
+        self.choices.replace(LeverChoices.model_validate(state))
+
+    def flush(self) -> None:
+        """Run any pending recompute now (tests, export)."""
+        self.recompute.flush()
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
@@ -126,29 +147,32 @@ class LeversPage(QWidget):
         """The lever as the page shows it now (for tests and the rule line)."""
         return self._levers[kind]
 
-    def _on_scenario_changed(self) -> None:
-        """A new scenario: back to the levers' defaults (run now, or when next shown: ``WhenShown``)."""
-        self._zero3_n = None
-        self._selected.clear()
-        self._recompute()
+    def selected(self, kind: LeverKind) -> int:
+        """The position a card shows: the user's pick, else the scenario's own position, else the first on."""
+        return self.choices.value.selected.get(kind, self._levers[kind].current or 1)
+
+    def _reset_choices(self) -> None:
+        """A new scenario: back to the levers' defaults."""
+        self.choices.replace(LeverChoices())
+
+    def _choices_changed(self, fields: Fields) -> None:
+        """A pick redraws the cards now, unless a recompute is due anyway (it redraws them)."""
+        if touches(fields, {"selected"}) and not self.recompute.pending():
+            self._show_cards()
 
     def _recompute(self) -> None:
-        sc = self._scenario
+        sc, choices = self._scenario, self.choices.value
         m, s, gpu = sc.model, sc.setup, sc.gpu
-        computed = levers(m, s, gpu, self._zero3_n)
+        computed = levers(m, s, gpu, choices.zero3_n)
         self._levers = {lv.kind: lv for lv in computed}
-        n = zero3_gpus(s, self._zero3_n)
-        self.gpus_box.blockSignals(True)
-        self.gpus_box.setValue(n)
-        self.gpus_box.blockSignals(False)
-        for kind, lv in self._levers.items():
-            self._selected.setdefault(kind, lv.current if lv.current else 1)
-        notes = {LeverKind.LORA: lora_note(lora_share(m, s)),
-                 LeverKind.ZERO3: zero3_note(communication(m, s), sc.unit, s.method is not Method.FULL)}
+        n = zero3_gpus(s, choices.zero3_n)
+        with QSignalBlocker(self.gpus_box):
+            self.gpus_box.setValue(n)
+        self._notes = {LeverKind.LORA: lora_note(lora_share(m, s)),
+                       LeverKind.ZERO3: zero3_note(communication(m, s), sc.unit, s.method is not Method.FULL)}
         self.cards[LeverKind.ZERO3].set_step_labels(card_texts(LeverKind.ZERO3, n, s)[3])
-        for kind, card in self.cards.items():
-            card.show_lever(self._levers[kind], self._selected[kind], sc.unit, notes.get(kind, ""))
-        tip = advice(m, s, gpu, self._zero3_n, computed)
+        self._show_cards()
+        tip = advice(m, s, gpu, choices.zero3_n, computed)
         title = step = ""
         if tip.lever is not None:
             keys = [st.key for st in self._levers[tip.lever].steps]
@@ -156,15 +180,12 @@ class LeversPage(QWidget):
         self.rule.setText(rule_text(tip, format_bytes(tip.term.bytes, sc.unit), format_bytes(tip.after, sc.unit),
                                     title, step))
 
-    def _select(self, kind: LeverKind, index: int) -> None:
-        self._selected[kind] = index
-        sc = self._scenario
-        note = self.cards[kind].note.text()
-        self.cards[kind].show_lever(self._levers[kind], index, sc.unit, note)
+    def _show_cards(self) -> None:
+        for kind, card in self.cards.items():
+            card.show_lever(self._levers[kind], self.selected(kind), self._scenario.unit, self._notes.get(kind, ""))
 
-    def _set_zero3_n(self, n: int) -> None:
-        self._zero3_n = n
-        self._recompute()
+    def _select(self, kind: LeverKind, index: int) -> None:
+        self.choices.update(selected={**self.choices.value.selected, kind: index})
 
     def _apply(self, kind: LeverKind, index: int) -> None:
         """The user asked: put this position of the lever into the shared scenario."""

@@ -1,16 +1,15 @@
 """Memory calculator: pick a model and a method, see every byte per GPU, and what would make it fit.
 
-Data flow: the settings panel writes the shared scenario; ``changed`` schedules one recompute per event-loop
-turn (a drag never queues stale work). The headline (peak, verdict, breakdown bar) is recomputed and repainted
-in that same turn; the secondary views (Full / LoRA / QLoRA comparison, the two curves, the roadmap), whose
-charts cost more to paint, follow once input has paused for ``SECONDARY_MS``, one view per event-loop turn,
-so that no frame of a drag waits for them (bench/gui_latency.py measures both paths).
+Data flow: the settings panel writes the shared scenario; the page reads all of it, and recomputes by the one
+policy of every page (``gui.recompute``): once per event-loop turn while shown (a drag never queues stale work),
+not at all while hidden. The headline (peak, verdict, breakdown bar) is recomputed and repainted in that turn;
+the secondary views (Full / LoRA / QLoRA comparison, the two curves, the roadmap), whose charts cost more to
+paint, follow once input has paused for ``SECONDARY_MS``, one view per event-loop turn, so that no frame of a
+drag waits for them (bench/gui_latency.py measures both paths).
 No view computes a number: each gets its result from the engine.
 """
 
 from __future__ import annotations
-
-from collections.abc import Callable
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
@@ -22,16 +21,18 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from engine.specs import UI_GPUS, UI_SEQ_LEN, Method, Sharding, TrainingSetup
+from engine.specs import Method, Sharding, TrainingSetup
 from engine.training import estimate
 from engine.training.accuracy import gpu_runs, summarize
 from engine.training.advisor import max_batch, max_seq_len, roadmap
 from engine.training.sweep import sweep_gpus, sweep_seq_len
+from gui import ranges
 from gui.breakdown_table import Breakdown, training_title
-from gui.coalesce import Coalescer, Debounce
+from gui.choices import method_label
 from gui.pages import page_title
 from gui.pages.memory_controls import MemoryControls
-from gui.scenario import Scenario
+from gui.recompute import PAUSE_MS, Recompute
+from gui.scenario import EVERYTHING, Scenario
 from gui.widgets.breakdown_chart import BreakdownChart, Row
 from gui.widgets.curve_plot import CurvePlot
 from gui.widgets.page_layout import scroll_area
@@ -40,15 +41,15 @@ from gui.widgets.roadmap_view import RoadmapView
 from gui.widgets.term_legend import TermLegend
 
 #: x of the sequence-length curve: 48 points, log-spaced over the slider's range
-SEQ_POINTS = [round(UI_SEQ_LEN[0] * (UI_SEQ_LEN[1] / UI_SEQ_LEN[0]) ** (i / 47)) for i in range(48)]
+SEQ_POINTS = [round(ranges.SEQ_LEN[0] * (ranges.SEQ_LEN[1] / ranges.SEQ_LEN[0]) ** (i / 47)) for i in range(48)]
 GPU_POINTS = [1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64]
-SECONDARY_MS = 40
+SECONDARY_MS = PAUSE_MS
 
 
 class MemoryPage(QWidget):
     """The memory calculator page.
 
-    Signals: none (it listens to ``scenario.changed``).
+    Signals: none (it recomputes when ``scenario.changed`` names any field: it reads them all).
     """
 
     page_id = "memory"
@@ -72,13 +73,10 @@ class MemoryPage(QWidget):
         self.roadmap = RoadmapView(self)
         self.notes = QLabel(self, wordWrap=True)
         self._layout()
-        self._recompute_later = Coalescer(self.recompute, self)
-        self._secondary_later = Debounce(self.recompute_secondary, SECONDARY_MS, self)
-        self._parts: list[Callable[[], None]] = []
-        self._next_part = Coalescer(self._run_part, self)
-        scenario.changed.connect(self._recompute_later.schedule)
-        self.recompute()
-        self.flush()
+        later = [self._show_comparison, self._show_seq_curve, self._show_gpu_curve, self._show_roadmap]
+        self.recompute = Recompute(self, now=self._show_headline, later=later, pause_ms=SECONDARY_MS)
+        self.recompute.watch(scenario, EVERYTHING)
+        self.recompute.flush()
 
     def title(self) -> str:
         return page_title(self.page_id)
@@ -127,38 +125,21 @@ class MemoryPage(QWidget):
         return holder
 
     def flush(self) -> None:
-        """Run any pending recompute now (tests, export)."""
-        self._recompute_later.flush()
-        self._secondary_later.flush()
-        self._next_part.cancel()
-        while self._parts:
-            self._parts.pop(0)()
+        """Run any pending recompute now, every view (tests, export)."""
+        self.recompute.flush()
 
-    def recompute(self) -> None:
-        """The headline, now; the secondary views once input pauses."""
+    def _show_headline(self) -> None:
+        """Peak, verdict, breakdown bar and legend: recomputed in the change's own turn."""
         m, s, gpu, unit = self.scenario.model, self.scenario.setup, self.scenario.gpu, self.scenario.unit
         e = estimate(m, s, gpu)
         self.current = e
         self.summary.show_estimate(e, unit)
         self.breakdown.show_rows([Row(self.tr("This setup"), e.device_terms, highlight=True)], gpu.memory_bytes, unit)
         self.legend.show_terms(e.device_terms, unit)
-        self._secondary_later.schedule()
-
-    def recompute_secondary(self) -> None:
-        """Queue the secondary views, one per event-loop turn, so no turn holds more than one chart's paint."""
-        self._parts = [self._show_comparison, self._show_seq_curve, self._show_gpu_curve, self._show_roadmap]
-        self._next_part.schedule()
-
-    def _run_part(self) -> None:
-        if self._parts:
-            self._parts.pop(0)()
-        if self._parts:
-            self._next_part.schedule()
 
     def _show_comparison(self) -> None:
         m, s, gpu = self.scenario.model, self.scenario.setup, self.scenario.gpu
-        labels = {Method.FULL: self.tr("Full"), Method.LORA: self.tr("LoRA"), Method.QLORA: self.tr("QLoRA")}
-        rows = [Row(labels[k], estimate(m, s.with_(method=k), gpu).device_terms, highlight=k is s.method)
+        rows = [Row(method_label(k), estimate(m, s.with_(method=k), gpu).device_terms, highlight=k is s.method)
                 for k in Method]
         self.compare.show_rows(rows, gpu.memory_bytes, self.scenario.unit)
 
@@ -175,14 +156,14 @@ class MemoryPage(QWidget):
 
     def _show_gpu_curve(self) -> None:
         m, gpu, wide = self.scenario.model, self.scenario.gpu, self._curve_setup()
-        counts = [n for n in GPU_POINTS if UI_GPUS[0] <= n <= UI_GPUS[1]]
+        counts = [n for n in GPU_POINTS if ranges.GPUS[0] <= n <= ranges.GPUS[1]]
         g = sweep_gpus(m, wide, gpu, counts)
         now = (wide.gpus, estimate(m, wide, gpu).device_bytes)
         self.gpu_curve.show_curve(g.x, g.device, gpu.memory_bytes, now, self.scenario.unit)
 
     def _show_roadmap(self) -> None:
         m, s, gpu = self.scenario.model, self.scenario.setup, self.scenario.gpu
-        self.roadmap.show_steps(roadmap(m, s, gpu), max_seq_len(m, s, gpu, UI_SEQ_LEN[1] * 8),
+        self.roadmap.show_steps(roadmap(m, s, gpu), max_seq_len(m, s, gpu, ranges.SEQ_LEN[1] * 8),
                                 max_batch(m, s, gpu, 4096), self.scenario.unit)
         self._show_notes(self._curve_setup().sharding)
 

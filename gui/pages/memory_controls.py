@@ -1,8 +1,10 @@
 """The memory page's settings panel: every control bound to the shared scenario through ``gui.binding``.
 
-Ranges come from the engine (``engine.specs`` bounds and ``UI_*`` ranges); no slot computes anything, each
-control only writes its field. Importing a config.json asks the engine (``engine.hf_import``) and shows its
-error, naming the problem, when the file is bad; the previous model stays.
+Ranges are the engine's bounds narrowed to the GUI's windows (``gui.ranges``); no slot computes anything, each
+control only writes its field. One field, one owner: the FlashAttention and 8-bit switches are views of the
+Attention and Optimizer pickers (``Binder.switch``), so ticking one off and on again gives back the picker's
+value. Importing a config.json asks the engine (``engine.hf_import``) and shows its error, naming the problem,
+when the file is bad; the previous model stays.
 """
 
 from __future__ import annotations
@@ -27,11 +29,6 @@ from PySide6.QtWidgets import (
 
 from engine.catalog import gpus, models
 from engine.specs import (
-    UI_BATCH,
-    UI_GPUS,
-    UI_GRAD_ACCUM,
-    UI_LORA_RANK,
-    UI_SEQ_LEN,
     Attention,
     Checkpointing,
     LoraTargets,
@@ -41,12 +38,19 @@ from engine.specs import (
     Sharding,
 )
 from engine.units import Unit, format_bytes
+from gui import ranges
 from gui.binding import Binder
+from gui.choices import method_label
+from gui.page_state import Fields, touches
 from gui.scenario import Scenario
 from gui.slider_scale import ScaleKind, SliderScale
 from gui.widgets.model_picker import ModelPicker
 
+#: what the two switches show: attention without the s x s scores in memory; an 8-bit optimizer
+NO_SCORES = (Attention.SDPA, Attention.FLASH)
 EIGHT_BIT = (Optimizer.ADAMW_8BIT, Optimizer.PAGED_ADAMW_8BIT)
+#: what the enabled state of the LoRA and offload controls reads
+ENABLING = frozenset({"setup.method", "setup.sharding"})
 
 
 class MemoryControls(QWidget):
@@ -70,7 +74,7 @@ class MemoryControls(QWidget):
             layout.addWidget(box)
         layout.addStretch(1)
         scenario.changed.connect(self._sync_enabled)
-        self._sync_enabled()
+        self._sync_enabled(ENABLING)
 
     # -- groups ---------------------------------------------------------------------------------------------
     def _model_box(self) -> QGroupBox:
@@ -95,8 +99,7 @@ class MemoryControls(QWidget):
 
     def _method_box(self) -> QGroupBox:
         box = QGroupBox(self.tr("Method"))
-        self.method_buttons = {m: QPushButton(label, box) for m, label in (
-            (Method.FULL, self.tr("Full")), (Method.LORA, self.tr("LoRA")), (Method.QLORA, self.tr("QLoRA")))}
+        self.method_buttons = {m: QPushButton(method_label(m), box) for m in Method}
         group = QButtonGroup(box)
         self.binder.buttons(group, "method", [(b, m) for m, b in self.method_buttons.items()])
         seg = QHBoxLayout()
@@ -105,7 +108,7 @@ class MemoryControls(QWidget):
             b.setStyleSheet("QPushButton:checked { background: palette(highlight); color: palette(highlighted-text); }")
             seg.addWidget(b)
         self.rank = QSpinBox(box)
-        self.rank.setRange(*UI_LORA_RANK)
+        self.rank.setRange(*ranges.LORA_RANK)
         self.binder.spin(self.rank, "lora.rank")
         self.targets = self._combo(box, "lora.targets", [
             (self.tr("q, v"), LoraTargets.QV), (self.tr("All attention"), LoraTargets.ATTENTION),
@@ -118,14 +121,14 @@ class MemoryControls(QWidget):
 
     def _tokens_box(self) -> QGroupBox:
         box = QGroupBox(self.tr("Sequence length and batch"))
-        self.seq_slider, self.seq_spin = self._slider_pair(box, "seq_len", ScaleKind.LOG, UI_SEQ_LEN)
+        self.seq_slider, self.seq_spin = self._slider_pair(box, "seq_len", ScaleKind.LOG, ranges.SEQ_LEN)
         self.seq_spin.setSuffix(self.tr(" tokens"))
-        self.batch_slider, self.batch_spin = self._slider_pair(box, "batch", ScaleKind.LINEAR, UI_BATCH)
+        self.batch_slider, self.batch_spin = self._slider_pair(box, "batch", ScaleKind.LINEAR, ranges.BATCH)
         form = QFormLayout(box)
         form.addRow(self.tr("Sequence"), self._row(self.seq_slider, self.seq_spin))
         form.addRow(self.tr("Batch"), self._row(self.batch_slider, self.batch_spin))
         self.grad_accum = QSpinBox(box)
-        self.grad_accum.setRange(*UI_GRAD_ACCUM)
+        self.grad_accum.setRange(*ranges.GRAD_ACCUM)
         self.grad_accum.setKeyboardTracking(False)
         self.grad_accum.setToolTip(self.tr("Micro-batches per optimizer step: their gradients stay in memory"))
         self.binder.spin(self.grad_accum, "grad_accum")
@@ -135,16 +138,13 @@ class MemoryControls(QWidget):
     def _switches_box(self) -> QGroupBox:
         box = QGroupBox(self.tr("Memory switches"))
         self.flash = QCheckBox(self.tr("FlashAttention"), box)
-        self.binder.custom(
-            self.flash, "attention", read=lambda: Attention.FLASH if self.flash.isChecked() else Attention.EAGER,
-            show=lambda v: self.flash.setChecked(v is not Attention.EAGER), changed=self.flash.toggled)
+        self.binder.switch(self.flash, "attention", on=NO_SCORES, default_on=Attention.FLASH,
+                           default_off=Attention.EAGER)
         self.checkpointing = QCheckBox(self.tr("Gradient checkpointing"), box)
         self.binder.toggle(self.checkpointing, "checkpointing", on=Checkpointing.FULL, off=Checkpointing.NONE)
         self.eight_bit = QCheckBox(self.tr("8-bit optimizer"), box)
-        self.binder.custom(
-            self.eight_bit, "optimizer",
-            read=lambda: Optimizer.ADAMW_8BIT if self.eight_bit.isChecked() else Optimizer.ADAMW,
-            show=lambda v: self.eight_bit.setChecked(v in EIGHT_BIT), changed=self.eight_bit.toggled)
+        self.binder.switch(self.eight_bit, "optimizer", on=EIGHT_BIT, default_on=Optimizer.ADAMW_8BIT,
+                           default_off=Optimizer.ADAMW)
         self.optimizer = self._combo(box, "optimizer", [
             ("AdamW", Optimizer.ADAMW), (self.tr("AdamW 8-bit"), Optimizer.ADAMW_8BIT),
             (self.tr("Paged AdamW 8-bit"), Optimizer.PAGED_ADAMW_8BIT), ("Adafactor", Optimizer.ADAFACTOR),
@@ -168,7 +168,7 @@ class MemoryControls(QWidget):
 
     def _gpu_box(self) -> QGroupBox:
         box = QGroupBox(self.tr("GPUs"))
-        self.gpus_slider, self.gpus_spin = self._slider_pair(box, "gpus", ScaleKind.LINEAR, UI_GPUS)
+        self.gpus_slider, self.gpus_spin = self._slider_pair(box, "gpus", ScaleKind.LINEAR, ranges.GPUS)
         self.sharding = self._combo(box, "sharding", [
             (self.tr("None (data parallel)"), Sharding.NONE), ("ZeRO-1", Sharding.ZERO1), ("ZeRO-2", Sharding.ZERO2),
             (self.tr("ZeRO-3 / FSDP"), Sharding.ZERO3)])
@@ -218,7 +218,9 @@ class MemoryControls(QWidget):
             h.addWidget(w, 1)
         return holder
 
-    def _sync_enabled(self) -> None:
+    def _sync_enabled(self, fields: Fields) -> None:
+        if not touches(fields, ENABLING):
+            return
         s = self.scenario.setup
         lora = s.method is not Method.FULL
         self.rank.setEnabled(lora)

@@ -1,8 +1,11 @@
 """The serving page: the KV cache per sequence, how many users fit beside the weights, MLA vs GQA, paging.
 
-Data flow: the controls write to the shared ``Scenario`` (model, GPU) and to the page's ``ServingState``
-(context, concurrency, dtypes, tensor parallelism); ``refresh`` asks the engine (``engine.serving``) and hands
-its results to the views. No number on this page is computed here.
+Data flow: the controls write to the shared ``Scenario`` (model, GPU) and to the page's own state, a
+``PageState`` over the engine's ``ServingSetup`` (context, concurrency, dtypes, tensor parallelism). The page
+reads the scenario's model, GPU and unit and every field of its own state (``READS``): a change to anything else
+(a LoRA rank, a batch size) costs it nothing. ``refresh`` asks the engine (``engine.serving``) and hands its
+results to the views, by the one recompute policy of every page (``gui.recompute``). No number on this page is
+computed here.
 """
 
 from __future__ import annotations
@@ -19,11 +22,12 @@ from engine.serving.trace import SHAREGPT, request_stream
 from engine.specs import ModelSpec
 from engine.units import format_bytes
 from gui.breakdown_table import Breakdown
+from gui.page_state import PageState
 from gui.pages import page_title
 from gui.pages.serving_controls import ServingControls
 from gui.pages.serving_sections import section
-from gui.pages.serving_state import ServingState
 from gui.palette import colors_for
+from gui.recompute import Recompute
 from gui.scenario import Scenario
 from gui.widgets.capacity_chart import CapacityChart
 from gui.widgets.kv_cards import KvCards
@@ -33,12 +37,15 @@ from gui.widgets.paging_player import PagingPlayer
 SEED_MODELS = ("llama-2-7b", "llama-2-13b", "llama-2-70b")
 PAGING_REQUESTS, PAGING_SEED = 60, 0
 INITIAL_SEQUENCES = 16  # enough users for the KV cache to outweigh a 7B model's weights
+#: what the page reads from the shared scenario (its own state it reads whole)
+READS = frozenset({"model", "gpu", "unit"})
 
 
 class ServingPage(QWidget):
     """KV cache, capacity, MLA and paged allocation, for the scenario's model and GPU.
 
-    Signals: none of its own (it listens to ``Scenario.changed`` and ``ServingState.changed``).
+    Signals: none of its own (it recomputes when ``Scenario.changed`` names a field in ``READS``, and on any
+    change of its own ``state``).
     """
 
     page_id = "serving"
@@ -47,7 +54,8 @@ class ServingPage(QWidget):
         super().__init__(parent)
         self.setObjectName("page-serving")
         self.scenario = scenario
-        self.state = ServingState(ServingSetup(sequences=INITIAL_SEQUENCES), parent=self)
+        self.state = PageState(ServingSetup(sequences=INITIAL_SEQUENCES), parent=self)
+        self.recompute = Recompute(self, now=self.refresh).watch(scenario, READS).watch(self.state)
         self.controls = ServingControls(scenario, self.state, self)
         self.cards = KvCards(self)
         self.chart = CapacityChart(self)
@@ -57,9 +65,7 @@ class ServingPage(QWidget):
         self.mla = MlaPanel(self)
         self.player = PagingPlayer(request_stream(SHAREGPT, PAGING_REQUESTS, PAGING_SEED), PoolSpec(), self)
         self._layout()
-        scenario.changed.connect(self.refresh)
-        self.state.changed.connect(self.refresh)
-        self.refresh()
+        self.recompute.flush()
 
     def title(self) -> str:
         return page_title(self.page_id)
@@ -67,19 +73,23 @@ class ServingPage(QWidget):
     def export_chart(self) -> QWidget:
         return self.chart
 
+    def flush(self) -> None:
+        """Run any pending recompute now (tests, export)."""
+        self.recompute.flush()
+
     def export_breakdown(self) -> Breakdown:
         """Per GPU at the requested concurrency: weights, activation workspace, CUDA context, KV cache."""
-        sc, setup = self.scenario, self.state.setup
+        sc, setup = self.scenario, self.state.value
         title = (f"{sc.model.label} · {setup.sequences} × {setup.tokens:,} tokens · {setup.kv_dtype.value} KV cache · "
                  f"TP {setup.tp} × {sc.gpu.name}")
         return Breakdown.of(title, serving_fit(sc.model, sc.gpu, setup).terms)
 
     def view_state(self) -> dict[str, Any]:
-        return {"serving": self.state.setup.model_dump(mode="json")}
+        return {"serving": self.state.value.model_dump(mode="json")}
 
     def restore_view_state(self, state: dict[str, Any]) -> None:
         if "serving" in state:
-            self.state.update(**ServingSetup.model_validate(state["serving"]).model_dump())
+            self.state.replace(ServingSetup.model_validate(state["serving"]))
 
     def _layout(self) -> None:
         content = QWidget(self)
@@ -118,7 +128,7 @@ class ServingPage(QWidget):
 
     def refresh(self) -> None:
         """Ask the engine for every result on the page and show them."""
-        setup, unit = self.state.setup, self.scenario.unit
+        setup, unit = self.state.value, self.scenario.unit
         rows = [(m, kv_cache(m, setup.tokens, setup.kv_dtype)) for m in self.card_models()]
         self.cards.show_models(rows, unit)
         model, gpu = self.scenario.model, self.scenario.gpu
@@ -136,7 +146,7 @@ class ServingPage(QWidget):
 
     def changeEvent(self, event: QEvent) -> None:
         if event.type() == QEvent.Type.PaletteChange:
-            self.refresh()  # the verdict's colour follows the theme
+            self.recompute.request()  # the verdict's colour follows the theme
         super().changeEvent(event)
 
     def _fit_text(self, fit: ServingFit) -> str:

@@ -1,7 +1,8 @@
 """The serving page's controls: model and GPU (shared scenario), context, concurrency, dtypes, GPUs.
 
 Every control goes through the one binding helper (``gui.binding.Binder``): model and GPU to the shared
-``Scenario``, the rest to the page's ``ServingState``. Slider ranges come from the engine's bounds.
+``Scenario``, the rest to the page's own state (a ``PageState`` over the engine's ``ServingSetup``). Slider
+ranges are the engine's bounds narrowed to the GUI's windows (``gui.ranges``).
 """
 
 from __future__ import annotations
@@ -11,24 +12,19 @@ from PySide6.QtWidgets import QComboBox, QGridLayout, QLabel, QSlider, QWidget
 
 from engine.catalog import gpus, models
 from engine.serving import ServingSetup, WeightDtype
-from engine.serving.capacity import UI_SEQUENCES, UI_TP
-from engine.specs import UI_SEQ_LEN, KvDtype, field_bounds
+from engine.specs import KvDtype
+from gui import ranges
 from gui.binding import Binder
-from gui.pages.serving_state import ServingState
+from gui.page_state import Fields, PageState, touches
 from gui.scenario import Scenario
 from gui.slider_scale import ScaleKind, SliderScale
 from gui.widgets.model_picker import ModelPicker
 
-
-def serving_scale(field: str, kind: ScaleKind, ui: tuple[int, int]) -> SliderScale:
-    """A slider scale for a ``ServingSetup`` field: the engine's bounds narrowed to the UI's range."""
-    lo, hi = field_bounds(ServingSetup, field)
-    return SliderScale(max(lo or ui[0], ui[0]), min(hi or ui[1], ui[1]), kind)
-
-
-TOKENS = serving_scale("tokens", ScaleKind.POW2, UI_SEQ_LEN)
-SEQUENCES = serving_scale("sequences", ScaleKind.LOG, UI_SEQUENCES)
-TP = serving_scale("tp", ScaleKind.LINEAR, UI_TP)
+TOKENS = SliderScale.for_field("tokens", ScaleKind.POW2, ranges.SERVING_TOKENS, model=ServingSetup)
+SEQUENCES = SliderScale.for_field("sequences", ScaleKind.LOG, ranges.SEQUENCES, model=ServingSetup)
+TP = SliderScale.for_field("tp", ScaleKind.LINEAR, ranges.TP, model=ServingSetup)
+#: the fields the labels beside the sliders show
+SHOWN = frozenset({"tokens", "sequences", "tp"})
 
 
 class ServingControls(QWidget):
@@ -37,7 +33,7 @@ class ServingControls(QWidget):
     Signals: none (they write to the scenario and the state, which signal).
     """
 
-    def __init__(self, scenario: Scenario, state: ServingState, parent: QWidget | None = None) -> None:
+    def __init__(self, scenario: Scenario, state: PageState[ServingSetup], parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.scenario, self.state = scenario, state
         shared, own = Binder(scenario, self), Binder(state, self)
@@ -56,7 +52,7 @@ class ServingControls(QWidget):
         self.values = {name: QLabel(self) for name in ("tokens", "sequences", "tp")}
         self._layout()
         state.changed.connect(self._show_values)
-        self._show_values()
+        self._show_values(SHOWN)
 
     def _layout(self) -> None:
         grid = QGridLayout(self)
@@ -81,8 +77,10 @@ class ServingControls(QWidget):
         grid.setColumnStretch(4, 1)
         grid.setColumnMinimumWidth(2, 16)
 
-    def _show_values(self) -> None:
-        s = self.state.setup
+    def _show_values(self, fields: Fields) -> None:
+        if not touches(fields, SHOWN):
+            return
+        s = self.state.value
         self.values["tokens"].setText(self.tr("{n:,} tokens").format(n=s.tokens))
         self.values["sequences"].setText(
             self.tr("{n:,} sequences").format(n=s.sequences) if s.sequences > 1 else self.tr("1 sequence"))

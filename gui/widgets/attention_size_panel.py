@@ -15,16 +15,17 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFormLayout, QFrame, QLabel, QSlider, QSpinBox, QVBoxLayout, QWidget
 
 from engine.attention import AttentionStep
-from engine.attention_sizes import SEQ_LEN_RANGE, StepKey, bytes_curve, flash_kept, flash_kept_curve, tensor_size
+from engine.attention_sizes import StepKey, bytes_curve, flash_kept, flash_kept_curve, tensor_size
 from engine.specs import KvDtype
 from engine.units import format_bytes
+from gui import ranges
 from gui.binding import Binder
 from gui.scenario import Scenario
 from gui.slider_scale import ScaleKind, SliderScale
 from gui.widgets.bytes_curve_plot import BytesCurvePlot, Curve
 
 DTYPE = KvDtype.BF16  # the activations' dtype under bf16 mixed precision
-_LENGTHS = np.unique(np.geomspace(*SEQ_LEN_RANGE, num=80).round())  # whole tokens
+_LENGTHS = np.unique(np.geomspace(*ranges.ATTENTION_SEQ_LEN, num=80).round())  # whole tokens
 
 
 class AttentionSizePanel(QFrame):
@@ -39,11 +40,12 @@ class AttentionSizePanel(QFrame):
         self.slider = QSlider(Qt.Orientation.Horizontal, self)
         self.slider.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         self.spin = QSpinBox(self)
-        self.spin.setRange(*SEQ_LEN_RANGE)
+        self.spin.setRange(*ranges.ATTENTION_SEQ_LEN)
         self.spin.setGroupSeparatorShown(True)
         self.spin.setSuffix(self.tr(" tokens"))
         self.binder = Binder(scenario, self)
-        self.binder.slider(self.slider, "seq_len", SliderScale.for_field("seq_len", ScaleKind.LOG, SEQ_LEN_RANGE))
+        scale = SliderScale.for_field("seq_len", ScaleKind.LOG, ranges.ATTENTION_SEQ_LEN)
+        self.binder.slider(self.slider, "seq_len", scale)
         self.binder.spin(self.spin, "seq_len")
         self.tensor, self.per_head, self.per_layer, self.all_layers = (QLabel(self) for _ in range(4))
         self.plot = BytesCurvePlot(self)

@@ -1,40 +1,66 @@
 """"What would make it fit": the engine's roadmap (``engine.training.advisor``) as a list, each step with its
-per-GPU peak and its cost, plus the longest sequence and the largest batch that fit as things stand."""
+per-GPU peak and its cost, plus the longest sequence and the largest batch that fit as things stand.
+
+The engine names each step (``Rung``) and gives its numbers; the words are here, one translated title and one
+cost per rung, filled with those numbers (how many GPUs, the LoRA rank, the measured overheads).
+"""
 
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
-from engine.training.advisor import Step
+from engine.lever_facts import PAPER_FACTOR
+from engine.specs import Method
+from engine.training.advisor import CHECKPOINTING_MEASURED, CHECKPOINTING_PUBLISHED, Rung, Step
 from engine.units import Unit, format_bytes
 from gui.palette import colors_for
 from gui.tr import QT_TRANSLATE_NOOP, translate
 
-_TITLES = {
-    "bf16": QT_TRANSLATE_NOOP("roadmap", "16-bit training (bf16)"),
-    "flash": QT_TRANSLATE_NOOP("roadmap", "FlashAttention"),
-    "checkpointing": QT_TRANSLATE_NOOP("roadmap", "Gradient checkpointing"),
-    "8bit": QT_TRANSLATE_NOOP("roadmap", "8-bit AdamW"),
-    "lora": QT_TRANSLATE_NOOP("roadmap", "LoRA (rank 16, all linear layers)"),
-    "qlora": QT_TRANSLATE_NOOP("roadmap", "QLoRA (4-bit NF4 base)"),
-    "zero2": QT_TRANSLATE_NOOP("roadmap", "ZeRO-2 over the current GPUs"),
-    "zero3": QT_TRANSLATE_NOOP("roadmap", "ZeRO-3 / FSDP over the current GPUs"),
-    "offload": QT_TRANSLATE_NOOP("roadmap", "Offload optimizer states to CPU RAM"),
-    "gpus": QT_TRANSLATE_NOOP("roadmap", "More GPUs with ZeRO-3"),
+TITLES: dict[Rung, str] = {
+    Rung.BF16: QT_TRANSLATE_NOOP("roadmap", "16-bit training (bf16)"),
+    Rung.FLASH: QT_TRANSLATE_NOOP("roadmap", "FlashAttention"),
+    Rung.CHECKPOINTING: QT_TRANSLATE_NOOP("roadmap", "Gradient checkpointing"),
+    Rung.EIGHT_BIT: QT_TRANSLATE_NOOP("roadmap", "8-bit AdamW"),
+    Rung.LORA: QT_TRANSLATE_NOOP("roadmap", "LoRA (rank {rank})"),
+    Rung.QLORA: QT_TRANSLATE_NOOP("roadmap", "QLoRA (4-bit NF4 base)"),
+    Rung.ZERO2: QT_TRANSLATE_NOOP("roadmap", "ZeRO-2 over the current GPUs"),
+    Rung.ZERO3: QT_TRANSLATE_NOOP("roadmap", "ZeRO-3 / FSDP over the current GPUs"),
+    Rung.OFFLOAD: QT_TRANSLATE_NOOP("roadmap", "Offload optimizer states to CPU RAM"),
+    Rung.GPUS: QT_TRANSLATE_NOOP("roadmap", "{gpus} GPUs with ZeRO-3"),
 }
-_COSTS = {
-    "bf16": QT_TRANSLATE_NOOP("roadmap", "almost none on GPUs with bf16"),
-    "flash": QT_TRANSLATE_NOOP("roadmap", "none: the same result, computed in tiles"),
-    "checkpointing": QT_TRANSLATE_NOOP("roadmap", "about 20–40% more compute per step (H200: +28% full, +56% LoRA)"),
-    "8bit": QT_TRANSLATE_NOOP("roadmap", "almost none; states quantized block-wise"),
-    "lora": QT_TRANSLATE_NOOP("roadmap", "trains ~0.6% of the weights; quality usually close to full"),
-    "qlora": QT_TRANSLATE_NOOP("roadmap", "slower matmuls (dequantized on the fly); small quality loss"),
-    "zero2": QT_TRANSLATE_NOOP("roadmap", "same communication as data parallelism"),
-    "zero3": QT_TRANSLATE_NOOP("roadmap", "about 1.5× the communication of data parallelism"),
-    "offload": QT_TRANSLATE_NOOP("roadmap", "slower steps: the optimizer runs on the CPU"),
-    "gpus": QT_TRANSLATE_NOOP("roadmap", "more hardware"),
+COSTS: dict[Rung, str] = {
+    Rung.BF16: QT_TRANSLATE_NOOP("roadmap", "almost none on GPUs with bf16"),
+    Rung.FLASH: QT_TRANSLATE_NOOP("roadmap", "none: the same result, computed in tiles"),
+    Rung.CHECKPOINTING: QT_TRANSLATE_NOOP(
+        "roadmap", "about {low:.0%}–{high:.0%} more compute per step (H200: +{full:.0%} full, +{lora:.0%} LoRA)"),
+    Rung.EIGHT_BIT: QT_TRANSLATE_NOOP("roadmap", "almost none; states quantized block-wise"),
+    Rung.LORA: QT_TRANSLATE_NOOP("roadmap", "trains ~{share:.1%} of the weights; quality usually close to full"),
+    Rung.QLORA: QT_TRANSLATE_NOOP("roadmap", "slower matmuls (dequantized on the fly); small quality loss"),
+    Rung.ZERO2: QT_TRANSLATE_NOOP("roadmap", "same communication as data parallelism"),
+    Rung.ZERO3: QT_TRANSLATE_NOOP("roadmap", "about {factor:g}× the communication of data parallelism"),
+    Rung.OFFLOAD: QT_TRANSLATE_NOOP("roadmap", "slower steps: the optimizer runs on the CPU"),
+    Rung.GPUS: QT_TRANSLATE_NOOP("roadmap", "more hardware"),
 }
+
+
+def step_numbers(step: Step) -> dict[str, float]:
+    """The engine's numbers a step's title and cost quote (unused ones are ignored by ``str.format``)."""
+    e = step.estimate
+    low, high = CHECKPOINTING_PUBLISHED
+    return {"gpus": step.setup.gpus, "rank": step.setup.lora.rank, "share": e.trainable_params / e.total_params,
+            "factor": PAPER_FACTOR, "low": low, "high": high, "full": CHECKPOINTING_MEASURED[Method.FULL],
+            "lora": CHECKPOINTING_MEASURED[Method.LORA]}
+
+
+def step_title(step: Step) -> str:
+    """A step's title in the user's language, with its numbers."""
+    return translate("roadmap", TITLES[step.key]).format(**step_numbers(step))
+
+
+def step_cost(step: Step) -> str:
+    """What a step costs, in the user's language, with its numbers."""
+    return translate("roadmap", COSTS[step.key]).format(**step_numbers(step))
 
 
 class RoadmapView(QWidget):
@@ -65,8 +91,7 @@ class RoadmapView(QWidget):
         rows = []
         for step in steps:
             color = c.fits if step.fits else c.over
-            title = translate("roadmap", _TITLES.get(step.key, step.title))
-            cost = translate("roadmap", _COSTS.get(step.key, step.cost))
+            title, cost = step_title(step), step_cost(step)
             rows.append(
                 f'<tr><td style="color:{color}">{"✓" if step.fits else "✗"}&nbsp;{title}<br>'
                 f'<small style="color:{c.muted}">{cost}</small></td>'

@@ -5,11 +5,15 @@ from __future__ import annotations
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QLabel, QWidget
 
+from gui.page_state import Fields, touches
 from gui.scenario import Scenario
+
+#: what the line shows (everything but the unit)
+READS = frozenset({"model", "setup", "gpu"})
 
 
 class ScenarioSummary(QLabel):
-    """Re-reads the scenario on every change.
+    """Re-reads the scenario when a field it shows changes (a label: cheap, so at once, hidden or not).
 
     Signals: none.
     """
@@ -19,8 +23,12 @@ class ScenarioSummary(QLabel):
         self._scenario = scenario
         self.setWordWrap(True)
         self.setForegroundRole(QPalette.ColorRole.PlaceholderText)
-        scenario.changed.connect(self.refresh)
+        scenario.changed.connect(self._changed)
         self.refresh()
+
+    def _changed(self, fields: Fields) -> None:
+        if touches(fields, READS):
+            self.refresh()
 
     def refresh(self) -> None:
         sc = self._scenario

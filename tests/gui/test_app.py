@@ -134,7 +134,8 @@ def test_a_scenario_given_on_the_command_line_is_opened(tmp_path: Path) -> None:
     from gui import scenario_file
 
     path = tmp_path / "big.vramlab.json"
-    data = scenario_file.ScenarioData(get_model("llama-2-70b"), TrainingSetup(gpus=8), get_gpu("h100-80gb"))
+    data = scenario_file.ScenarioData(model=get_model("llama-2-70b"), setup=TrainingSetup(gpus=8),
+                                      gpu=get_gpu("h100-80gb"))
     scenario_file.save(path, data)
     for name, args in (("default", ()), ("opened", (str(path),))):
         result = run_app(*args, "--screenshot", str(tmp_path / name))

@@ -6,13 +6,14 @@ import pytest
 from PySide6.QtWidgets import QCheckBox, QComboBox, QSlider, QSpinBox, QWidget
 from pytestqt.qtbot import QtBot
 
-from engine.specs import UI_SEQ_LEN, Checkpointing, Method
+from engine.specs import Checkpointing, Method
+from gui import ranges
 from gui.binding import Binder
 from gui.scenario import Scenario
 from gui.slider_scale import ScaleKind, SliderScale
 
 METHODS = [("Full", Method.FULL), ("LoRA", Method.LORA), ("QLoRA", Method.QLORA)]
-SEQ = SliderScale.for_field("seq_len", ScaleKind.POW2, UI_SEQ_LEN)
+SEQ = SliderScale.for_field("seq_len", ScaleKind.POW2, ranges.SEQ_LEN)
 
 
 @pytest.fixture

@@ -108,7 +108,7 @@ def test_serving_breakdown_is_the_engines(window: MainWindow, tmp_path: Path) ->
     window.pages.show_page("serving")
     page = current(window)
     doc = json.loads((window.exports.export_table("json", tmp_path / "s.json") or Path()).read_text())
-    fit = serving_fit(window.scenario.model, window.scenario.gpu, page.state.setup)
+    fit = serving_fit(window.scenario.model, window.scenario.gpu, page.state.value)
     assert [(r["term"], r["bytes"]) for r in doc["terms"]] == [(t.name, t.bytes) for t in fit.terms]
     assert abs(sum(r["share"] for r in doc["terms"]) - 1) < 1e-9
     window.pages.show_page("memory")

@@ -69,7 +69,7 @@ def test_switch_changes_texts_and_keeps_everything(window: MainWindow, qapp: QAp
     page = current(window)
     assert page is not attention
     assert (page.view_state()["sentence"], page.player.index) == ("a b c d", 5)
-    assert page_of(window, "serving").state.setup.sequences == 40
+    assert page_of(window, "serving").state.value.sequences == 40
     assert page_of(window, "levers").view_state()["selected"]["lora"] == 2
     alignment = page_of(window, "alignment")
     assert alignment.view_state()["stage"] == "ppo"

@@ -24,7 +24,8 @@ IMPORTED = get_model("llama-2-7b").model_copy(update={"id": "my-org/tiny", "name
 
 
 def data(model: ModelSpec | None = None) -> ScenarioData:
-    return ScenarioData(model or get_model("mistral-7b"), SETUP, get_gpu("h100-80gb"), Unit.GIB)
+    return ScenarioData(model=model or get_model("mistral-7b"), setup=SETUP, gpu=get_gpu("h100-80gb"),
+                        unit=Unit.GIB)
 
 
 def test_catalog_round_trip_names_the_catalog_ids(tmp_path: Path) -> None:

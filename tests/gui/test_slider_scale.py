@@ -6,7 +6,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from engine.specs import UI_BATCH, UI_LORA_RANK, UI_SEQ_LEN, LoraSpec, field_bounds
+from engine.specs import LoraSpec, field_bounds
+from gui.ranges import BATCH as UI_BATCH
+from gui.ranges import LORA_RANK as UI_LORA_RANK
+from gui.ranges import SEQ_LEN as UI_SEQ_LEN
 from gui.slider_scale import ScaleKind, SliderScale, owner_of
 
 

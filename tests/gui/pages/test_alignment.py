@@ -52,6 +52,7 @@ def test_variant_toggles_change_the_count(qtbot: QtBot) -> None:
     page, sc = _page(qtbot)
     qtbot.mouseClick(page.controls.kl_zero, Qt.MouseButton.LeftButton)
     qtbot.mouseClick(page.controls.precomputed, Qt.MouseButton.LeftButton)
+    page.flush()
     assert page.stage(Stage.GRPO).models == 1
     assert page.stage(Stage.DPO).models == 1
     assert "log-probs precomputed" in page.diagram.node_texts()["reference"]
@@ -59,6 +60,7 @@ def test_variant_toggles_change_the_count(qtbot: QtBot) -> None:
     assert "not loaded" in page.diagram.node_texts()["reference"]
     assert "log-probs (KL)" not in page.diagram.arrow_labels()  # an arrow to nothing is drawn faded, not played
     page.controls.rollout.setValue(0.0)
+    page.flush()
     assert "rollout" not in page.diagram.node_texts()
     options = AlignmentOptions(grpo_kl_coef=0.0, dpo_precomputed_reference=True, rollout_share=0.0)
     assert page.stage(Stage.GRPO) == stage_memory(Stage.GRPO, sc.model, sc.setup, sc.gpu, options)
@@ -70,10 +72,12 @@ def test_lora_reference_without_a_copy(qtbot: QtBot) -> None:
     page.controls.method.setCurrentIndex(1)  # LoRA, through the binder into the shared scenario
     assert sc.setup.method is Method.LORA
     assert page.controls.shared_base.isEnabled()
+    page.flush()
     dpo = page.stage(Stage.DPO)
     assert dpo.weight_copies == 1
     assert "no copy" in page.diagram.node_texts()["reference"]
     qtbot.mouseClick(page.controls.shared_base, Qt.MouseButton.LeftButton)
+    page.flush()
     assert page.stage(Stage.DPO).weight_copies == 2
 
 
@@ -81,7 +85,7 @@ def test_gpus_and_sharding_reach_the_engine(qtbot: QtBot) -> None:
     page, sc = _page(qtbot)
     page.controls.sharding.setCurrentIndex(3)
     page.controls.gpus.setValue(4)
-    page.controls.binder.flush()
+    page.flush()
     assert sc.setup.gpus == 4
     ref = next(r for r in page.stage(Stage.DPO).roles if r.role is Role.REFERENCE)
     assert ref.resident["weights"] == 6_738_415_616 * 2 // 4

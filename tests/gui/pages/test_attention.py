@@ -152,6 +152,7 @@ def test_sequence_length_drives_the_real_sizes(page: AttentionPage) -> None:
     page.player.go(4)
     page.size_panel.spin.setValue(8192)
     page.size_panel.binder.flush()
+    page.flush()
     scenario = page._scenario
     assert scenario.setup.seq_len == 8192
     step = attention_steps(seq_len=8192)[4]

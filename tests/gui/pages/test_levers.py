@@ -57,6 +57,7 @@ def test_apply_writes_the_position_into_the_scenario(qtbot: QtBot) -> None:
     _click(qtbot, page, LeverKind.ACTIVATIONS, 2)
     with qtbot.waitSignal(sc.changed):
         qtbot.mouseClick(page.cards[LeverKind.ACTIVATIONS].apply, Qt.MouseButton.LeftButton)
+    page.flush()
     assert sc.setup.checkpointing is Checkpointing.FULL
     card = page.cards[LeverKind.ACTIVATIONS]
     assert card.selected() == 2
@@ -74,6 +75,7 @@ def test_lora_card_states_both_shares(qtbot: QtBot) -> None:
 def test_zero3_over_n_divides_model_states_and_not_activations(qtbot: QtBot) -> None:
     page, _ = _page(qtbot)
     page.gpus_box.setValue(4)
+    page.flush()
     card = page.cards[LeverKind.ZERO3]
     seg = card.bars.segments()
     assert seg["weights"] == (PSI * 2 / 1e9, -(-PSI * 2 // 4) / 1e9)
@@ -87,6 +89,7 @@ def test_the_rule_names_the_biggest_term_and_its_lever(qtbot: QtBot) -> None:
     assert "optimizer states (80.86 GB)" in page.rule.text()
     assert "LoRA" in page.rule.text()
     sc.update(method=Method.LORA)
+    page.flush()
     assert "activations" in page.rule.text()
     assert "checkpointing" in page.rule.text()
     assert page.cards[LeverKind.LORA].selected() == 1  # the scenario's own position

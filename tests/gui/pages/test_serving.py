@@ -35,7 +35,8 @@ def test_context_slider_and_kv_dtype_update_the_cards(page: ServingPage) -> None
     page.controls.tokens.setValue(TOKENS.to_position(16_384))
     page.controls.kv_box.setCurrentIndex(list(KvDtype).index(KvDtype.FP8))
     page.controls.flush()
-    assert page.state.setup.tokens == 16_384
+    page.flush()
+    assert page.state.value.tokens == 16_384
     expected = [format_bytes(kv_cache(get_model(m), 16_384, KvDtype.FP8).bytes_per_sequence, Unit.GB)
                 for m in ("llama-2-7b", "llama-2-13b", "llama-2-70b")]
     assert card_values(page) == expected
@@ -47,7 +48,8 @@ def test_sliders_and_gpu_picker_give_the_engines_capacity(page: ServingPage) -> 
     page.controls.tp.setValue(TP.to_position(2))
     page.controls.gpu_box.setCurrentText("H200 141 GB")
     page.controls.flush()
-    setup = page.state.setup
+    page.flush()
+    setup = page.state.value
     assert (setup.sequences, setup.tp) == (40, 2)
     fit = serving_fit(get_model("llama-2-7b"), get_gpu("h200"), setup)
     assert f"At most {fit.max_sequences:,} sequences" in page.fit_label.text()
@@ -58,10 +60,12 @@ def test_sliders_and_gpu_picker_give_the_engines_capacity(page: ServingPage) -> 
 
 def test_overflowing_weights_are_said(page: ServingPage) -> None:
     page.scenario.update(model=get_model("llama-2-70b"), gpu=get_gpu("rtx-4090"))
+    page.flush()
     assert "weights alone overflow" in page.fit_label.text()
     page.controls.weight_box.setCurrentIndex(list(WeightDtype).index(WeightDtype.INT4))
     page.controls.tp.setValue(TP.to_position(4))
     page.controls.flush()
+    page.flush()
     fit = serving_fit(get_model("llama-2-70b"), get_gpu("rtx-4090"),
                       ServingSetup(weight_dtype=WeightDtype.INT4, tp=4))
     assert f"At most {fit.max_sequences:,}" in page.fit_label.text()
@@ -72,6 +76,7 @@ def test_another_model_gets_a_card(page: ServingPage) -> None:
     row = next(r for r in range(picker.count()) if (m := picker.model_at(r)) is not None and m.id == "qwen2.5-7b")
     picker.setCurrentIndex(row)
     picker.activated.emit(row)
+    page.flush()
     qwen = page.scenario.model
     assert qwen.id == "qwen2.5-7b"
     assert card_values(page)[3] == format_bytes(kv_cache(qwen, 4096).bytes_per_sequence, Unit.GB)
@@ -99,6 +104,7 @@ def test_hiding_the_page_pauses_the_animation(qtbot: QtBot) -> None:
 def test_an_imported_model_gets_a_card_and_joins_the_picker(page: ServingPage) -> None:
     imported = get_model("llama-2-70b").model_copy(update={"id": "my-70b", "name": "My 70B"})
     page.scenario.update(model=imported)
+    page.flush()
     assert page.controls.model_box.current_model() == imported
     assert page.cards.cards[3].name.text() == "<b>My 70B</b>"
     assert card_values(page)[3] == "1.34 GB"

@@ -1,0 +1,68 @@
+"""The ranges the GUI's sliders and spin boxes offer: a window on the engine's bounds, each defined here once.
+
+The engine bounds every field (``Annotated`` aliases in ``engine.specs``, ``engine.serving``, ``engine.alignment``)
+and rejects anything outside; the GUI offers a narrower, practical window (a slider to a million tokens would
+squeeze 128 to 8k into a few pixels). Each window names the engine field it opens on, and ``check`` validates
+both ends with that field's own constraints (``tests/gui/test_ranges.py`` runs it; importing the engine models
+here would cost start-up time for pages not yet shown).
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Annotated, TypeVar
+
+from pydantic import BaseModel, TypeAdapter, ValidationError
+
+from engine.errors import one_line
+from engine.training.advisor import ROADMAP_GPU_LIMIT
+
+N = TypeVar("N", int, float)
+
+#: every window: (lo, hi) -> "module:Model.field" of the engine field it opens on
+WINDOWS: list[tuple[tuple[float, float], str]] = []
+
+
+def within(field: str, lo: N, hi: N) -> tuple[N, N]:
+    """Declare the window ``(lo, hi)`` on the engine's ``field`` (``"engine.specs:TrainingSetup.seq_len"``)."""
+    WINDOWS.append(((lo, hi), field))
+    return lo, hi
+
+
+def check(window: tuple[float, float], field: str) -> None:
+    """``ValueError`` naming the field unless the engine accepts both ends and ``lo < hi``."""
+    module, _, path = field.partition(":")
+    model_name, _, name = path.partition(".")
+    model: type[BaseModel] = getattr(importlib.import_module(module), model_name)
+    info = model.model_fields[name]
+    accepts: TypeAdapter[object] = TypeAdapter(Annotated[info.annotation, *info.metadata])  # type: ignore[name-defined]
+    for end in window:
+        try:
+            accepts.validate_python(end)
+        except ValidationError as err:
+            raise ValueError(f"the UI range of {model_name}.{one_line(err, name)}") from None
+    if window[0] >= window[1]:
+        raise ValueError(f"the UI range of {model_name}.{name}: {window[0]} is not below {window[1]}")
+
+
+_SETUP = "engine.specs:TrainingSetup"
+
+# -- training (the shared scenario) ---------------------------------------------------------------------------
+SEQ_LEN = within(f"{_SETUP}.seq_len", 128, 131_072)
+BATCH = within(f"{_SETUP}.batch", 1, 128)
+#: as many GPUs as the roadmap may propose (``engine.training.advisor``), so that its last step can be set here
+GPUS = within(f"{_SETUP}.gpus", 1, ROADMAP_GPU_LIMIT)
+GRAD_ACCUM = within(f"{_SETUP}.grad_accum", 1, 128)
+LORA_RANK = within("engine.specs:LoraSpec.rank", 1, 512)
+#: the attention walk-through's length: from its toy sentence's six tokens to 128k
+ATTENTION_SEQ_LEN = within(f"{_SETUP}.seq_len", 6, 131_072)
+#: the levers page's ZeRO-3 card: sharding over one GPU shards nothing
+ZERO3_GPUS = within(f"{_SETUP}.gpus", 2, GPUS[1])
+
+# -- serving (the serving page's own state) -------------------------------------------------------------------
+SERVING_TOKENS = within("engine.serving:ServingSetup.tokens", *SEQ_LEN)
+SEQUENCES = within("engine.serving:ServingSetup.sequences", 1, 1_024)
+TP = within("engine.serving:ServingSetup.tp", 1, 8)
+
+# -- alignment (the alignment page's own options) -------------------------------------------------------------
+ROLLOUT_SHARE = within("engine.alignment:AlignmentOptions.rollout_share", 0.0, 0.95)
