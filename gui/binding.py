@@ -106,7 +106,9 @@ class Binder(QObject):
         with QSignalBlocker(box):
             box.clear()
             box.addItems([label for label, _ in choices])
-        read = lambda: values[box.currentIndex()] if box.currentIndex() >= 0 else None  # noqa: E731
+        def read() -> Any:
+            return values[box.currentIndex()] if box.currentIndex() >= 0 else None
+
         self._add(_Bound(box, field, read, lambda v: box.setCurrentIndex(values.index(v))))
         box.currentIndexChanged.connect(lambda _i: self._write_now(field, read()))
 
@@ -114,7 +116,9 @@ class Binder(QObject):
         """An int slider mapped to ``scale`` (linear, log or powers of two); writes are coalesced."""
         with QSignalBlocker(slider):
             slider.setRange(0, scale.positions)
-        read = lambda: _number(scale.to_value(slider.value()), scale.integer)  # noqa: E731
+        def read() -> float | int:
+            return _number(scale.to_value(slider.value()), scale.integer)
+
         self._add(_Bound(slider, field, read, lambda v: slider.setValue(scale.to_position(v))))
         slider.valueChanged.connect(lambda _p: self._write_later(field, read()))
 

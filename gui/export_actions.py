@@ -1,9 +1,11 @@
 """The File menu's export and copy entries, for whichever page is on top.
 
-A page takes part through two optional methods (the main window needs no page-specific code):
+A page takes part by being one of two protocols (``gui.pages.contract``; the main window needs no page-specific
+code):
 
-- ``export_chart() -> QWidget | None``: its main chart (PNG at 1x/2x/3x, SVG, copy as image);
-- ``export_breakdown() -> Breakdown | None``: the memory terms it shows (CSV, JSON, Markdown, copy as a table).
+- ``ExportsChart``, ``export_chart() -> QWidget``: its main chart (PNG at 1x/2x/3x, SVG, copy as image);
+- ``ExportsBreakdown``, ``export_breakdown() -> Breakdown``: the memory terms it shows (CSV, JSON, Markdown,
+  copy as a table).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
 
 from gui import breakdown_table, chart_export
 from gui.breakdown_table import Breakdown
+from gui.pages.contract import ExportsBreakdown, ExportsChart, Page
 from gui.settings import LAST_FOLDER_KEY, settings
 from gui.words import term_title
 
@@ -26,14 +29,12 @@ TABLE_ACTIONS = ("export:csv", "export:json", "export:md", "copy:table")
 
 def chart_of(page: QWidget | None) -> QWidget | None:
     """The page's exportable chart, if it offers one."""
-    method = getattr(page, "export_chart", None)
-    return method() if callable(method) else None
+    return page.export_chart() if isinstance(page, ExportsChart) else None
 
 
 def breakdown_of(page: QWidget | None) -> Breakdown | None:
     """The page's memory breakdown, if it offers one."""
-    method = getattr(page, "export_breakdown", None)
-    return method() if callable(method) else None
+    return page.export_breakdown() if isinstance(page, ExportsBreakdown) else None
 
 
 class ExportActions(QObject):
@@ -106,7 +107,8 @@ class ExportActions(QObject):
         return table.title if table is not None else "VRAM Lab"
 
     def _ask(self, suffix: str, file_filter: str) -> Path | None:
-        page_id = getattr(self._current(), "page_id", "chart")
+        page = self._current()
+        page_id = page.page_id if isinstance(page, Page) else "chart"
         folder = str(settings().value(LAST_FOLDER_KEY, str(Path.home())))
         suggested = str(Path(folder) / f"vramlab-{page_id}.{suffix}")
         name, _ = QFileDialog.getSaveFileName(self._window, self.tr("Export"), suggested, file_filter)

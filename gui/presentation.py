@@ -2,10 +2,10 @@
 
 F5 (View menu) enters it and Esc leaves it, restoring the window, the palette and the type size. While it is on,
 PageDown / Right / Down go forward and PageUp / Left / Up go back, as a presenter's clicker sends them: first
-through the current page's own steps (a page that has some offers ``present_step(forward) -> bool``, returning
-``False`` at its last or first step; the attention walk-through does), then to the next or previous page. The
-type scale (100-200%, for large rooms) is a View-menu setting, remembered; the pages are rebuilt at the new size
-so that headings and charts scale with the text.
+through the current page's own steps (a page that has some is a ``PresentsSteps``, ``gui.pages.contract``:
+``present_step(forward)`` returns ``False`` at its last or first step; the attention walk-through does), then
+to the next or previous page. The type scale (100-200%, for large rooms) is a View-menu setting, remembered; the
+pages are rebuilt at the new size so that headings and charts scale with the text.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from PySide6.QtGui import QKeyEvent, QPalette
 from PySide6.QtWidgets import QAbstractSpinBox, QApplication, QComboBox, QLineEdit, QMainWindow, QWidget
 
 from gui.pages import PAGE_IDS
+from gui.pages.contract import PresentsSteps
 from gui.settings import PRESENTATION_SCALE_KEY, settings
 from gui.theme import ThemeManager, high_contrast_palette
 from gui.widgets.page_stack import PageStack
@@ -111,8 +112,7 @@ class Presentation(QObject):
     def step(self, forward: bool) -> None:
         """One clicker press: the page's next (previous) step, else the next (previous) page."""
         page = self._host.pages.currentWidget()
-        method = getattr(page, "present_step", None)
-        if callable(method) and method(forward):
+        if isinstance(page, PresentsSteps) and page.present_step(forward):
             return
         index = PAGE_IDS.index(self._host.pages.current_page_id()) + (1 if forward else -1)
         if 0 <= index < len(PAGE_IDS):

@@ -10,7 +10,7 @@ here would cost start-up time for pages not yet shown).
 from __future__ import annotations
 
 import importlib
-from typing import Annotated, TypeVar
+from typing import Annotated, Any, TypeVar
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
@@ -35,7 +35,8 @@ def check(window: tuple[float, float], field: str) -> None:
     model_name, _, name = path.partition(".")
     model: type[BaseModel] = getattr(importlib.import_module(module), model_name)
     info = model.model_fields[name]
-    accepts: TypeAdapter[object] = TypeAdapter(Annotated[info.annotation, *info.metadata])  # type: ignore[name-defined]
+    annotated: Any = Annotated  # the field's type with its constraints, as one validator
+    accepts = TypeAdapter[Any](annotated[(info.annotation, *info.metadata)])
     for end in window:
         try:
             accepts.validate_python(end)

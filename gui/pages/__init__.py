@@ -10,13 +10,12 @@ The page contract::
         def __init__(self, scenario: Scenario, parent: QWidget | None = None): ...
         def title(self) -> str: return page_title(self.page_id)
 
-A page takes the shared ``Scenario`` in its constructor, subscribes to ``scenario.changed`` and can be built
-and tested on its own, without the main window.
+A page takes the shared ``Scenario`` in its constructor, declares the scenario fields it reads (it recomputes
+only when ``scenario.changed`` names one) and can be built and tested on its own, without the main window.
 
-Optional methods the main window looks for (so it needs no page-specific code): ``export_chart()`` and
-``export_breakdown()`` (File > Export, ``gui.export_actions``), ``present_step(forward)`` (a clicker's keys in
-presentation mode, ``gui.presentation``), ``view_state()`` / ``restore_view_state(state)`` (kept across a
-rebuild of the window, e.g. a language switch, ``gui.widgets.page_stack``).
+What the main window may ask of a page is typed in ``gui.pages.contract`` (``Page``, and the optional
+``ExportsChart``, ``ExportsBreakdown``, ``PresentsSteps``, ``KeepsViewState``), so it needs no page-specific code.
+A page's own state is a ``gui.page_state.PageState``; it recomputes by ``gui.recompute``'s one policy.
 """
 
 from __future__ import annotations

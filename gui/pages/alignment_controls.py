@@ -36,7 +36,7 @@ class AlignmentControls(QWidget):
         self, scenario: Scenario, state: PageState[AlignmentChoices], parent: QWidget | None = None
     ) -> None:
         super().__init__(parent)
-        self._scenario = scenario
+        self.scenario, self.state = scenario, state
         self.binder, self.own = Binder(scenario, self), Binder(state, self)
         self.method, self.sharding, self.gpus = QComboBox(self), QComboBox(self), QSpinBox(self)
         self.gpus.setRange(*ranges.GPUS)
@@ -83,7 +83,7 @@ class AlignmentControls(QWidget):
 
     def _enable(self, fields: Fields) -> None:
         if touches(fields, {"setup.method"}):
-            self.shared_base.setEnabled(self._scenario.setup.method is not Method.FULL)
+            self.shared_base.setEnabled(self.scenario.setup.method is not Method.FULL)
 
     def flush(self) -> None:
         """Write pending spin-box values now (tests)."""

@@ -58,7 +58,7 @@ def _whole(step: AttentionStep) -> Panel:
 
 def units(step: AttentionStep) -> int:
     """How many pieces a step builds in: rows, product cells or masked cells."""
-    n = step.matrix.shape[0]
+    n = int(step.matrix.shape[0])
     if step.key in (StepKey.X, StepKey.SOFTMAX):
         return n
     if step.key is StepKey.MASKED:

@@ -20,7 +20,7 @@ def nice_ceiling(x: float) -> float:
     little, so pyqtgraph can keep its cached axis drawings (a drag then repaints only the data)."""
     if x <= 0:
         return 1.0
-    scale = 10 ** math.floor(math.log10(x))
+    scale = 10.0 ** math.floor(math.log10(x))
     return next(m * scale for m in (1, 1.25, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10) if m * scale >= x)
 
 

@@ -4,8 +4,9 @@ Pages come from the registry (``gui.pages``); each is imported and constructed t
 all at once by ``build_all`` for screenshots and the smoke test), so start-up pays only for the first page.
 
 A page may keep state of its own (a walk-through's step, a page-local setting) across a rebuild of the window
-(a language switch, presentation mode): it offers ``view_state() -> dict`` and ``restore_view_state(dict)``;
-``view_states`` collects them and a new stack given ``states`` hands each back when it builds that page.
+(a language switch, presentation mode): it is a ``KeepsViewState`` (``gui.pages.contract``: ``view_state() ->
+dict`` and ``restore_view_state(dict)``); ``view_states`` collects them and a new stack given ``states`` hands
+each back when it builds that page.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QStackedWidget, QWidget
 
 from gui.pages import PAGE_IDS, create_page
+from gui.pages.contract import KeepsViewState
 from gui.scenario import Scenario
 
 
@@ -51,18 +53,16 @@ class PageStack(QStackedWidget):
                 slot.deleteLater()
             self.insertWidget(index, page)
             self._built[page_id] = page
-            restore = getattr(page, "restore_view_state", None)
-            if page_id in self._states and callable(restore):
-                restore(self._states.pop(page_id))
+            if page_id in self._states and isinstance(page, KeepsViewState):
+                page.restore_view_state(self._states.pop(page_id))
         return self._built[page_id]
 
     def view_states(self) -> dict[str, dict[str, Any]]:
         """Each page's own state (pages that keep some), plus states handed over but not yet used."""
         states = dict(self._states)
         for page_id, page in self._built.items():
-            method = getattr(page, "view_state", None)
-            if callable(method):
-                states[page_id] = method()
+            if isinstance(page, KeepsViewState):
+                states[page_id] = page.view_state()
         return states
 
     def is_built(self, page_id: str) -> bool:

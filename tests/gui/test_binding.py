@@ -6,9 +6,11 @@ import pytest
 from PySide6.QtWidgets import QCheckBox, QComboBox, QSlider, QSpinBox, QWidget
 from pytestqt.qtbot import QtBot
 
-from engine.specs import Checkpointing, Method
+from engine.serving import ServingSetup
+from engine.specs import Checkpointing, Method, Precision
 from gui import ranges
 from gui.binding import Binder
+from gui.page_state import PageState
 from gui.scenario import Scenario
 from gui.slider_scale import ScaleKind, SliderScale
 
@@ -119,3 +121,46 @@ def test_one_scenario_drives_two_views(host: QWidget, scenario: Scenario) -> Non
     binder.combo(b, "method", METHODS)
     a.setCurrentIndex(2)
     assert b.currentText() == "QLoRA"
+
+
+def test_a_switch_is_a_view_of_a_many_valued_field(host: QWidget, scenario: Scenario) -> None:
+    box = QCheckBox(host)
+    Binder(scenario, host).switch(box, "precision", on=(Precision.BF16_MIXED, Precision.FP16_MIXED),
+                                  default_on=Precision.BF16_MIXED, default_off=Precision.FP32)
+    assert box.isChecked()
+    scenario.update(precision=Precision.FP16_MIXED)
+    assert box.isChecked()
+    box.setChecked(False)
+    assert scenario.get("precision") is Precision.FP32  # no "off" value seen yet: the default
+    scenario.update(precision=Precision.AMP_BF16)
+    assert not box.isChecked()
+    box.setChecked(True)
+    assert scenario.get("precision") is Precision.FP16_MIXED  # the last "on" value, not the default
+    box.setChecked(False)
+    assert scenario.get("precision") is Precision.AMP_BF16  # the last "off" value
+
+
+def test_only_widgets_of_the_changed_fields_are_refreshed(host: QWidget, scenario: Scenario) -> None:
+    shown: list[object] = []
+    box = QComboBox(host)
+    binder = Binder(scenario, host)
+    binder.combo(box, "method", METHODS)
+    binder.custom(box, "lora.rank", read=lambda: None, show=shown.append, changed=box.activated)
+    shown.clear()
+    scenario.update(method=Method.LORA)
+    assert shown == []
+    scenario.update(**{"lora.rank": 8})
+    assert shown == [8]
+
+
+def test_binds_a_page_state_too(host: QWidget) -> None:
+    state = PageState(ServingSetup())
+    spin = QSpinBox(host)
+    spin.setRange(1, 8)
+    binder = Binder(state, host)
+    binder.spin(spin, "tp")
+    spin.setValue(4)
+    binder.flush()
+    assert state.value.tp == 4
+    state.update(tp=2)
+    assert spin.value() == 2

@@ -104,3 +104,26 @@ def test_get_rejects_unknown_fields(scenario: Scenario) -> None:
 def test_changed_is_a_qt_signal(qtbot: QtBot, scenario: Scenario) -> None:
     with qtbot.waitSignal(scenario.changed, timeout=1000):
         scenario.update(batch=2)
+
+
+def test_changed_names_the_fields_in_full(scenario: Scenario) -> None:
+    seen: list[frozenset[str]] = []
+    scenario.changed.connect(seen.append)
+    scenario.update(**{"lora.rank": 64})
+    scenario.update(method=Method.LORA, gpu=get_gpu("h100-80gb"))
+    scenario.update(model=get_model("llama-3.1-8b"), unit="GiB")
+    assert seen == [frozenset({"setup.lora.rank"}), frozenset({"setup.method", "gpu"}),
+                    frozenset({"model", "unit"})]
+
+
+def test_short_and_full_names_are_the_same_field(scenario: Scenario) -> None:
+    assert scenario.path("seq_len") == scenario.path("setup.seq_len") == "setup.seq_len"
+    scenario.update(**{"setup.seq_len": 1024})
+    assert scenario.get("seq_len") == 1024
+
+
+def test_a_whole_new_setup_names_only_what_differs(scenario: Scenario) -> None:
+    seen: list[frozenset[str]] = []
+    scenario.changed.connect(seen.append)
+    scenario.update(setup=scenario.setup.with_(checkpointing=Checkpointing.FULL))
+    assert seen == [frozenset({"setup.checkpointing"})]

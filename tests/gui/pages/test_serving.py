@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from PySide6.QtWidgets import QWidget
 from pytestqt.qtbot import QtBot
 
 from engine.catalog import get_gpu, get_model
-from engine.serving import Allocation, ServingSetup, WeightDtype, compare_mla, kv_cache, serving_fit
-from engine.specs import KvDtype
+from engine.serving import Allocation, ServingFit, ServingSetup, WeightDtype, compare_mla, kv_cache, serving_fit
+from engine.specs import KvDtype, Method
 from engine.units import Unit, format_bytes, to_unit
 from gui.pages.serving import ServingPage
 from gui.pages.serving_controls import SEQUENCES, TOKENS, TP
@@ -108,3 +110,26 @@ def test_an_imported_model_gets_a_card_and_joins_the_picker(page: ServingPage) -
     assert page.controls.model_box.current_model() == imported
     assert page.cards.cards[3].name.text() == "<b>My 70B</b>"
     assert card_values(page)[3] == "1.34 GB"
+
+
+def test_a_training_change_does_not_recompute_the_page(qtbot: QtBot, monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[str] = []
+
+    def counted(*args: Any) -> ServingFit:
+        calls.append("fit")
+        return serving_fit(*args)
+
+    monkeypatch.setattr("gui.pages.serving.serving_fit", counted)
+    page = ServingPage(Scenario())
+    qtbot.addWidget(page)
+    page.show()
+    qtbot.waitUntil(lambda: not page.recompute.pending())
+    calls.clear()
+    page.scenario.update(method=Method.LORA, batch=4, **{"lora.rank": 64})
+    assert not page.recompute.pending()
+    qtbot.wait(5)
+    assert calls == []
+    page.scenario.update(gpu=get_gpu("h200"))  # a field the page reads
+    assert page.recompute.pending()
+    qtbot.waitUntil(lambda: calls != [], timeout=1000)
+    assert page.fit_label.text().count("H200") == 1

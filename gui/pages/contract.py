@@ -1,0 +1,60 @@
+"""What a page is, and what the main window may ask of one: typed protocols, checked with ``isinstance``.
+
+Every page is a ``QWidget`` that is a ``Page`` (a ``page_id`` and a translated ``title()``), built from the
+shared ``Scenario`` (``gui.pages.create_page``). What else it can do it says by having the methods of one of
+the optional protocols below; the window's controllers ask ``isinstance(page, ExportsChart)`` and so on, so
+they need no page-specific code and no ``getattr``, and mypy checks each method's signature where it is called.
+
+- ``ExportsChart``: File > Export as an image, copy the chart (``gui.export_actions``);
+- ``ExportsBreakdown``: File > Export the memory terms as a table (``gui.export_actions``);
+- ``PresentsSteps``: a clicker's keys go through the page's own steps first (``gui.presentation``);
+- ``KeepsViewState``: the page's own state survives a rebuild of the window (``gui.widgets.page_stack``).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+
+if TYPE_CHECKING:
+    from PySide6.QtWidgets import QWidget
+
+    from gui.breakdown_table import Breakdown
+
+
+@runtime_checkable
+class Page(Protocol):
+    """Every page: its registry id (``--page``, file names) and its title in the user's language."""
+
+    page_id: str
+
+    def title(self) -> str: ...
+
+
+@runtime_checkable
+class ExportsChart(Protocol):
+    """A page with a main chart to export or copy."""
+
+    def export_chart(self) -> QWidget: ...
+
+
+@runtime_checkable
+class ExportsBreakdown(Protocol):
+    """A page that shows memory terms (the engine's, unchanged) to export as a table."""
+
+    def export_breakdown(self) -> Breakdown: ...
+
+
+@runtime_checkable
+class PresentsSteps(Protocol):
+    """A page with steps of its own: ``present_step`` goes one forward (back), ``False`` at the last (first)."""
+
+    def present_step(self, forward: bool) -> bool: ...
+
+
+@runtime_checkable
+class KeepsViewState(Protocol):
+    """A page with state of its own (a step, a page-local setting) kept across a rebuild of the window."""
+
+    def view_state(self) -> dict[str, Any]: ...
+
+    def restore_view_state(self, state: dict[str, Any]) -> None: ...

@@ -1,0 +1,46 @@
+"""gui.pages.contract: every registered page is a ``Page``, and says what else it can do by its protocols."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtWidgets import QWidget
+from pytestqt.qtbot import QtBot
+
+from gui.breakdown_table import Breakdown
+from gui.pages import PAGE_IDS, create_page
+from gui.pages.contract import ExportsBreakdown, ExportsChart, KeepsViewState, Page, PresentsSteps
+from gui.scenario import Scenario
+
+ABILITIES = {
+    "memory": {ExportsChart, ExportsBreakdown},
+    "attention": {ExportsChart, PresentsSteps, KeepsViewState},
+    "levers": {ExportsChart, ExportsBreakdown, KeepsViewState},
+    "alignment": {ExportsChart, KeepsViewState},
+    "serving": {ExportsChart, ExportsBreakdown, KeepsViewState},
+}
+
+
+@pytest.mark.parametrize("page_id", PAGE_IDS)
+def test_each_page_keeps_the_contract(qtbot: QtBot, page_id: str) -> None:
+    page = create_page(page_id, Scenario())
+    qtbot.addWidget(page)
+    assert isinstance(page, Page)
+    assert page.page_id == page_id
+    assert page.title()
+    found = {p for p in (ExportsChart, ExportsBreakdown, PresentsSteps, KeepsViewState) if isinstance(page, p)}
+    assert found == ABILITIES[page_id]
+    if isinstance(page, ExportsChart):
+        assert isinstance(page.export_chart(), QWidget)
+    if isinstance(page, ExportsBreakdown):
+        assert isinstance(page.export_breakdown(), Breakdown)
+    if isinstance(page, KeepsViewState):
+        state = page.view_state()
+        page.restore_view_state(state)
+        assert page.view_state() == state
+
+
+def test_a_plain_widget_is_no_page(qtbot: QtBot) -> None:
+    widget = QWidget()
+    qtbot.addWidget(widget)
+    assert not isinstance(widget, Page)
+    assert not isinstance(widget, ExportsChart)
