@@ -24,10 +24,6 @@
 <context>
     <name>AlignmentControls</name>
     <message>
-        <source>Full fine-tuning</source>
-        <translation>全參數微調</translation>
-    </message>
-    <message>
         <source>no sharding</source>
         <translation>不分片</translation>
     </message>
@@ -430,18 +426,6 @@
         <translation>方法</translation>
     </message>
     <message>
-        <source>Full</source>
-        <translation>全參數</translation>
-    </message>
-    <message>
-        <source>LoRA</source>
-        <translation>LoRA</translation>
-    </message>
-    <message>
-        <source>QLoRA</source>
-        <translation>QLoRA</translation>
-    </message>
-    <message>
         <source>q, v</source>
         <translation>q、v</translation>
     </message>
@@ -636,18 +620,6 @@
     <message>
         <source>This setup</source>
         <translation>目前設定</translation>
-    </message>
-    <message>
-        <source>Full</source>
-        <translation>全參數</translation>
-    </message>
-    <message>
-        <source>LoRA</source>
-        <translation>LoRA</translation>
-    </message>
-    <message>
-        <source>QLoRA</source>
-        <translation>QLoRA</translation>
     </message>
     <message>
         <source>Accuracy: the allocated peak is within {worst:.1%} of {n} real training steps measured on an H200 (median {median:.1%}); see docs/accuracy.md.</source>
@@ -1137,6 +1109,21 @@ Device total: plus the CUDA context and libraries — what nvidia-smi shows.</so
     </message>
 </context>
 <context>
+    <name>choices</name>
+    <message>
+        <source>Full</source>
+        <translation>全參數</translation>
+    </message>
+    <message>
+        <source>LoRA</source>
+        <translation>LoRA</translation>
+    </message>
+    <message>
+        <source>QLoRA</source>
+        <translation>QLoRA</translation>
+    </message>
+</context>
+<context>
     <name>engine</name>
     <message>
         <source>Token embeddings</source>
@@ -1499,8 +1486,24 @@ VRAM Lab 保留了目前的狀態，可以照常使用。詳細資訊已寫入 {
         <translation>8-bit AdamW</translation>
     </message>
     <message>
-        <source>LoRA (rank 16, all linear layers)</source>
-        <translation>LoRA（rank 16，所有線性層）</translation>
+        <source>LoRA (rank {rank})</source>
+        <translation>LoRA（rank {rank}）</translation>
+    </message>
+    <message>
+        <source>{gpus} GPUs with ZeRO-3</source>
+        <translation>{gpus} GPU 搭配 ZeRO-3</translation>
+    </message>
+    <message>
+        <source>about {low:.0%}–{high:.0%} more compute per step (H200: +{full:.0%} full, +{lora:.0%} LoRA)</source>
+        <translation>每步多約 {low:.0%}–{high:.0%} 的計算（H200 實測：全參數 +{full:.0%}，LoRA +{lora:.0%}）</translation>
+    </message>
+    <message>
+        <source>trains ~{share:.1%} of the weights; quality usually close to full</source>
+        <translation>只訓練約 {share:.1%} 的權重；品質通常接近全參數微調</translation>
+    </message>
+    <message>
+        <source>about {factor:g}× the communication of data parallelism</source>
+        <translation>通訊量約為資料平行的 {factor:g} 倍</translation>
     </message>
     <message>
         <source>QLoRA (4-bit NF4 base)</source>
@@ -1519,10 +1522,6 @@ VRAM Lab 保留了目前的狀態，可以照常使用。詳細資訊已寫入 {
         <translation>把優化器狀態卸載到 CPU 記憶體</translation>
     </message>
     <message>
-        <source>More GPUs with ZeRO-3</source>
-        <translation>更多 GPU 搭配 ZeRO-3</translation>
-    </message>
-    <message>
         <source>almost none on GPUs with bf16</source>
         <translation>支援 bf16 的 GPU 上幾乎沒有代價</translation>
     </message>
@@ -1531,16 +1530,8 @@ VRAM Lab 保留了目前的狀態，可以照常使用。詳細資訊已寫入 {
         <translation>沒有代價：分塊計算，結果相同</translation>
     </message>
     <message>
-        <source>about 20–40% more compute per step (H200: +28% full, +56% LoRA)</source>
-        <translation>每步多約 20–40% 的計算（H200 實測：全參數 +28%，LoRA +56%）</translation>
-    </message>
-    <message>
         <source>almost none; states quantized block-wise</source>
         <translation>幾乎沒有；狀態以區塊為單位量化</translation>
-    </message>
-    <message>
-        <source>trains ~0.6% of the weights; quality usually close to full</source>
-        <translation>只訓練約 0.6% 的權重；品質通常接近全參數微調</translation>
     </message>
     <message>
         <source>slower matmuls (dequantized on the fly); small quality loss</source>
@@ -1549,10 +1540,6 @@ VRAM Lab 保留了目前的狀態，可以照常使用。詳細資訊已寫入 {
     <message>
         <source>same communication as data parallelism</source>
         <translation>通訊量與資料平行相同</translation>
-    </message>
-    <message>
-        <source>about 1.5× the communication of data parallelism</source>
-        <translation>通訊量約為資料平行的 1.5 倍</translation>
     </message>
     <message>
         <source>slower steps: the optimizer runs on the CPU</source>

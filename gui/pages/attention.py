@@ -34,7 +34,7 @@ from gui.widgets.step_caption import StepCaption
 from gui.widgets.step_player import StepPlayer
 
 _STEP_COUNT = 8
-#: what the real sizes beside the steps read from the scenario
+# what the real sizes beside the steps read from the scenario
 READS = frozenset({"model", "setup.seq_len", "setup.batch", "unit"})
 
 

@@ -43,9 +43,9 @@ class LeverChoices(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    #: the position shown on each card; a card not listed shows the scenario's own position (else the first on)
+    # the position shown on each card; a card not listed shows the scenario's own position (else the first on)
     selected: dict[LeverKind, int] = {}
-    #: N of the ZeRO-3 card; ``None``: the scenario's GPU count when above one, else the engine's default
+    # N of the ZeRO-3 card; ``None``: the scenario's GPU count when above one, else the engine's default
     zero3_n: GpuCount | None = None
 
 

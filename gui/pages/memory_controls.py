@@ -46,10 +46,10 @@ from gui.scenario import Scenario
 from gui.slider_scale import ScaleKind, SliderScale
 from gui.widgets.model_picker import ModelPicker
 
-#: what the two switches show: attention without the s x s scores in memory; an 8-bit optimizer
+# what the two switches show: attention without the s x s scores in memory; an 8-bit optimizer
 NO_SCORES = (Attention.SDPA, Attention.FLASH)
 EIGHT_BIT = (Optimizer.ADAMW_8BIT, Optimizer.PAGED_ADAMW_8BIT)
-#: what the enabled state of the LoRA and offload controls reads
+# what the enabled state of the LoRA and offload controls reads
 ENABLING = frozenset({"setup.method", "setup.sharding"})
 
 

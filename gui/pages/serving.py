@@ -37,7 +37,7 @@ from gui.widgets.paging_player import PagingPlayer
 SEED_MODELS = ("llama-2-7b", "llama-2-13b", "llama-2-70b")
 PAGING_REQUESTS, PAGING_SEED = 60, 0
 INITIAL_SEQUENCES = 16  # enough users for the KV cache to outweigh a 7B model's weights
-#: what the page reads from the shared scenario (its own state it reads whole)
+# what the page reads from the shared scenario (its own state it reads whole)
 READS = frozenset({"model", "gpu", "unit"})
 
 

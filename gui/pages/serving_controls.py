@@ -23,7 +23,7 @@ from gui.widgets.model_picker import ModelPicker
 TOKENS = SliderScale.for_field("tokens", ScaleKind.POW2, ranges.SERVING_TOKENS, model=ServingSetup)
 SEQUENCES = SliderScale.for_field("sequences", ScaleKind.LOG, ranges.SEQUENCES, model=ServingSetup)
 TP = SliderScale.for_field("tp", ScaleKind.LINEAR, ranges.TP, model=ServingSetup)
-#: the fields the labels beside the sliders show
+# the fields the labels beside the sliders show
 SHOWN = frozenset({"tokens", "sequences", "tp"})
 
 

@@ -8,7 +8,7 @@ from PySide6.QtWidgets import QLabel, QWidget
 from gui.page_state import Fields, touches
 from gui.scenario import Scenario
 
-#: what the line shows (everything but the unit)
+# what the line shows (everything but the unit)
 READS = frozenset({"model", "setup", "gpu"})
 
 
