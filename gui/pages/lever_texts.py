@@ -9,8 +9,9 @@ from PySide6.QtCore import QCoreApplication
 
 from engine.lever_facts import COMMUNICATION_SOURCE, Communication, LoraShare
 from engine.levers import Advice, LeverKind
-from engine.specs import Sharding, TrainingSetup
+from engine.specs import Method, Sharding, TrainingSetup
 from engine.units import Unit, format_bytes
+from gui.choices import method_label
 from gui.words import term_name
 
 CardTexts = tuple[str, str, str, list[str]]  # title, subtitle, what it moves, position labels
@@ -33,7 +34,7 @@ def card_texts(kind: LeverKind, n: int = 8, s: TrainingSetup | None = None) -> C
                                            "follow the adapters only. QLoRA also stores the frozen weights in "
                                            "4-bit NF4."),
                 QCoreApplication.translate("LeversPage", "Moves: gradients, optimizer states (QLoRA: weights too)"),
-                [QCoreApplication.translate("LeversPage", "Full"), "LoRA", "QLoRA"])
+                [method_label(m) for m in Method])
     if kind is LeverKind.ACTIVATIONS:
         return ("FlashAttention · checkpointing",
                 QCoreApplication.translate("LeversPage", "Shrinks activations: FlashAttention computes attention "
