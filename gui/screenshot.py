@@ -12,6 +12,7 @@ from PySide6.QtWidgets import QApplication
 
 from gui.main_window import MainWindow
 from gui.pages import PAGE_IDS
+from gui.pages.contract import Page
 
 SIZE = (1280, 800)
 
@@ -43,7 +44,7 @@ def save_screenshots(app: QApplication, window: MainWindow, folder: Path) -> lis
     written: list[Path] = []
     for page_id in PAGE_IDS:
         window.pages.show_page(page_id)
-        app.processEvents()
+        _settle(app, window)
         path = folder / f"{page_id}.png"
         if not window.grab().save(str(path)):
             raise OutputError(f"cannot save {path}")
@@ -56,4 +57,12 @@ def smoke_test(app: QApplication, window: MainWindow) -> None:
     _offscreen(window)
     for page_id in PAGE_IDS:
         window.pages.show_page(page_id)
-        app.processEvents()
+        _settle(app, window)
+
+
+def _settle(app: QApplication, window: MainWindow) -> None:
+    """Let the page on top finish: its pending recompute (every view, no waiting for a pause), then the paint."""
+    page = window.pages.currentWidget()
+    if isinstance(page, Page):
+        page.flush()
+    app.processEvents()

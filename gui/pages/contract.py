@@ -1,7 +1,8 @@
 """What a page is, and what the main window may ask of one: typed protocols, checked with ``isinstance``.
 
-Every page is a ``QWidget`` that is a ``Page`` (a ``page_id`` and a translated ``title()``), built from the
-shared ``Scenario`` (``gui.pages.create_page``). What else it can do it says by having the methods of one of
+Every page is a ``QWidget`` that is a ``Page`` (a ``page_id``, a translated ``title()`` and ``flush()``, which
+runs its pending recompute now: ``gui.recompute``), built from the shared ``Scenario``
+(``gui.pages.create_page``). What else it can do it says by having the methods of one of
 the optional protocols below; the window's controllers ask ``isinstance(page, ExportsChart)`` and so on, so
 they need no page-specific code and no ``getattr``, and mypy checks each method's signature where it is called.
 
@@ -23,11 +24,13 @@ if TYPE_CHECKING:
 
 @runtime_checkable
 class Page(Protocol):
-    """Every page: its registry id (``--page``, file names) and its title in the user's language."""
+    """Every page: its registry id (``--page``, file names), its title in the user's language, and ``flush``."""
 
     page_id: str
 
     def title(self) -> str: ...
+
+    def flush(self) -> None: ...
 
 
 @runtime_checkable
