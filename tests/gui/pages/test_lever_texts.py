@@ -1,0 +1,38 @@
+"""gui.pages.lever_texts: the cards' words, filled with the engine's numbers; the methods named once."""
+
+from __future__ import annotations
+
+from pytestqt.qtbot import QtBot
+
+from engine.catalog import get_gpu, get_model
+from engine.lever_facts import communication, lora_share
+from engine.levers import LeverKind, advice
+from engine.specs import Method, Sharding, TrainingSetup
+from engine.units import Unit
+from gui.choices import method_label
+from gui.pages.lever_texts import card_texts, lora_note, rule_text, zero3_note, zero3_steps
+
+M = get_model("llama-2-7b")
+
+
+def test_cards_name_their_positions(qtbot: QtBot) -> None:
+    assert card_texts(LeverKind.LORA)[3] == [method_label(m) for m in Method] == ["Full", "LoRA", "QLoRA"]
+    assert len(card_texts(LeverKind.ACTIVATIONS)[3]) == 3
+    assert card_texts(LeverKind.ZERO3, 4)[3] == ["1 GPU", "ZeRO-3 × 4"]
+    assert zero3_steps(8, TrainingSetup(gpus=4, sharding=Sharding.ZERO2)) == ["4 GPUs, zero2", "ZeRO-3 × 8"]
+
+
+def test_notes_carry_the_engines_numbers(qtbot: QtBot) -> None:
+    note = lora_note(lora_share(M, TrainingSetup()))
+    assert note.startswith("Rank 16: 39,976,960 trainable parameters, 0.59% of all 6,738,415,616")
+    z3 = zero3_note(communication(M, TrainingSetup()), Unit.GB, lora=False)
+    assert z3.startswith("Communication: 1.50× plain data parallelism")
+    assert "only the adapters" in zero3_note(communication(M, TrainingSetup()), Unit.GB, lora=True)
+
+
+def test_the_rule_names_the_term_and_the_lever(qtbot: QtBot) -> None:
+    tip = advice(M, TrainingSetup(), get_gpu("a100-80gb"))
+    text = rule_text(tip, "80.86 GB", "0.32 GB", "LoRA · QLoRA", "LoRA")
+    assert text.startswith("<b>Find the biggest term first")
+    assert "optimizer states (80.86 GB)" in text
+    assert "LoRA · QLoRA, set to “LoRA”, moves it to 0.32 GB." in text

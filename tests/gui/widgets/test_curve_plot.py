@@ -1,0 +1,28 @@
+"""gui.widgets.curve_plot: bytes in the display unit against x, an axis range that stays put."""
+
+from __future__ import annotations
+
+import pytest
+from pytestqt.qtbot import QtBot
+
+from engine.units import Unit
+from gui.widgets.curve_plot import CurvePlot, nice_ceiling
+
+
+@pytest.mark.parametrize(("x", "ceiling"), [(0.0, 1.0), (-3.0, 1.0), (1.0, 1.0), (1.1, 1.25), (7.0, 8.0),
+                                             (83.0, 100.0), (0.026, 0.03), (250.0, 250.0)])
+def test_nice_ceiling(x: float, ceiling: float) -> None:
+    assert nice_ceiling(x) == pytest.approx(ceiling)
+
+
+def test_the_curve_is_shown_in_the_unit(qtbot: QtBot) -> None:
+    plot = CurvePlot("GPUs")
+    qtbot.addWidget(plot)
+    plot.show_curve([1, 2, 4], [80e9, 40e9, 20e9], 24e9, (2, 40e9), Unit.GB)
+    x, y = plot.data()
+    assert list(x) == [1, 2, 4]
+    assert list(y) == [80.0, 40.0, 20.0]
+    top = plot.getPlotItem().viewRange()[1][1]
+    assert top == nice_ceiling(min(80.0, max(48.0, 52.0)) * 1.05)  # the current point stays legible
+    plot.show_curve([1], [2**30], 2**30, (1, 2**30), Unit.GIB)
+    assert list(plot.data()[1]) == [1.0]
