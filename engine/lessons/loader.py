@@ -14,6 +14,7 @@ from importlib import resources
 
 from pydantic import ValidationError
 
+from engine.errors import one_line
 from engine.lessons.lesson import Lesson
 from engine.safe_io import loads_json
 
@@ -30,9 +31,7 @@ def parse_lesson(text: str, name: str) -> Lesson:
     try:
         lesson = Lesson.model_validate(data)
     except ValidationError as err:
-        first = err.errors()[0]
-        where = ".".join(str(x) for x in first["loc"]) or "lesson"
-        raise LessonError(f"{name}: {where}: {first['msg']}") from None
+        raise LessonError(f"{name}: {one_line(err, fallback='lesson')}") from None
     if name.endswith(".json") and name.rsplit("/", 1)[-1] != f"{lesson.id}.json":
         raise LessonError(f"{name}: id: {lesson.id!r} must match the file name ({lesson.id}.json)")
     return lesson
