@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict
-from PySide6.QtCore import QSignalBlocker, Qt
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import QFrame, QGridLayout, QLabel, QSpinBox, QVBoxLayout, QWidget
 
@@ -24,6 +24,7 @@ from engine.specs import GpuCount, Method
 from engine.training import estimate
 from engine.units import format_bytes
 from gui import ranges
+from gui.binding import Binder
 from gui.breakdown_table import Breakdown, training_title
 from gui.page_state import Fields, PageState, touches
 from gui.pages import page_title
@@ -89,7 +90,9 @@ class LeversPage(QWidget):
         self.gpus_box.setRange(*ranges.ZERO3_GPUS)
         self.gpus_box.setPrefix(self.tr("N = "))
         self.gpus_box.setSuffix(self.tr(" GPUs"))
-        self.gpus_box.valueChanged.connect(lambda n: self.choices.update(zero3_n=n))
+        self.binder = Binder(self.choices, self)
+        self.binder.custom(self.gpus_box, "zero3_n", read=self.gpus_box.value, show=self._show_zero3_n,
+                           changed=self.gpus_box.valueChanged, coalesce=True)
         self.cards[LeverKind.ZERO3].extra.addWidget(self.gpus_box)
         self.rule = QLabel(content)
         self.rule.setTextFormat(Qt.TextFormat.RichText)
@@ -118,7 +121,8 @@ class LeversPage(QWidget):
         self.choices.replace(LeverChoices.model_validate(state))
 
     def flush(self) -> None:
-        """Run any pending recompute now (tests, export)."""
+        """Write a pending N and run any pending recompute now (tests, export)."""
+        self.binder.flush()
         self.recompute.flush()
 
     def resizeEvent(self, event: QResizeEvent) -> None:
@@ -166,8 +170,7 @@ class LeversPage(QWidget):
         computed = levers(m, s, gpu, choices.zero3_n)
         self._levers = {lv.kind: lv for lv in computed}
         n = zero3_gpus(s, choices.zero3_n)
-        with QSignalBlocker(self.gpus_box):
-            self.gpus_box.setValue(n)
+        self.binder.refresh()  # N follows the scenario while the user has not picked one
         self._notes = {LeverKind.LORA: lora_note(lora_share(m, s)),
                        LeverKind.ZERO3: zero3_note(communication(m, s), sc.unit, s.method is not Method.FULL)}
         self.cards[LeverKind.ZERO3].set_step_labels(card_texts(LeverKind.ZERO3, n, s)[3])
@@ -183,6 +186,9 @@ class LeversPage(QWidget):
     def _show_cards(self) -> None:
         for kind, card in self.cards.items():
             card.show_lever(self._levers[kind], self.selected(kind), self._scenario.unit, self._notes.get(kind, ""))
+
+    def _show_zero3_n(self, n: int | None) -> None:
+        self.gpus_box.setValue(zero3_gpus(self._scenario.setup, n))
 
     def _select(self, kind: LeverKind, index: int) -> None:
         self.choices.update(selected={**self.choices.value.selected, kind: index})
