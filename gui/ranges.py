@@ -12,7 +12,7 @@ from __future__ import annotations
 import importlib
 from typing import Annotated, Any, TypeVar
 
-from pydantic import BaseModel, TypeAdapter, ValidationError
+from pydantic import BaseModel, ValidationError
 
 from engine.errors import one_line
 from engine.training.advisor import ROADMAP_GPU_LIMIT
@@ -31,6 +31,8 @@ def within(field: str, lo: N, hi: N) -> tuple[N, N]:
 
 def check(window: tuple[float, float], field: str) -> None:
     """``ValueError`` naming the field unless the engine accepts both ends and ``lo < hi``."""
+    from pydantic import TypeAdapter  # only the tests check: the app does not pay for it at start-up
+
     module, _, path = field.partition(":")
     model_name, _, name = path.partition(".")
     model: type[BaseModel] = getattr(importlib.import_module(module), model_name)
