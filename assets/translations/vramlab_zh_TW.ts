@@ -1506,6 +1506,18 @@ VRAM Lab 保留了目前的狀態，可以照常使用。詳細資訊已寫入 {
         <translation>QLoRA（4-bit NF4 基底）</translation>
     </message>
     <message>
+        <source>Chunked loss</source>
+        <translation>分塊計算損失</translation>
+    </message>
+    <message>
+        <source>Fused linear cross-entropy</source>
+        <translation>線性層與交叉熵合併計算</translation>
+    </message>
+    <message>
+        <source>Offload activations to CPU RAM</source>
+        <translation>把激活值卸載到 CPU 記憶體</translation>
+    </message>
+    <message>
         <source>ZeRO-2 over the current GPUs</source>
         <translation>在現有 GPU 上用 ZeRO-2</translation>
     </message>
@@ -1524,6 +1536,18 @@ VRAM Lab 保留了目前的狀態，可以照常使用。詳細資訊已寫入 {
     <message>
         <source>none: the same result, computed in tiles</source>
         <translation>沒有代價：分塊計算，結果相同</translation>
+    </message>
+    <message>
+        <source>little: the output layer&apos;s loss is computed chunk by chunk (torchtune CEWithChunkedOutputLoss)</source>
+        <translation>代價小：輸出層的損失分塊計算（torchtune CEWithChunkedOutputLoss）</translation>
+    </message>
+    <message>
+        <source>a CUDA kernel library (Liger-Kernel, use_liger_kernel=True); usually no slower, the logits are never materialised</source>
+        <translation>一個 CUDA 函式庫（Liger-Kernel，use_liger_kernel=True）；通常不會變慢，logits 從不完整產生</translation>
+    </message>
+    <message>
+        <source>host RAM for the saved activations and PCIe traffic every step: slower unless the copies overlap with compute (torchtune / TRL offload on a side stream)</source>
+        <translation>存放激活值的主機記憶體，以及每步的 PCIe 傳輸：除非複製與計算重疊，否則會變慢（torchtune／TRL 在另一個 stream 上卸載）</translation>
     </message>
     <message>
         <source>almost none; states quantized block-wise</source>

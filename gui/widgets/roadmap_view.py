@@ -21,6 +21,9 @@ TITLES: dict[Rung, str] = {
     Rung.BF16: QT_TRANSLATE_NOOP("roadmap", "16-bit training (bf16)"),
     Rung.FLASH: QT_TRANSLATE_NOOP("roadmap", "FlashAttention"),
     Rung.CHECKPOINTING: QT_TRANSLATE_NOOP("roadmap", "Gradient checkpointing"),
+    Rung.CHUNKED_LOSS: QT_TRANSLATE_NOOP("roadmap", "Chunked loss"),
+    Rung.FUSED_LINEAR_CE: QT_TRANSLATE_NOOP("roadmap", "Fused linear cross-entropy"),
+    Rung.ACTIVATION_OFFLOAD: QT_TRANSLATE_NOOP("roadmap", "Offload activations to CPU RAM"),
     Rung.EIGHT_BIT: QT_TRANSLATE_NOOP("roadmap", "8-bit AdamW"),
     Rung.LORA: QT_TRANSLATE_NOOP("roadmap", "LoRA (rank {rank})"),
     Rung.QLORA: QT_TRANSLATE_NOOP("roadmap", "QLoRA (4-bit NF4 base)"),
@@ -34,6 +37,14 @@ COSTS: dict[Rung, str] = {
     Rung.FLASH: QT_TRANSLATE_NOOP("roadmap", "none: the same result, computed in tiles"),
     Rung.CHECKPOINTING: QT_TRANSLATE_NOOP(
         "roadmap", "about {low:.0%}–{high:.0%} more compute per step (H200: +{full:.0%} full, +{lora:.0%} LoRA)"),
+    Rung.CHUNKED_LOSS: QT_TRANSLATE_NOOP(
+        "roadmap", "little: the output layer's loss is computed chunk by chunk (torchtune CEWithChunkedOutputLoss)"),
+    Rung.FUSED_LINEAR_CE: QT_TRANSLATE_NOOP(
+        "roadmap", "a CUDA kernel library (Liger-Kernel, use_liger_kernel=True); usually no slower, the logits are "
+        "never materialised"),
+    Rung.ACTIVATION_OFFLOAD: QT_TRANSLATE_NOOP(
+        "roadmap", "host RAM for the saved activations and PCIe traffic every step: slower unless the copies "
+        "overlap with compute (torchtune / TRL offload on a side stream)"),
     Rung.EIGHT_BIT: QT_TRANSLATE_NOOP("roadmap", "almost none; states quantized block-wise"),
     Rung.LORA: QT_TRANSLATE_NOOP("roadmap", "trains ~{share:.1%} of the weights; quality usually close to full"),
     Rung.QLORA: QT_TRANSLATE_NOOP("roadmap", "slower matmuls (dequantized on the fly); small quality loss"),

@@ -47,3 +47,11 @@ def test_the_view_lists_each_step_with_its_peak(qtbot: QtBot) -> None:
     assert view.heading.text().startswith("<b>It fits.</b>")
     assert not view.table.isVisibleTo(view)
     assert "none" in view.limits.text()
+
+
+def test_long_context_rungs_are_worded(qtbot: QtBot) -> None:
+    steps = roadmap(get_model("llama-3.1-8b"), TrainingSetup(method=Method.LORA, seq_len=131_072),
+                    get_gpu("h100-80gb"))
+    assert [step_title(s) for s in steps] == ["Gradient checkpointing", "Chunked loss", "Fused linear cross-entropy",
+                                              "Offload activations to CPU RAM"]
+    assert "Liger-Kernel" in step_cost(steps[2])
