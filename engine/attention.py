@@ -25,6 +25,8 @@ D_MODEL = 8
 D_HEAD = 4
 MAX_TOKENS = 8
 DEFAULT_SENTENCE = "The cat sat on the mat"
+#: the dtype the walk-through sizes the real tensors in: the activations' under bf16 mixed precision
+ATTENTION_DTYPE = KvDtype.BF16
 WEIGHT_SEED = 2017
 
 Matrix = npt.NDArray[np.float64]
@@ -108,7 +110,7 @@ def iter_steps(
     sentence: str = DEFAULT_SENTENCE,
     model: ModelSpec | None = None,
     seq_len: int = 4_096,
-    dtype: KvDtype = KvDtype.BF16,
+    dtype: KvDtype = ATTENTION_DTYPE,
     batch: int = 1,
 ) -> Iterator[AttentionStep]:
     """Yield the eight steps for a sentence, sized in ``model`` (default Llama 2 7B) at ``seq_len`` tokens."""
@@ -138,7 +140,7 @@ def attention_steps(
     sentence: str = DEFAULT_SENTENCE,
     model: ModelSpec | None = None,
     seq_len: int = 4_096,
-    dtype: KvDtype = KvDtype.BF16,
+    dtype: KvDtype = ATTENTION_DTYPE,
     batch: int = 1,
 ) -> tuple[AttentionStep, ...]:
     """All eight steps at once (see ``iter_steps``)."""

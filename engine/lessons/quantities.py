@@ -19,10 +19,11 @@ from functools import cache
 from typing import Any
 
 from engine.alignment import Stage
+from engine.attention import ATTENTION_DTYPE
 from engine.attention_sizes import StepKey, flash_kept, tensor_size
 from engine.attention_text import STEP_TEXT
 from engine.catalog import gpus, models
-from engine.lessons.situation import ATTENTION_DTYPE, Results
+from engine.lessons.situation import Results
 from engine.lessons.text import Text, text
 from engine.levers import biggest_term
 from engine.serving import WeightDtype

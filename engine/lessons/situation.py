@@ -16,16 +16,14 @@ from typing import Annotated, TypeVar
 from pydantic import AfterValidator, BaseModel
 
 from engine.alignment import AlignmentOptions, Stage, StageMemory, stage_memory
+from engine.attention import ATTENTION_DTYPE
 from engine.attention_sizes import StepKey, TensorSize, tensor_size
 from engine.catalog import DEFAULT_GPU, DEFAULT_MODEL, get_gpu, get_model
 from engine.lessons.text import Strict
 from engine.params import count_params
 from engine.serving import ServingFit, ServingSetup, serving_fit
-from engine.specs import GpuSpec, KvDtype, ModelSpec, TrainingSetup
+from engine.specs import GpuSpec, ModelSpec, TrainingSetup
 from engine.training import Estimate, estimate
-
-#: the attention page sizes tensors in bf16, the activations' dtype under bf16 mixed precision
-ATTENTION_DTYPE = KvDtype.BF16
 
 M = TypeVar("M", bound=BaseModel)
 

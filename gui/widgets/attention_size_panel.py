@@ -14,9 +14,8 @@ import numpy as np
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFormLayout, QFrame, QLabel, QSlider, QSpinBox, QVBoxLayout, QWidget
 
-from engine.attention import AttentionStep
+from engine.attention import ATTENTION_DTYPE, AttentionStep
 from engine.attention_sizes import StepKey, bytes_curve, flash_kept, flash_kept_curve, tensor_size
-from engine.specs import KvDtype
 from engine.units import format_bytes
 from gui import ranges
 from gui.binding import Binder
@@ -24,7 +23,7 @@ from gui.scenario import Scenario
 from gui.slider_scale import ScaleKind, SliderScale
 from gui.widgets.bytes_curve_plot import BytesCurvePlot, Curve
 
-DTYPE = KvDtype.BF16  # the activations' dtype under bf16 mixed precision
+DTYPE = ATTENTION_DTYPE  # the engine's: the activations' dtype under bf16 mixed precision
 _LENGTHS = np.unique(np.geomspace(*ranges.ATTENTION_SEQ_LEN, num=80).round())  # whole tokens
 
 
