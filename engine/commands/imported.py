@@ -10,8 +10,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from engine.catalog import get_gpu, get_model
-from engine.commands.estimate import DEFAULT_MODEL, resolve_model, to_json, to_text
+from engine.catalog import DEFAULT_MODEL, get_gpu, get_model
+from engine.commands.estimate import resolve_model, to_json, to_text
 from engine.commands.explicit import explicit
 from engine.commands.host_report import host_from_args
 from engine.config_import import ImportedConfig, import_configs

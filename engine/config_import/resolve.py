@@ -31,6 +31,7 @@ from pydantic import ValidationError
 from engine.config_import.common import FLAGS
 from engine.config_import.draft import Draft, Fact, Field, Kind
 from engine.config_import.report import ALREADY_SET, CHOOSE, OVERRIDDEN, ConfigRefusedError, Ignored, Message
+from engine.errors import first_error
 from engine.specs import Method, Precision, TrainingSetup
 from engine.translatable import QT_TRANSLATE_NOOP
 
@@ -215,7 +216,6 @@ def _validated(values: Mapping[str, Any], file: str) -> TrainingSetup:
     try:
         return TrainingSetup.model_validate(nested)
     except ValidationError as err:
-        first = err.errors()[0]
-        where = ".".join(str(x) for x in first["loc"])
-        problem = f"{where}: {first['msg']}" if where else str(first["msg"])
+        where, message = first_error(err, fallback="")
+        problem = f"{where}: {message}" if where else message
         raise ConfigRefusedError(file, Message.of(INVALID, problem=problem)) from None
