@@ -1478,6 +1478,10 @@ VRAM Lab 保留了目前的狀態，可以照常使用。詳細資訊已寫入 {
         <translation>梯度檢查點</translation>
     </message>
     <message>
+        <source>Chunked loss (TRL chunked_nll)</source>
+        <translation>分塊計算損失（TRL chunked_nll）</translation>
+    </message>
+    <message>
         <source>8-bit AdamW</source>
         <translation>8-bit AdamW</translation>
     </message>
@@ -1494,6 +1498,10 @@ VRAM Lab 保留了目前的狀態，可以照常使用。詳細資訊已寫入 {
         <translation>每步多約 {low:.0%}–{high:.0%} 的計算（H200 實測：全參數 +{full:.0%}，LoRA +{lora:.0%}）</translation>
     </message>
     <message>
+        <source>little: the output layer runs again in backward, chunk by chunk (about {recompute:.0%} more compute for this model); TRL&apos;s SFTTrainer default (loss_type=&apos;chunked_nll&apos;, TRL 1.7-1.14)</source>
+        <translation>代價小：輸出層在反向傳播時分塊再算一次（此模型約多 {recompute:.0%} 的計算）；TRL SFTTrainer 的預設（loss_type=&apos;chunked_nll&apos;，TRL 1.7-1.14）</translation>
+    </message>
+    <message>
         <source>trains ~{share:.1%} of the weights; quality usually close to full</source>
         <translation>只訓練約 {share:.1%} 的權重；品質通常接近全參數微調</translation>
     </message>
@@ -1504,10 +1512,6 @@ VRAM Lab 保留了目前的狀態，可以照常使用。詳細資訊已寫入 {
     <message>
         <source>QLoRA (4-bit NF4 base)</source>
         <translation>QLoRA（4-bit NF4 基底）</translation>
-    </message>
-    <message>
-        <source>Chunked loss</source>
-        <translation>分塊計算損失</translation>
     </message>
     <message>
         <source>Fused linear cross-entropy</source>
@@ -1536,10 +1540,6 @@ VRAM Lab 保留了目前的狀態，可以照常使用。詳細資訊已寫入 {
     <message>
         <source>none: the same result, computed in tiles</source>
         <translation>沒有代價：分塊計算，結果相同</translation>
-    </message>
-    <message>
-        <source>little: the output layer&apos;s loss is computed chunk by chunk (torchtune CEWithChunkedOutputLoss)</source>
-        <translation>代價小：輸出層的損失分塊計算（torchtune CEWithChunkedOutputLoss）</translation>
     </message>
     <message>
         <source>a CUDA kernel library (Liger-Kernel, use_liger_kernel=True); usually no slower, the logits are never materialised</source>

@@ -12,7 +12,7 @@ from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from engine.lever_facts import PAPER_FACTOR
 from engine.specs import Method
-from engine.training.advisor import CHECKPOINTING_MEASURED, CHECKPOINTING_PUBLISHED, Rung, Step
+from engine.training.advisor import CHECKPOINTING_MEASURED, CHECKPOINTING_PUBLISHED, Rung, Step, chunked_recompute
 from engine.units import Unit, format_bytes
 from gui.palette import colors_for
 from gui.tr import QT_TRANSLATE_NOOP, translate
@@ -21,7 +21,7 @@ TITLES: dict[Rung, str] = {
     Rung.BF16: QT_TRANSLATE_NOOP("roadmap", "16-bit training (bf16)"),
     Rung.FLASH: QT_TRANSLATE_NOOP("roadmap", "FlashAttention"),
     Rung.CHECKPOINTING: QT_TRANSLATE_NOOP("roadmap", "Gradient checkpointing"),
-    Rung.CHUNKED_LOSS: QT_TRANSLATE_NOOP("roadmap", "Chunked loss"),
+    Rung.CHUNKED_LOSS: QT_TRANSLATE_NOOP("roadmap", "Chunked loss (TRL chunked_nll)"),
     Rung.FUSED_LINEAR_CE: QT_TRANSLATE_NOOP("roadmap", "Fused linear cross-entropy"),
     Rung.ACTIVATION_OFFLOAD: QT_TRANSLATE_NOOP("roadmap", "Offload activations to CPU RAM"),
     Rung.EIGHT_BIT: QT_TRANSLATE_NOOP("roadmap", "8-bit AdamW"),
@@ -38,7 +38,8 @@ COSTS: dict[Rung, str] = {
     Rung.CHECKPOINTING: QT_TRANSLATE_NOOP(
         "roadmap", "about {low:.0%}–{high:.0%} more compute per step (H200: +{full:.0%} full, +{lora:.0%} LoRA)"),
     Rung.CHUNKED_LOSS: QT_TRANSLATE_NOOP(
-        "roadmap", "little: the output layer's loss is computed chunk by chunk (torchtune CEWithChunkedOutputLoss)"),
+        "roadmap", "little: the output layer runs again in backward, chunk by chunk (about {recompute:.0%} more "
+        "compute for this model); TRL's SFTTrainer default (loss_type='chunked_nll', TRL 1.7-1.14)"),
     Rung.FUSED_LINEAR_CE: QT_TRANSLATE_NOOP(
         "roadmap", "a CUDA kernel library (Liger-Kernel, use_liger_kernel=True); usually no slower, the logits are "
         "never materialised"),
@@ -60,6 +61,7 @@ def step_numbers(step: Step) -> dict[str, float]:
     e = step.estimate
     low, high = CHECKPOINTING_PUBLISHED
     return {"gpus": step.setup.gpus, "rank": step.setup.lora.rank, "share": e.trainable_params / e.total_params,
+            "recompute": chunked_recompute(e.model),
             "factor": PAPER_FACTOR, "low": low, "high": high, "full": CHECKPOINTING_MEASURED[Method.FULL],
             "lora": CHECKPOINTING_MEASURED[Method.LORA]}
 
