@@ -22,6 +22,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from engine import hf_config, safe_io
+from engine.errors import first_error
 from engine.hf_config import ConfigFieldError
 from engine.layers import UnsupportedLayerError
 from engine.specs import ModelSpec
@@ -149,9 +150,8 @@ def spec_from_config(cfg: dict[str, Any], name: str, source: str = "config.json"
     try:
         return ModelSpec.model_validate(fields)
     except ValidationError as err:
-        first = err.errors()[0]
-        where = ".".join(str(x) for x in first["loc"])
-        raise ConfigImportError(f"{source}: field {where!r}: {first['msg']}") from None
+        where, message = first_error(err, fallback="")
+        raise ConfigImportError(f"{source}: field {where!r}: {message}") from None
 
 
 def _name(cfg_path: Path) -> str:
