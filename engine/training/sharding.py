@@ -22,16 +22,11 @@ from engine.training.states import ModelStates, grad_dtype_bytes
 DEEPSPEED_BUCKET = 500_000_000  # elements
 
 
-def _layer_weight_bytes(m: ModelSpec, s: TrainingSetup, st: ModelStates) -> float:
-    """Bytes of the largest decoder layer's weights as stored (4-bit for QLoRA's base)."""
-    biggest = max(layer_params(m, r) for r in runs(m))
-    return biggest * st.weights_full / max(st.counts.total, 1)
-
-
-def sharding_buffers(m: ModelSpec, s: TrainingSetup, st: ModelStates) -> dict[str, float]:
-    """Bytes of buffers live in each phase (forward, backward, optimizer_step)."""
-    n = s.gpus
-    if n == 1:
+def buffers(s: TrainingSetup, st: ModelStates, group: int, largest_layer: float, root: float) -> dict[str, float]:
+    """Bytes of buffers live in each phase (forward, backward, optimizer_step) on one of ``group`` data-parallel
+    GPUs (module docstring): ``largest_layer`` is the parameters of the biggest ZeRO-3 unit (a decoder layer) and
+    ``root`` those of the root unit (embedding, final norm, output layer) that this GPU holds."""
+    if group == 1:
         return {}
     trainable = st.counts.trainable
     grad = grad_dtype_bytes(s)
@@ -41,12 +36,15 @@ def sharding_buffers(m: ModelSpec, s: TrainingSetup, st: ModelStates) -> dict[st
         bucket = float(min(DEEPSPEED_BUCKET, trainable) * grad)
         gather = float(min(DEEPSPEED_BUCKET, st.counts.total) * dtype_plan(s.precision).weight)
         return {"backward": bucket, "optimizer_step": gather}
+    share = (group - 1) / group
+    per_weight = st.weights_full / max(st.counts.total, 1)  # as stored: 4-bit for QLoRA's base
+    units = 2 * largest_layer * per_weight * share
+    layer_grads = largest_layer * grad * share if s.method is Method.FULL else 0.0
+    return {"forward": root * per_weight * share + units, "backward": root * per_weight * share + units + layer_grads}
+
+
+def sharding_buffers(m: ModelSpec, s: TrainingSetup, st: ModelStates) -> dict[str, float]:
+    """:func:`buffers` of the whole model on ``s.gpus`` data-parallel GPUs."""
     pc = count_params(m)
-    share = (n - 1) / n
-    weight_bytes = st.weights_full / max(st.counts.total, 1)
-    root = (pc.embedding + pc.lm_head + norm_params(m)) * weight_bytes * share
-    units = 2 * _layer_weight_bytes(m, s, st) * share
-    layer_grads = 0.0
-    if s.method is Method.FULL:
-        layer_grads = max(layer_params(m, r) for r in runs(m)) * grad * share
-    return {"forward": root + units, "backward": root + units + layer_grads}
+    largest = max(layer_params(m, r) for r in runs(m))
+    return buffers(s, st, s.gpus, largest, pc.embedding + pc.lm_head + norm_params(m))

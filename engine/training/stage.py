@@ -38,11 +38,11 @@ from engine.params import (
     norm_params,
 )
 from engine.specs import LayerRun, LayerSpec, LoraSpec, Method, ModelSpec, Optimizer, Sharding, TrainingSetup
+from engine.training import sharding
 from engine.training.activations import ActivationCoeffs, LayerCoeffs, activation_coeffs
 from engine.training.layout import Layout
 from engine.training.moments import Cost, Gradients, StepContext, assemble
 from engine.training.precision import ADAPTER_PLAN, FP32, dtype_plan
-from engine.training.sharding import DEEPSPEED_BUCKET
 from engine.training.states import Counts, ModelStates, counts, optimizer_state_bytes, weight_parts
 
 COLUMN = frozenset({"q", "k", "v", "qkv", "q_b", "kv_b", "gate", "up", "gate_up", "shared_gate", "shared_up",
@@ -349,29 +349,6 @@ def _gradients(m: ModelSpec, s: TrainingSetup, lay: Layout, stage: int, st: Mode
     return Gradients(head=head, per_layer=per_layer, embed=0, tied=tied)
 
 
-def _buffers(s: TrainingSetup, lay: Layout, st: ModelStates, largest_layer: float, ends: float) -> dict[str, float]:
-    """Data parallelism's buckets and ZeRO's gathered units, over the dp x cp ranks
-    (``engine.training.sharding`` has the rules and their sources)."""
-    n = lay.zero_group
-    if n == 1:
-        return {}
-    full = s.method is Method.FULL
-    trainable = st.counts.trainable
-    grad = (dtype_plan(s.precision) if full else ADAPTER_PLAN).grad
-    if s.sharding is Sharding.NONE:
-        return {"backward": float(trainable * grad)}
-    if s.sharding in (Sharding.ZERO1, Sharding.ZERO2):
-        bucket = float(min(DEEPSPEED_BUCKET, trainable) * grad)
-        gather = float(min(DEEPSPEED_BUCKET, st.counts.total) * dtype_plan(s.precision).weight)
-        return {"backward": bucket, "optimizer_step": gather}
-    share = (n - 1) / n
-    per_weight = st.weights_full / max(st.counts.total, 1)
-    root = ends * per_weight * share
-    units = 2 * largest_layer * per_weight * share
-    layer_grads = largest_layer * grad * share if full else 0.0
-    return {"forward": root + units, "backward": root + units + layer_grads}
-
-
 def stage_context(m: ModelSpec, s: TrainingSetup, lay: Layout, stage: int) -> StepContext:
     """The step context of one GPU of pipeline stage ``stage``."""
     first, last = lay.stages[stage]
@@ -381,7 +358,7 @@ def stage_context(m: ModelSpec, s: TrainingSetup, lay: Layout, stage: int) -> St
     st = _states(m, s, lay, held)
     ac = stage_coeffs(m, s, lay, stage)
     grads = _gradients(m, s, lay, stage, st)
-    buffers = _buffers(s, lay, st, max(h.weights for h in layers), ends.weights)
+    buffers = sharding.buffers(s, st, lay.zero_group, max(h.weights for h in layers), ends.weights)
     pb, formula = parallel_buffers(m, s, lay, stage)
     return assemble(m, s, st, ac, grads=grads, buffers=buffers, in_flight=lay.in_flight(stage), parallel_buffers=pb,
                     parallel_formula=formula, stage=stage, stage_layers=(first, last))
