@@ -13,7 +13,6 @@ Two phases on one 1280 x 800 page (``python bench/attention_fps.py [--speed 2] [
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import statistics
 import sys
@@ -27,6 +26,7 @@ if sys.platform == "linux" and not (os.environ.get("DISPLAY") or os.environ.get(
 from PySide6.QtCore import QEventLoop, QTimer
 from PySide6.QtWidgets import QApplication
 
+from bench.machine import Target, report
 from gui.pages.attention import AttentionPage
 from gui.scenario import Scenario
 from gui.theme import light_palette
@@ -76,6 +76,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--speed", type=float, default=2.0, choices=(0.5, 1.0, 2.0, 4.0), help="default 2")
     parser.add_argument("--json", action="store_true", help='print {"p95_frame_ms": ..., "cpu_percent": ...}')
+    parser.add_argument("--check", action="store_true", help="exit 1 when a target is missed")
     args = parser.parse_args(argv)
     app = QApplication.instance() or QApplication([])
     assert isinstance(app, QApplication)
@@ -97,14 +98,13 @@ def main(argv: list[str] | None = None) -> int:
         "frames": len(frames),
         "frames_per_second": round(fps, 1),
     }
-    if args.json:
-        print(json.dumps(result))
-    else:
-        print(f"frame time: p95 {p95:.2f} ms (target <= {TARGET_P95_MS:.0f}), median {result['median_frame_ms']} ms,"
-              f" max {result['max_frame_ms']} ms over {len(frames)} frames")  # fmt: skip
-        print(f"CPU: {cpu_percent:.1f} % of one core while playing (target <= {TARGET_CPU_PERCENT:.0f})")
-        print(f"{fps:.1f} frames per second while a step builds")
-    return 0
+    if not args.json:
+        print(f"frame time: median {result['median_frame_ms']} ms, max {result['max_frame_ms']} ms over "
+              f"{len(frames)} frames; {fps:.1f} frames per second while a step builds")
+    targets = [Target("attention frame time (p95)", result["p95_frame_ms"], TARGET_P95_MS, "ms", scaled=True),
+               Target("CPU while playing", result["cpu_percent"], TARGET_CPU_PERCENT, "% of a core", scaled=True)]
+    missed = report(result, targets, args.json)
+    return missed if args.check else 0
 
 
 if __name__ == "__main__":

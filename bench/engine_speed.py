@@ -8,7 +8,6 @@ object (a new pydantic model, as a slider move makes), so caches keyed on the se
 from __future__ import annotations
 
 import argparse
-import json
 import statistics
 import sys
 import time
@@ -16,6 +15,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench.machine import Target, report
 from engine.catalog import get_gpu, get_model
 from engine.lessons import Changes, lessons
 from engine.specs import TrainingSetup
@@ -72,6 +72,7 @@ def bench_lesson_checks(repeats: int = 200) -> dict[str, tuple[float, float]]:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--check", action="store_true", help="exit 1 when a target is missed")
     args = ap.parse_args()
     checks = bench_lesson_checks()
     slowest = max(checks, key=lambda k: checks[k][1])
@@ -80,17 +81,17 @@ def main() -> int:
               "lesson_check_warm_slowest_us": round(checks[slowest][1], 1), "lesson_check_slowest": slowest,
               "lesson_check_cold_us": round(statistics.median(c for c, _ in checks.values()), 1),
               "lesson_check_cold_slowest_us": round(max(c for c, _ in checks.values()), 1)}
-    if args.json:
-        print(json.dumps(result))
-    else:
-        print(f"one estimate: {result['estimate_us']:.1f} us median (target 50)")
-        print(f"256-point sweep: {result['sweep_256_ms']:.2f} ms median (target 5)")
-        print(f"lesson check, engine caches warm: {result['lesson_check_warm_us']:.0f} us median over lessons; "
-              f"slowest {result['lesson_check_slowest']} {result['lesson_check_warm_slowest_us']:.0f} us "
-              "(target 1,000)")
+    if not args.json:
         print(f"lesson check, a setup the engine has not seen: {result['lesson_check_cold_us']:.0f} us median; "
-              f"slowest {result['lesson_check_cold_slowest_us']:.0f} us")
-    return 0
+              f"slowest {result['lesson_check_cold_slowest_us']:.0f} us ({result['lesson_check_slowest']} is the "
+              "slowest warm)")
+    estimate_us, sweep_ms = float(str(result["estimate_us"])), float(str(result["sweep_256_ms"]))
+    slowest_us = float(str(result["lesson_check_warm_slowest_us"]))
+    targets = [Target("one estimate (median)", estimate_us, 50, "us", scaled=True),
+               Target("256-point sequence sweep (median)", sweep_ms, 5, "ms", scaled=True),
+               Target("slowest lesson check, caches warm", slowest_us, 1000, "us", scaled=True)]
+    missed = report(result, targets, args.json)
+    return missed if args.check else 0
 
 
 if __name__ == "__main__":
