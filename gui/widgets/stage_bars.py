@@ -1,8 +1,9 @@
 """The four stages side by side: one horizontal bar each, per GPU, split by role, against the GPU's memory.
 
 Segments are ``StageMemory.segments()`` (each role's resident bytes, the working set that sets the peak, the
-allocator's reserve and the CUDA context), so a bar's length is the stage's device total. A dashed line marks the
-GPU's memory; a click on a bar selects that stage.
+allocator's reserve and the CUDA context), so a bar's length is the stage's device total: a colocated rollout
+engine's share is a segment of it. A vLLM server's bytes, on GPUs of their own, are named after the total, not
+drawn. A dashed line marks the GPU's memory; a click on a bar selects that stage.
 """
 
 from __future__ import annotations
@@ -78,7 +79,9 @@ class StageBars(pg.PlotWidget):  # type: ignore[misc]
                 self.addItem(pg.BarGraphItem(x0=[x], width=[width], y=[y], height=[BAR], brush=colour, pen=pen))
                 x += width
             verdict = "✓" if sm.fits else "✗"
-            text = pg.TextItem(f" {format_bytes(sm.device_bytes, unit)} {verdict}", anchor=(0, 0.5),
+            server = self.tr(" + {bytes} on the vLLM server").format(bytes=format_bytes(sm.elsewhere_bytes, unit))
+            text = pg.TextItem(f" {format_bytes(sm.device_bytes, unit)} {verdict}"
+                               + (server if sm.elsewhere_bytes else ""), anchor=(0, 0.5),
                                color=c.fits if sm.fits else c.over)
             text.setPos(x, y)
             self.addItem(text)
