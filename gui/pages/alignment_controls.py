@@ -36,11 +36,11 @@ from gui.page_state import Fields, PageState, touches
 from gui.scenario import Scenario
 
 DEFAULTS = AlignmentOptions()
-#: the RL fields and the value each takes when unset while the RL shape is on (TRL's defaults)
+# the RL fields and the value each takes when unset while the RL shape is on (TRL's defaults)
 RL_DEFAULTS: dict[str, int] = {"num_generations": DEFAULT_GENERATIONS, "max_prompt_length": DEFAULT_PROMPT,
                                "max_completion_length": DEFAULT_COMPLETION}
 RL_FIELDS = (*RL_DEFAULTS, "rollout_engine")
-#: the stages the rollout settings are for
+# the stages the rollout settings are for
 RL_STAGES = (Stage.PPO, Stage.GRPO)
 
 

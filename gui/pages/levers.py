@@ -62,9 +62,9 @@ from gui.widgets.page_layout import fill_with_scroll, page_heading
 from gui.widgets.scenario_summary import ScenarioSummary
 from gui.words import term_name
 
-#: every card, in the seed's order; the long-context card comes first instead of last when it leads
+# every card, in the seed's order; the long-context card comes first instead of last when it leads
 KINDS = (*SEED_KINDS, LeverKind.LONG_CONTEXT)
-#: the page's side margins and the grid's spacing between cards (pixels at 100%)
+# the page's side margins and the grid's spacing between cards (pixels at 100%)
 MARGIN, SPACING = 24, 12
 
 

@@ -17,9 +17,9 @@ from gui.binding import Binder
 from gui.page_state import Fields, touches
 from gui.scenario import Scenario
 
-#: the losses whose chunk count the engine reads (``engine.training.loss``)
+# the losses whose chunk count the engine reads (``engine.training.loss``)
 CHUNKED = (Loss.CHUNKED, Loss.CHUNKED_OUTPUT)
-#: the chunk spin box's value for "the tool's own" (``loss_chunks`` None), shown as its special text
+# the chunk spin box's value for "the tool's own" (``loss_chunks`` None), shown as its special text
 TOOLS_OWN = ranges.LOSS_CHUNKS[0] - 1
 
 
