@@ -124,11 +124,11 @@
     </message>
     <message>
         <source>Completions not sampled: the stage counts the setup&apos;s batch and sequence length.</source>
-        <translation>不取樣補全：這個階段按設定的批次與序列長度計算。</translation>
+        <translation>不取樣回答：這個階段按設定的批次與序列長度計算。</translation>
     </message>
     <message>
         <source>This step trains on {train} sequences of {p} + {c} tokens and samples {gen} completions at once.</source>
-        <translation>這一步訓練 {train} 條 {p} + {c} 個 token 的序列，一次取樣 {gen} 個補全。</translation>
+        <translation>這一步訓練 {train} 條 {p} + {c} 個 token 的序列，一次取樣 {gen} 個回答。</translation>
     </message>
     <message>
         <source>Logits for the last {n} positions only (TRL&apos;s logits_to_keep).</source>
@@ -1021,11 +1021,11 @@ Device total: plus the CUDA context and libraries — what nvidia-smi shows.</so
     </message>
     <message>
         <source>Sample completions (TRL GRPOConfig)</source>
-        <translation>取樣補全（TRL GRPOConfig）</translation>
+        <translation>取樣回答（TRL GRPOConfig）</translation>
     </message>
     <message>
         <source>On: the policy trains on G completions of C tokens per prompt of P tokens, sampled by the rollout engine. Off: the setup&apos;s batch and sequence length.</source>
-        <translation>開：每個 P 個 token 的提示由 rollout 引擎取樣 G 個 C 個 token 的補全，policy 在這些補全上訓練。關：按設定的批次與序列長度。</translation>
+        <translation>開：每個 P 個 token 的 prompt 由 rollout 引擎取樣 G 個 C 個 token 的回答，policy 在這些回答上訓練。關：按設定的批次與序列長度。</translation>
     </message>
     <message>
         <source>model.generate (in training)</source>
@@ -1045,15 +1045,15 @@ Device total: plus the CUDA context and libraries — what nvidia-smi shows.</so
     </message>
     <message>
         <source>Generations per prompt (G)</source>
-        <translation>每個提示的生成數（G）</translation>
+        <translation>每個 prompt 的生成數（G）</translation>
     </message>
     <message>
         <source>Prompt tokens (P)</source>
-        <translation>提示 token 數（P）</translation>
+        <translation>prompt token 數（P）</translation>
     </message>
     <message>
         <source>Completion tokens (C)</source>
-        <translation>補全 token 數（C）</translation>
+        <translation>回答 token 數（C）</translation>
     </message>
     <message>
         <source>Rollout engine</source>

@@ -15,7 +15,7 @@ from PySide6.QtWidgets import QGraphicsScene, QGraphicsView, QWidget
 from engine.alignment import FLOWS, Mode, RoleCost, StageMemory
 from engine.units import Unit, format_bytes
 from gui.palette import colors_for
-from gui.widgets.diagram_items import add_arrow, add_box, arrow_path
+from gui.widgets.diagram_items import add_arrow, add_box, arrow_path, diagram_font
 from gui.widgets.flow_player import FlowPlayer
 from gui.widgets.role_style import fill, in_memory, outline, role_color
 from gui.words import engine_text, held_as, role_name
@@ -123,7 +123,7 @@ class StageDiagram(QGraphicsView):
         x = 0.0
         for pen, text in entries:
             scene.addRect(QRectF(x, LEGEND_Y, 28, 18), pen)
-            label = scene.addSimpleText(text)
+            label = scene.addSimpleText(text, diagram_font())
             label.setBrush(QColor(c.foreground))
             label.setPos(x + 36, LEGEND_Y)
             x += 36 + label.boundingRect().width() + 28
