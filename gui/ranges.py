@@ -37,8 +37,9 @@ def check(window: tuple[float, float], field: str) -> None:
     model_name, _, name = path.partition(".")
     model: type[BaseModel] = getattr(importlib.import_module(module), model_name)
     info = model.model_fields[name]
-    annotated: Any = Annotated  # the field's type with its constraints, as one validator
-    accepts = TypeAdapter[Any](annotated[(info.annotation, *info.metadata)])
+    annotated: Any = Annotated  # the field's type with its constraints, as one validator (an optional field,
+    kind: Any = annotated[(info.annotation, *info.metadata)] if info.metadata else info.annotation  # in its type)
+    accepts = TypeAdapter[Any](kind)
     for end in window:
         try:
             accepts.validate_python(end)
@@ -59,6 +60,8 @@ GRAD_ACCUM = within(f"{_SETUP}.grad_accum", 1, 128)
 LORA_RANK = within("engine.specs:LoraSpec.rank", 1, 512)
 #: the attention walk-through's length: from its toy sentence's six tokens to 128k
 ATTENTION_SEQ_LEN = within(f"{_SETUP}.seq_len", 6, 131_072)
+#: chunks of a chunked loss (the memory page's long-context settings; below it, "the tool's own")
+LOSS_CHUNKS = within(f"{_SETUP}.loss_chunks", 1, 1_024)
 #: the levers page's ZeRO-3 card: sharding over one GPU shards nothing
 ZERO3_GPUS = within(f"{_SETUP}.gpus", 2, GPUS[1])
 
@@ -69,3 +72,7 @@ TP = within("engine.serving:ServingSetup.tp", 1, 8)
 
 # -- alignment (the alignment page's own options) -------------------------------------------------------------
 ROLLOUT_SHARE = within("engine.alignment:AlignmentOptions.rollout_share", 0.0, 0.95)
+#: GRPO's generations per prompt (G) and the prompt and completion lengths (P, C), in tokens
+GENERATIONS = within("engine.alignment:AlignmentOptions.num_generations", 1, 256)
+PROMPT_TOKENS = within("engine.alignment:AlignmentOptions.max_prompt_length", 16, 131_072)
+COMPLETION_TOKENS = within("engine.alignment:AlignmentOptions.max_completion_length", 16, 131_072)

@@ -30,6 +30,9 @@ _MODES = {
     "precomputed": QT_TRANSLATE_NOOP("words", "log-probs precomputed"),
     "not-loaded": QT_TRANSLATE_NOOP("words", "not loaded (KL coefficient 0)"),
     "program": QT_TRANSLATE_NOOP("words", "a rule: a program, not a model"),
+    "policy": QT_TRANSLATE_NOOP("words", "the policy (model.generate)"),
+    "server": QT_TRANSLATE_NOOP("words", "vLLM server, own GPUs"),
+    "colocated": QT_TRANSLATE_NOOP("words", "vLLM colocated"),
 }
 
 
@@ -57,6 +60,14 @@ def role_name(name: str) -> str:
 def mode_name(name: str) -> str:
     """A role's mode (trained, frozen, rule) or holding (own, shared-base, ...), translated."""
     return _look_up(_MODES, name)
+
+
+def held_as(role: str, mode: str, holding: str) -> str:
+    """How a role is held, as a table cell or a diagram box says it: its mode (trained, frozen) when it has its
+    own copy, else its holding (a colocated rollout engine: a vLLM with its share of the GPU)."""
+    if holding != "own":
+        return mode_name(holding)
+    return mode_name("colocated" if role == "rollout" else mode)
 
 
 def engine_text(text: str) -> str:

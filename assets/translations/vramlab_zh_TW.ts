@@ -44,10 +44,6 @@
         <translation>GRPO：用獎勵模型取代規則</translation>
     </message>
     <message>
-        <source>vLLM&apos;s gpu_memory_utilization: the share of each GPU the rollout engine reserves for its weights and KV cache (TRL&apos;s colocate default: 0.3). 0: no separate engine.</source>
-        <translation>vLLM 的 gpu_memory_utilization：rollout 引擎在每張 GPU 上為權重與 KV cache 保留的比例（TRL colocate 模式預設 0.3）。0 表示沒有獨立的引擎。</translation>
-    </message>
-    <message>
         <source>Method</source>
         <translation>方法</translation>
     </message>
@@ -58,10 +54,6 @@
     <message>
         <source>Sharding</source>
         <translation>分片</translation>
-    </message>
-    <message>
-        <source>Rollout share of each GPU</source>
-        <translation>每張 GPU 給 rollout 的比例</translation>
     </message>
 </context>
 <context>
@@ -129,6 +121,22 @@
     <message>
         <source>After SFT, preference learning differs not only in its algorithm but in how many models sit on the GPU at once, a practical reason DPO and GRPO caught on.</source>
         <translation>SFT 之後的偏好學習，差別不只在演算法，也在 GPU 上同時要放幾份模型。這也是 DPO 和 GRPO 會流行的實際原因。</translation>
+    </message>
+    <message>
+        <source>Completions not sampled: the stage counts the setup&apos;s batch and sequence length.</source>
+        <translation>不取樣回答：這個階段按設定的批次與序列長度計算。</translation>
+    </message>
+    <message>
+        <source>This step trains on {train} sequences of {p} + {c} tokens and samples {gen} completions at once.</source>
+        <translation>這一步訓練 {train} 條 {p} + {c} 個 token 的序列，一次取樣 {gen} 個回答。</translation>
+    </message>
+    <message>
+        <source>Logits for the last {n} positions only (TRL&apos;s logits_to_keep).</source>
+        <translation>只為最後 {n} 個位置產生 logits（TRL 的 logits_to_keep）。</translation>
+    </message>
+    <message>
+        <source>The vLLM server needs {bytes} on GPUs of its own.</source>
+        <translation>vLLM 伺服器在自己的 GPU 上需要 {bytes}。</translation>
     </message>
 </context>
 <context>
@@ -347,6 +355,58 @@
         <translation>動到：權重、梯度、優化器狀態（÷N）</translation>
     </message>
     <message>
+        <source>Long context: chunked loss · activation offload</source>
+        <translation>長上下文：分塊損失 · 激活值卸載</translation>
+    </message>
+    <message>
+        <source>Shrinks what grows with the sequence and what LoRA does not touch: a chunked loss runs the output layer and the loss over a few hundred tokens at a time, so the fp32 logits are never whole; a fused linear cross-entropy does it in one kernel; activation offloading moves the saved activations to host RAM and brings them back in backward.</source>
+        <translation>縮小隨序列長度成長、LoRA 動不到的部分：分塊損失每次只對幾百個 token 計算輸出層與損失，fp32 logits 從不完整存在；線性層與交叉熵合併計算在一個 kernel 裡做到同樣的事；激活值卸載把存下的激活值搬到主機記憶體，反向傳播時再搬回來。</translation>
+    </message>
+    <message>
+        <source>Moves: logits, activations (offload: to host RAM)</source>
+        <translation>動到：logits、激活值（卸載：搬到主機記憶體）</translation>
+    </message>
+    <message>
+        <source>Standard</source>
+        <translation>標準</translation>
+    </message>
+    <message>
+        <source>Chunked</source>
+        <translation>分塊</translation>
+    </message>
+    <message>
+        <source>Fused CE</source>
+        <translation>合併 CE</translation>
+    </message>
+    <message>
+        <source>+ offload</source>
+        <translation>+ 卸載</translation>
+    </message>
+    <message>
+        <source>Standard loss: transformers&apos; cross-entropy over the whole fp32 logits</source>
+        <translation>標準損失：transformers 對完整 fp32 logits 計算交叉熵</translation>
+    </message>
+    <message>
+        <source>Chunked loss: TRL&apos;s loss_type=&apos;chunked_nll&apos;, 256-token checkpointed chunks</source>
+        <translation>分塊損失：TRL 的 loss_type=&apos;chunked_nll&apos;，每塊 256 個 token，並做檢查點</translation>
+    </message>
+    <message>
+        <source>Fused linear cross-entropy: Liger-Kernel (use_liger_kernel=True)</source>
+        <translation>線性層與交叉熵合併計算：Liger-Kernel（use_liger_kernel=True）</translation>
+    </message>
+    <message>
+        <source>Fused linear cross-entropy with the saved activations offloaded to host RAM</source>
+        <translation>線性層與交叉熵合併計算，並把存下的激活值卸載到主機記憶體</translation>
+    </message>
+    <message>
+        <source>The chunked loss runs the output layer again in backward: about {r:.0%} more compute for this model. Offloading moves {moved} per GPU to host RAM (host RAM at its peak: {host} per node).</source>
+        <translation>分塊損失在反向傳播時會再算一次輸出層：此模型約多 {r:.0%} 的計算。卸載會把每張 GPU 的 {moved} 搬到主機記憶體（主機記憶體尖峰：每個節點 {host}）。</translation>
+    </message>
+    <message>
+        <source>Start here: {term} are the biggest term</source>
+        <translation>從這裡開始：「{term}」是最大的一項</translation>
+    </message>
+    <message>
         <source>Rank {r}: {n} trainable parameters, {a:.2f}% of all {t} parameters, {b:.2f}% of the {ne} outside the embedding and output layers.</source>
         <translation>Rank {r}：可訓練參數 {n} 個，佔全部 {t} 個參數的 {a:.2f}%，佔嵌入層與輸出層以外 {ne} 個的 {b:.2f}%。</translation>
     </message>
@@ -367,8 +427,8 @@
         <translation>這裡最大的一項是「{term}」（{bytes}）。</translation>
     </message>
     <message>
-        <source>None of these three levers moves it.</source>
-        <translation>這三個槓桿都動不到它。</translation>
+        <source>None of these levers moves it.</source>
+        <translation>這些槓桿都動不到它。</translation>
     </message>
     <message>
         <source>{lever}, set to “{step}”, moves it to {after}.</source>
@@ -376,7 +436,6 @@
     </message>
     <message>
         <source>Every memory-saving trick moves only one term of the formula. Find the biggest term first, then pick the right lever.</source>
-        <extracomment>below this page width the cards go two a row</extracomment>
         <translation>省記憶體的技巧很多，但每一個只動到公式裡的某一項。先找出哪一項最大，再挑對的槓桿。</translation>
     </message>
     <message>
@@ -386,6 +445,73 @@
     <message>
         <source> GPUs</source>
         <translation> 張 GPU</translation>
+    </message>
+</context>
+<context>
+    <name>LongContextGroup</name>
+    <message>
+        <source>Long context</source>
+        <translation>長上下文</translation>
+    </message>
+    <message>
+        <source>Standard (whole fp32 logits)</source>
+        <translation>標準（完整的 fp32 logits）</translation>
+    </message>
+    <message>
+        <source>Chunked (TRL chunked_nll)</source>
+        <translation>分塊（TRL chunked_nll）</translation>
+    </message>
+    <message>
+        <source>Chunked output (torchtune)</source>
+        <translation>分塊輸出（torchtune）</translation>
+    </message>
+    <message>
+        <source>Fused linear CE (Liger)</source>
+        <translation>線性層與 CE 合併（Liger）</translation>
+    </message>
+    <message>
+        <source>How the loss over the vocabulary is computed: a chunked or fused loss never holds the whole fp32 logits</source>
+        <translation>對整個詞彙表的損失怎麼算：分塊或合併計算的損失從不存下完整的 fp32 logits</translation>
+    </message>
+    <message>
+        <source>the tool&apos;s own</source>
+        <translation>工具預設</translation>
+    </message>
+    <message>
+        <source>Chunks of a chunked loss; the tool&apos;s own: TRL&apos;s 256-token chunks, torchtune&apos;s 8 chunks</source>
+        <translation>分塊損失的塊數；工具預設：TRL 每塊 256 個 token，torchtune 分 8 塊</translation>
+    </message>
+    <message>
+        <source>Offload activations to CPU RAM</source>
+        <translation>把激活值卸載到 CPU 記憶體</translation>
+    </message>
+    <message>
+        <source>The saved activations go to host RAM in forward and come back in backward (torchtune / TRL OffloadActivations)</source>
+        <translation>存下的激活值在前向傳播時搬到主機記憶體，反向傳播時再搬回來（torchtune／TRL OffloadActivations）</translation>
+    </message>
+    <message>
+        <source>None</source>
+        <translation>不使用</translation>
+    </message>
+    <message>
+        <source>Full (each layer&apos;s input)</source>
+        <translation>完整（保留每層的輸入）</translation>
+    </message>
+    <message>
+        <source>Selective (attention only)</source>
+        <translation>選擇性（只重算注意力）</translation>
+    </message>
+    <message>
+        <source>Loss</source>
+        <translation>損失</translation>
+    </message>
+    <message>
+        <source>Loss chunks</source>
+        <translation>損失分塊數</translation>
+    </message>
+    <message>
+        <source>Checkpointing</source>
+        <translation>檢查點</translation>
     </message>
 </context>
 <context>
@@ -867,12 +993,75 @@ Device total: plus the CUDA context and libraries — what nvidia-smi shows.</so
         <translation>放不下</translation>
     </message>
     <message>
+        <source>vLLM server</source>
+        <translation>vLLM 伺服器</translation>
+    </message>
+    <message>
+        <source>on GPUs of its own</source>
+        <translation>在自己的 GPU 上</translation>
+    </message>
+    <message>
         <source>What stays all step, plus the largest working set: the roles run one after another.</source>
         <translation>整步常駐的部分，加上最大的工作集：各角色依序執行。</translation>
     </message>
     <message>
         <source>The allocated peak with the allocator&apos;s reserve, plus the rollout engine&apos;s share and the CUDA context.</source>
         <translation>已配置尖峰加上配置器保留量，再加上 rollout 引擎的份額與 CUDA context。</translation>
+    </message>
+    <message>
+        <source>The rollout server&apos;s 16-bit weights and the KV cache of every training GPU&apos;s generation batch, on GPUs of its own: not in the device total.</source>
+        <translation>rollout 伺服器的 16 位元權重，以及每張訓練 GPU 的生成批次的 KV cache，放在它自己的 GPU 上：不算進裝置總量。</translation>
+    </message>
+</context>
+<context>
+    <name>RolloutControls</name>
+    <message>
+        <source>PPO / GRPO rollout</source>
+        <translation>PPO／GRPO rollout</translation>
+    </message>
+    <message>
+        <source>Sample completions (TRL GRPOConfig)</source>
+        <translation>取樣回答（TRL GRPOConfig）</translation>
+    </message>
+    <message>
+        <source>On: the policy trains on G completions of C tokens per prompt of P tokens, sampled by the rollout engine. Off: the setup&apos;s batch and sequence length.</source>
+        <translation>開：每個 P 個 token 的 prompt 由 rollout 引擎取樣 G 個 C 個 token 的回答，policy 在這些回答上訓練。關：按設定的批次與序列長度。</translation>
+    </message>
+    <message>
+        <source>model.generate (in training)</source>
+        <translation>model.generate（在訓練行程內）</translation>
+    </message>
+    <message>
+        <source>vLLM colocated</source>
+        <translation>vLLM 同卡共置</translation>
+    </message>
+    <message>
+        <source>vLLM server (own GPUs)</source>
+        <translation>vLLM 伺服器（自己的 GPU）</translation>
+    </message>
+    <message>
+        <source>vLLM&apos;s gpu_memory_utilization: the share of each GPU a colocated rollout engine reserves for its weights and KV cache (TRL&apos;s colocate default: 0.3). 0: no separate engine.</source>
+        <translation>vLLM 的 gpu_memory_utilization：同卡共置的 rollout 引擎在每張 GPU 上為權重與 KV cache 保留的比例（TRL colocate 模式預設 0.3）。0 表示沒有獨立的引擎。</translation>
+    </message>
+    <message>
+        <source>Generations per prompt (G)</source>
+        <translation>每個 prompt 的生成數（G）</translation>
+    </message>
+    <message>
+        <source>Prompt tokens (P)</source>
+        <translation>prompt token 數（P）</translation>
+    </message>
+    <message>
+        <source>Completion tokens (C)</source>
+        <translation>回答 token 數（C）</translation>
+    </message>
+    <message>
+        <source>Rollout engine</source>
+        <translation>rollout 引擎</translation>
+    </message>
+    <message>
+        <source>vLLM GPU memory utilization</source>
+        <translation>vLLM GPU 記憶體使用率</translation>
     </message>
 </context>
 <context>
@@ -928,6 +1117,14 @@ Device total: plus the CUDA context and libraries — what nvidia-smi shows.</so
     <message>
         <source>For your setup: {model}, {method}, {precision}, {optimizer}, batch {batch} × {seq} tokens, {attention} attention, checkpointing {ckpt}, {gpus} × {gpu}{sharding}</source>
         <translation>你的設定：{model}，{method}，{precision}，{optimizer}，batch {batch} × {seq} tokens，{attention} 注意力，梯度檢查點 {ckpt}，{gpus} × {gpu}{sharding}</translation>
+    </message>
+    <message>
+        <source>, loss {loss}</source>
+        <translation>，損失 {loss}</translation>
+    </message>
+    <message>
+        <source>, activations offloaded</source>
+        <translation>，激活值卸載</translation>
     </message>
 </context>
 <context>
@@ -1070,6 +1267,10 @@ Device total: plus the CUDA context and libraries — what nvidia-smi shows.</so
 <context>
     <name>StageBars</name>
     <message>
+        <source> + {bytes} on the vLLM server</source>
+        <translation> + vLLM 伺服器上 {bytes}</translation>
+    </message>
+    <message>
         <source>per GPU</source>
         <translation>（每張 GPU）</translation>
     </message>
@@ -1083,6 +1284,10 @@ Device total: plus the CUDA context and libraries — what nvidia-smi shows.</so
     <message>
         <source>no GPU memory</source>
         <translation>不佔 GPU 記憶體</translation>
+    </message>
+    <message>
+        <source>{bytes} on its own GPUs</source>
+        <translation>自己的 GPU 上 {bytes}</translation>
     </message>
     <message>
         <source>trained</source>
@@ -1683,6 +1888,18 @@ VRAM Lab 保留了目前的狀態，可以照常使用。詳細資訊已寫入 {
     <message>
         <source>a rule: a program, not a model</source>
         <translation>規則：是程式，不是模型</translation>
+    </message>
+    <message>
+        <source>the policy (model.generate)</source>
+        <translation>policy 本身（model.generate）</translation>
+    </message>
+    <message>
+        <source>vLLM server, own GPUs</source>
+        <translation>vLLM 伺服器，自己的 GPU</translation>
+    </message>
+    <message>
+        <source>vLLM colocated</source>
+        <translation>vLLM 同卡共置</translation>
     </message>
 </context>
 </TS>

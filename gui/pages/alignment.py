@@ -2,7 +2,10 @@
 
 A diagram of the chosen stage (boxes for its models, arrows for what flows, one step animated on demand), the
 models it holds with their bytes per GPU, the seed's facts with their context, and the four stages side by side
-against the GPU. Every number is ``engine.alignment.stages`` for the scenario and the page's variants.
+against the GPU. Every number is ``engine.alignment.stages`` for the scenario and the page's variants. For PPO and
+GRPO the rollout settings (generations, prompt and completion lengths, the rollout engine and vLLM's share of the
+GPU) sit beside the diagram with the engine's shape of the step; the rollout engine is a row of the table and a
+segment of the bars (a vLLM server's bytes, on GPUs of their own, are a row and a note of their own).
 
 The page's own state (the stage drawn, the variants) is a ``PageState`` over ``AlignmentChoices``. The page reads
 every scenario field and its ``options`` (``gui.recompute``: batched, only while shown); picking a stage only
@@ -28,8 +31,8 @@ from PySide6.QtWidgets import (
 from engine.alignment import Stage, StageMemory, stages
 from gui.page_state import Fields, PageState, touches
 from gui.pages import page_title
-from gui.pages.alignment_controls import AlignmentChoices, AlignmentControls
-from gui.pages.alignment_texts import facts_html, intro, node_labels, stage_blurb, stage_name
+from gui.pages.alignment_controls import RL_STAGES, AlignmentChoices, AlignmentControls
+from gui.pages.alignment_texts import facts_html, intro, node_labels, rollout_text, stage_blurb, stage_name
 from gui.recompute import Recompute
 from gui.scenario import EVERYTHING, Scenario
 from gui.widgets.page_layout import fill_with_scroll, page_heading
@@ -107,7 +110,7 @@ class AlignmentPage(QWidget):
         key.setWordWrap(True)
         key.setForegroundRole(QPalette.ColorRole.PlaceholderText)
         side = QVBoxLayout()
-        for w in (self.blurb, self.table, self.facts):
+        for w in (self.blurb, self.controls.rl, self.table, self.facts):
             side.addWidget(w)
         side.addStretch(1)
         grid.addWidget(self.diagram, 0, 0)
@@ -164,6 +167,8 @@ class AlignmentPage(QWidget):
         self.bars.set_stages(list(self._stages.values()), stage.value, unit, labels)
         self.diagram.show_stage(sm, node_labels(stage), unit)
         self.table.show_stage(sm, unit)
+        if stage in RL_STAGES:
+            self.controls.rl.shape.setText(rollout_text(sm.rollout, sm.elsewhere_bytes, unit))
         self.blurb.setText(stage_blurb(stage))
         self.facts.setText(facts_html(stage))
 

@@ -1,12 +1,33 @@
-"""The Alignment page's controls: method and GPUs (the shared scenario) and the variants that change how many
-models are held (the page's own ``AlignmentChoices``), every one bound through ``gui.binding``."""
+"""The Alignment page's controls: method and GPUs (the shared scenario), the variants that change how many
+models are held, and PPO / GRPO's rollout (the page's own ``AlignmentChoices``), every one bound through
+``gui.binding``.
+
+The rollout settings (``RolloutControls``, issue 19; ``engine.alignment.rollout``): "Sample completions" switches
+TRL's RL shape on or off as a whole. On, PPO and GRPO train on G completions of C tokens per prompt of P tokens,
+sampled by the chosen engine; off, every RL field is unset and the stages count the setup's batch and sequence
+as before. A field left unset while the shape is on is TRL's default, and its box shows that value. Unticking
+and ticking again gives back the values set before.
+"""
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict
-from PySide6.QtWidgets import QCheckBox, QComboBox, QDoubleSpinBox, QGridLayout, QLabel, QSpinBox, QWidget
+from typing import Any
 
-from engine.alignment import AlignmentOptions, Stage
+from pydantic import BaseModel, ConfigDict
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QDoubleSpinBox,
+    QFormLayout,
+    QGridLayout,
+    QGroupBox,
+    QLabel,
+    QSpinBox,
+    QWidget,
+)
+
+from engine.alignment import AlignmentOptions, RolloutEngine, Stage
+from engine.alignment.rollout import DEFAULT_COMPLETION, DEFAULT_GENERATIONS, DEFAULT_PROMPT
 from engine.specs import Method, Sharding
 from gui import ranges
 from gui.binding import Binder
@@ -15,6 +36,12 @@ from gui.page_state import Fields, PageState, touches
 from gui.scenario import Scenario
 
 DEFAULTS = AlignmentOptions()
+# the RL fields and the value each takes when unset while the RL shape is on (TRL's defaults)
+RL_DEFAULTS: dict[str, int] = {"num_generations": DEFAULT_GENERATIONS, "max_prompt_length": DEFAULT_PROMPT,
+                               "max_completion_length": DEFAULT_COMPLETION}
+RL_FIELDS = (*RL_DEFAULTS, "rollout_engine")
+# the stages the rollout settings are for
+RL_STAGES = (Stage.PPO, Stage.GRPO)
 
 
 class AlignmentChoices(BaseModel):
@@ -49,12 +76,8 @@ class AlignmentControls(QWidget):
         self.precomputed = QCheckBox(self.tr("DPO: reference log-probs precomputed"), self)
         self.kl_zero = QCheckBox(self.tr("GRPO: KL coefficient 0, no reference (TRL's default)"), self)
         self.reward_model = QCheckBox(self.tr("GRPO: a reward model instead of a rule"), self)
-        self.rollout = QDoubleSpinBox(self)
-        self.rollout.setRange(*ranges.ROLLOUT_SHARE)
-        self.rollout.setSingleStep(0.05)
-        self.rollout.setToolTip(self.tr("vLLM's gpu_memory_utilization: the share of each GPU the rollout engine "
-                                        "reserves for its weights and KV cache (TRL's colocate default: 0.3). "
-                                        "0: no separate engine."))
+        self.rl = RolloutControls(state, self.own, self)  # the page lays it out, beside the stage it concerns
+        self.rollout = self.rl.share
         self._bind_options()
         self._layout()
         scenario.changed.connect(self._enable)
@@ -66,20 +89,18 @@ class AlignmentControls(QWidget):
         self.own.switch(self.kl_zero, "options.grpo_kl_coef", on=(0.0,), default_on=0.0,
                         default_off=DEFAULTS.grpo_kl_coef)
         self.own.toggle(self.reward_model, "options.grpo_reward_model")
-        self.own.spin(self.rollout, "options.rollout_share")
 
     def _layout(self) -> None:
         grid = QGridLayout(self)
         grid.setContentsMargins(0, 0, 0, 0)
-        pairs = [(self.tr("Method"), self.method), (self.tr("GPUs"), self.gpus), (self.tr("Sharding"), self.sharding),
-                 (self.tr("Rollout share of each GPU"), self.rollout)]
-        for i, (text, widget) in enumerate(pairs):  # two pairs a row, each check box under its neighbours
-            grid.addWidget(QLabel(text, self), i // 2, 3 * (i % 2))
-            grid.addWidget(widget, i // 2, 3 * (i % 2) + 1)
+        pairs = [(self.tr("Method"), self.method), (self.tr("GPUs"), self.gpus), (self.tr("Sharding"), self.sharding)]
+        for i, (text, widget) in enumerate(pairs):  # three pairs a row, the check boxes under them
+            grid.addWidget(QLabel(text, self), 0, 3 * i)
+            grid.addWidget(widget, 0, 3 * i + 1)
         for i, box in enumerate((self.shared_base, self.precomputed, self.kl_zero, self.reward_model)):
-            grid.addWidget(box, 2 + i // 2, 3 * (i % 2), 1, 3)
-        grid.setColumnStretch(2, 1)
-        grid.setColumnStretch(5, 1)
+            grid.addWidget(box, 1 + i // 2, 3 * (i % 2), 1, 3 + 3 * (i % 2))
+        for col in (2, 5, 8):
+            grid.setColumnStretch(col, 1)
 
     def _enable(self, fields: Fields) -> None:
         if touches(fields, {"setup.method"}):
@@ -89,3 +110,94 @@ class AlignmentControls(QWidget):
         """Write pending spin-box values now (tests)."""
         self.binder.flush()
         self.own.flush()
+
+
+class RolloutControls(QGroupBox):
+    """PPO / GRPO's rollout: sample completions or not, G, P, C, the rollout engine and vLLM's share of the GPU,
+    bound through the page's ``own`` binder (module docstring). Shown for PPO and GRPO only; ``shape`` is a line
+    the page fills with the engine's shape of the step.
+
+    Signals: none (they write to the page's state, which signals).
+    """
+
+    def __init__(self, state: PageState[AlignmentChoices], own: Binder, parent: QWidget | None = None) -> None:
+        super().__init__(self.tr("PPO / GRPO rollout"), parent)
+        self.state, self._own = state, own
+        self._last: dict[str, Any] = {**RL_DEFAULTS, "rollout_engine": None}
+        self.sample = QCheckBox(self.tr("Sample completions (TRL GRPOConfig)"), self)
+        self.sample.setToolTip(self.tr("On: the policy trains on G completions of C tokens per prompt of P tokens, "
+                                       "sampled by the rollout engine. Off: the setup's batch and sequence length."))
+        own.custom(self.sample, "options", read=self._read_rl, show=self._show_rl, changed=self.sample.toggled)
+        self.spins = {field: self._spin(own, field, window) for field, window in (
+            ("num_generations", ranges.GENERATIONS), ("max_prompt_length", ranges.PROMPT_TOKENS),
+            ("max_completion_length", ranges.COMPLETION_TOKENS))}
+        self.engine = QComboBox(self)
+        engines = [(self.tr("model.generate (in training)"), RolloutEngine.HF_GENERATE),
+                   (self.tr("vLLM colocated"), RolloutEngine.VLLM_COLOCATE),
+                   (self.tr("vLLM server (own GPUs)"), RolloutEngine.VLLM_SERVER)]
+        self.engine.addItems([label for label, _ in engines])
+        values = [value for _, value in engines]
+        own.custom(self.engine, "options.rollout_engine", read=lambda: values[self.engine.currentIndex()],
+                   show=lambda v: self.engine.setCurrentIndex(values.index(v or state.value.options.engine)),
+                   changed=self.engine.currentIndexChanged)
+        self.share = QDoubleSpinBox(self)
+        self.share.setRange(*ranges.ROLLOUT_SHARE)
+        self.share.setSingleStep(0.05)
+        self.share.setToolTip(self.tr("vLLM's gpu_memory_utilization: the share of each GPU a colocated rollout "
+                                      "engine reserves for its weights and KV cache (TRL's colocate default: "
+                                      "0.3). 0: no separate engine."))
+        own.spin(self.share, "options.rollout_share")
+        self.shape = QLabel(self)
+        self.shape.setWordWrap(True)
+        own.rejected.connect(lambda _field, why: self.shape.setText("⚠ " + why))
+        self._layout()
+        state.changed.connect(self._sync)
+        self._sync(frozenset({"stage", "options"}))
+
+    def _spin(self, own: Binder, field: str, window: tuple[int, int]) -> QSpinBox:
+        spin = QSpinBox(self)
+        spin.setRange(*window)
+        spin.setKeyboardTracking(False)
+        spin.setGroupSeparatorShown(True)
+        own.custom(spin, f"options.{field}", read=spin.value,
+                   show=lambda v: spin.setValue(RL_DEFAULTS[field] if v is None else v),
+                   changed=spin.valueChanged, coalesce=True)
+        return spin
+
+    def _layout(self) -> None:
+        form = QFormLayout(self)
+        form.addRow(self.sample)
+        form.addRow(self.tr("Generations per prompt (G)"), self.spins["num_generations"])
+        form.addRow(self.tr("Prompt tokens (P)"), self.spins["max_prompt_length"])
+        form.addRow(self.tr("Completion tokens (C)"), self.spins["max_completion_length"])
+        form.addRow(self.tr("Rollout engine"), self.engine)
+        form.addRow(self.tr("vLLM GPU memory utilization"), self.share)
+        form.addRow(self.shape)
+
+    def _read_rl(self) -> dict[str, Any]:
+        """The options with the RL shape on (the values set before, else TRL's defaults) or off (all unset)."""
+        o = self.state.value.options
+        if not self.sample.isChecked():
+            return {**o.model_dump(), **dict.fromkeys(RL_FIELDS)}
+        if o.rl:
+            return o.model_dump()
+        return {**o.model_dump(), **self._last, "rollout_engine": self._last["rollout_engine"] or o.engine}
+
+    def _show_rl(self, options: AlignmentOptions) -> None:
+        self.sample.setChecked(options.rl)
+
+    def _sync(self, fields: Fields) -> None:
+        """Shown for PPO and GRPO; each box enabled when it counts; the values set remembered."""
+        value = self.state.value
+        if touches(fields, {"stage"}):
+            self.setVisible(value.stage in RL_STAGES)
+        if not touches(fields, {"options"}):
+            return
+        o = value.options
+        if o.rl:
+            self._last = {f: getattr(o, f) or RL_DEFAULTS.get(f) for f in RL_FIELDS}
+        if o.rollout_engine is None:  # the engine the options imply follows the share
+            self._own.refresh(frozenset({"options.rollout_engine"}))
+        for widget in (*self.spins.values(), self.engine):
+            widget.setEnabled(o.rl)
+        self.share.setEnabled(not o.rl or o.engine is RolloutEngine.VLLM_COLOCATE)

@@ -9,7 +9,8 @@ from html import escape
 
 from PySide6.QtCore import QCoreApplication
 
-from engine.alignment import FACTS, Stage
+from engine.alignment import FACTS, RolloutShape, Stage
+from engine.units import Unit, format_bytes
 from gui.words import engine_text
 
 
@@ -66,3 +67,24 @@ def intro() -> str:
     return QCoreApplication.translate(
         "AlignmentPage", "After SFT, preference learning differs not only in its algorithm but in how many models "
         "sit on the GPU at once, a practical reason DPO and GRPO caught on.")
+
+
+def rollout_text(rs: RolloutShape | None, elsewhere: int, unit: Unit) -> str:
+    """The engine's shape of a PPO / GRPO step (``engine.alignment.rollout``), or what is counted without one;
+    ``elsewhere``: a vLLM server's bytes on GPUs of its own."""
+    if rs is None:
+        return QCoreApplication.translate("AlignmentPage", "Completions not sampled: the stage counts the setup's "
+                                          "batch and sequence length.")
+    text = QCoreApplication.translate(
+        "AlignmentPage", "This step trains on {train} sequences of {p} + {c} tokens and samples {gen} completions "
+        "at once.").format(train=f"{rs.train_sequences:,}", p=f"{rs.prompt:,}", c=f"{rs.completion:,}",
+                           gen=f"{rs.generate_sequences:,}")
+    if rs.logits_to_keep is not None:
+        text += " " + QCoreApplication.translate(
+            "AlignmentPage", "Logits for the last {n} positions only (TRL's logits_to_keep).").format(
+            n=f"{rs.logits_to_keep:,}")
+    if elsewhere:
+        text += " " + QCoreApplication.translate(
+            "AlignmentPage", "The vLLM server needs {bytes} on GPUs of its own.").format(
+            bytes=format_bytes(elsewhere, unit))
+    return text

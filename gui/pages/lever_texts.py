@@ -10,6 +10,7 @@ from PySide6.QtCore import QCoreApplication
 from engine.lever_facts import COMMUNICATION_SOURCE, Communication, LoraShare
 from engine.levers import Advice, LeverKind
 from engine.specs import Method, Sharding, TrainingSetup
+from engine.training.estimate import Estimate
 from engine.units import Unit, format_bytes
 from gui.choices import method_label
 from gui.words import term_name
@@ -45,11 +46,53 @@ def card_texts(kind: LeverKind, n: int = 8, s: TrainingSetup | None = None) -> C
                 [QCoreApplication.translate("LeversPage", "Eager"),
                  QCoreApplication.translate("LeversPage", "Flash / SDPA"),
                  QCoreApplication.translate("LeversPage", "Flash + checkpointing")])
+    if kind is LeverKind.LONG_CONTEXT:
+        return long_context_texts()
     return ("ZeRO-3 · FSDP",
             QCoreApplication.translate("LeversPage", "Splits the model states over N GPUs: each holds 1/N of the "
                                        "weights, gradients and optimizer states. Activations do not shrink."),
             QCoreApplication.translate("LeversPage", "Moves: weights, gradients, optimizer states (÷N)"),
             zero3_steps(n, s))
+
+
+def long_context_texts() -> CardTexts:
+    """The fourth card: the loss over the vocabulary and the saved activations (``engine.levers``)."""
+    return (QCoreApplication.translate("LeversPage", "Long context: chunked loss · activation offload"),
+            QCoreApplication.translate("LeversPage", "Shrinks what grows with the sequence and what LoRA does not "
+                                       "touch: a chunked loss runs the output layer and the loss over a few hundred "
+                                       "tokens at a time, so the fp32 logits are never whole; a fused linear "
+                                       "cross-entropy does it in one kernel; activation offloading moves the saved "
+                                       "activations to host RAM and brings them back in backward."),
+            QCoreApplication.translate("LeversPage", "Moves: logits, activations (offload: to host RAM)"),
+            [QCoreApplication.translate("LeversPage", "Standard"),
+             QCoreApplication.translate("LeversPage", "Chunked"),
+             QCoreApplication.translate("LeversPage", "Fused CE"),
+             QCoreApplication.translate("LeversPage", "+ offload")])
+
+
+def long_context_tips() -> list[str]:
+    """The fourth card's positions in full (its buttons' tooltips)."""
+    return [QCoreApplication.translate("LeversPage", "Standard loss: transformers' cross-entropy over the whole "
+                                       "fp32 logits"),
+            QCoreApplication.translate("LeversPage", "Chunked loss: TRL's loss_type='chunked_nll', 256-token "
+                                       "checkpointed chunks"),
+            QCoreApplication.translate("LeversPage", "Fused linear cross-entropy: Liger-Kernel "
+                                       "(use_liger_kernel=True)"),
+            QCoreApplication.translate("LeversPage", "Fused linear cross-entropy with the saved activations "
+                                       "offloaded to host RAM")]
+
+
+def long_context_note(recompute: float, offloaded: Estimate, unit: Unit) -> str:
+    """The chunked loss's extra compute for this model; what the offload step moves to host RAM (its estimate)."""
+    return QCoreApplication.translate(
+        "LeversPage", "The chunked loss runs the output layer again in backward: about {r:.0%} more compute for "
+        "this model. Offloading moves {moved} per GPU to host RAM (host RAM at its peak: {host} per node).").format(
+        r=recompute, moved=format_bytes(offloaded.offloaded_bytes, unit), host=format_bytes(offloaded.host_bytes, unit))
+
+
+def lead_text(biggest: str) -> str:
+    """The badge of the card that leads: the page's rule says to start with it."""
+    return QCoreApplication.translate("LeversPage", "Start here: {term} are the biggest term").format(term=biggest)
 
 
 def lora_note(share: LoraShare) -> str:
@@ -77,7 +120,7 @@ def rule_text(tip: Advice, biggest: str, after: str, lever_title: str, step_labe
     here = QCoreApplication.translate("LeversPage", "Here the biggest term is {term} ({bytes}).").format(
         term=term_name(tip.term.name), bytes=biggest)
     if tip.lever is None:
-        return f"{rule} {here} " + QCoreApplication.translate("LeversPage", "None of these three levers moves it.")
+        return f"{rule} {here} " + QCoreApplication.translate("LeversPage", "None of these levers moves it.")
     return f"{rule} {here} " + QCoreApplication.translate(
         "LeversPage", "{lever}, set to “{step}”, moves it to {after}.").format(
         lever=lever_title, step=step_label, after=after)

@@ -1,8 +1,15 @@
-"""The Levers page: three levers, each moving its own term, for the scenario as it stands.
+"""The Levers page: four levers, each moving its own terms, for the scenario as it stands.
+
+The seed's three cards (LoRA / QLoRA, FlashAttention / checkpointing, ZeRO-3 / FSDP) and a fourth for long context
+(chunked loss, fused linear cross-entropy, activation offload: the logits and activations that LoRA does not touch).
+The fourth *leads* (comes first, highlighted) when logits or activations are the biggest term, the page's own rule
+(``engine.levers.long_context_leads``); otherwise it comes last. Four cards sit side by side when they fit at
+their minimum width (which grows with the type size and the language), else two a row (one on a window too narrow
+for two).
 
 Each card switches its lever between positions (``engine.levers``) without touching the shared scenario; its apply
 button writes the position into the scenario when the user asks. Under the cards, the rule: find the biggest term
-first, then pick the lever that moves it (``engine.levers.advice``).
+first, then pick the lever that moves it (``engine.levers.advice`` over all four levers).
 
 The page's own choices (the position picked on each card, the N of the ZeRO-3 card) are a ``PageState`` over
 ``LeverChoices``; a new scenario puts them back to their defaults. The page reads every scenario field and its
@@ -16,27 +23,49 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QResizeEvent
-from PySide6.QtWidgets import QFrame, QGridLayout, QLabel, QSpinBox, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QFrame, QGridLayout, QLabel, QSpinBox, QStyle, QVBoxLayout, QWidget
 
 from engine.lever_facts import communication, lora_share
-from engine.levers import SEED_KINDS, Lever, LeverKind, advice, levers, zero3_gpus
+from engine.levers import (
+    SEED_KINDS,
+    Lever,
+    LeverKind,
+    advice,
+    all_levers,
+    biggest_term,
+    long_context_leads,
+    zero3_gpus,
+)
 from engine.specs import GpuCount, Method
 from engine.training import estimate
+from engine.training.advisor import chunked_recompute
+from engine.training.estimate import Estimate
 from engine.units import format_bytes
 from gui import ranges
 from gui.binding import Binder
 from gui.breakdown_table import Breakdown, training_title
 from gui.page_state import Fields, PageState, touches
 from gui.pages import page_title
-from gui.pages.lever_texts import card_texts, lora_note, rule_text, zero3_note
+from gui.pages.lever_texts import (
+    card_texts,
+    lead_text,
+    long_context_note,
+    long_context_tips,
+    lora_note,
+    rule_text,
+    zero3_note,
+)
 from gui.recompute import Recompute
 from gui.scenario import EVERYTHING, Scenario
 from gui.widgets.lever_card import LeverCard
 from gui.widgets.page_layout import fill_with_scroll, page_heading
 from gui.widgets.scenario_summary import ScenarioSummary
+from gui.words import term_name
 
-#: below this page width the cards go two a row
-THREE_COLUMNS_WIDTH = 1000
+# every card, in the seed's order; the long-context card comes first instead of last when it leads
+KINDS = (*SEED_KINDS, LeverKind.LONG_CONTEXT)
+# the page's side margins and the grid's spacing between cards (pixels at 100%)
+MARGIN, SPACING = 24, 12
 
 
 class LeverChoices(BaseModel):
@@ -51,7 +80,7 @@ class LeverChoices(BaseModel):
 
 
 class LeversPage(QWidget):
-    """Three lever cards and the rule under them.
+    """Four lever cards and the rule under them.
 
     Signals: none of its own (see ``LeverCard``).
     """
@@ -71,7 +100,7 @@ class LeversPage(QWidget):
         self._notes: dict[LeverKind, str] = {}
         content = QWidget(self)
         layout = QVBoxLayout(content)
-        layout.setContentsMargins(24, 16, 24, 16)
+        layout.setContentsMargins(MARGIN, 16, MARGIN, 16)
         heading = page_heading(self.title(), content)
         intro = QLabel(self.tr("Every memory-saving trick moves only one term of the formula. Find the biggest "
                                "term first, then pick the right lever."), content)
@@ -79,12 +108,15 @@ class LeversPage(QWidget):
         for w in (heading, intro, ScenarioSummary(scenario, content)):
             layout.addWidget(w)
         self._cards_grid = QGridLayout()
-        self.cards = {kind: LeverCard(*card_texts(kind), parent=content) for kind in SEED_KINDS}
+        self._cards_grid.setSpacing(SPACING)
+        self.cards = {kind: LeverCard(*card_texts(kind), parent=content) for kind in KINDS}
+        self.cards[LeverKind.LONG_CONTEXT].set_step_tips(long_context_tips())
         for kind, card in self.cards.items():
             card.step_selected.connect(lambda i, k=kind: self._select(k, i))
             card.apply_requested.connect(lambda i, k=kind: self._apply(k, i))
         self._columns = 0
-        self._arrange(3)
+        self._order: tuple[LeverKind, ...] = KINDS
+        self._arrange(2, KINDS)
         layout.addLayout(self._cards_grid, 1)
         self.gpus_box = QSpinBox(content)
         self.gpus_box.setRange(*ranges.ZERO3_GPUS)
@@ -105,7 +137,7 @@ class LeversPage(QWidget):
         self.recompute.flush()
 
     def export_chart(self) -> QWidget:
-        """The three cards and the rule (the whole page's content)."""
+        """The four cards and the rule (the whole page's content)."""
         return self._content
 
     def export_breakdown(self) -> Breakdown:
@@ -127,21 +159,37 @@ class LeversPage(QWidget):
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
-        self._arrange(3 if event.size().width() >= THREE_COLUMNS_WIDTH else 2)
+        self._arrange(self._fitting_columns(event.size().width()), self._order)
 
     def columns(self) -> int:
-        """How many cards a row (3, or 2 on a narrow window)."""
+        """How many cards a row (4 side by side, or two a row when four do not fit, one when two do not)."""
         return self._columns
 
-    def _arrange(self, columns: int) -> None:
-        """Cards side by side, or two a row on a narrow window (the third below the first)."""
-        if columns == self._columns:
+    def order(self) -> tuple[LeverKind, ...]:
+        """The cards in the order shown (the long-context card first when it leads)."""
+        return self._order
+
+    def position(self, kind: LeverKind) -> tuple[int, int]:
+        """A card's (row, column) in the grid."""
+        return divmod(self._order.index(kind), self._columns)
+
+    def _fitting_columns(self, width: int) -> int:
+        """4 when four cards fit side by side at their minimum width (which grows with the type size and the
+        language), else 2, else 1 (a narrow window at a presentation's type size)."""
+        card = max(c.minimumSizeHint().width() for c in self.cards.values())
+        room = width - 2 * MARGIN - self.style().pixelMetric(QStyle.PixelMetric.PM_ScrollBarExtent)
+        return next((n for n in (4, 2) if room >= n * card + (n - 1) * SPACING), 1)
+
+    def _arrange(self, columns: int, order: tuple[LeverKind, ...]) -> None:
+        """Cards in ``order``, ``columns`` a row (two a row: a 2 x 2 grid)."""
+        if (columns, order) == (self._columns, self._order):
             return
-        self._columns = columns
-        for i, card in enumerate(self.cards.values()):
+        self._columns, self._order = columns, order
+        for card in self.cards.values():
             self._cards_grid.removeWidget(card)
-            self._cards_grid.addWidget(card, i // columns, i % columns)
-        for col in range(3):
+        for i, kind in enumerate(order):
+            self._cards_grid.addWidget(self.cards[kind], i // columns, i % columns)
+        for col in range(len(KINDS)):
             self._cards_grid.setColumnStretch(col, 1 if col < columns else 0)
 
     def title(self) -> str:
@@ -167,14 +215,17 @@ class LeversPage(QWidget):
     def _recompute(self) -> None:
         sc, choices = self._scenario, self.choices.value
         m, s, gpu = sc.model, sc.setup, sc.gpu
-        computed = levers(m, s, gpu, choices.zero3_n)
+        computed = all_levers(m, s, gpu, choices.zero3_n)
         self._levers = {lv.kind: lv for lv in computed}
         n = zero3_gpus(s, choices.zero3_n)
         self.binder.refresh()  # N follows the scenario while the user has not picked one
+        offload = self._levers[LeverKind.LONG_CONTEXT].steps[-1].estimate
         self._notes = {LeverKind.LORA: lora_note(lora_share(m, s)),
-                       LeverKind.ZERO3: zero3_note(communication(m, s), sc.unit, s.method is not Method.FULL)}
+                       LeverKind.ZERO3: zero3_note(communication(m, s), sc.unit, s.method is not Method.FULL),
+                       LeverKind.LONG_CONTEXT: long_context_note(chunked_recompute(m), offload, sc.unit)}
         self.cards[LeverKind.ZERO3].set_step_labels(card_texts(LeverKind.ZERO3, n, s)[3])
         self._show_cards()
+        self._show_lead(estimate(m, s, gpu))
         tip = advice(m, s, gpu, choices.zero3_n, computed)
         title = step = ""
         if tip.lever is not None:
@@ -186,6 +237,14 @@ class LeversPage(QWidget):
     def _show_cards(self) -> None:
         for kind, card in self.cards.items():
             card.show_lever(self._levers[kind], self.selected(kind), self._scenario.unit, self._notes.get(kind, ""))
+
+    def _show_lead(self, e: Estimate) -> None:
+        """The long-context card leads (first, highlighted) when logits or activations are the biggest term."""
+        leads = long_context_leads(e)
+        why = lead_text(term_name(biggest_term(e).name)) if leads else ""
+        self.cards[LeverKind.LONG_CONTEXT].set_leading(why)
+        order = (LeverKind.LONG_CONTEXT, *SEED_KINDS) if leads else KINDS
+        self._arrange(self._columns, order)
 
     def _show_zero3_n(self, n: int | None) -> None:
         self.gpus_box.setValue(zero3_gpus(self._scenario.setup, n))

@@ -44,11 +44,13 @@ from gui.choices import method_label
 from gui.page_state import Fields, touches
 from gui.scenario import Scenario
 from gui.slider_scale import ScaleKind, SliderScale
+from gui.widgets.long_context_group import LongContextGroup
 from gui.widgets.model_picker import ModelPicker
 
 # what the two switches show: attention without the s x s scores in memory; an 8-bit optimizer
 NO_SCORES = (Attention.SDPA, Attention.FLASH)
 EIGHT_BIT = (Optimizer.ADAMW_8BIT, Optimizer.PAGED_ADAMW_8BIT)
+CHECKPOINTED = (Checkpointing.FULL, Checkpointing.SELECTIVE)  # the checkpointing box: a view of its picker
 # what the enabled state of the LoRA and offload controls reads
 ENABLING = frozenset({"setup.method", "setup.sharding"})
 
@@ -70,7 +72,8 @@ class MemoryControls(QWidget):
         self.binder = Binder(scenario, self)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        for box in (self._model_box(), self._method_box(), self._tokens_box(), self._switches_box(), self._gpu_box()):
+        for box in (self._model_box(), self._method_box(), self._tokens_box(), self._switches_box(),
+                    LongContextGroup(scenario, self), self._gpu_box()):
             layout.addWidget(box)
         layout.addStretch(1)
         scenario.changed.connect(self._sync_enabled)
@@ -141,7 +144,8 @@ class MemoryControls(QWidget):
         self.binder.switch(self.flash, "attention", on=NO_SCORES, default_on=Attention.FLASH,
                            default_off=Attention.EAGER)
         self.checkpointing = QCheckBox(self.tr("Gradient checkpointing"), box)
-        self.binder.toggle(self.checkpointing, "checkpointing", on=Checkpointing.FULL, off=Checkpointing.NONE)
+        self.binder.switch(self.checkpointing, "checkpointing", on=CHECKPOINTED, default_on=Checkpointing.FULL,
+                           default_off=Checkpointing.NONE)
         self.eight_bit = QCheckBox(self.tr("8-bit optimizer"), box)
         self.binder.switch(self.eight_bit, "optimizer", on=EIGHT_BIT, default_on=Optimizer.ADAMW_8BIT,
                            default_off=Optimizer.ADAMW)

@@ -1,6 +1,8 @@
 """Drawing pieces of the stage diagram: a rounded box with text, a curved arrow with a label, a legend entry.
 
-Geometry only; styles come from ``gui.widgets.role_style`` and texts from the caller.
+Geometry only; styles come from ``gui.widgets.role_style`` and texts from the caller. Text is sized in scene units
+(``diagram_font``), like the boxes: the view scales both to fit, so a larger type size (presentation mode) or
+another platform's default font never makes a box's text overflow it.
 """
 
 from __future__ import annotations
@@ -8,13 +10,21 @@ from __future__ import annotations
 import math
 
 from PySide6.QtCore import QPointF, QRectF, Qt
-from PySide6.QtGui import QBrush, QColor, QPainterPath, QPen, QPolygonF
+from PySide6.QtGui import QBrush, QColor, QFont, QPainterPath, QPen, QPolygonF
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsPathItem, QGraphicsScene, QGraphicsTextItem
 
 BOX_W, BOX_H = 176.0, 78.0
 BEND = 26.0  # how far an arrow bows out to its left (two opposite arrows never overlap)
 HEAD = 9.0
 LABEL_AT = 0.4  # labels sit before the middle, so two crossing arrows never stack their labels
+TEXT_PX = 12  # text height in scene units (the boxes were drawn for it: 9 pt at 96 dpi)
+
+
+def diagram_font() -> QFont:
+    """The application's font family at ``TEXT_PX`` scene units, whatever its point size."""
+    font = QFont()
+    font.setPixelSize(TEXT_PX)
+    return font
 
 
 def add_box(scene: QGraphicsScene, center: QPointF, html: str, *, pen: QPen, brush: QColor, ink: QColor,
@@ -25,6 +35,7 @@ def add_box(scene: QGraphicsScene, center: QPointF, html: str, *, pen: QPen, bru
     path.addRoundedRect(rect, 10, 10)
     box = scene.addPath(path, pen, QBrush(brush))
     text = QGraphicsTextItem()
+    text.setFont(diagram_font())
     scene.addItem(text)  # the scene owns it (a parent given to the constructor would not keep it alive)
     text.setDefaultTextColor(ink)
     text.setHtml(f'<div align="center">{html}</div>')
@@ -64,7 +75,7 @@ def add_arrow(scene: QGraphicsScene, path: QPainterPath, label: str, *, colour: 
     head = scene.addPolygon(QPolygonF([tip, *back]), QPen(colour), QBrush(colour))
     items: list[QGraphicsItem] = [line, head]
     if label:
-        text = scene.addSimpleText(label)
+        text = scene.addSimpleText(label, diagram_font())
         text.setBrush(QBrush(colour))
         r = text.boundingRect()
         mid = path.pointAtPercent(LABEL_AT)

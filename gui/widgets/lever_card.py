@@ -3,6 +3,9 @@
 "Before" is the lever off (its first position), "after" the position picked; the numbers are each term's largest
 size during the step (``engine.levers.TermChange.largest_*``), the line under them the allocated peak and device
 total. Picking a position changes nothing outside the card; the apply button asks for it explicitly.
+
+A card can *lead*: the page's rule ("find the biggest term first") says to start with it. It then shows a badge
+over its title and a highlighted frame (the dynamic property ``leading``, styled in ``STYLE``).
 """
 
 from __future__ import annotations
@@ -20,6 +23,9 @@ from engine.units import Unit, format_bytes
 from gui.palette import colors_for
 from gui.widgets.term_bars import BarRow, TermBars
 from gui.words import term_name
+
+STYLE = ("QPushButton:checked { background: palette(highlight); color: palette(highlighted-text); }"
+         "LeverCard[leading=\"true\"] { border: 2px solid palette(highlight); border-radius: 4px; }")
 
 
 def _label(parent: QWidget, *, bold: bool = False, muted: bool = False, scale: float = 1.0) -> QLabel:
@@ -49,10 +55,14 @@ class LeverCard(QFrame):
                  parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setFrameShape(QFrame.Shape.StyledPanel)
-        self.setStyleSheet("QPushButton:checked { background: palette(highlight); color: palette(highlighted-text); }")
+        self.setStyleSheet(STYLE)
+        self.setProperty("leading", False)
         self._steps, self._unit, self._selected = list(steps), Unit.GB, 1
         self._lever: Lever | None = None
         layout = QVBoxLayout(self)
+        self.badge = _label(self, bold=True)
+        self.badge.setForegroundRole(QPalette.ColorRole.Highlight)
+        self.badge.setVisible(False)
         heading, sub, self.moves = _label(self, bold=True, scale=1.25), _label(self), _label(self, muted=True)
         heading.setText(title)
         sub.setText(subtitle)
@@ -77,7 +87,7 @@ class LeverCard(QFrame):
         self.peak, self.note = _label(self), _label(self, muted=True)
         self.apply = QPushButton(self)
         self.apply.clicked.connect(lambda: self.apply_requested.emit(self._selected))
-        for w in (heading, sub, self.moves):
+        for w in (self.badge, heading, sub, self.moves):
             layout.addWidget(w)
         layout.addLayout(row)
         layout.addWidget(self.bars, 1)
@@ -116,6 +126,23 @@ class LeverCard(QFrame):
         self._steps = list(labels)
         for i, text in enumerate(labels):
             self.buttons.button(i).setText(text)
+
+    def set_step_tips(self, tips: Sequence[str]) -> None:
+        """What each position is in full (a short button label's tooltip)."""
+        for i, text in enumerate(tips):
+            self.buttons.button(i).setToolTip(text)
+
+    def set_leading(self, why: str) -> None:
+        """Lead (badge ``why`` over the title, highlighted frame), or not when ``why`` is empty."""
+        self.badge.setText(why)
+        self.badge.setVisible(bool(why))
+        if self.property("leading") != bool(why):
+            self.setProperty("leading", bool(why))
+            self.style().unpolish(self)
+            self.style().polish(self)
+
+    def leading(self) -> bool:
+        return bool(self.property("leading"))
 
     def numbers(self) -> dict[str, tuple[str, str]]:
         """The (before, after) texts shown per term, for the terms shown."""

@@ -28,8 +28,9 @@ def role_color(c: Colors, role: str) -> QColor:
 
 
 def in_memory(r: RoleCost) -> bool:
-    """Whether the role takes GPU memory during training (not precomputed, not loaded, not a program)."""
-    return r.holding in (Holding.OWN, Holding.SHARED_BASE)
+    """Whether the role takes GPU memory on the training GPUs (not precomputed, not loaded, not a program, not a
+    server of its own; a rollout by the policy's model.generate does)."""
+    return r.holding in (Holding.OWN, Holding.SHARED_BASE, Holding.POLICY)
 
 
 def outline(c: Colors, r: RoleCost | None, role: str, width: float = 2.0) -> QPen:

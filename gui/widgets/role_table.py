@@ -1,7 +1,8 @@
 """The models one stage holds, as numbers per GPU: how each is held, what stays, what runs, and the totals.
 
 Rows are ``StageMemory.roles``: resident bytes stay all step long (weights, optimizer states, a rollout engine's
-share), the working set only while that role runs; the last rows are the stage's allocated peak and device total.
+share), the working set only while that role runs; the last rows are the stage's allocated peak and device total,
+and, with a vLLM server for the rollout, what it needs on GPUs of its own (not in the device total).
 """
 
 from __future__ import annotations
@@ -16,9 +17,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from engine.alignment import Holding, RoleCost, StageMemory
+from engine.alignment import RoleCost, StageMemory
 from engine.units import Unit, format_bytes
-from gui.words import engine_text, mode_name, role_name, term_name
+from gui.words import engine_text, held_as, role_name, term_name
 
 
 class RoleTable(QTableWidget):
@@ -54,6 +55,9 @@ class RoleTable(QTableWidget):
         rows.append((self.tr("Allocated peak"), "", format_bytes(sm.allocated_bytes, unit), ""))
         rows.append((self.tr("Device total"), self.tr("of {gpu}").format(gpu=sm.gpu.name),
                      format_bytes(sm.device_bytes, unit), self.tr("fits") if sm.fits else self.tr("does not fit")))
+        if sm.elsewhere_bytes:
+            rows.append((self.tr("vLLM server"), self.tr("on GPUs of its own"), format_bytes(sm.elsewhere_bytes, unit),
+                         ""))
         self.setRowCount(len(rows))
         for i, row in enumerate(rows):
             for j, text in enumerate(row):
@@ -71,7 +75,7 @@ class RoleTable(QTableWidget):
         self.resizeRowsToContents()
 
     def _role_row(self, r: RoleCost, unit: Unit) -> tuple[str, str, str, str]:
-        held = mode_name(r.mode.value if r.holding is Holding.OWN else r.holding.value) + (" ⚠" if r.note else "")
+        held = held_as(r.role.value, r.mode.value, r.holding.value) + (" ⚠" if r.note else "")
         stays = format_bytes(r.resident_bytes, unit) if r.resident_bytes else "–"
         runs = format_bytes(r.transient_bytes, unit) if r.transient_bytes else "–"
         return role_name(r.role.value), held, stays, runs
@@ -79,8 +83,11 @@ class RoleTable(QTableWidget):
     def _total_tip(self, which: int) -> str:
         if which == 0:
             return self.tr("What stays all step, plus the largest working set: the roles run one after another.")
-        return self.tr("The allocated peak with the allocator's reserve, plus the rollout engine's share and the "
-                       "CUDA context.")
+        if which == 1:
+            return self.tr("The allocated peak with the allocator's reserve, plus the rollout engine's share and "
+                           "the CUDA context.")
+        return self.tr("The rollout server's 16-bit weights and the KV cache of every training GPU's generation "
+                       "batch, on GPUs of its own: not in the device total.")
 
     @staticmethod
     def _parts(r: RoleCost, unit: Unit) -> str:

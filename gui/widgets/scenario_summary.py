@@ -1,10 +1,12 @@
-"""One line that says which scenario a page is showing: model, method, precision, tokens, GPUs."""
+"""One line that says which scenario a page is showing: model, method, precision, tokens, GPUs; the loss and
+activation offloading when they are not the defaults (issue 19's long-context levers)."""
 
 from __future__ import annotations
 
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QLabel, QWidget
 
+from engine.specs import Loss
 from gui.page_state import Fields, touches
 from gui.scenario import Scenario
 
@@ -40,4 +42,10 @@ class ScenarioSummary(QLabel):
                 model=sc.model.label, method=s.method.value, precision=s.precision.value,
                 optimizer=s.optimizer.value, batch=s.batch, seq=f"{s.seq_len:,}", attention=s.attention.value,
                 ckpt=s.checkpointing.value, gpus=s.gpus, gpu=sc.gpu.name, sharding=sharding)
+            + self._long_context()
         )
+
+    def _long_context(self) -> str:
+        s = self._scenario.setup
+        loss = self.tr(", loss {loss}").format(loss=s.loss.value) if s.loss is not Loss.STANDARD else ""
+        return loss + (self.tr(", activations offloaded") if s.activation_offload else "")

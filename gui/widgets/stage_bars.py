@@ -1,8 +1,9 @@
 """The four stages side by side: one horizontal bar each, per GPU, split by role, against the GPU's memory.
 
 Segments are ``StageMemory.segments()`` (each role's resident bytes, the working set that sets the peak, the
-allocator's reserve and the CUDA context), so a bar's length is the stage's device total. A dashed line marks the
-GPU's memory; a click on a bar selects that stage.
+allocator's reserve and the CUDA context), so a bar's length is the stage's device total: a colocated rollout
+engine's share is a segment of it. A vLLM server's bytes, on GPUs of their own, are named after the total, not
+drawn. A dashed line marks the GPU's memory; a click on a bar selects that stage.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from collections.abc import Sequence
 
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, QSize, Signal
-from PySide6.QtGui import QColor
+from PySide6.QtGui import QColor, QFontMetrics
 from PySide6.QtWidgets import QWidget
 
 from engine.alignment import StageMemory
@@ -20,7 +21,8 @@ from gui.palette import colors_for
 from gui.widgets.role_style import role_color
 
 BAR = 0.62
-LABEL_WIDTH = 130  # the stage labels' column (pyqtgraph would otherwise size it late, or not at all)
+ROWS_OF_TEXT = 11  # the minimum height in lines of the type: four bars, the axis and its label, at any type size
+LABEL_WIDTH = 130  # the stage labels' narrowest column (pyqtgraph would otherwise size it late, or not at all)
 
 
 class StageBars(pg.PlotWidget):  # type: ignore[misc]
@@ -39,7 +41,8 @@ class StageBars(pg.PlotWidget):  # type: ignore[misc]
         self.hideButtons()
         self.invertY(True)
         self.getAxis("left").setWidth(LABEL_WIDTH)
-        self.setMinimumHeight(150)
+        self.getAxis("bottom").setStyle(autoExpandTextSpace=False, tickTextHeight=QFontMetrics(self.font()).height())
+        self.setMinimumHeight(max(150, QFontMetrics(self.font()).height() * ROWS_OF_TEXT))
         self._args: tuple[list[StageMemory], str, Unit, dict[str, str]] | None = None
         self.scene().sigMouseClicked.connect(self._clicked)
 
@@ -78,7 +81,9 @@ class StageBars(pg.PlotWidget):  # type: ignore[misc]
                 self.addItem(pg.BarGraphItem(x0=[x], width=[width], y=[y], height=[BAR], brush=colour, pen=pen))
                 x += width
             verdict = "✓" if sm.fits else "✗"
-            text = pg.TextItem(f" {format_bytes(sm.device_bytes, unit)} {verdict}", anchor=(0, 0.5),
+            server = self.tr(" + {bytes} on the vLLM server").format(bytes=format_bytes(sm.elsewhere_bytes, unit))
+            text = pg.TextItem(f" {format_bytes(sm.device_bytes, unit)} {verdict}"
+                               + (server if sm.elsewhere_bytes else ""), anchor=(0, 0.5),
                                color=c.fits if sm.fits else c.over)
             text.setPos(x, y)
             self.addItem(text)
@@ -91,7 +96,10 @@ class StageBars(pg.PlotWidget):  # type: ignore[misc]
             longest = max(*self.totals().values(), gpu.memory_bytes / unit.size)
             self.setXRange(0, longest * 1.22, padding=0)
         self.setYRange(-0.6, len(stages) - 0.4, padding=0)
-        self.getAxis("left").setTicks([[(y, labels.get(s.stage.value, s.stage.value)) for y, s in enumerate(stages)]])
+        ticks = [(y, labels.get(s.stage.value, s.stage.value)) for y, s in enumerate(stages)]
+        self.getAxis("left").setTicks([ticks])
+        widest = max((QFontMetrics(self.getAxis("left").font()).horizontalAdvance(t) for _, t in ticks), default=0)
+        self.getAxis("left").setWidth(max(LABEL_WIDTH, widest + 18))  # a larger type (presentation) or language
         for side in ("left", "bottom"):
             self.getAxis(side).setPen(pg.mkPen(c.muted))
             self.getAxis(side).setTextPen(pg.mkPen(c.foreground))

@@ -12,13 +12,13 @@ from PySide6.QtCore import QEvent, QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QColor, QHideEvent, QPainter, QPen, QResizeEvent
 from PySide6.QtWidgets import QGraphicsScene, QGraphicsView, QWidget
 
-from engine.alignment import FLOWS, Holding, Mode, RoleCost, StageMemory
+from engine.alignment import FLOWS, Mode, RoleCost, StageMemory
 from engine.units import Unit, format_bytes
 from gui.palette import colors_for
-from gui.widgets.diagram_items import add_arrow, add_box, arrow_path
+from gui.widgets.diagram_items import add_arrow, add_box, arrow_path, diagram_font
 from gui.widgets.flow_player import FlowPlayer
 from gui.widgets.role_style import fill, in_memory, outline, role_color
-from gui.words import engine_text, mode_name, role_name
+from gui.words import engine_text, held_as, role_name
 
 POSITIONS = {"rollout": (0, 0), "critic": (320, 0), "reward": (640, 0), "data": (0, 150), "policy": (320, 150),
              "loss": (640, 150), "reference": (320, 300)}
@@ -106,8 +106,10 @@ class StageDiagram(QGraphicsView):
     def _box_text(self, node: str, role: RoleCost | None, labels: dict[str, str], unit: Unit) -> str:
         if role is None:
             return f"<b>{role_name(node)}</b><br><i>{labels.get(node, '')}</i>"
-        how = mode_name(role.mode.value if role.holding is Holding.OWN else role.holding.value)
+        how = held_as(role.role.value, role.mode.value, role.holding.value)
         size = format_bytes(role.bytes, unit) if role.bytes else self.tr("no GPU memory")
+        if role.elsewhere:
+            size = self.tr("{bytes} on its own GPUs").format(bytes=format_bytes(sum(role.elsewhere.values()), unit))
         warning = f"<br><small>⚠ {engine_text(role.note)}</small>" if role.note else ""
         return f"<b>{role_name(node)}</b><br>{how}<br>{size}{warning}"
 
@@ -121,7 +123,7 @@ class StageDiagram(QGraphicsView):
         x = 0.0
         for pen, text in entries:
             scene.addRect(QRectF(x, LEGEND_Y, 28, 18), pen)
-            label = scene.addSimpleText(text)
+            label = scene.addSimpleText(text, diagram_font())
             label.setBrush(QColor(c.foreground))
             label.setPos(x + 36, LEGEND_Y)
             x += 36 + label.boundingRect().width() + 28

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, QSize
-from PySide6.QtGui import QColor
+from PySide6.QtGui import QColor, QFontMetrics
 from PySide6.QtWidgets import QWidget
 
 from engine.terms import Scope, in_scope
@@ -45,6 +45,9 @@ class TermBars(pg.PlotWidget):  # type: ignore[misc]
         self.setMouseEnabled(x=False, y=False)
         self.hideButtons()
         self.setMinimumHeight(150)
+        metrics = QFontMetrics(self.font())  # room for the tick labels at any type size (presentation mode)
+        self.getAxis("left").setStyle(autoExpandTextSpace=False, tickTextWidth=metrics.horizontalAdvance("00000"))
+        self.getAxis("bottom").setStyle(autoExpandTextSpace=False, tickTextHeight=metrics.height())
         self._rows: list[BarRow] = []
         self._unit = Unit.GB
         self._labels = ("before", "after")

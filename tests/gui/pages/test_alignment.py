@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import pytest
 from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
-from engine.alignment import AlignmentOptions, Role, Stage, stage_memory
-from engine.specs import Method
+from engine.alignment import AlignmentOptions, Role, RolloutEngine, Stage, stage_memory, stages
+from engine.catalog import get_gpu, get_model
+from engine.specs import Checkpointing, Method, TrainingSetup
 from engine.units import Unit, format_bytes
 from gui.pages.alignment import AlignmentPage
 from gui.scenario import Scenario
@@ -134,3 +136,63 @@ def test_a_hidden_page_waits_until_shown(qtbot: QtBot) -> None:
     assert page.stage(Stage.DPO).weight_copies == 2
     page.show()
     assert page.stage(Stage.DPO).weight_copies == 1
+
+
+def _rl_page(qtbot: QtBot) -> tuple[AlignmentPage, Scenario]:
+    """README's GRPO case: Qwen2.5 7B, LoRA, checkpointing on, an H100 80GB."""
+    scenario = Scenario(get_model("qwen2.5-7b"), TrainingSetup(method=Method.LORA, checkpointing=Checkpointing.FULL),
+                        get_gpu("h100-80gb"))
+    page = AlignmentPage(scenario)
+    qtbot.addWidget(page)
+    _stage_button(qtbot, page, Stage.GRPO)
+    return page, scenario
+
+
+@pytest.mark.parametrize("generations", [2, 16])
+@pytest.mark.parametrize("engine", list(RolloutEngine))
+def test_rl_numbers_are_the_engines(qtbot: QtBot, generations: int, engine: RolloutEngine) -> None:
+    page, sc = _rl_page(qtbot)
+    rl = page.controls.rl
+    qtbot.mouseClick(rl.sample, Qt.MouseButton.LeftButton)
+    rl.spins["num_generations"].setValue(generations)
+    rl.spins["max_completion_length"].setValue(1024)
+    rl.engine.setCurrentIndex(list(RolloutEngine).index(engine))
+    page.flush()
+    options = AlignmentOptions(num_generations=generations, max_prompt_length=512, max_completion_length=1024,
+                               rollout_engine=engine, rollout_share=0.3)
+    assert page.state.value.options == options
+    expected = stages(sc.model, sc.setup, sc.gpu, options)
+    assert tuple(page.stage(st.stage) for st in expected) == expected
+    assert page.bars.totals() == {st.stage.value: st.device_bytes / 1e9 for st in expected}
+    grpo = expected[-1]
+    rows = [page.table.cell(i, 0) for i in range(page.table.rowCount())]
+    for i, role in enumerate(grpo.roles):
+        assert page.table.cell(i, 2) == (format_bytes(role.resident_bytes, Unit.GB) if role.resident_bytes else "–")
+    assert page.table.cell(len(grpo.roles) + 1, 2) == format_bytes(grpo.device_bytes, Unit.GB)
+    assert grpo.rollout is not None
+    assert grpo.rollout.train_sequences == generations
+    assert f"trains on {generations} sequences of 512 + 1,024 tokens" in rl.shape.text()
+    assert "last 1,025 positions" in rl.shape.text()
+    rollout = page.diagram.node_texts()["rollout"]
+    if engine is RolloutEngine.VLLM_SERVER:
+        assert rows[-1] == "vLLM server"
+        assert page.table.cell(len(rows) - 1, 2) == format_bytes(grpo.elsewhere_bytes, Unit.GB)
+        assert format_bytes(grpo.elsewhere_bytes, Unit.GB) in rl.shape.text()
+        assert "vLLM server, own GPUs" in rollout
+    else:
+        assert "vLLM server" not in rows
+        share = format_bytes(grpo.rollout_bytes, Unit.GB)
+        assert ("vLLM colocated" in rollout and share in rollout) if engine is RolloutEngine.VLLM_COLOCATE \
+            else "model.generate" in rollout
+
+
+def test_readme_grpo_at_16_generations(qtbot: QtBot) -> None:
+    page, _ = _rl_page(qtbot)
+    rl = page.controls.rl
+    qtbot.mouseClick(rl.sample, Qt.MouseButton.LeftButton)
+    rl.spins["num_generations"].setValue(16)
+    rl.spins["max_completion_length"].setValue(1024)
+    page.flush()
+    assert format_bytes(page.stage(Stage.GRPO).device_bytes, Unit.GB) == "80.65 GB"  # README's table
+    row = [page.table.cell(i, 0) for i in range(page.table.rowCount())].index("rollout engine")
+    assert page.table.cell(row, 2) == "25.66 GB"  # the vLLM share: 0.3 of the GPU

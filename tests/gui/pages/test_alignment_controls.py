@@ -1,4 +1,5 @@
-"""gui.pages.alignment_controls: the variants are the page's own state, bound like every other control."""
+"""gui.pages.alignment_controls: the variants and the rollout settings are the page's own state, bound like every
+other control."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import pytest
 from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
-from engine.alignment import AlignmentOptions
+from engine.alignment import AlignmentOptions, RolloutEngine, Stage
 from engine.specs import Method
 from gui import ranges
 from gui.page_state import PageState
@@ -61,3 +62,57 @@ def test_method_and_gpus_are_the_shared_scenarios(controls: AlignmentControls) -
     assert controls.method.itemText(0) == "Full"
     assert (controls.gpus.minimum(), controls.gpus.maximum()) == ranges.GPUS
     assert (controls.rollout.minimum(), controls.rollout.maximum()) == ranges.ROLLOUT_SHARE
+
+
+def test_sample_completions_switches_the_rl_shape_as_a_whole(qtbot: QtBot, controls: AlignmentControls) -> None:
+    rl = controls.rl
+    assert not rl.sample.isChecked()
+    assert not rl.spins["num_generations"].isEnabled()
+    qtbot.mouseClick(rl.sample, Qt.MouseButton.LeftButton)
+    o = controls.state.value.options
+    assert (o.num_generations, o.max_prompt_length, o.max_completion_length) == (8, 512, 512)  # TRL's defaults
+    assert o.rollout_engine is RolloutEngine.VLLM_COLOCATE  # a share is set: colocated
+    assert rl.spins["num_generations"].isEnabled()
+    rl.spins["num_generations"].setValue(16)
+    rl.spins["max_completion_length"].setValue(1024)
+    rl.engine.setCurrentIndex(2)
+    controls.flush()
+    set_before = AlignmentOptions(num_generations=16, max_prompt_length=512, max_completion_length=1024,
+                                  rollout_engine=RolloutEngine.VLLM_SERVER)
+    assert controls.state.value.options == set_before
+    assert not rl.share.isEnabled()  # a server's share is not on the training GPUs
+    qtbot.mouseClick(rl.sample, Qt.MouseButton.LeftButton)
+    assert controls.state.value.options == DEFAULTS
+    assert not controls.state.value.options.rl
+    qtbot.mouseClick(rl.sample, Qt.MouseButton.LeftButton)
+    assert controls.state.value.options == set_before  # unticking and ticking again loses nothing
+
+
+def test_rl_options_show_in_the_boxes(controls: AlignmentControls) -> None:
+    rl = controls.rl
+    controls.state.replace(AlignmentChoices(options=AlignmentOptions(num_generations=4, rollout_share=0.5)))
+    assert rl.sample.isChecked()
+    assert rl.spins["num_generations"].value() == 4
+    assert rl.spins["max_completion_length"].value() == 512  # unset: TRL's default, as the engine counts it
+    assert rl.engine.currentText() == "vLLM colocated"
+    assert rl.share.value() == 0.5
+    controls.state.update(**{"options.rollout_share": 0.0})
+    assert rl.engine.currentText() == "model.generate (in training)"  # unset: the engine follows the share
+    assert [(s.minimum(), s.maximum()) for s in rl.spins.values()] == [
+        ranges.GENERATIONS, ranges.PROMPT_TOKENS, ranges.COMPLETION_TOKENS]
+
+
+def test_a_colocated_engine_without_a_share_is_refused(qtbot: QtBot, controls: AlignmentControls) -> None:
+    rl = controls.rl
+    controls.state.update(**{"options.rollout_share": 0.0, "options.rollout_engine": RolloutEngine.HF_GENERATE})
+    with qtbot.waitSignal(controls.own.rejected):
+        rl.engine.setCurrentIndex(1)  # vLLM colocated
+    assert controls.state.value.options.rollout_engine is RolloutEngine.HF_GENERATE
+    assert rl.engine.currentIndex() == 0  # put back
+    assert rl.shape.text().startswith("⚠ ")
+
+
+def test_shown_for_ppo_and_grpo_only(controls: AlignmentControls) -> None:
+    for stage in Stage:
+        controls.state.update(stage=stage)
+        assert controls.rl.isHidden() == (stage not in (Stage.PPO, Stage.GRPO)), stage

@@ -6,11 +6,21 @@ from pytestqt.qtbot import QtBot
 
 from engine.catalog import get_gpu, get_model
 from engine.lever_facts import communication, lora_share
-from engine.levers import LeverKind, advice
-from engine.specs import Method, Sharding, TrainingSetup
-from engine.units import Unit
+from engine.levers import LeverKind, advice, long_context_lever
+from engine.specs import Checkpointing, Method, Sharding, TrainingSetup
+from engine.training.advisor import chunked_recompute
+from engine.units import Unit, format_bytes
 from gui.choices import method_label
-from gui.pages.lever_texts import card_texts, lora_note, rule_text, zero3_note, zero3_steps
+from gui.pages.lever_texts import (
+    card_texts,
+    lead_text,
+    long_context_note,
+    long_context_tips,
+    lora_note,
+    rule_text,
+    zero3_note,
+    zero3_steps,
+)
 
 M = get_model("llama-2-7b")
 
@@ -36,3 +46,19 @@ def test_the_rule_names_the_term_and_the_lever(qtbot: QtBot) -> None:
     assert text.startswith("<b>Find the biggest term first")
     assert "optimizer states (80.86 GB)" in text
     assert "LoRA · QLoRA, set to “LoRA”, moves it to 0.32 GB." in text
+
+
+def test_the_long_context_card(qtbot: QtBot) -> None:
+    title, _, moves, steps = card_texts(LeverKind.LONG_CONTEXT)
+    assert title == "Long context: chunked loss · activation offload"
+    assert moves.startswith("Moves: logits, activations")
+    assert steps == ["Standard", "Chunked", "Fused CE", "+ offload"]
+    assert len(long_context_tips()) == len(steps)
+    m = get_model("llama-3.1-8b")
+    s = TrainingSetup(method=Method.LORA, seq_len=32_768, checkpointing=Checkpointing.FULL)
+    offload = long_context_lever(m, s, get_gpu("h200")).steps[-1].estimate
+    note = long_context_note(chunked_recompute(m), offload, Unit.GB)
+    assert "about 2% more compute" in note
+    assert f"moves {format_bytes(offload.offloaded_bytes, Unit.GB)} per GPU to host RAM" in note
+    assert format_bytes(offload.host_bytes, Unit.GB) + " per node" in note
+    assert lead_text("logits") == "Start here: logits are the biggest term"

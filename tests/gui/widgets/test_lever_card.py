@@ -40,3 +40,22 @@ def test_rows_show_only_terms_that_exist(qtbot: QtBot) -> None:
     assert "sharding_buffers" not in card.numbers()
     assert card.numbers()["gradients"] == ("26.95 GB", "→ 0.16 GB")
     assert "42.22 GB" in card.peak.text()
+
+
+def test_a_leading_card_shows_why_and_stands_out(qtbot: QtBot) -> None:
+    card = _card(qtbot)
+    assert not card.leading()
+    assert card.badge.isHidden()
+    card.set_leading("Start here: logits are the biggest term")
+    assert card.leading()
+    assert not card.badge.isHidden()
+    assert card.badge.text() == "Start here: logits are the biggest term"
+    card.set_leading("")
+    assert not card.leading()
+    assert card.badge.isHidden()
+
+
+def test_positions_have_tooltips(qtbot: QtBot) -> None:
+    card = _card(qtbot)
+    card.set_step_tips(["a", "b", "c"])
+    assert [card.buttons.button(i).toolTip() for i in range(3)] == ["a", "b", "c"]

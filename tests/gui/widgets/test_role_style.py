@@ -31,3 +31,9 @@ def test_colours_come_from_the_terms() -> None:
         assert role_color(LIGHT, role) == QColor(LIGHT.term(term))
     assert in_memory(_role(Mode.FROZEN, Holding.SHARED_BASE))
     assert not in_memory(_role(Mode.FROZEN, Holding.NOT_LOADED))
+
+
+def test_a_rollout_by_the_policy_is_in_memory_a_server_is_not() -> None:
+    assert in_memory(_role(Mode.FROZEN, Holding.POLICY))  # model.generate's KV cache is on the training GPU
+    assert not in_memory(_role(Mode.FROZEN, Holding.SERVER))
+    assert outline(LIGHT, _role(Mode.FROZEN, Holding.SERVER), "rollout").style() == Qt.PenStyle.DotLine

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pytestqt.qtbot import QtBot
 
-from engine.specs import Method
+from engine.specs import Loss, Method
 from gui.scenario import Scenario
 from gui.widgets.scenario_summary import ScenarioSummary
 
@@ -18,6 +18,8 @@ def test_the_line_follows_the_scenario(qtbot: QtBot) -> None:
     scenario.update(method=Method.LORA, gpus=4)
     assert "lora" in line.text()
     assert line.text().endswith("4 × A100 80 GB, none")
+    scenario.update(loss=Loss.CHUNKED, activation_offload=True)
+    assert line.text().endswith("4 × A100 80 GB, none, loss chunked, activations offloaded")
 
 
 def test_a_unit_change_leaves_it_alone(qtbot: QtBot) -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from PySide6.QtGui import QFontMetrics
+from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
 from engine.units import GIB, Unit
@@ -21,3 +23,19 @@ def test_segments_stack_in_order_and_fade_untouched_terms(qtbot: QtBot) -> None:
     assert list(bars._items["logits"].opts["height"]) == [0.0, 0.0]
     ticks = bars.getAxis("bottom")._tickLevels
     assert ticks == [[(0, "off"), (1, "on")]]
+
+
+def test_tick_labels_have_room_at_a_presentations_type_size(qtbot: QtBot, qapp: QApplication) -> None:
+    font = qapp.font()
+    large = qapp.font()
+    large.setPointSizeF(font.pointSizeF() * 2)
+    qapp.setFont(large)
+    try:
+        bars = TermBars()
+        qtbot.addWidget(bars)
+        metrics = QFontMetrics(large)
+        assert bars.getAxis("left").style["tickTextWidth"] >= metrics.horizontalAdvance("6000")
+        assert bars.getAxis("bottom").style["tickTextHeight"] >= metrics.height()
+        assert not bars.getAxis("bottom").style["autoExpandTextSpace"]  # sized before the first paint
+    finally:
+        qapp.setFont(font)
