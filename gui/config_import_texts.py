@@ -22,7 +22,7 @@ from engine.alignment import Stage
 from engine.config_import import AlignmentMethod, ConfigRefusedError, Format, ImportedConfig, Message
 from engine.config_import import importer as engine_importer
 from engine.config_import.detect import MODEL_CONFIG
-from engine.config_import.report import show
+from engine.config_import.report import NOT_USED, show
 from gui.tr import QT_TRANSLATE_NOOP, translate
 
 C = "ConfigImport"
@@ -177,6 +177,7 @@ class ReportView:
     """Everything the panel shows, translated: a summary, notes, and the read / ignored / assumed sections."""
 
     summary: str
+    shown: str
     sections: tuple[Section, Section, Section]
     notes: tuple[str, ...] = ()
 
@@ -186,10 +187,11 @@ def _value(value: Any) -> str:
 
 
 def sections(imported: ImportedConfig) -> tuple[Section, Section, Section]:
-    """Read (key, value in the file), ignored (key, why) and assumed (setting, value used)."""
+    """Read (key, value in the file), ignored (key, why: a particular reason before "not a setting the memory
+    estimate uses") and assumed (setting, value used)."""
     r = imported.report
     read = tuple((key, _value(v)) for key, v in r.read.items())
-    ignored = tuple((i.key, message_text(i.why)) for i in r.ignored)
+    ignored = tuple((i.key, message_text(i.why)) for i in sorted(r.ignored, key=lambda i: i.why.template == NOT_USED))
     assumed = tuple((field_label(name), _value(v)) for name, v in r.assumed.items())
     return (Section(tr(_READ).format(n=len(read)), (tr(_KEY), tr(_VALUE)), read),
             Section(tr(_IGNORED).format(n=len(ignored)), (tr(_KEY), tr(_WHY)), ignored),
@@ -204,14 +206,15 @@ def report_view(imported: ImportedConfig, page_title: str, undo_keys: str, notes
                                   assumed=len(r.assumed))
     shown = tr(_SHOWN_ON).format(page=page_title, keys=undo_keys)
     extra = [alignment_note(imported.alignment)] if imported.alignment is not None else []
-    return ReportView(f"{summary} {shown}", sections(imported), (*notes, *extra))
+    return ReportView(summary, shown, sections(imported), (*notes, *extra))
 
 
 def section_html(section: Section) -> str:
     """A section as a rich-text table (escaped), or a line saying it is empty."""
     if not section.rows:
         return f"<p>{html.escape(tr(_NONE))}</p>"
-    head = "".join(f"<th align='left'>{html.escape(h)}</th>" for h in section.headings)
+    head = "".join(f"<th align='left' width='{w}'>{html.escape(h)}</th>" for h, w in zip(section.headings,
+                                                                                      ("40%", "60%"), strict=True))
     first = "<td><code>{}</code></td>" if section.keys else "<td>{}</td>"
     rows = "".join(f"<tr>{first.format(html.escape(a))}<td>{html.escape(b)}</td></tr>" for a, b in section.rows)
     return f"<table cellspacing='0' cellpadding='4' width='100%'><tr>{head}</tr>{rows}</table>"

@@ -7,6 +7,7 @@ so a language switch redraws it in the new language.
 
 from __future__ import annotations
 
+import html
 from collections.abc import Callable
 
 from PySide6.QtCore import QEvent, Qt
@@ -23,7 +24,9 @@ from PySide6.QtWidgets import (
 
 from gui.config_import_texts import ReportView, section_html
 
-SIZE = (780, 560)
+# the panel's first size, in average characters and lines of the type of the moment (presentation mode's larger
+# type gets a larger panel), within the screen
+SIZE = (125, 38)
 
 
 class ImportReportPanel(QDialog):
@@ -36,9 +39,9 @@ class ImportReportPanel(QDialog):
         super().__init__(parent)
         self.setObjectName("importReport")
         self.setModal(False)
-        self.summary = QLabel(self)
-        self.notes = QLabel(self)
-        for label in (self.summary, self.notes):
+        self.summary, self.shown, self.notes = QLabel(self), QLabel(self), QLabel(self)
+        self.summary.setTextFormat(Qt.TextFormat.RichText)  # bold, at the type size of the moment
+        for label in (self.summary, self.shown, self.notes):
             label.setWordWrap(True)
             label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.tabs = QTabWidget(self)
@@ -49,20 +52,21 @@ class ImportReportPanel(QDialog):
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, self)
         buttons.rejected.connect(self.close)
         layout = QVBoxLayout(self)
-        for w in (self.summary, self.notes):
+        for w in (self.summary, self.shown, self.notes):
             layout.addWidget(w)
         layout.addWidget(self.tabs, 1)
         layout.addWidget(buttons)
         self._source: Callable[[], ReportView] | None = None
         self.view: ReportView | None = None
         self._retitle()
-        self.resize(*SIZE)
 
     def show_report(self, source: Callable[[], ReportView]) -> None:
         """Show what ``source()`` gives (called again after a language switch) and bring the panel forward."""
         self._source = source
         self.tabs.setCurrentIndex(0)
         self._render()
+        if not self.isVisible():
+            self._fit()
         self.show()
         if QGuiApplication.platformName() != "offscreen":  # it cannot raise windows (and warns)
             self.raise_()
@@ -71,12 +75,20 @@ class ImportReportPanel(QDialog):
         if self._source is None:
             return
         view = self.view = self._source()
-        self.summary.setText(view.summary)
+        self.summary.setText(f"<b>{html.escape(view.summary)}</b>")
+        self.shown.setText(view.shown)
         self.notes.setText("\n\n".join(view.notes))
         self.notes.setVisible(bool(view.notes))
         for i, (browser, section) in enumerate(zip(self.pages, view.sections, strict=True)):
             self.tabs.setTabText(i, section.title)
             browser.setHtml(section_html(section))
+
+    def _fit(self) -> None:
+        """``SIZE`` in the current type, no larger than the screen's free area."""
+        metrics = self.fontMetrics()
+        width, height = SIZE[0] * metrics.averageCharWidth(), SIZE[1] * metrics.height()
+        screen = self.screen().availableGeometry()
+        self.resize(min(width, screen.width()), min(height, screen.height()))
 
     def _retitle(self) -> None:
         self.setWindowTitle(self.tr("Imported training config"))

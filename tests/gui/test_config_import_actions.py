@@ -232,3 +232,20 @@ def test_a_ppo_file_opens_the_ppo_stage(window: MainWindow, tmp_path: Path) -> N
     assert isinstance(page, AlignmentPage)
     assert window.pages.current_page_id() == "alignment"
     assert page.state.value.stage is Stage.PPO
+
+
+def test_the_menu_and_the_panel_follow_a_language_switch(qtbot: QtBot, window: MainWindow) -> None:
+    assert window.imports.import_paths([FIXTURES / "torchtune" / "8B_full.yaml"])
+    window.actions_by_id["lang:zh_TW"].trigger()
+    try:
+        qtbot.wait(1)
+        assert window.actions_by_id["undo"].text() == "復原匯入 8B_full.yaml(&U)"
+        assert window.actions_by_id["import_config"].text() == "匯入訓練設定檔(&I)…"
+        panel = window.imports.panel
+        assert panel is not None
+        assert panel.windowTitle() == "匯入的訓練設定檔"
+        assert "「記憶體」頁顯示匯入的設定" in panel.shown.text()
+    finally:
+        window.actions_by_id["lang:en"].trigger()
+        qtbot.wait(1)
+    assert window.history.can_undo()

@@ -25,7 +25,8 @@ def test_the_panel_lists_read_ignored_and_assumed(qtbot: QtBot, qapp: QApplicati
     qtbot.addWidget(panel)
     panel.show_report(lambda: texts.report_view(imported, texts.tr("Alignment"), "Ctrl+Z"))
     assert panel.isVisible()
-    assert panel.summary.text().startswith("llama3_lora_dpo.yaml (LLaMA-Factory): ")
+    assert panel.summary.text().startswith("<b>llama3_lora_dpo.yaml (LLaMA-Factory): ")
+    assert "Edit ▸ Undo (Ctrl+Z)" in panel.shown.text()
     assert panel.notes.isVisibleTo(panel)
     assert "DPO" in panel.notes.text()
     r = imported.report
