@@ -17,6 +17,7 @@ BUNDLED = (
     ("pyqtgraph", "MIT"),
     ("numpy", "BSD-3-Clause"),
     ("pydantic", "MIT"),
+    ("PyYAML", "MIT"),
 )
 BUNDLED_DATA = (("Noto Sans CJK TC (subset, assets/fonts)", "2.004", "SIL OFL 1.1"),)  # (name, version, licence)
 

@@ -1,8 +1,9 @@
 """The main window: composes the navigation, the page stack and the menus, and wires them to the controllers
 that own each behaviour: ``ScenarioFiles`` (open, save, recent, reset), ``ExportActions`` (charts and tables),
-``Presentation`` (F5) and the language (``gui.i18n``). Its own job is to remember its geometry and to rebuild its
-pages and menus when the language or the type size changes, keeping the scenario, the current page, each page's
-own state (``PageStack.view_states``) and the geometry.
+``Presentation`` (F5), the language (``gui.i18n``), ``ConfigImports`` (File ▸ Import training config),
+``ScenarioHistory`` (Edit ▸ Undo / Redo) and ``FileDrop`` (files dropped on the window). Its own job is to
+remember its geometry and to rebuild its pages and menus when the language or the type size changes, keeping the
+scenario, the current page, each page's own state (``PageStack.view_states``) and the geometry.
 """
 
 from __future__ import annotations
@@ -17,13 +18,17 @@ from PySide6.QtWidgets import QApplication, QHBoxLayout, QMainWindow, QMenu, QMe
 
 from gui import i18n
 from gui.about import AboutDialog
+from gui.config_import_actions import ConfigImports
 from gui.export_actions import ExportActions
+from gui.file_drop import FileDrop
+from gui.file_kind import FileKind
 from gui.menus import PRESENTATION_SCALES, build_menus
 from gui.pages import PAGE_IDS, page_title
 from gui.presentation import Presentation
 from gui.resources import find_asset
 from gui.scenario import Scenario
 from gui.scenario_actions import ScenarioFiles
+from gui.scenario_history import ScenarioHistory
 from gui.settings import GEOMETRY_KEY, THEME_KEY, settings
 from gui.theme import ThemeManager, ThemeMode
 from gui.widgets.nav_bar import NavBar
@@ -54,7 +59,12 @@ class MainWindow(QMainWindow):
         icon = find_asset("icons/vramlab.svg")
         if icon is not None:
             self.setWindowIcon(QIcon(str(icon)))
-        self.files = ScenarioFiles(self, scenario, scenario_path)
+        self.history = ScenarioHistory(scenario, self)
+        self.files = ScenarioFiles(self, scenario, scenario_path, self.history)
+        self.imports = ConfigImports(self, scenario, self.history, self.show_page)
+        self.drops = FileDrop(self, {FileKind.TRAINING_CONFIG: self.imports.import_paths,
+                                     FileKind.MODEL: self.imports.import_model,
+                                     FileKind.SCENARIO: lambda paths: self.files.open_path(paths[0])})
         self.exports = ExportActions(self, self.current_page)
         self.presentation = Presentation(self, self, theme)
         self._window_actions: list[QAction] = []
@@ -92,12 +102,15 @@ class MainWindow(QMainWindow):
         recent = self.actions_by_id["menu:recent"].menu()
         assert isinstance(recent, QMenu)
         self.files.attach_recent_menu(recent)
+        self.history.attach(self.actions_by_id["undo"], self.actions_by_id["redo"])
         self._sync_theme_actions()
 
     def _handlers(self) -> dict[str, Callable[..., object]]:
         handlers: dict[str, Callable[..., object]] = {"quit": self.close, "about": self.show_about,
                                                       "present": lambda _c=False: self.presentation.toggle()}
         handlers.update(self.files.handlers())
+        handlers.update(self.imports.handlers())
+        handlers.update(self.history.handlers())
         handlers.update(self.exports.handlers())
         for page_id in PAGE_IDS:
             handlers[f"page:{page_id}"] = lambda _c=False, p=page_id: self.pages.show_page(p)
@@ -108,6 +121,11 @@ class MainWindow(QMainWindow):
         for code in i18n.LANGUAGES:
             handlers[f"lang:{code}"] = lambda _c=False, c=code: self.set_language(c)
         return handlers
+
+    def show_page(self, page_id: str) -> QWidget:
+        """Bring a page to the top (built if need be) and return it."""
+        self.pages.show_page(page_id)
+        return self.pages.page(page_id)
 
     def current_page(self) -> QWidget | None:
         return self.pages.currentWidget()

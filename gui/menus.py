@@ -52,6 +52,8 @@ MENUS: tuple[tuple[str, tuple[Item, ...]], ...] = (
         ActionSpec("save_as", QT_TRANSLATE_NOOP("menus", "Save scenario &as…"), QKeySequence.StandardKey.SaveAs),
         ActionSpec("reset", QT_TRANSLATE_NOOP("menus", "Reset to &defaults")),
         SEPARATOR,
+        ActionSpec("import_config", QT_TRANSLATE_NOOP("menus", "&Import training config…"), "Ctrl+I"),
+        SEPARATOR,
         SubMenu("export_chart", QT_TRANSLATE_NOOP("menus", "&Export chart"), (
             ActionSpec("export:png1", QT_TRANSLATE_NOOP("menus", "PNG, actual size…")),
             ActionSpec("export:png2", QT_TRANSLATE_NOOP("menus", "PNG, 2× size…")),
@@ -67,6 +69,10 @@ MENUS: tuple[tuple[str, tuple[Item, ...]], ...] = (
         ActionSpec("copy:table", QT_TRANSLATE_NOOP("menus", "Copy breakdown &table"), "Ctrl+Shift+T"),
         SEPARATOR,
         ActionSpec("quit", QT_TRANSLATE_NOOP("menus", "&Quit"), QKeySequence.StandardKey.Quit),
+    )),
+    (QT_TRANSLATE_NOOP("menus", "&Edit"), (
+        ActionSpec("undo", QT_TRANSLATE_NOOP("menus", "&Undo"), QKeySequence.StandardKey.Undo),
+        ActionSpec("redo", QT_TRANSLATE_NOOP("menus", "&Redo"), QKeySequence.StandardKey.Redo),
     )),
     (QT_TRANSLATE_NOOP("menus", "&View"), (
         ActionSpec("pages", ""),  # expanded into one action per page

@@ -1,8 +1,9 @@
 """The File menu's scenario entries: open, save, save as, recent files, reset to defaults.
 
 The file format and its checks are ``gui.scenario_file`` (no Qt); this module asks for paths, shows problems
-and applies a loaded scenario to the shared ``Scenario`` in one update (one redraw). A file that cannot be used
-gets a message naming the problem and changes nothing.
+and applies a loaded scenario to the shared ``Scenario`` in one update (one redraw), as one undoable step when
+the window keeps a ``ScenarioHistory`` (Edit ▸ Undo). A file that cannot be used gets a message naming the
+problem and changes nothing.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from PySide6.QtWidgets import QFileDialog, QMenu, QMessageBox, QWidget
 from gui import scenario_file
 from gui.scenario import Scenario
 from gui.scenario_file import SUFFIX, ScenarioData, ScenarioFileError
+from gui.scenario_history import ScenarioHistory, Step
 from gui.settings import LAST_FOLDER_KEY, RECENT_KEY, settings
 from gui.tr import QT_TRANSLATE_NOOP, translate
 
@@ -62,9 +64,10 @@ class ScenarioFiles(QObject):
 
     path_changed = Signal(str)
 
-    def __init__(self, window: QWidget, scenario: Scenario, path: Path | None = None) -> None:
+    def __init__(self, window: QWidget, scenario: Scenario, path: Path | None = None,
+                 history: ScenarioHistory | None = None) -> None:
         super().__init__(window)
-        self._window, self._scenario = window, scenario
+        self._window, self._scenario, self._history = window, scenario, history
         self.path = path
 
     def handlers(self) -> dict[str, Callable[..., object]]:
@@ -98,7 +101,7 @@ class ScenarioFiles(QObject):
             unchanged = self.tr("Nothing was changed.")
             self._warn(self.tr("Could not open the scenario"), f"{problem}\n\n{path.name}: {err}\n\n{unchanged}")
             return False
-        apply(self._scenario, data)
+        self._put(data, Step.OPEN, path.name)
         self._set_path(path)
         return True
 
@@ -125,7 +128,14 @@ class ScenarioFiles(QObject):
 
     def reset(self) -> None:
         """Back to the seed's defaults (model, setup, GPU, unit)."""
-        apply(self._scenario, scenario_file.defaults())
+        self._put(scenario_file.defaults(), Step.RESET)
+
+    def _put(self, data: ScenarioData, step: Step, name: str = "") -> None:
+        """Replace the scenario: one undoable step when there is a history."""
+        if self._history is not None:
+            self._history.replace(data, step, name)
+        else:
+            apply(self._scenario, data)
 
     def _set_path(self, path: Path) -> None:
         self.path = path

@@ -22,6 +22,7 @@ LANGUAGE_KEY = "view/language"
 PRESENTATION_SCALE_KEY = "view/presentation_scale"
 RECENT_KEY = "files/recent"
 LAST_FOLDER_KEY = "files/last_folder"
+IMPORT_FOLDER_KEY = "files/import_folder"
 
 
 def redirect_from_env() -> None:

@@ -18,7 +18,9 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 TRANSLATIONS = REPO / "assets" / "translations"
 ENGINE_SOURCES = ("engine/attention_text.py", "engine/alignment/facts.py", "engine/alignment/roles.py",
-                  "engine/alignment/rollout.py", "engine/terms.py")
+                  "engine/alignment/rollout.py", "engine/terms.py",
+                  # the config importer's report and refusals (gui.config_import_texts translates them)
+                  *sorted(f"engine/config_import/{p.name}" for p in (REPO / "engine" / "config_import").glob("*.py")))
 
 
 def tool(name: str) -> str:

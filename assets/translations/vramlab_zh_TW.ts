@@ -213,6 +213,225 @@
     </message>
 </context>
 <context>
+    <name>ConfigImport</name>
+    <message>
+        <source>{value} was not found beside the config; select it too when you import, to use it</source>
+        <translation>在設定檔旁找不到 {value}；要使用它，請在匯入時一併選取</translation>
+    </message>
+    <message>
+        <source>a model&apos;s config.json, not a training config; drop it on the window or use the Memory page&apos;s Import config.json to import the model</source>
+        <translation>這是模型的 config.json，不是訓練設定檔；要匯入模型，請把它拖放到視窗上，或使用「記憶體」頁的「匯入 config.json」</translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <source>Alignment method</source>
+        <translation>對齊方法</translation>
+    </message>
+    <message>
+        <source>Method</source>
+        <translation>方法</translation>
+    </message>
+    <message>
+        <source>Precision</source>
+        <translation>精度</translation>
+    </message>
+    <message>
+        <source>Optimizer</source>
+        <translation>優化器</translation>
+    </message>
+    <message>
+        <source>Micro-batch</source>
+        <translation>微批次</translation>
+    </message>
+    <message>
+        <source>Sequence length</source>
+        <translation>序列長度</translation>
+    </message>
+    <message>
+        <source>Gradient accumulation</source>
+        <translation>梯度累加</translation>
+    </message>
+    <message>
+        <source>Attention</source>
+        <translation>注意力</translation>
+    </message>
+    <message>
+        <source>Gradient checkpointing</source>
+        <translation>梯度檢查點</translation>
+    </message>
+    <message>
+        <source>GPUs</source>
+        <translation>GPU 數量</translation>
+    </message>
+    <message>
+        <source>Sharding</source>
+        <translation>分片</translation>
+    </message>
+    <message>
+        <source>Offload the optimizer</source>
+        <translation>卸載優化器</translation>
+    </message>
+    <message>
+        <source>Offload the parameters</source>
+        <translation>卸載參數</translation>
+    </message>
+    <message>
+        <source>LoRA rank</source>
+        <translation>LoRA rank</translation>
+    </message>
+    <message>
+        <source>LoRA alpha</source>
+        <translation>LoRA alpha</translation>
+    </message>
+    <message>
+        <source>LoRA dropout</source>
+        <translation>LoRA dropout</translation>
+    </message>
+    <message>
+        <source>LoRA targets</source>
+        <translation>LoRA 套用層</translation>
+    </message>
+    <message>
+        <source>4-bit data type</source>
+        <translation>4-bit 資料型別</translation>
+    </message>
+    <message>
+        <source>Double quantization</source>
+        <translation>雙重量化</translation>
+    </message>
+    <message>
+        <source>Tensor parallel</source>
+        <translation>張量平行</translation>
+    </message>
+    <message>
+        <source>Pipeline parallel</source>
+        <translation>管線平行</translation>
+    </message>
+    <message>
+        <source>Context parallel</source>
+        <translation>上下文平行</translation>
+    </message>
+    <message>
+        <source>Expert parallel</source>
+        <translation>專家平行</translation>
+    </message>
+    <message>
+        <source>Sequence parallel</source>
+        <translation>序列平行</translation>
+    </message>
+    <message>
+        <source>Pipeline micro-batches</source>
+        <translation>管線微批次數</translation>
+    </message>
+    <message>
+        <source>Loss</source>
+        <translation>損失</translation>
+    </message>
+    <message>
+        <source>Loss chunks</source>
+        <translation>損失分塊數</translation>
+    </message>
+    <message>
+        <source>Offload activations</source>
+        <translation>卸載激活值</translation>
+    </message>
+    <message>
+        <source>reward modelling</source>
+        <translation>獎勵模型訓練</translation>
+    </message>
+    <message>
+        <source>The file trains with {method}: the Alignment page shows its stage.</source>
+        <translation>這個檔案用 {method} 訓練：「對齊」頁顯示它的階段。</translation>
+    </message>
+    <message>
+        <source>The file trains with IPO, DPO with another loss: the Alignment page shows the DPO stage.</source>
+        <translation>這個檔案用 IPO 訓練，也就是換了損失函數的 DPO：「對齊」頁顯示 DPO 階段。</translation>
+    </message>
+    <message>
+        <source>The file trains with KTO, which holds DPO&apos;s models (the policy and a frozen reference): the Alignment page shows the DPO stage. Its second sequence per example keeps activations for the backward pass, where KTO&apos;s (the mismatched completion of its KL estimate) runs without gradients, so the activations shown are an upper bound.</source>
+        <translation>這個檔案用 KTO 訓練，它放在記憶體裡的模型和 DPO 相同（policy 與凍結的 reference）：「對齊」頁顯示 DPO 階段。DPO 每個範例的第二條序列會為反向傳播保留激活值，而 KTO 的第二條（估計 KL 用的錯配回答）不計算梯度，所以顯示的激活值是上限。</translation>
+    </message>
+    <message>
+        <source>The file trains with RLOO, which holds GRPO&apos;s models (the policy, a frozen reference, the reward) and samples several completions per prompt: the Alignment page shows the GRPO stage.</source>
+        <translation>這個檔案用 RLOO 訓練，它放的模型和 GRPO 相同（policy、凍結的 reference、獎勵），每個提示也取樣多個回答：「對齊」頁顯示 GRPO 階段。</translation>
+    </message>
+    <message>
+        <source>The file trains with {method}, for which the Alignment page has no stage: the Memory page shows the training at the file&apos;s micro-batch, one sequence per example, where {method} runs two (the chosen and the rejected answer).</source>
+        <translation>這個檔案用 {method} 訓練，「對齊」頁沒有它的階段：「記憶體」頁以檔案中的微批次顯示訓練，每個範例算一條序列，而 {method} 每個範例跑兩條（被選中與被拒絕的回答）。</translation>
+    </message>
+    <message>
+        <source>The file&apos;s model, {value}, is not one VRAM Lab knows: the current model, {model}, is kept. Pick another on the Memory page, or drop the model&apos;s config.json on the window.</source>
+        <translation>檔案中的模型 {value} 不是 VRAM Lab 認得的模型：保留目前的模型 {model}。請在「記憶體」頁另選一個，或把該模型的 config.json 拖放到視窗上。</translation>
+    </message>
+    <message>
+        <source>{files} ({tool}): {read} read, {ignored} ignored, {assumed} assumed.</source>
+        <translation>{files}（{tool}）：讀取 {read} 項、忽略 {ignored} 項、假設 {assumed} 項。</translation>
+    </message>
+    <message>
+        <source>The {page} page shows the imported setup; Edit ▸ Undo ({keys}) brings back the scenario you had.</source>
+        <translation>「{page}」頁顯示匯入的設定；編輯 ▸ 復原（{keys}）可以回到原本的情境。</translation>
+    </message>
+    <message>
+        <source>Read ({n})</source>
+        <translation>讀取（{n}）</translation>
+    </message>
+    <message>
+        <source>Ignored ({n})</source>
+        <translation>忽略（{n}）</translation>
+    </message>
+    <message>
+        <source>Assumed ({n})</source>
+        <translation>假設（{n}）</translation>
+    </message>
+    <message>
+        <source>Key</source>
+        <translation>鍵</translation>
+    </message>
+    <message>
+        <source>Value in the file</source>
+        <translation>檔案中的值</translation>
+    </message>
+    <message>
+        <source>Why it is not used as written</source>
+        <translation>為何沒有照檔案使用</translation>
+    </message>
+    <message>
+        <source>Setting</source>
+        <translation>設定</translation>
+    </message>
+    <message>
+        <source>Value used</source>
+        <translation>採用的值</translation>
+    </message>
+    <message>
+        <source>Nothing.</source>
+        <translation>無。</translation>
+    </message>
+</context>
+<context>
+    <name>ConfigImports</name>
+    <message>
+        <source>Import training config</source>
+        <extracomment>shows a page by its id and returns it (built if need be)</extracomment>
+        <translation>匯入訓練設定檔</translation>
+    </message>
+    <message>
+        <source>Training configs (*.yaml *.yml *.json);;All files (*)</source>
+        <translation>訓練設定檔 (*.yaml *.yml *.json);;所有檔案 (*)</translation>
+    </message>
+    <message>
+        <source>Could not import the training config</source>
+        <translation>無法匯入訓練設定檔</translation>
+    </message>
+    <message>
+        <source>Nothing was changed.</source>
+        <translation>目前的設定沒有任何變更。</translation>
+    </message>
+</context>
+<context>
     <name>ExportActions</name>
     <message>
         <source>PNG image (*.png)</source>
@@ -244,6 +463,22 @@
     </message>
 </context>
 <context>
+    <name>FileDrop</name>
+    <message>
+        <source>{name}: a PyTorch memory snapshot; this version of VRAM Lab has no Timeline page to open it (python -m engine snapshot reads it).</source>
+        <extracomment>opens the paths of one kind (all of them for training configs, the first for the others)</extracomment>
+        <translation>{name}：PyTorch 記憶體快照；這個版本的 VRAM Lab 沒有可以開啟它的「時間軸」頁（可用 python -m engine snapshot 讀取）。</translation>
+    </message>
+    <message>
+        <source>VRAM Lab opens training configs, model config.json files and folders, scenarios (*.vramlab.json) and PyTorch memory snapshots; this is none of them: {why}</source>
+        <translation>VRAM Lab 能開啟訓練設定檔、模型的 config.json 檔案與資料夾、情境檔（*.vramlab.json）與 PyTorch 記憶體快照；這個檔案都不是：{why}</translation>
+    </message>
+    <message>
+        <source>Cannot open this file</source>
+        <translation>無法開啟這個檔案</translation>
+    </message>
+</context>
+<context>
     <name>HeatLegend</name>
     <message>
         <source>positive</source>
@@ -260,6 +495,13 @@
     <message>
         <source>Rows are queries, columns are keys.</source>
         <translation>列是 query，欄是 key。</translation>
+    </message>
+</context>
+<context>
+    <name>ImportReportPanel</name>
+    <message>
+        <source>Imported training config</source>
+        <translation>匯入的訓練設定檔</translation>
     </message>
 </context>
 <context>
@@ -1113,6 +1355,49 @@ Device total: plus the CUDA context and libraries — what nvidia-smi shows.</so
     </message>
 </context>
 <context>
+    <name>ScenarioHistory</name>
+    <message>
+        <source>&amp;Undo import of {name}</source>
+        <translation>復原匯入 {name}(&amp;U)</translation>
+    </message>
+    <message>
+        <source>&amp;Undo opening {name}</source>
+        <translation>復原開啟 {name}(&amp;U)</translation>
+    </message>
+    <message>
+        <source>&amp;Undo reset to defaults</source>
+        <translation>復原「恢復預設值」(&amp;U)</translation>
+    </message>
+    <message>
+        <source>&amp;Undo model from {name}</source>
+        <translation>復原從 {name} 匯入的模型(&amp;U)</translation>
+    </message>
+    <message>
+        <source>&amp;Redo import of {name}</source>
+        <translation>重做匯入 {name}(&amp;R)</translation>
+    </message>
+    <message>
+        <source>&amp;Redo opening {name}</source>
+        <translation>重做開啟 {name}(&amp;R)</translation>
+    </message>
+    <message>
+        <source>&amp;Redo reset to defaults</source>
+        <translation>重做「恢復預設值」(&amp;R)</translation>
+    </message>
+    <message>
+        <source>&amp;Redo model from {name}</source>
+        <translation>重做從 {name} 匯入的模型(&amp;R)</translation>
+    </message>
+    <message>
+        <source>&amp;Undo</source>
+        <translation>復原(&amp;U)</translation>
+    </message>
+    <message>
+        <source>&amp;Redo</source>
+        <translation>重做(&amp;R)</translation>
+    </message>
+</context>
+<context>
     <name>ScenarioSummary</name>
     <message>
         <source>For your setup: {model}, {method}, {precision}, {optimizer}, batch {batch} × {seq} tokens, {attention} attention, checkpointing {ckpt}, {gpus} × {gpu}{sharding}</source>
@@ -1518,6 +1803,277 @@ Device total: plus the CUDA context and libraries — what nvidia-smi shows.</so
         <source>the generation batch&apos;s KV cache is larger than the share leaves: vLLM samples it in turns (slower)</source>
         <translation>生成批次的 KV cache 超過比例剩下的容量：vLLM 會分批取樣（較慢）</translation>
     </message>
+    <message>
+        <source>{value} is not a run on NVIDIA or AMD GPUs that VRAM Lab costs</source>
+        <translation>{value} 不是 VRAM Lab 會估算的 NVIDIA 或 AMD GPU 訓練</translation>
+    </message>
+    <message>
+        <source>{value}-way {kind} parallelism is not costed</source>
+        <translation>未估算 {value} 路的 {kind} 平行</translation>
+    </message>
+    <message>
+        <source>distributed_type NO runs one process</source>
+        <translation>distributed_type NO 只執行一個行程</translation>
+    </message>
+    <message>
+        <source>{value} training is not costed (bf16 and fp16 are)</source>
+        <translation>未估算 {value} 訓練（bf16 與 fp16 有估算）</translation>
+    </message>
+    <message>
+        <source>{value} is not a ZeRO stage (0, 1, 2 or 3)</source>
+        <extracomment>DeepSpeed files the tools ship, by the path their examples name them with -&gt; (ZeRO stage, optimizer offloaded, parameters offloaded, 16-bit mode or None for &quot;auto&quot;); used when such a file is named but not found beside the config. Axolotl ``deepspeed_configs/`` (commits b0ee9ec7, 3742deb1, ccc94da8, 631268a0; its ``zero2.json`` offloads the optimizer) and LLaMA-Factory ``examples/deepspeed/`` (commit a0d44c65).</extracomment>
+        <translation>{value} 不是 ZeRO 階段（0、1、2 或 3）</translation>
+    </message>
+    <message>
+        <source>a base model loaded in 8 bits is not a method VRAM Lab costs</source>
+        <translation>以 8 位元載入基底模型不是 VRAM Lab 會估算的方法</translation>
+    </message>
+    <message>
+        <source>a GPTQ-quantized base is not a method VRAM Lab costs</source>
+        <translation>GPTQ 量化的基底不是 VRAM Lab 會估算的方法</translation>
+    </message>
+    <message>
+        <source>the {value} adapter is not a method VRAM Lab costs (LoRA and QLoRA are)</source>
+        <translation>{value} adapter 不是 VRAM Lab 會估算的方法（LoRA 與 QLoRA 才是）</translation>
+    </message>
+    <message>
+        <source>DoRA keeps each adapted weight&apos;s norm and more activations than LoRA; VRAM Lab does not cost it</source>
+        <translation>DoRA 會保留每個被調整權重的範數，激活值也比 LoRA 多；VRAM Lab 不估算它</translation>
+    </message>
+    <message>
+        <source>Axolotl quantizes to 4 bits only with adapter: qlora; costed as LoRA on a 16-bit base</source>
+        <translation>Axolotl 只有在 adapter: qlora 時才量化到 4 位元；以 16 位元基底上的 LoRA 估算</translation>
+    </message>
+    <message>
+        <source>{value} also moves the checkpoints to the CPU, which VRAM Lab does not model; costed as full checkpointing, an upper bound</source>
+        <translation>{value} 也會把檢查點移到 CPU，VRAM Lab 沒有模擬這一點；以完整的梯度檢查點估算，為上限</translation>
+    </message>
+    <message>
+        <source>it lowers memory in a way VRAM Lab does not model; the estimate is an upper bound</source>
+        <translation>它以 VRAM Lab 沒有模擬的方式降低記憶體用量；估算值為上限</translation>
+    </message>
+    <message>
+        <source>pure fp16 training holds weights, gradients and optimizer states in 16 bits, as pure bf16 does; costed as bf16</source>
+        <translation>純 fp16 訓練和純 bf16 一樣，以 16 位元存放權重、梯度與優化器狀態；以 bf16 估算</translation>
+    </message>
+    <message>
+        <source>full fine-tuning of fp16 weights is not costed (fp16 training keeps fp32 master weights only under DeepSpeed)</source>
+        <translation>未估算 fp16 權重的全參數微調（只有在 DeepSpeed 下，fp16 訓練才會保留 fp32 主權重）</translation>
+    </message>
+    <message>
+        <source>packing fills each sequence to the maximum length, which the estimate costs anyway</source>
+        <translation>packing 會把每條序列填滿到最大長度，估算本來就以最大長度計算</translation>
+    </message>
+    <message>
+        <source>the global batch; memory depends on the micro-batch (micro_batch_size)</source>
+        <translation>這是全域批次；記憶體取決於微批次（micro_batch_size）</translation>
+    </message>
+    <message>
+        <source>{value} is not a whole number of at least {least}</source>
+        <translation>{value} 不是大於或等於 {least} 的整數</translation>
+    </message>
+    <message>
+        <source>{value} is not a number between 0 and 1</source>
+        <translation>{value} 不是 0 到 1 之間的數</translation>
+    </message>
+    <message>
+        <source>{value} is not an optimizer VRAM Lab can cost</source>
+        <translation>{value} 不是 VRAM Lab 能估算的優化器</translation>
+    </message>
+    <message>
+        <source>{value} keeps two 8-bit states with an fp32 scale per block, like bitsandbytes&apos; 8-bit AdamW; costed as adamw-8bit</source>
+        <translation>{value} 和 bitsandbytes 的 8-bit AdamW 一樣，保留兩個 8 位元狀態，每個區塊一個 fp32 縮放係數；以 adamw-8bit 估算</translation>
+    </message>
+    <message>
+        <source>{value} is not an attention implementation VRAM Lab knows; costed as sdpa, which keeps no score matrix</source>
+        <translation>{value} 不是 VRAM Lab 認得的注意力實作；以不保留分數矩陣的 sdpa 估算</translation>
+    </message>
+    <message>
+        <source>{value} keeps no score matrix either; costed as {used}</source>
+        <translation>{value} 同樣不保留分數矩陣；以 {used} 估算</translation>
+    </message>
+    <message>
+        <source>LoRA on {value} is not one of the target sets VRAM Lab costs (qv, attention, all-linear); costed as {used}, the smallest that holds it, so the estimate is an upper bound</source>
+        <translation>套用在 {value} 的 LoRA 不屬於 VRAM Lab 估算的套用層組合（qv、attention、all-linear）；以涵蓋它的最小組合 {used} 估算，所以估算值為上限</translation>
+    </message>
+    <message>
+        <source>LoRA on {value} is not costed (only the attention and MLP projections are); costed as {used}</source>
+        <translation>未估算套用在 {value} 的 LoRA（只估算注意力與 MLP 的投影層）；以 {used} 估算</translation>
+    </message>
+    <message>
+        <source>{value} names no attention or MLP projection VRAM Lab can cost</source>
+        <translation>{value} 沒有指出任何 VRAM Lab 能估算的注意力或 MLP 投影層</translation>
+    </message>
+    <message>
+        <source>{value} is not an alignment method VRAM Lab knows (DPO, IPO, ORPO, SimPO, CPO, KTO, PPO, GRPO, RLOO, reward modelling)</source>
+        <extracomment>the alignment names the tools use -&gt; VRAM Lab&apos;s (anything else is reported, not guessed)</extracomment>
+        <translation>{value} 不是 VRAM Lab 認得的對齊方法（DPO、IPO、ORPO、SimPO、CPO、KTO、PPO、GRPO、RLOO、獎勵模型訓練）</translation>
+    </message>
+    <message>
+        <source>{value} computes the output layer and the loss chunk by chunk, so no tensor of the vocabulary&apos;s size is whole; costed as fused-linear-ce (Liger&apos;s)</source>
+        <translation>{value} 分塊計算輸出層與損失，所以沒有任何詞彙表大小的張量是完整的；以 fused-linear-ce（Liger 的做法）估算</translation>
+    </message>
+    <message>
+        <source>{value} moves saved activations off the GPU; costed as offloading them to host RAM</source>
+        <translation>{value} 會把保存的激活值移出 GPU；以卸載到主機記憶體估算</translation>
+    </message>
+    <message>
+        <source>DeepSpeed&apos;s activation checkpointing serves Megatron-style models; Hugging Face models use gradient_checkpointing</source>
+        <translation>DeepSpeed 的 activation checkpointing 是給 Megatron 式模型用的；Hugging Face 模型用 gradient_checkpointing</translation>
+    </message>
+    <message>
+        <source>not a training config of Axolotl, LLaMA-Factory, torchtune, TRL, DeepSpeed or accelerate (none of their keys is in it)</source>
+        <translation>不是 Axolotl、LLaMA-Factory、torchtune、TRL、DeepSpeed 或 accelerate 的訓練設定檔（裡面沒有它們的任何鍵）</translation>
+    </message>
+    <message>
+        <source>a model&apos;s config.json, not a training config; give it with --config</source>
+        <translation>這是模型的 config.json，不是訓練設定檔；請用 --config 指定</translation>
+    </message>
+    <message>
+        <source>{value} shards within each machine and replicates across machines; costed as {used} over the GPUs given (give the GPUs of one machine)</source>
+        <translation>{value} 在每台機器內分片、跨機器複製；以 {used} 分散在給定的 GPU 上估算（請給一台機器的 GPU 數）</translation>
+    </message>
+    <message>
+        <source>{value} is not an FSDP sharding strategy</source>
+        <translation>{value} 不是 FSDP 的分片策略</translation>
+    </message>
+    <message>
+        <source>{value} was not found beside the config; give it with another --from-config to use it</source>
+        <translation>在設定檔旁找不到 {value}；要使用它，請再用一個 --from-config 指定</translation>
+    </message>
+    <message>
+        <source>{value} was not found beside the config; the content its tool ships is assumed</source>
+        <translation>在設定檔旁找不到 {value}；假設為工具隨附的內容</translation>
+    </message>
+    <message>
+        <source>no config file given</source>
+        <translation>沒有給任何設定檔</translation>
+    </message>
+    <message>
+        <source>{value} fine-tuning trains only some layers or an orthogonal adapter, which VRAM Lab does not cost</source>
+        <translation>{value} 微調只訓練部分層或正交 adapter，VRAM Lab 不估算</translation>
+    </message>
+    <message>
+        <source>a base quantized to {value} bits is not costed (QLoRA&apos;s 4-bit NF4 is)</source>
+        <translation>未估算量化到 {value} 位元的基底（QLoRA 的 4-bit NF4 有估算）</translation>
+    </message>
+    <message>
+        <source>{value} quantization is not costed (bitsandbytes 4-bit is)</source>
+        <translation>未估算 {value} 量化（bitsandbytes 4-bit 有估算）</translation>
+    </message>
+    <message>
+        <source>{value} replaces the optimizer with one VRAM Lab does not cost</source>
+        <translation>{value} 會把優化器換成 VRAM Lab 不估算的一種</translation>
+    </message>
+    <message>
+        <source>not a training run (do_train is not set: an inference, evaluation or export config)</source>
+        <translation>不是訓練（沒有設定 do_train：這是推論、評估或匯出的設定檔）</translation>
+    </message>
+    <message>
+        <source>a PyTorch pickle, which is never opened because loading it runs code; export TrainingArguments.to_json_string() to a .json file and import that instead</source>
+        <extracomment>YAML&apos;s own types (https://yaml.org/type/); any other tag is refused</extracomment>
+        <translation>這是 PyTorch 的 pickle，載入它會執行程式碼，所以絕不開啟；請把 TrainingArguments.to_json_string() 匯出成 .json 檔，改匯入那個檔案</translation>
+    </message>
+    <message>
+        <source>too large for a training config ({size} bytes; the limit is {limit})</source>
+        <translation>以訓練設定檔來說太大了（{size} 位元組；上限是 {limit}）</translation>
+    </message>
+    <message>
+        <source>not valid YAML ({problem})</source>
+        <translation>不是有效的 YAML（{problem}）</translation>
+    </message>
+    <message>
+        <source>the YAML tag {tag} is not allowed: only plain YAML data is read</source>
+        <translation>不允許 YAML 標籤 {tag}：只讀取純 YAML 資料</translation>
+    </message>
+    <message>
+        <source>more than {limit} YAML aliases</source>
+        <translation>YAML 別名超過 {limit} 個</translation>
+    </message>
+    <message>
+        <source>a YAML alias inside the node it names</source>
+        <translation>YAML 別名出現在它所指的節點裡</translation>
+    </message>
+    <message>
+        <source>nested too deeply (more than {limit} levels)</source>
+        <translation>巢狀太深（超過 {limit} 層）</translation>
+    </message>
+    <message>
+        <source>more than {limit} YAML nodes, more than a training config holds</source>
+        <translation>YAML 節點超過 {limit} 個，比訓練設定檔會有的還多</translation>
+    </message>
+    <message>
+        <source>its YAML aliases expand to more than {limit} nodes (an alias bomb)</source>
+        <translation>它的 YAML 別名展開後超過 {limit} 個節點（別名炸彈）</translation>
+    </message>
+    <message>
+        <source>not a training config (its top level is {kind}, not a mapping)</source>
+        <translation>不是訓練設定檔（最上層是 {kind}，不是對應表）</translation>
+    </message>
+    <message>
+        <source>{problem}</source>
+        <translation>{problem}</translation>
+    </message>
+    <message>
+        <source>not UTF-8 text (byte {byte})</source>
+        <translation>不是 UTF-8 文字（第 {byte} 個位元組）</translation>
+    </message>
+    <message>
+        <source>{value} is not a model VRAM Lab knows, nor a local folder with a config.json; give the model with --model (a catalog id) or --config (its config.json)</source>
+        <translation>{value} 不是 VRAM Lab 認得的模型，也不是含有 config.json 的本機資料夾；請用 --model（目錄中的 id）或 --config（它的 config.json）指定模型</translation>
+    </message>
+    <message>
+        <source>the files name no model; give it with --model or --config</source>
+        <translation>這些檔案沒有指定模型；請用 --model 或 --config 指定</translation>
+    </message>
+    <message>
+        <source>not a setting the memory estimate uses</source>
+        <translation>記憶體估算用不到這個設定</translation>
+    </message>
+    <message>
+        <source>set explicitly, which overrides the file</source>
+        <translation>已明確指定，蓋過檔案中的值</translation>
+    </message>
+    <message>
+        <source>{file} already sets {field} ({value}), and the first file wins</source>
+        <translation>{file} 已經設定了 {field}（{value}），以第一個檔案為準</translation>
+    </message>
+    <message>
+        <source>choose the {field} explicitly ({flag}) to estimate it anyway</source>
+        <translation>若仍要估算，請明確指定 {field}（{flag}）</translation>
+    </message>
+    <message>
+        <source>full fine-tuning of fp16 weights with fp16 autocast cannot run (the Trainer cannot unscale fp16 gradients)</source>
+        <translation>fp16 權重搭配 fp16 autocast 的全參數微調無法執行（Trainer 無法對 fp16 梯度做 unscale）</translation>
+    </message>
+    <message>
+        <source>the imported setup is not valid: {problem}</source>
+        <translation>匯入的設定無效：{problem}</translation>
+    </message>
+    <message>
+        <source>{value} training is not costed for torchtune (bf16 and fp32 are)</source>
+        <translation>未估算 torchtune 的 {value} 訓練（bf16 與 fp32 有估算）</translation>
+    </message>
+    <message>
+        <source>knowledge distillation also holds the teacher model, which this estimate does not count</source>
+        <translation>知識蒸餾還會放著教師模型，這個估算沒有算進去</translation>
+    </message>
+    <message>
+        <source>not a training config (no optimizer: an evaluation, generation or quantization config)</source>
+        <translation>不是訓練設定檔（沒有優化器：這是評估、生成或量化的設定檔）</translation>
+    </message>
+    <message>
+        <source>{value} keeps the checkpoint&apos;s dtype, taken as bf16</source>
+        <translation>{value} 沿用檢查點的 dtype，視為 bf16</translation>
+    </message>
+    <message>
+        <source>the sequence is the prompt plus the completion, and the file does not bound the prompt (max_prompt_length)</source>
+        <translation>序列是提示加上回答，而檔案沒有限制提示長度（max_prompt_length）</translation>
+    </message>
+    <message>
+        <source>a 4-bit base trains only through adapters (use_peft is not set)</source>
+        <translation>4 位元基底只能透過 adapter 訓練（沒有設定 use_peft）</translation>
+    </message>
 </context>
 <context>
     <name>errors</name>
@@ -1559,6 +2115,10 @@ VRAM Lab 保留了目前的狀態，可以照常使用。詳細資訊已寫入 {
     <message>
         <source>Reset to &amp;defaults</source>
         <translation>恢復預設值(&amp;D)</translation>
+    </message>
+    <message>
+        <source>&amp;Import training config…</source>
+        <translation>匯入訓練設定檔(&amp;I)…</translation>
     </message>
     <message>
         <source>&amp;Export chart</source>
@@ -1607,6 +2167,18 @@ VRAM Lab 保留了目前的狀態，可以照常使用。詳細資訊已寫入 {
     <message>
         <source>&amp;Quit</source>
         <translation>結束(&amp;Q)</translation>
+    </message>
+    <message>
+        <source>&amp;Edit</source>
+        <translation>編輯(&amp;E)</translation>
+    </message>
+    <message>
+        <source>&amp;Undo</source>
+        <translation>復原(&amp;U)</translation>
+    </message>
+    <message>
+        <source>&amp;Redo</source>
+        <translation>重做(&amp;R)</translation>
     </message>
     <message>
         <source>&amp;View</source>

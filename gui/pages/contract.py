@@ -9,7 +9,9 @@ they need no page-specific code and no ``getattr``, and mypy checks each method'
 - ``ExportsChart``: File > Export as an image, copy the chart (``gui.export_actions``);
 - ``ExportsBreakdown``: File > Export the memory terms as a table (``gui.export_actions``);
 - ``PresentsSteps``: a clicker's keys go through the page's own steps first (``gui.presentation``);
-- ``KeepsViewState``: the page's own state survives a rebuild of the window (``gui.widgets.page_stack``).
+- ``KeepsViewState``: the page's own state survives a rebuild of the window (``gui.widgets.page_stack``);
+- ``ImportsModel``: a dropped config.json or model folder is imported there (``gui.config_import_actions``);
+- ``ShowsStage``: an imported DPO / PPO / GRPO config selects its stage there (``gui.config_import_actions``).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 if TYPE_CHECKING:
     from PySide6.QtWidgets import QWidget
 
+    from engine.alignment import Stage
     from gui.breakdown_table import Breakdown
 
 
@@ -61,3 +64,18 @@ class KeepsViewState(Protocol):
     def view_state(self) -> dict[str, Any]: ...
 
     def restore_view_state(self, state: dict[str, Any]) -> None: ...
+
+
+@runtime_checkable
+class ImportsModel(Protocol):
+    """A page with a model import (a Hugging Face config.json, a folder holding one): True when it was imported;
+    otherwise the page has said why, and nothing changed."""
+
+    def import_model(self, path: str) -> bool: ...
+
+
+@runtime_checkable
+class ShowsStage(Protocol):
+    """A page that draws one alignment stage at a time: ``select`` draws ``stage``."""
+
+    def select(self, stage: Stage) -> None: ...

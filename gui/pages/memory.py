@@ -91,6 +91,10 @@ class MemoryPage(QWidget):
         sc = self.scenario
         return Breakdown.of(training_title(sc.model, sc.setup, sc.gpu), self.current.device_terms)
 
+    def import_model(self, path: str) -> bool:
+        """Import a config.json or a model folder as the settings panel's Import button does (a dropped file)."""
+        return self.controls.import_config(path)
+
     def _layout(self) -> None:
         left = scroll_area(self.controls, self)
         left.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)

@@ -58,7 +58,7 @@ def test_switch_changes_texts_and_keeps_everything(window: MainWindow, qapp: QAp
 
     assert "注意力，一步一步算" in labels(window)
     assert window.windowTitle() == "VRAM Lab — 注意力"
-    assert [a.text() for a in window.menuBar().actions()] == ["檔案(&F)", "檢視(&V)", "說明(&H)"]
+    assert [a.text() for a in window.menuBar().actions()] == ["檔案(&F)", "編輯(&E)", "檢視(&V)", "說明(&H)"]
     assert window.nav.list.item(0).text() == "記憶體"
     assert window.actions_by_id["lang:zh_TW"].isChecked()
     assert qapp.font().families()[0] == TC_FAMILY

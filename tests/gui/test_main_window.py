@@ -58,10 +58,11 @@ def test_ctrl_digit_keys_switch_pages(qtbot: QtBot, window: MainWindow) -> None:
     assert window.pages.current_page_id() == "alignment"
 
 
-def test_menus_are_file_view_help(window: MainWindow) -> None:
+def test_menus_are_file_edit_view_help(window: MainWindow) -> None:
     titles = [a.text().replace("&", "") for a in window.menuBar().actions()]
-    assert titles == ["File", "View", "Help"]
-    assert {"quit", "about", "theme:light", "theme:dark", "theme:system"} <= set(window.actions_by_id)
+    assert titles == ["File", "Edit", "View", "Help"]
+    assert {"quit", "about", "theme:light", "theme:dark", "theme:system", "import_config", "undo",
+            "redo"} <= set(window.actions_by_id)
 
 
 def test_theme_actions_switch_and_remember(qtbot: QtBot, window: MainWindow, theme: ThemeManager) -> None:
