@@ -1,16 +1,16 @@
 """A searchable model picker grouped by family, with parameter counts; imported models join an "Imported" group,
 and the models already in this computer's Hugging Face cache (engine.catalog.local) an "On this computer" group.
 
-Family headings are disabled items, so the picker maps rows to models itself (:meth:`model_at`); typing filters
-the list (a case-insensitive "contains" completer), as in a search box.
+Family headings are disabled items drawn in the text colour (bold), so the picker maps rows to models itself
+(:meth:`model_at`); typing filters the list (a case-insensitive "contains" completer), as in a search box.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 
-from PySide6.QtCore import Qt
-from PySide6.QtGui import QFont, QPalette, QStandardItem, QStandardItemModel
+from PySide6.QtCore import QEvent, Qt
+from PySide6.QtGui import QBrush, QFont, QPalette, QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import QComboBox, QCompleter, QWidget
 
 from engine.params import count_params
@@ -66,8 +66,20 @@ class ModelPicker(QComboBox):
         font = QFont(self.font())
         font.setBold(True)
         item.setFont(font)
-        item.setForeground(self.palette().brush(QPalette.ColorGroup.Active, QPalette.ColorRole.WindowText))
+        item.setForeground(self._heading_brush())
         self._items.appendRow(item)
+
+    def _heading_brush(self) -> QBrush:
+        return self.palette().brush(QPalette.ColorGroup.Active, QPalette.ColorRole.WindowText)
+
+    def changeEvent(self, event: QEvent) -> None:
+        """A theme change (light, dark, high contrast) repaints the headings in the new text colour."""
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.PaletteChange and hasattr(self, "_items"):
+            for row in range(self._items.rowCount()):
+                item = self._items.item(row)
+                if item is not None and self.model_at(row) is None:
+                    item.setForeground(self._heading_brush())
 
     def _add(self, m: ModelSpec) -> int:
         item = QStandardItem(f"{m.label} — {format_count(count_params(m).total)}")

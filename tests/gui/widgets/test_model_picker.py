@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
+from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
 from engine.catalog import get_model, models
@@ -120,3 +121,18 @@ def test_each_family_is_one_heading_over_its_models(qtbot: QtBot) -> None:
     first = picker.itemText(0)
     assert first == models()[0].family
     assert picker.model_at(1) == models()[0]
+
+
+def test_headings_follow_a_theme_change(picker: ModelPicker, qapp) -> None:
+    from PySide6.QtGui import QColor, QPalette
+
+    before = qapp.palette()
+    changed = QPalette(before)
+    changed.setColor(QPalette.ColorRole.WindowText, QColor("#123456"))
+    try:
+        qapp.setPalette(changed)
+        qapp.processEvents()  # Qt posts the change to each widget
+        heading = picker.model().index(0, 0)
+        assert picker.model().data(heading, Qt.ItemDataRole.ForegroundRole).color() == QColor("#123456")
+    finally:
+        qapp.setPalette(before)
