@@ -1,7 +1,8 @@
 """Record what transformers and PEFT build for each config: total parameters and LoRA trainable counts.
 
-    /work/calib-venv/bin/python -m calibration.counts     # rewrites tests/engine/data/transformers_counts.json
-    /work/calib-venv/bin/python -m calibration.counts DIR ID ...   # configs from DIR too; only these ids, merged
+    /work/calib-venv/bin/python -m calibration.counts                # our configs: rows recomputed, others kept
+    /work/calib-venv/bin/python -m calibration.counts ID ...         # only these ids
+    /work/calib-venv/bin/python -m calibration.counts --real DIR [ID ...]   # the published configs in DIR too
 
 Each model is built on the `meta` device from its config (nothing is allocated or downloaded), as the model class
 `AutoModelForCausalLM` picks (for a multimodal wrapper: the language model, from `text_config`); PEFT's
@@ -9,8 +10,16 @@ Each model is built on the `meta` device from its config (nothing is allocated o
 "all-linear" (PEFT's keyword), "attention" and "qv" (the family's own module names). The app's tests compare the
 engine's counts with these numbers without importing torch (tests/engine/test_transformers_counts.py).
 
-Configs: the calibration catalog (calibration/models.py), the real config.json files of the bundled catalog
-(engine/catalog/hf_configs/*.json, when present) and small configs of every family the engine imports.
+Configs, two kinds:
+
+* ours, recorded with their ``config`` (the app's tests import it again): the calibration catalog
+  (calibration/models.py), the catalog models we wrote (calibration/catalog_configs.py) and small probes of every
+  family the engine imports (``FAMILY_PROBES``);
+* published config.json files of catalog models, read from ``--real DIR`` (one JSON file per model, its config under
+  ``"config"``; kept outside the repository, which ships none of them): recorded without their ``config``; the
+  app's tests compare the catalog entry of the same id (engine/catalog/models_hf.json) with the numbers.
+
+Rows already in the file and not recomputed are kept.
 """
 
 from __future__ import annotations
@@ -146,28 +155,42 @@ def _lora(cfg: dict[str, Any], targets: Any) -> tuple[int, list[str], list[str]]
     return trainable, leaf, sorted(c.target_parameters or [])
 
 
-def record(model_id: str, cfg: dict[str, Any]) -> dict[str, Any]:
-    """What transformers and PEFT build for one config."""
+def record(model_id: str, cfg: dict[str, Any], *, keep_config: bool = True) -> dict[str, Any]:
+    """What transformers and PEFT build for one config (its ``config`` kept only when it is ours)."""
     model = _build(cfg)
     total = sum(p.numel() for p in model.parameters()) + getattr(model, "head_params", 0)
     all_linear = LLAMA4_ALL_LINEAR if _text_type(cfg) == "llama4_text" else "all-linear"
     n_all, modules, params = _lora(cfg, all_linear)
-    return {"id": model_id, "config": cfg, "total_params": total,
+    return {"id": model_id, **({"config": cfg} if keep_config else {}), "total_params": total,
             "lora_r16": {"all-linear": n_all, "attention": _lora(cfg, _names(cfg, ATTENTION))[0],
                          "qv": _lora(cfg, _names(cfg, QV))[0]},
             "all_linear_modules": modules, "all_linear_parameters": params}
 
 
-def configs(extra: Path | None = None) -> dict[str, dict[str, Any]]:
+def configs() -> dict[str, dict[str, Any]]:
+    """Our configs (module docstring): recorded with their ``config``."""
+    from calibration.catalog_configs import configs as catalog_configs
     from calibration.models import CATALOG
 
     out = {k: v for k, v in CATALOG.items() if not k.startswith("tiny")}
-    folder = extra or ROOT / "engine" / "catalog" / "hf_configs"
+    out.update(catalog_configs())
+    out.update(FAMILY_PROBES)
+    return out
+
+
+def real_configs(folder: Path) -> dict[str, dict[str, Any]]:
+    """The published configs of ``folder`` (``{"id", "config", ...}`` per file), by id."""
+    out = {}
     for path in sorted(folder.glob("*.json")):
         entry = json.loads(path.read_text())
         out[entry["id"]] = entry["config"]
-    out.update(FAMILY_PROBES)
     return out
+
+
+def _arguments(argv: list[str]) -> tuple[Path | None, set[str]]:
+    if argv[:1] == ["--real"]:
+        return Path(argv[1]), set(argv[2:])
+    return None, set(argv)
 
 
 def main() -> int:
@@ -175,14 +198,18 @@ def main() -> int:
     from transformers.utils import logging
 
     logging.set_verbosity_error()
-    only = set(sys.argv[2:])
-    kept = json.loads(OUT.read_text())["models"] if only and OUT.exists() else []
-    rows = [r for r in kept if r["id"] not in only]
-    for model_id, cfg in configs(Path(sys.argv[1]) if len(sys.argv) > 1 else None).items():
-        if {cfg.get("model_type"), _text_type(cfg)} & SKIPPED or (only and model_id not in only):
+    real_dir, only = _arguments(sys.argv[1:])
+    ours = configs()
+    real = {k: v for k, v in (real_configs(real_dir) if real_dir else {}).items() if k not in ours}
+    todo = [(k, c, True) for k, c in ours.items()] + [(k, c, False) for k, c in real.items()]
+    todo = [t for t in todo if not only or t[0] in only]
+    done = {t[0] for t in todo}
+    rows = [r for r in (json.loads(OUT.read_text())["models"] if OUT.exists() else []) if r["id"] not in done]
+    for model_id, cfg, keep in todo:
+        if {cfg.get("model_type"), _text_type(cfg)} & SKIPPED:
             continue
         try:
-            rows.append(record(model_id, cfg))
+            rows.append(record(model_id, cfg, keep_config=keep))
         except Exception as exc:  # keep going; say which failed
             print(f"{model_id}: FAILED {type(exc).__name__}: {str(exc)[:200]}", flush=True)
             continue

@@ -533,6 +533,20 @@ class GpuSpec(_Frozen):
     #: what the CUDA/ROCm context and libraries take outside the allocator (measured: ~0.55 GB on an H200)
     context_bytes: Bytes = 550_000_000
     bf16: bool = True
+    #: the share of ``memory_bytes`` one process may use where the vendor caps it (macOS: Metal's
+    #: ``recommendedMaxWorkingSetSize``); 1 where no cap is documented
+    usable_fraction: Annotated[float, Field(gt=0.0, le=1.0)] = 1.0
+    #: memory shared with the CPU (Apple silicon): the operating system and other programs live in it too
+    unified_memory: bool = False
+    #: where ``memory_bytes`` comes from (a datasheet, or nvidia-smi on a real card)
+    source: str = ""
+    #: where ``usable_fraction`` comes from
+    usable_source: str = ""
+
+    @property
+    def usable_bytes(self) -> int:
+        """The memory one process may use: ``memory_bytes`` times ``usable_fraction``."""
+        return int(self.memory_bytes * self.usable_fraction)
 
 
 def field_bounds(model: type[BaseModel], name: str) -> tuple[float | None, float | None]:

@@ -38,6 +38,15 @@ def isolated_settings(tmp_path: Path) -> Iterator[Path]:
     settings.redirect(_SESSION_SETTINGS)
 
 
+@pytest.fixture(autouse=True)
+def empty_hf_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Every test sees an empty Hugging Face cache of its own, never the machine's (engine.catalog.local)."""
+    folder = tmp_path / "hf-hub-cache"
+    folder.mkdir()
+    monkeypatch.setenv("HF_HUB_CACHE", str(folder))
+    return folder
+
+
 def _live(kind: type) -> list[object]:
     return [o for o in gc.get_objects() if isinstance(o, kind) and shiboken6.isValid(o)]
 

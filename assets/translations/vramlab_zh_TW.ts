@@ -1024,6 +1024,10 @@
 <context>
     <name>ModelPicker</name>
     <message>
+        <source>On this computer</source>
+        <translation>本機模型</translation>
+    </message>
+    <message>
         <source>Imported</source>
         <translation>匯入的模型</translation>
     </message>

@@ -8,7 +8,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from engine.catalog import DEFAULT_GPU, DEFAULT_MODEL, get_gpu, get_model
+from engine.catalog import DEFAULT_GPU, DEFAULT_MODEL, CatalogError, get_gpu, get_model
 from engine.commands.explicit import track_explicit
 from engine.commands.host_report import add_host_arguments, host_from_args, host_json, host_text
 from engine.specs import (
@@ -119,12 +119,25 @@ def parallel_from_args(a: argparse.Namespace) -> ParallelSpec:
 
 
 def resolve_model(model: str | None, config: str | None) -> ModelSpec:
-    """A catalog model, or one imported from a Hugging Face config (``--config``)."""
+    """A catalog model, or one imported from a Hugging Face config (``--config``); a ``--model org/name`` the
+    catalog does not know is looked for in the local Hugging Face cache (engine.catalog.local)."""
     if config is not None:
         from engine.hf_import import load_config
 
         return load_config(config)
-    return get_model(model or DEFAULT_MODEL)
+    try:
+        return get_model(model or DEFAULT_MODEL)
+    except CatalogError:
+        if model is None or "/" not in model:
+            raise
+        from engine.catalog.local import find_local
+
+        cached = find_local(model)
+        if cached is None:
+            raise
+        if cached.spec is None:
+            raise CatalogError(f"{model} (Hugging Face cache): {cached.error}") from None
+        return cached.spec
 
 
 def setup_from_args(a: argparse.Namespace) -> TrainingSetup:

@@ -41,11 +41,14 @@ def _by_normal_name() -> dict[str, str]:
 
 
 def catalog_match(name: str) -> tuple[ModelSpec, bool] | None:
-    """The catalog model ``name`` means, and whether it is exact (its id or repository); None if none."""
+    """The catalog model ``name`` means, and whether it is exact (its id or repository; an alias, such as a chat
+    variant's repository, is a match but not exact); None if none."""
     try:
-        return get_model(name), True
+        m = get_model(name)
     except CatalogError:
         pass
+    else:
+        return m, name.strip().lower() in {m.id.lower(), (m.hf_repo or "").lower()}
     found = _by_normal_name().get(_normal(name))
     return (get_model(found), False) if found else None
 

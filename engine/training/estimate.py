@@ -144,8 +144,8 @@ def _peak(table: StepTable, s: TrainingSetup, gpu: GpuSpec) -> _Peak:
 
 
 def stage_fits(m: ModelSpec, s: TrainingSetup, gpu: GpuSpec, stage: int) -> bool:
-    """Whether one pipeline stage of ``s``'s layout fits ``gpu`` (a planner screens with it)."""
-    return _peak(step_table(m, s, stage=stage), s, gpu).device <= gpu.memory_bytes
+    """Whether one pipeline stage of ``s``'s layout fits ``gpu``'s usable memory (a planner screens with it)."""
+    return _peak(step_table(m, s, stage=stage), s, gpu).device <= gpu.usable_bytes
 
 
 def _rank(stage: int, p: _Peak) -> RankEstimate:

@@ -7,6 +7,10 @@ Three levels, because users confuse them:
   eight real H200 runs in ``reference/gpu_llama.jsonl`` has median 1.069 (range 1.017-1.112);
 * **device total**: plus the CUDA context and libraries outside the allocator (0.55 GB measured on an H200)
   and paged optimizer states (unified memory): what ``nvidia-smi`` shows.
+
+The verdict compares the device total with the memory one process may use, ``GpuSpec.usable_bytes``: the whole
+memory, except where the vendor documents a cap below it (Apple silicon: Metal's ``recommendedMaxWorkingSetSize``,
+about 75-84% of the unified memory, engine/catalog/gpus.json ``usable_source``).
 """
 
 from __future__ import annotations
@@ -101,7 +105,8 @@ class Estimate:
 
     @property
     def fits(self) -> bool:
-        return self.device_bytes <= self.gpu.memory_bytes
+        """Whether the device total fits the memory one process may use (module docstring)."""
+        return self.device_bytes <= self.gpu.usable_bytes
 
     @property
     def device_terms(self) -> tuple[Term, ...]:
@@ -120,9 +125,9 @@ class Estimate:
     def verdict(self) -> Verdict:
         if not self.fits:
             return Verdict.OVER
-        return Verdict.TIGHT if self.headroom_bytes < TIGHT_HEADROOM * self.gpu.memory_bytes else Verdict.FITS
+        return Verdict.TIGHT if self.headroom_bytes < TIGHT_HEADROOM * self.gpu.usable_bytes else Verdict.FITS
 
     @property
     def headroom_bytes(self) -> int:
-        """GPU memory left after the device total (negative: short by that much)."""
-        return self.gpu.memory_bytes - self.device_bytes
+        """Usable GPU memory left after the device total (negative: short by that much)."""
+        return self.gpu.usable_bytes - self.device_bytes

@@ -45,7 +45,7 @@ from gui.page_state import Fields, touches
 from gui.scenario import Scenario
 from gui.slider_scale import ScaleKind, SliderScale
 from gui.widgets.long_context_group import LongContextGroup
-from gui.widgets.model_picker import ModelPicker
+from gui.widgets.model_picker import ModelPicker, cached_models
 
 # what the two switches show: attention without the s x s scores in memory; an 8-bit optimizer
 NO_SCORES = (Attention.SDPA, Attention.FLASH)
@@ -82,7 +82,7 @@ class MemoryControls(QWidget):
     # -- groups ---------------------------------------------------------------------------------------------
     def _model_box(self) -> QGroupBox:
         box = QGroupBox(self.tr("Model"))
-        self.model_picker = ModelPicker(models(), box)
+        self.model_picker = ModelPicker(models(), box, local=cached_models())
         self.model_picker.setToolTip(self.tr("Type to search; grouped by family, with parameter counts"))
         self.binder.custom(
             self.model_picker, "model", read=self.model_picker.current_model, show=self.model_picker.show_model,

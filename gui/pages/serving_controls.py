@@ -18,7 +18,7 @@ from gui.binding import Binder
 from gui.page_state import Fields, PageState, touches
 from gui.scenario import Scenario
 from gui.slider_scale import ScaleKind, SliderScale
-from gui.widgets.model_picker import ModelPicker
+from gui.widgets.model_picker import ModelPicker, cached_models
 
 TOKENS = SliderScale.for_field("tokens", ScaleKind.POW2, ranges.SERVING_TOKENS, model=ServingSetup)
 SEQUENCES = SliderScale.for_field("sequences", ScaleKind.LOG, ranges.SEQUENCES, model=ServingSetup)
@@ -37,7 +37,7 @@ class ServingControls(QWidget):
         super().__init__(parent)
         self.scenario, self.state = scenario, state
         shared, own = Binder(scenario, self), Binder(state, self)
-        self.model_box, self.gpu_box = ModelPicker(models(), self), QComboBox(self)
+        self.model_box, self.gpu_box = ModelPicker(models(), self, local=cached_models()), QComboBox(self)
         shared.custom(self.model_box, "model", read=self.model_box.current_model, show=self.model_box.show_model,
                       changed=self.model_box.activated)
         shared.combo(self.gpu_box, "gpu", [(g.name, g) for g in gpus()])

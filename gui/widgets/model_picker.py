@@ -1,15 +1,16 @@
-"""A searchable model picker grouped by family, with parameter counts; imported models join an "Imported" group.
+"""A searchable model picker grouped by family, with parameter counts; imported models join an "Imported" group,
+and the models already in this computer's Hugging Face cache (engine.catalog.local) an "On this computer" group.
 
-Family headings are disabled items, so the picker maps rows to models itself (:meth:`model_at`); typing filters
-the list (a case-insensitive "contains" completer), as in a search box.
+Family headings are disabled items drawn in the text colour (bold), so the picker maps rows to models itself
+(:meth:`model_at`); typing filters the list (a case-insensitive "contains" completer), as in a search box.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 
-from PySide6.QtCore import Qt
-from PySide6.QtGui import QFont, QStandardItem, QStandardItemModel
+from PySide6.QtCore import QEvent, Qt
+from PySide6.QtGui import QBrush, QFont, QPalette, QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import QComboBox, QCompleter, QWidget
 
 from engine.params import count_params
@@ -25,7 +26,9 @@ class ModelPicker(QComboBox):
     Signals: inherits ``QComboBox.activated`` / ``currentIndexChanged``; read the choice with :meth:`current_model`.
     """
 
-    def __init__(self, models: Iterable[ModelSpec], parent: QWidget | None = None) -> None:
+    def __init__(
+        self, models: Iterable[ModelSpec], parent: QWidget | None = None, local: Iterable[ModelSpec] = ()
+    ) -> None:
         super().__init__(parent)
         self._items = QStandardItemModel(self)
         self.setModel(self._items)
@@ -43,14 +46,40 @@ class ModelPicker(QComboBox):
                 family = m.family
                 self._heading(family)
             self._add(m)
+        self.add_local(local)
+
+    def add_local(self, models: Iterable[ModelSpec]) -> None:
+        """List models found in the local Hugging Face cache under an "On this computer" heading."""
+        heading = self.tr("On this computer")
+        for m in models:
+            if any(self.model_at(r) == m for r in range(self._items.rowCount())):
+                continue
+            if not self._items.findItems(heading):
+                self._heading(heading)
+            self._add(m)
 
     def _heading(self, text: str) -> None:
+        """A family heading: not selectable, bold, in the text colour (a disabled item's grey is hard to read
+        between 80 models)."""
         item = QStandardItem(text)
         item.setFlags(Qt.ItemFlag.NoItemFlags)
         font = QFont(self.font())
         font.setBold(True)
         item.setFont(font)
+        item.setForeground(self._heading_brush())
         self._items.appendRow(item)
+
+    def _heading_brush(self) -> QBrush:
+        return self.palette().brush(QPalette.ColorGroup.Active, QPalette.ColorRole.WindowText)
+
+    def changeEvent(self, event: QEvent) -> None:
+        """A theme change (light, dark, high contrast) repaints the headings in the new text colour."""
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.PaletteChange and hasattr(self, "_items"):
+            for row in range(self._items.rowCount()):
+                item = self._items.item(row)
+                if item is not None and self.model_at(row) is None:
+                    item.setForeground(self._heading_brush())
 
     def _add(self, m: ModelSpec) -> int:
         item = QStandardItem(f"{m.label} — {format_count(count_params(m).total)}")
@@ -88,3 +117,11 @@ class ModelPicker(QComboBox):
             self.add_imported(m)
             rows = [r for r in range(self._items.rowCount()) if self.model_at(r) == m]
         self.setCurrentIndex(rows[0])
+
+
+def cached_models() -> list[ModelSpec]:
+    """The models of the local Hugging Face cache that import (engine.catalog.local); a broken one is left out
+    here (``python -m engine models --local`` lists it with its error)."""
+    from engine.catalog.local import local_models
+
+    return [m.spec for m in local_models() if m.spec is not None]

@@ -42,6 +42,10 @@ def test_models_lists_the_catalog(capsys):
     d = _json(capsys, "models")
     ids = {m["id"]: m for m in d["models"]}
     assert ids["llama-3.1-8b"]["total_params"] == 8_030_261_248
+    assert len(ids) >= 60
+    qwen = ids["qwen3-8b"]["source"]
+    assert qwen["config"] == "https://huggingface.co/Qwen/Qwen3-8B/blob/main/config.json"
+    assert qwen["total_params"] == ids["qwen3-8b"]["total_params"]
 
 
 @pytest.mark.parametrize(

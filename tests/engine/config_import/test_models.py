@@ -31,7 +31,7 @@ def test_catalog_matches(name: str, model_id: str, exact: bool) -> None:
 
 
 @pytest.mark.parametrize("name", ["mistralai/Mistral-7B-Instruct-v0.2", "TheBloke/Llama-2-7B-GPTQ",
-                                  "unsloth/llama-3-8b-bnb-4bit", "Qwen/Qwen3-4B", "HuggingFaceH4/zephyr-7b-beta"])
+                                  "unsloth/llama-3-8b-bnb-4bit", "Qwen/Qwen2-7B", "HuggingFaceH4/zephyr-7b-beta"])
 def test_other_versions_and_quantized_repositories_match_nothing(name: str) -> None:
     assert catalog_match(name) is None
 

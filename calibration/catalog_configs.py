@@ -1,0 +1,206 @@
+"""Architectures of catalog models written by us (no published config.json file ships): minimal config dicts.
+
+Each entry holds only the fields that shape the network, in Hugging Face's field names, written from public
+sources read through the project's search index (model cards, the models' own READMEs, configs quoted in public
+code); ``read_from`` says which. ``tools/catalog_import.py`` imports them with the engine's own importer
+(:func:`engine.hf_import.spec_from_config`) into ``engine/catalog/models_hf.json``, and
+``python -m calibration.counts`` records what transformers 5.24 builds from the same dicts
+(tests/engine/data/transformers_counts.json, ``config`` kept). Nothing here imports torch.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+HF = "https://huggingface.co/{}/blob/main/config.json"
+
+
+def _qwen3(hidden: int, inter: int, layers: int, heads: int, kv: int, *, tie: bool) -> dict[str, Any]:
+    return {"model_type": "qwen3", "vocab_size": 151936, "hidden_size": hidden, "intermediate_size": inter,
+            "num_hidden_layers": layers, "num_attention_heads": heads, "num_key_value_heads": kv, "head_dim": 128,
+            "max_position_embeddings": 40960, "rms_norm_eps": 1e-6, "rope_theta": 1000000.0, "hidden_act": "silu",
+            "attention_bias": False, "tie_word_embeddings": tie}
+
+
+def _qwen2(hidden: int, inter: int, layers: int, heads: int, kv: int) -> dict[str, Any]:
+    return {"model_type": "qwen2", "vocab_size": 152064, "hidden_size": hidden, "intermediate_size": inter,
+            "num_hidden_layers": layers, "num_attention_heads": heads, "num_key_value_heads": kv,
+            "max_position_embeddings": 131072, "rms_norm_eps": 1e-5, "rope_theta": 1000000.0, "hidden_act": "silu",
+            "use_sliding_window": False, "tie_word_embeddings": False}
+
+
+def _llama3(hidden: int, inter: int, layers: int, heads: int) -> dict[str, Any]:
+    return {"model_type": "llama", "vocab_size": 128256, "hidden_size": hidden, "intermediate_size": inter,
+            "num_hidden_layers": layers, "num_attention_heads": heads, "num_key_value_heads": 8, "head_dim": 128,
+            "max_position_embeddings": 131072, "rms_norm_eps": 1e-5, "rope_theta": 500000.0, "hidden_act": "silu",
+            "attention_bias": False, "mlp_bias": False, "tie_word_embeddings": False}
+
+
+def _gemma3(hidden: int, inter: int, layers: int, heads: int, kv: int, *, head_dim: int,
+            scalar: int) -> dict[str, Any]:
+    """The language model (``text_config``) of a Gemma 3 checkpoint: 5 sliding-window layers to 1 global."""
+    return {"model_type": "gemma3_text", "vocab_size": 262208, "hidden_size": hidden, "intermediate_size": inter,
+            "num_hidden_layers": layers, "num_attention_heads": heads, "num_key_value_heads": kv,
+            "head_dim": head_dim, "query_pre_attn_scalar": scalar, "sliding_window": 1024,
+            "sliding_window_pattern": 6, "max_position_embeddings": 131072, "rms_norm_eps": 1e-6,
+            "hidden_activation": "gelu_pytorch_tanh", "attention_bias": False, "tie_word_embeddings": True}
+
+
+def _mistral_small() -> dict[str, Any]:
+    """Mistral Small 3.1's language model, also Devstral Small's whole model (params.json: dim 5120, 40 layers,
+    head_dim 128, hidden_dim 32768, 32 heads, 8 kv heads, vocab 131072)."""
+    return {"model_type": "mistral", "vocab_size": 131072, "hidden_size": 5120, "intermediate_size": 32768,
+            "num_hidden_layers": 40, "num_attention_heads": 32, "num_key_value_heads": 8, "head_dim": 128,
+            "max_position_embeddings": 131072, "rms_norm_eps": 1e-5, "rope_theta": 1000000000.0,
+            "hidden_act": "silu", "sliding_window": None, "tie_word_embeddings": False}
+
+
+def _exaone4(hidden: int, inter: int, layers: int, heads: int, head_dim: int, *, hybrid: bool,
+             tie: bool) -> dict[str, Any]:
+    """EXAONE 4.0: the 32B alternates 3 sliding-window (4,096) layers with 1 global; the 1.2B is all global."""
+    types = (["sliding_attention"] * 3 + ["full_attention"]) * (layers // 4) if hybrid else ["full_attention"] * layers
+    return {"model_type": "exaone4", "vocab_size": 102400, "hidden_size": hidden, "intermediate_size": inter,
+            "num_hidden_layers": layers, "num_attention_heads": heads, "num_key_value_heads": 8,
+            "head_dim": head_dim, "sliding_window": 4096 if hybrid else None, "layer_types": types,
+            "max_position_embeddings": 131072, "rms_norm_eps": 1e-5, "rope_theta": 1000000.0, "hidden_act": "silu",
+            "tie_word_embeddings": tie}
+
+
+_DEEPSEEK_README = ("the distill table of github.com/deepseek-ai/DeepSeek-R1 README.md (base model of each "
+                    "distill), with that base's architecture")
+_VISION = "the language model of a multimodal checkpoint (text_config)"
+
+#: catalog id -> name, family, Hugging Face repository, aliases, where the numbers were read, and the config
+ENTRIES: dict[str, dict[str, Any]] = {
+    "qwen3-4b": {
+        "name": "Qwen3 4B", "family": "Qwen3", "hf_repo": "Qwen/Qwen3-4B",
+        "aliases": ["Qwen/Qwen3-4B-Base", "Qwen/Qwen3-4B-Instruct-2507", "Qwen/Qwen3-4B-Thinking-2507"],
+        "read_from": "Qwen3-4B config.json quoted in public code (search index); same text model as Qwen3-VL 4B",
+        "config": _qwen3(2560, 9728, 36, 32, 8, tie=True),
+    },
+    "qwen3-14b": {
+        "name": "Qwen3 14B", "family": "Qwen3", "hf_repo": "Qwen/Qwen3-14B", "aliases": ["Qwen/Qwen3-14B-Base"],
+        "read_from": "Qwen3-14B config.json quoted in public code (search index)",
+        "config": _qwen3(5120, 17408, 40, 40, 8, tie=False),
+    },
+    "gemma-3-4b": {
+        "name": "Gemma 3 4B", "family": "Gemma 3", "hf_repo": "google/gemma-3-4b-it",
+        "aliases": ["google/gemma-3-4b-pt"], "vision": True,
+        "read_from": f"{_VISION}: calibration/models.py's hand-written config (traced in docs/accuracy.md)",
+        "config": _gemma3(2560, 10240, 34, 8, 4, head_dim=256, scalar=256),
+    },
+    "gemma-3-12b": {
+        "name": "Gemma 3 12B", "family": "Gemma 3", "hf_repo": "google/gemma-3-12b-it",
+        "aliases": ["google/gemma-3-12b-pt"], "vision": True,
+        "read_from": f"{_VISION}: gemma-3-12b text_config quoted in public code (search index)",
+        "config": _gemma3(3840, 15360, 48, 16, 8, head_dim=256, scalar=256),
+    },
+    "gemma-3-27b": {
+        "name": "Gemma 3 27B", "family": "Gemma 3", "hf_repo": "google/gemma-3-27b-it",
+        "aliases": ["google/gemma-3-27b-pt"], "vision": True,
+        "read_from": f"{_VISION}: gemma-3-27b-it text_config quoted in public code (search index); "
+                     "query_pre_attn_scalar 168",
+        "config": _gemma3(5376, 21504, 62, 32, 16, head_dim=128, scalar=168),
+    },
+    "phi-4": {
+        "name": "Phi-4 (14B)", "family": "Phi-4", "hf_repo": "microsoft/phi-4", "aliases": [],
+        "read_from": "calibration/models.py's hand-written config (traced in docs/accuracy.md)",
+        "config": {"model_type": "phi3", "vocab_size": 100352, "hidden_size": 5120, "intermediate_size": 17920,
+                   "num_hidden_layers": 40, "num_attention_heads": 40, "num_key_value_heads": 10,
+                   "max_position_embeddings": 16384, "rms_norm_eps": 1e-5, "rope_theta": 250000.0,
+                   "hidden_act": "silu", "sliding_window": None, "tie_word_embeddings": False},
+    },
+    "mistral-small-3.1-24b": {
+        "name": "Mistral Small 3.1 24B", "family": "Mistral",
+        "hf_repo": "mistralai/Mistral-Small-3.1-24B-Instruct-2503",
+        "aliases": ["mistralai/Mistral-Small-3.1-24B-Base-2503", "mistralai/Mistral-Small-3.2-24B-Instruct-2506"],
+        "vision": True,
+        "read_from": f"{_VISION}: calibration/models.py's hand-written config; the same numbers as Devstral "
+                     "Small 2507's params.json",
+        "config": _mistral_small(),
+    },
+    "devstral-small-2507": {
+        "name": "Devstral Small 2507 (24B)", "family": "Mistral", "hf_repo": "mistralai/Devstral-Small-2507",
+        "aliases": ["mistralai/Devstral-Small-2505"],
+        "read_from": "params.json and model.safetensors.index.json of github.com/fetchwiki/"
+                     "mistralai-Devstral-Small-2507 (a copy of the Hugging Face repository)",
+        "config": _mistral_small(),
+    },
+    "olmo-2-1b": {
+        "name": "OLMo 2 1B", "family": "OLMo 2", "hf_repo": "allenai/OLMo-2-0425-1B",
+        "aliases": ["allenai/OLMo-2-0425-1B-Instruct"],
+        "read_from": "calibration/models.py's hand-written config (traced in docs/accuracy.md)",
+        "config": {"model_type": "olmo2", "vocab_size": 100352, "hidden_size": 2048, "intermediate_size": 8192,
+                   "num_hidden_layers": 16, "num_attention_heads": 16, "num_key_value_heads": 16,
+                   "max_position_embeddings": 4096, "rms_norm_eps": 1e-6, "rope_theta": 500000.0,
+                   "hidden_act": "silu", "attention_bias": False, "tie_word_embeddings": False},
+    },
+    "olmo-3-7b": {
+        "name": "Olmo 3 7B", "family": "OLMo 3", "hf_repo": "allenai/Olmo-3-1025-7B",
+        "aliases": ["allenai/Olmo-3-7B-Instruct", "allenai/Olmo-3-7B-Think"],
+        "read_from": "calibration/models.py's hand-written config (traced in docs/accuracy.md); 3 sliding-window "
+                     "layers to 1 global",
+        "config": {"model_type": "olmo3", "vocab_size": 100278, "hidden_size": 4096, "intermediate_size": 11008,
+                   "num_hidden_layers": 32, "num_attention_heads": 32, "num_key_value_heads": 32,
+                   "max_position_embeddings": 65536, "rms_norm_eps": 1e-6, "rope_theta": 500000.0,
+                   "hidden_act": "silu", "sliding_window": 4096,
+                   "layer_types": (["sliding_attention"] * 3 + ["full_attention"]) * 8,
+                   "attention_bias": False, "tie_word_embeddings": False},
+    },
+    "exaone-4.0-1.2b": {
+        "name": "EXAONE 4.0 1.2B", "family": "EXAONE 4", "hf_repo": "LGAI-EXAONE/EXAONE-4.0-1.2B", "aliases": [],
+        "read_from": "calibration/models.py's hand-written config (traced in docs/accuracy.md)",
+        "config": _exaone4(2048, 4096, 30, 32, 64, hybrid=False, tie=True),
+    },
+    "exaone-4.0-32b": {
+        "name": "EXAONE 4.0 32B", "family": "EXAONE 4", "hf_repo": "LGAI-EXAONE/EXAONE-4.0-32B", "aliases": [],
+        "read_from": "EXAONE-4.0-32B's config quoted in TensorRT-LLM's tests (search index; 64 layers, pattern "
+                     "LLLG); calibration/models.py's 4-layer cut of it is traced in docs/accuracy.md",
+        "config": _exaone4(5120, 27392, 64, 40, 128, hybrid=True, tie=False),
+    },
+    "glm-4-9b-0414": {
+        "name": "GLM-4 9B (0414)", "family": "GLM-4", "hf_repo": "zai-org/GLM-4-9B-0414",
+        "aliases": ["THUDM/GLM-4-9B-0414", "zai-org/GLM-Z1-9B-0414", "THUDM/GLM-Z1-9B-0414"],
+        "read_from": "calibration/models.py's hand-written config (traced in docs/accuracy.md)",
+        "config": {"model_type": "glm4", "vocab_size": 151552, "hidden_size": 4096, "intermediate_size": 13696,
+                   "num_hidden_layers": 40, "num_attention_heads": 32, "num_key_value_heads": 2, "head_dim": 128,
+                   "partial_rotary_factor": 0.5, "attention_bias": True, "max_position_embeddings": 32768,
+                   "rms_norm_eps": 1e-5, "rope_theta": 10000.0, "hidden_act": "silu", "tie_word_embeddings": False},
+    },
+    "deepseek-r1-distill-qwen-7b": {
+        "name": "DeepSeek-R1-Distill-Qwen 7B", "family": "DeepSeek", "aliases": [],
+        "hf_repo": "deepseek-ai/DeepSeek-R1-Distill-Qwen-7B",
+        "read_from": f"{_DEEPSEEK_README} (Qwen2.5-Math-7B: 28 layers, hidden 3584, intermediate 18944, 28 heads, "
+                     "4 kv heads, vocabulary 152064, untied), as a public training recipe quotes its config.json",
+        "config": _qwen2(3584, 18944, 28, 28, 4),
+    },
+    "deepseek-r1-distill-qwen-14b": {
+        "name": "DeepSeek-R1-Distill-Qwen 14B", "family": "DeepSeek", "aliases": [],
+        "hf_repo": "deepseek-ai/DeepSeek-R1-Distill-Qwen-14B",
+        "read_from": f"{_DEEPSEEK_README} (Qwen2.5-14B, whose config.json is quoted in public code)",
+        "config": _qwen2(5120, 13824, 48, 40, 8),
+    },
+    "deepseek-r1-distill-qwen-32b": {
+        "name": "DeepSeek-R1-Distill-Qwen 32B", "family": "DeepSeek", "aliases": [],
+        "hf_repo": "deepseek-ai/DeepSeek-R1-Distill-Qwen-32B",
+        "read_from": f"{_DEEPSEEK_README} (Qwen2.5-32B, whose config.json is quoted in public code)",
+        "config": _qwen2(5120, 27648, 64, 40, 8),
+    },
+    "deepseek-r1-distill-llama-8b": {
+        "name": "DeepSeek-R1-Distill-Llama 8B", "family": "DeepSeek", "aliases": [],
+        "hf_repo": "deepseek-ai/DeepSeek-R1-Distill-Llama-8B",
+        "read_from": f"{_DEEPSEEK_README} (Llama-3.1-8B)",
+        "config": _llama3(4096, 14336, 32, 32),
+    },
+    "deepseek-r1-distill-llama-70b": {
+        "name": "DeepSeek-R1-Distill-Llama 70B", "family": "DeepSeek", "aliases": [],
+        "hf_repo": "deepseek-ai/DeepSeek-R1-Distill-Llama-70B",
+        "read_from": f"{_DEEPSEEK_README} (Llama-3.3-70B-Instruct)",
+        "config": _llama3(8192, 28672, 80, 64),
+    },
+}
+
+
+def configs() -> dict[str, dict[str, Any]]:
+    """Catalog id -> config dict."""
+    return {k: v["config"] for k, v in ENTRIES.items()}

@@ -1,0 +1,153 @@
+"""Write engine/catalog/models_hf.json: catalog models imported by the engine's own importer, as ModelSpec dumps.
+
+    python tools/catalog_import.py RAW_DIR     # rewrites engine/catalog/models_hf.json, prints what it refused
+
+Inputs:
+
+* ``RAW_DIR``: published ``config.json`` files, one JSON file per model (``{"id", "name", "family", "hf_repo",
+  "aliases", "config_source", "config", "notes"?}``), kept outside the repository: no config file ships;
+* :mod:`calibration.catalog_configs`: the architectures we wrote ourselves from public sources;
+* tests/engine/data/transformers_counts.json: what transformers 5.24 builds from the same configs
+  (``python -m calibration.counts --real RAW_DIR``).
+
+Each config goes through :func:`engine.hf_import.spec_from_config`; a model whose layers the engine refuses
+(Mamba, linear attention, sparse-attention indexers) is printed and left out (engine/catalog/README.md lists
+them). A model ``models.json`` already holds is left to it. The entry's ``source`` carries the config's URL, where
+it was read, the aliases and the parameter total: the published one where :data:`PUBLISHED` has it (and the
+engine's count must equal it), else transformers' count (the script stops if the engine's count differs).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from calibration.catalog_configs import ENTRIES as OURS  # noqa: E402
+from engine.catalog import families  # noqa: E402
+from engine.hf_import import RefusedLayerError, spec_from_config  # noqa: E402
+from engine.params import count_params  # noqa: E402
+
+OUT = REPO / "engine" / "catalog" / "models_hf.json"
+COUNTS = REPO / "tests" / "engine" / "data" / "transformers_counts.json"
+HUB = "https://huggingface.co/{}/blob/main/{}"
+QUOTED = "(figure quoted in public code found through the project's search index, not read from the Hub itself)"
+
+#: a family the raw files name differently from the catalog's groups
+FAMILY = {"DeepSeek-V3": "DeepSeek", "Mixtral": "Mistral", "Ministral 3": "Mistral"}
+
+#: catalog id -> (published total, where it comes from): a safetensors index's metadata over the dtype's bytes
+PUBLISHED: dict[str, tuple[int, str]] = {
+    "granite-3.1-1b-a400m": (1_334_628_352, "model.safetensors.index.json metadata.total_size 5,338,513,408 bytes "
+                             "/ 4 (float32, the config's torch_dtype), {index}, read in github.com/jeremieconte/"
+                             "granite-3.1-1b-a400m-instruct (a copy of the repository)"),
+    "devstral-small-2507": (23_572_403_200, "model.safetensors.index.json metadata.total_parameters 23,572,403,200 "
+                            "(total_size 47,144,806,400 bytes / 2, bf16), {index}, read in github.com/fetchwiki/"
+                            "mistralai-Devstral-Small-2507 (a copy of the repository)"),
+    "qwen3-4b": (4_022_468_096, "safetensors total 8,044,936,192 bytes / 2 (bf16), {index} " + QUOTED),
+    "qwen3-8b": (8_190_735_360, "model.safetensors.index.json metadata.total_size 16,381,470,720 bytes / 2 (bf16), "
+                 "{index} " + QUOTED),
+    "qwen3-14b": (14_768_307_200, "safetensors total 29,536,614,400 bytes / 2 (bf16), {index} " + QUOTED),
+    "qwen3-32b": (32_762_123_264, "safetensors total 65,524,246,528 bytes / 2 (bf16), {index} " + QUOTED),
+    "qwen3-30b-a3b": (30_532_122_624, "model.safetensors.index.json metadata.total_size 61,064,245,248 bytes / 2 "
+                      "(bf16) of Qwen3-30B-A3B(-Instruct-2507), {index} " + QUOTED),
+    "qwen3-235b-a22b": (235_093_634_560, "model.safetensors.index.json metadata.total_size 470,187,269,120 bytes / "
+                        "2 (bf16), {index} " + QUOTED),
+}
+
+#: catalog id -> (a model card's rounded figure, its URL): a check on the count, never a count
+CARD: dict[str, tuple[str, str]] = {
+    "deepseek-v3": ("671B total, 37B activated", "https://huggingface.co/deepseek-ai/DeepSeek-V3"),
+    "deepseek-r1": ("671B total, 37B activated", "https://github.com/deepseek-ai/DeepSeek-R1 (README, model table)"),
+    "gpt-oss-20b": ("21B parameters, 3.6B active", "https://huggingface.co/openai/gpt-oss-20b"),
+    "gpt-oss-120b": ("117B parameters, 5.1B active", "https://huggingface.co/openai/gpt-oss-120b"),
+    "qwen3-8b": ("8.2B", "https://huggingface.co/Qwen/Qwen3-8B"),
+    "qwen3-235b-a22b": ("235B in total, 22B activated", "https://huggingface.co/Qwen/Qwen3-235B-A22B"),
+}
+
+VISION_NOTE = ("the language model of a multimodal checkpoint: its vision tower and projector are not counted "
+               "(the estimate counts the language model)")
+CUT_NOTE = ("architecture read from a copy of config.json that keeps only its shape fields: fields it lacks "
+            "(biases, q/k norms) took the importer's defaults")
+TRANSFORMERS = ("the count of the model transformers {version} builds from this config (calibration/counts.py, "
+                "tests/engine/data/transformers_counts.json); no published exact total was found")
+
+
+def _raw_entries(folder: Path) -> list[dict[str, Any]]:
+    """The raw files as generator entries (the published config and what we know about it)."""
+    out = []
+    for path in sorted(folder.glob("*.json")):
+        e = json.loads(path.read_text(encoding="utf-8"))
+        note = str(e.get("notes", ""))
+        out.append({"id": e["id"], "name": e["name"], "family": FAMILY.get(e["family"], e["family"]),
+                    "hf_repo": e["hf_repo"], "aliases": e["aliases"], "config": e["config"],
+                    "url": e["config_source"].split(",")[0].strip(),
+                    "read_from": "a copy of the published config.json in "
+                                 + e["config_source"].split("as vendored in ", 1)[-1].strip(),
+                    "vision": "text_config" in e["config"], "cut": "keeps only the architecture" in note})
+    return out
+
+
+def _our_entries() -> list[dict[str, Any]]:
+    return [{"id": k, **v, "url": HUB.format(v["hf_repo"], "config.json"), "vision": v.get("vision", False),
+             "cut": False} for k, v in OURS.items()]
+
+
+def _total(e: dict[str, Any], counted: int, recorded: dict[str, int], version: str) -> tuple[int, str, bool]:
+    """The entry's parameter total, its source, and whether it is a published total."""
+    if e["id"] in PUBLISHED:
+        total, source = PUBLISHED[e["id"]]
+        published = True
+        source = source.format(index=HUB.format(e["hf_repo"], "model.safetensors.index.json"))
+    elif e["id"] in recorded:
+        total, source, published = recorded[e["id"]], TRANSFORMERS.format(version=version), False
+    else:
+        raise SystemExit(f"{e['id']}: no published total and no transformers count; run calibration.counts first")
+    if total != counted:
+        raise SystemExit(f"{e['id']}: the engine counts {counted:,} parameters, the source says {total:,}")
+    return total, source, published
+
+
+def entry(e: dict[str, Any], recorded: dict[str, int], version: str) -> dict[str, Any] | None:
+    """One catalog entry (None when the engine refuses the model's layers)."""
+    try:
+        spec = spec_from_config(e["config"], e["id"], e["url"])
+    except RefusedLayerError as err:
+        print(f"refused {e['id']}: {err}")
+        return None
+    notes = [*spec.notes, *([VISION_NOTE] if e["vision"] else []), *([CUT_NOTE] if e["cut"] else [])]
+    total, total_source, published = _total(e, count_params(spec).total, recorded, version)
+    spec = spec.model_copy(update={"name": e["name"], "family": e["family"], "hf_repo": e["hf_repo"],
+                                   "notes": tuple(notes), "published_params": total if published else None})
+    fields = spec.model_dump(mode="json", exclude_defaults=True)
+    source: dict[str, Any] = {"config": e["url"], "read_from": e["read_from"], "aliases": e["aliases"],
+                              "total_params": total, "total_params_source": total_source}
+    if e["id"] in CARD:
+        source["card_params"], source["card_source"] = CARD[e["id"]]
+    return {"id": spec.id, "name": spec.name, "family": spec.family, "hf_repo": spec.hf_repo,
+            **{k: v for k, v in fields.items() if k not in ("id", "name", "family", "hf_repo")}, "source": source}
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) != 1:
+        raise SystemExit(__doc__)
+    data = json.loads(COUNTS.read_text(encoding="utf-8"))
+    recorded = {r["id"]: r["total_params"] for r in data["models"]}
+    own = {m["id"] for m in json.loads((OUT.parent / "models.json").read_text(encoding="utf-8"))["models"]}
+    wanted = [e for e in _raw_entries(Path(argv[0])) + _our_entries() if e["id"] not in own]
+    rows = [r for r in (entry(e, recorded, data["transformers"]) for e in wanted) if r is not None]
+    rank = {f: i for i, f in enumerate(families())}
+    rows.sort(key=lambda r: (rank.get(r["family"], len(rank)), r["source"]["total_params"]))
+    doc = {"schema": 1, "note": "Written by tools/catalog_import.py: ModelSpec dumps from the engine's importer; "
+           "each entry's source says where its architecture and its parameter total come from.", "models": rows}
+    OUT.write_text(json.dumps(doc, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    print(f"{len(rows)} models written to {OUT.relative_to(REPO)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
