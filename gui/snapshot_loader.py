@@ -22,11 +22,12 @@ Usage::
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from PySide6.QtCore import QCoreApplication, QObject, QThread, Signal
 
 from engine.safe_io import InputFileError
-from engine.snapshot import Cancelled, Measurement, read_measurement
+from engine.snapshot import Cancelled, read_measurement
 
 #: the progress signal's full scale
 PROGRESS_MAX = 1000
@@ -40,38 +41,33 @@ def one_line(err: BaseException) -> str:
 
 
 class _Job(QThread):
-    """One read of one file, in its own thread.
+    """One read of one file, in its own thread. Its outcome is ``outcome`` once ``finished`` was emitted:
+    ``("loaded", Measurement)``, ``("failed", one line naming the file and the problem)`` or ``("cancelled", None)``.
 
     Signals:
         progressed(int): per mille done (emitted when it changes).
-        loaded(object): the ``Measurement``.
-        failed(str): one line naming the file and the problem.
-        cancelled(): it stopped because ``requestInterruption`` was called.
     """
 
     progressed = Signal(int)
-    loaded = Signal(object)
-    failed = Signal(str)
-    cancelled = Signal()
 
     def __init__(self, path: Path, parent: QObject | None) -> None:
         super().__init__(parent)
         self.path = path
+        self.outcome: tuple[str, Any] = ("cancelled", None)
         self._last = -1
+        self.finished.connect(self._reap)  # queued to the GUI thread, where the job lives
 
     def run(self) -> None:
         try:
-            measurement = read_measurement(self.path, progress=self._progress)
+            self.outcome = ("loaded", read_measurement(self.path, progress=self._progress))
         except Cancelled:
-            self.cancelled.emit()
+            self.outcome = ("cancelled", None)
         except InputFileError as err:  # the engine's refusals, each one line naming the file and the field
-            self.failed.emit(one_line(err))
+            self.outcome = ("failed", one_line(err))
         except MemoryError:
-            self.failed.emit(f"{self.path.name}: not enough memory to read it")
+            self.outcome = ("failed", f"{self.path.name}: not enough memory to read it")
         except Exception as err:
-            self.failed.emit(f"{self.path.name}: {type(err).__name__}: {one_line(err)}")
-        else:
-            self.loaded.emit(measurement)
+            self.outcome = ("failed", f"{self.path.name}: {type(err).__name__}: {one_line(err)}")
 
     def _progress(self, fraction: float) -> None:
         if self.isInterruptionRequested():
@@ -86,9 +82,15 @@ class _Job(QThread):
         self.requestInterruption()
         self.wait(QUIT_WAIT_MS)
 
+    def _reap(self) -> None:
+        """Delete the job once its thread has really ended (``finished`` comes just before it does)."""
+        self.wait()
+        self.deleteLater()
+
 
 class SnapshotLoader(QObject):
-    """Reads one snapshot at a time; a new ``start`` abandons the read in progress.
+    """Reads one snapshot at a time; a new ``start`` abandons the read in progress. When it reports the outcome
+    (``loaded``, ``failed`` or ``cancelled``), the read's thread has ended.
 
     Signals:
         started(str): a read began (the file's name).
@@ -115,10 +117,7 @@ class SnapshotLoader(QObject):
         app = QCoreApplication.instance()
         job = _Job(Path(path), app)
         job.progressed.connect(self._progressed)
-        job.loaded.connect(self._loaded)
-        job.failed.connect(self._failed)
-        job.cancelled.connect(self._cancelled)
-        job.finished.connect(job.deleteLater)
+        job.finished.connect(self._finished)
         self.destroyed.connect(job.requestInterruption)
         if app is not None:
             app.aboutToQuit.connect(job.stop)
@@ -137,29 +136,24 @@ class SnapshotLoader(QObject):
     def _abandon(self) -> None:
         if self._job is not None:
             self._job.requestInterruption()
-            for signal in (self._job.progressed, self._job.loaded, self._job.failed, self._job.cancelled):
-                signal.disconnect()
+            self._job.progressed.disconnect(self._progressed)
+            self._job.finished.disconnect(self._finished)
             self._job = None
-
-    def _current(self) -> bool:
-        return self._job is not None and self.sender() is self._job
 
     def _progressed(self, permille: int) -> None:
-        if self._current():
+        if self._job is not None and self.sender() is self._job:
             self.progressed.emit(permille)
 
-    def _loaded(self, measurement: Measurement) -> None:
-        if self._current():
-            cancelled = self._job is not None and self._job.isInterruptionRequested()
-            self._job = None
-            self.cancelled.emit() if cancelled else self.loaded.emit(measurement)
-
-    def _failed(self, reason: str) -> None:
-        if self._current():
-            self._job = None
-            self.failed.emit(reason)
-
-    def _cancelled(self) -> None:
-        if self._current():
-            self._job = None
+    def _finished(self) -> None:
+        job = self._job
+        if job is None or self.sender() is not job:
+            return
+        job.wait()
+        self._job = None
+        kind, value = job.outcome
+        if kind == "loaded" and not job.isInterruptionRequested():
+            self.loaded.emit(value)
+        elif kind == "failed":
+            self.failed.emit(value)
+        else:
             self.cancelled.emit()

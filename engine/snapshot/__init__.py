@@ -16,6 +16,7 @@ from engine.snapshot.load import (
     SnapshotError,
     paused_gc,
     read_snapshot_file,
+    release,
     scaled,
 )
 from engine.snapshot.report import Measurement, SnapshotReport, analyse, measure
@@ -40,4 +41,7 @@ def read_measurement(path: str | Path, device: int | None = None, progress: Prog
     that reads a snapshot for a window needs (it also hands the GIL back every pickle chunk: ``load``)."""
     with paused_gc():
         data = read_snapshot_file(path, progress=scaled(progress, 0.0, _READ_SHARE))
-        return measure(data, Path(path).name, device, progress=scaled(progress, _READ_SHARE, 1.0))
+        try:
+            return measure(data, Path(path).name, device, progress=scaled(progress, _READ_SHARE, 1.0))
+        finally:
+            release(data)

@@ -120,6 +120,21 @@ def paused_gc() -> Iterator[None]:
             gc.enable()
 
 
+def release(snapshot: Any, piece: int = 20_000) -> None:
+    """Empty a snapshot's event and segment lists a piece at a time, while the collector is still paused.
+
+    Freeing a million events is one long C call when the last reference goes (it holds the GIL throughout); a
+    thread reading for a window frees them in pieces instead, and leaves the collector nothing to walk when
+    ``paused_gc`` turns it back on."""
+    if not isinstance(snapshot, dict):
+        return
+    lists = [t for t in snapshot.get("device_traces", ()) if isinstance(t, list)]
+    lists += [x for x in (snapshot.get("segments"), snapshot.get("device_traces")) if isinstance(x, list)]
+    for items in lists:
+        while items:
+            del items[-piece:]
+
+
 def loads_pickle(data: bytes, name: str, progress: Progress | None = None) -> Any:
     """The plain data in a pickle, or ``SnapshotError``; nothing in ``data`` is ever imported or called."""
     try:

@@ -22,6 +22,7 @@ from PySide6.QtCore import QEvent, Qt
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QMessageBox, QVBoxLayout, QWidget
 
 from engine.snapshot import Measurement
+from engine.snapshot.compare import compare
 from engine.snapshot.overlay import Alignment, Overlay, default_alignment, overlay
 from engine.training import estimate
 from engine.training.result import Estimate
@@ -39,6 +40,7 @@ from gui.snapshot_open import ask_path
 from gui.widgets.live_blocks_table import LiveBlocksTable
 from gui.widgets.page_layout import fill_with_scroll, page_heading
 from gui.widgets.scenario_summary import ScenarioSummary
+from gui.widgets.term_table import Row
 from gui.widgets.timeline_chart import TimelineChart
 
 #: the blocks table's height, in rows
@@ -68,7 +70,10 @@ class TimelinePage(QWidget):
         self.readout.setWordWrap(True)
         self.readout.setTextFormat(Qt.TextFormat.RichText)
         self.controls = TimelineControls(self.state, self)
-        self.blocks_title = QLabel(f"<b>{self.tr('Largest blocks live at the measured peak')}</b>", self)
+        self.blocks_title = QLabel(self.tr("Largest blocks live at the measured peak"), self)
+        font = self.blocks_title.font()
+        font.setBold(True)
+        self.blocks_title.setFont(font)
         self.blocks = LiveBlocksTable(self)
         self._hover = (-1, 0.0)
         self._layout()
@@ -162,14 +167,24 @@ class TimelinePage(QWidget):
         self.overlay = None if self.measurement is None else overlay(self.measurement, t, self.state.value)
         self.chart.show_prediction(t, sc.unit, e.reserved_bytes)
         self.chart.show_measured(self.overlay)
-        self.controls.show_peak(t, e, sc.unit)
+        self.controls.show_peak(t, sc.unit)
         report = None if self.measurement is None else self.measurement.report
+        self.controls.show_terms(self._term_rows(e), report is not None, sc.unit)
         self.controls.show_measurement(report, self.overlay, sc.unit)
         self.blocks.show_blocks([] if report is None else report.peak_blocks, sc.unit)
         for w in (self.blocks_title, self.blocks):
             w.setVisible(report is not None)
         index = self._hover[0] if 0 <= self._hover[0] < len(t.points) else t.peak_index
         self._hovered(index, self._hover[1] if self._hover[0] >= 0 else float(index))
+
+    def _term_rows(self, e: Estimate) -> list[Row]:
+        """Each term at the predicted peak, and at the measured one (``engine.snapshot.compare``'s ``by_term``)."""
+        if self.measurement is None:
+            return [(t.name, [t.bytes]) for t in e.terms]
+        predicted = {t.name for t in e.terms}
+        by_term = compare(self.measurement.report, e)["by_term"]
+        return [(name, [v["estimated_bytes"] if name in predicted else None, v["measured_bytes"]])
+                for name, v in by_term.items()]
 
     def _hovered(self, index: int, x: float) -> None:
         """Say what the prediction (and the measurement, near ``x``) holds at moment ``index``."""
@@ -189,8 +204,8 @@ class TimelinePage(QWidget):
 
     def _failed(self, reason: str) -> None:
         self.controls.show_loading(None)
-        QMessageBox.warning(self, self.tr("Could not open the snapshot"),
-                            f"{reason}\n\n{self.tr('The page keeps what it showed.')}")
+        kept = self.tr("The page keeps what it showed.")
+        QMessageBox.warning(self, self.tr("Could not open the snapshot"), f"{reason}\n\n{kept}")
 
     def _cancel(self) -> None:
         self.controls.show_cancelling()

@@ -23,7 +23,6 @@ from PySide6.QtWidgets import (
 
 from engine.snapshot.overlay import Alignment, Overlay
 from engine.snapshot.report import SnapshotReport
-from engine.training.result import Estimate
 from engine.training.timeline import Timeline
 from engine.units import Unit, format_bytes
 from gui import ranges
@@ -32,7 +31,7 @@ from gui.page_state import PageState
 from gui.pages.timeline_texts import difference_html, drawn_text, peak_where, status_text
 from gui.palette import colors_for
 from gui.snapshot_loader import PROGRESS_MAX
-from gui.widgets.term_legend import TermLegend
+from gui.widgets.term_table import Row, TermTable
 
 PANEL_WIDTH = 320
 
@@ -75,14 +74,13 @@ class TimelineControls(QWidget):
         font.setBold(True)
         self.peak_value.setFont(font)
         self.peak_where = _wrapped(self)
-        self.peak_terms = TermLegend(self, vertical=True)
+        self.terms = TermTable(self)
         self.open_button = QPushButton(self.tr("Open PyTorch snapshot…"), self)
         self.progress = QProgressBar(self)
         self.progress.setRange(0, PROGRESS_MAX)
         self.cancel_button = QPushButton(self.tr("Cancel"), self)
         self.status = _wrapped(self)
         self.difference = _wrapped(self)
-        self.measured_terms = TermLegend(self)
         self.drawn = _wrapped(self)
         self.first_step = QSpinBox(self)
         self.shift = QDoubleSpinBox(self)
@@ -117,7 +115,7 @@ class TimelineControls(QWidget):
         v = QVBoxLayout(self)
         v.setContentsMargins(0, 0, 0, 0)
         v.addWidget(_title(self.tr("Predicted peak"), self))
-        for w in (self.peak_value, self.peak_where, self.peak_terms):
+        for w in (self.peak_value, self.peak_where, self.terms):
             v.addWidget(w)
         line = QFrame(self)
         line.setFrameShape(QFrame.Shape.HLine)
@@ -128,7 +126,7 @@ class TimelineControls(QWidget):
         loading.addWidget(self.progress, 1)
         loading.addWidget(self.cancel_button)
         v.addLayout(loading)
-        for w in (self.status, self.difference, self.measured_terms, self.drawn):
+        for w in (self.status, self.difference, self.drawn):
             v.addWidget(w)
         form = QFormLayout(self._alignment)
         form.setContentsMargins(0, 4, 0, 0)
@@ -145,11 +143,17 @@ class TimelineControls(QWidget):
         with QSignalBlocker(self.first_step):
             self.first_step.setMaximum(max(1, steps))
 
-    def show_peak(self, t: Timeline, e: Estimate, unit: Unit) -> None:
-        """The prediction's peak (the estimate's allocated peak), where it is, and its terms."""
+    def show_peak(self, t: Timeline, unit: Unit) -> None:
+        """The prediction's peak (the estimate's allocated peak) and where it is."""
         self.peak_value.setText(format_bytes(t.peak_allocated_bytes, unit))
         self.peak_where.setText(peak_where(t))
-        self.peak_terms.show_terms(e.terms, unit)
+
+    def show_terms(self, rows: list[Row], measured: bool, unit: Unit) -> None:
+        """The terms at the peak: predicted, and measured beside them when a snapshot is open."""
+        headers = [self.tr("predicted")] + ([self.tr("measured")] if measured else [])
+        self.terms.show_rows(headers, rows, unit)
+        self.terms.setToolTip(self.tr("Measured: the blocks live at the measured peak, attributed to terms from "
+                                      "their stack frames.") if measured else "")
 
     def show_loading(self, name: str | None) -> None:
         """A read of ``name`` in progress (``None``: none)."""
@@ -167,7 +171,7 @@ class TimelineControls(QWidget):
     def show_measurement(self, report: SnapshotReport | None, overlay: Overlay | None, unit: Unit) -> None:
         """What the snapshot held and how it compares (``None``: no snapshot yet, a hint instead)."""
         self._alignment.setVisible(report is not None)
-        for w in (self.difference, self.measured_terms, self.drawn):
+        for w in (self.difference, self.drawn):
             w.setVisible(overlay is not None)
         if report is None or overlay is None:
             self.status.setText(self.tr(
@@ -177,7 +181,4 @@ class TimelineControls(QWidget):
             return
         self.status.setText(status_text(report))
         self.difference.setText(difference_html(overlay.difference, unit, colors_for(self)))
-        self.measured_terms.show_amounts(list(report.by_term.items()), unit)
-        self.measured_terms.setToolTip(self.tr("The blocks live at the measured peak, by term, from their stack "
-                                               "frames."))
         self.drawn.setText(drawn_text(overlay))

@@ -225,6 +225,7 @@ class TimelineChart(pg.PlotWidget):  # type: ignore[misc]
         tops = [t.peak_allocated_bytes, self._reserved or 0]
         if self._overlay is not None and self._overlay.x.size:
             tops += [int(self._overlay.allocated.max()), int(self._overlay.reserved.max())]
-        self.setXRange(-0.5, len(t.points), padding=0.01)
+        n = len(t.points)
+        self.setXRange(-0.5, n * 1.05 + 1, padding=0)  # room for the last phase's label (the optimizer step)
         self.setYRange(0, nice_ceiling(max(tops) / self._unit.size * 1.08), padding=0)
 
