@@ -41,7 +41,7 @@ from gui.widgets.live_blocks_table import LiveBlocksTable
 from gui.widgets.page_layout import fill_with_scroll, page_heading
 from gui.widgets.scenario_summary import ScenarioSummary
 from gui.widgets.term_table import Row
-from gui.widgets.timeline_chart import TimelineChart
+from gui.widgets.timeline_chart import TimelineChart, TimelineKey
 
 #: the blocks table's height, in rows
 TABLE_ROWS = 8
@@ -65,7 +65,9 @@ class TimelinePage(QWidget):
         self.measurement: Measurement | None = None
         self.overlay: Overlay | None = None
         self.loader = SnapshotLoader(self)
-        self.chart = TimelineChart(self)
+        self.chart_box = QWidget(self)  # the chart and its key: what File > Export writes
+        self.chart = TimelineChart(self.chart_box)
+        self.key = TimelineKey(self.chart_box)
         self.readout = QLabel(self)
         self.readout.setWordWrap(True)
         self.readout.setTextFormat(Qt.TextFormat.RichText)
@@ -88,8 +90,8 @@ class TimelinePage(QWidget):
         self.recompute.flush()
 
     def export_chart(self) -> QWidget:
-        """The timeline chart, with the measured curves when a snapshot is open."""
-        return self.chart
+        """The timeline chart and its key, with the measured curves when a snapshot is open."""
+        return self.chart_box
 
     def export_breakdown(self) -> Breakdown:
         """The terms at the predicted peak (the estimate's allocated peak, term by term)."""
@@ -132,8 +134,12 @@ class TimelinePage(QWidget):
         intro.setWordWrap(True)
         for w in (page_heading(self.title(), content), intro, ScenarioSummary(self.scenario, content)):
             v.addWidget(w)
+        box = QVBoxLayout(self.chart_box)
+        box.setContentsMargins(0, 0, 0, 0)
+        box.addWidget(self.chart, 1)
+        box.addWidget(self.key)
         left = QVBoxLayout()
-        left.addWidget(self.chart, 1)
+        left.addWidget(self.chart_box, 1)
         left.addWidget(self.readout)
         row = QHBoxLayout()
         row.addLayout(left, 1)
@@ -167,6 +173,7 @@ class TimelinePage(QWidget):
         self.overlay = None if self.measurement is None else overlay(self.measurement, t, self.state.value)
         self.chart.show_prediction(t, sc.unit, e.reserved_bytes)
         self.chart.show_measured(self.overlay)
+        self.key.show_entries(measured=self.overlay is not None)
         self.controls.show_peak(t, sc.unit)
         report = None if self.measurement is None else self.measurement.report
         self.controls.show_terms(self._term_rows(e), report is not None, sc.unit)

@@ -33,7 +33,9 @@ from gui.palette import colors_for
 from gui.snapshot_loader import PROGRESS_MAX
 from gui.widgets.term_table import Row, TermTable
 
-PANEL_WIDTH = 320
+#: the panel's width: at least this many pixels, and this many digits of its font (so that it grows with
+#: presentation mode's larger type; a digit, not the average character, which a CJK font makes full-width)
+PANEL_MIN_WIDTH, PANEL_DIGITS = 320, 44
 
 
 def _title(text: str, parent: QWidget) -> QLabel:
@@ -67,7 +69,7 @@ class TimelineControls(QWidget):
 
     def __init__(self, state: PageState[Alignment], parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.setFixedWidth(PANEL_WIDTH)
+        self.setFixedWidth(max(PANEL_MIN_WIDTH, self.fontMetrics().horizontalAdvance("0" * PANEL_DIGITS)))
         self.peak_value = QLabel(self)
         font = self.peak_value.font()
         font.setPointSizeF(font.pointSizeF() * 1.8)

@@ -14,7 +14,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, QPointF, Qt, Signal
 from PySide6.QtGui import QColor
-from PySide6.QtWidgets import QWidget
+from PySide6.QtWidgets import QLabel, QWidget
 
 from engine.snapshot.overlay import Overlay
 from engine.training.timeline import Timeline
@@ -25,6 +25,8 @@ from gui.words import phase_name
 
 #: the term bands' opacity (the measured lines stay readable on top)
 BAND_ALPHA = 215
+#: how far a phase's label may reach past the end of the axis (the optimizer step's, at the last moment)
+LABEL_OVERFLOW_PX = 40
 
 
 class TimelineChart(pg.PlotWidget):  # type: ignore[misc]
@@ -45,6 +47,8 @@ class TimelineChart(pg.PlotWidget):  # type: ignore[misc]
         plot = self.getPlotItem()
         plot.showGrid(x=False, y=True, alpha=0.2)
         cache_axes(plot)
+        plot.getAxis("bottom").setStyle(hideOverlappingLabels=LABEL_OVERFLOW_PX)  # the last phase's label, at the end
+        plot.setContentsMargins(0, 0, LABEL_OVERFLOW_PX, 0)  # and the room to draw it
         self._timeline: Timeline | None = None
         self._overlay: Overlay | None = None
         self._unit = Unit.GB
@@ -55,7 +59,7 @@ class TimelineChart(pg.PlotWidget):  # type: ignore[misc]
         for z, item in enumerate(self._measured):
             item.setZValue(20 - z)
         self._reserved_line = pg.InfiniteLine(angle=0, movable=False)
-        self._reserved_label = pg.InfLineLabel(self._reserved_line, text="", position=0.3, anchors=[(0.5, 1), (0.5, 1)])
+        self._reserved_label = pg.InfLineLabel(self._reserved_line, text="", position=0.02, anchors=[(0, 1), (0, 1)])
         self._steps = [pg.InfiniteLine(angle=90, movable=False) for _ in range(2)]
         self._step_labels = [pg.InfLineLabel(line, text="", position=0.97, anchors=[(0, 0), (0, 0)])
                              for line in self._steps]
@@ -69,8 +73,6 @@ class TimelineChart(pg.PlotWidget):  # type: ignore[misc]
         for item in (self._peak, self._measured_peak, self._peak_label):
             item.setZValue(30)
         self._cursor.setVisible(False)
-        self._legend = plot.addLegend(offset=(8, 26), labelTextSize="8pt")  # under the step labels
-        self._legend.setVisible(False)
         self.scene().sigMouseMoved.connect(self._mouse_moved)
         self.setMinimumHeight(260)
         self._restyle()
@@ -188,30 +190,25 @@ class TimelineChart(pg.PlotWidget):  # type: ignore[misc]
         self._reserved_line.setVisible(self._reserved is not None)
         if self._reserved is not None:
             self._reserved_line.setPos(self._reserved / self._unit.size)
-            self._reserved_label.setFormat(self.tr("reserved (predicted) {b}").format(
-                b=format_bytes(self._reserved, self._unit)))
+            self._reserved_label.setFormat(format_bytes(self._reserved, self._unit))
         self.getPlotItem().getAxis("bottom").setTicks([self._phase_ticks(t)])
         self.getPlotItem().setLabel("left", self._unit.value)
 
-    @staticmethod
-    def _phase_ticks(t: Timeline) -> list[tuple[float, str]]:
-        """One label per phase of each step, at the middle of its moments (the optimizer step is one moment)."""
+    def _phase_ticks(self, t: Timeline) -> list[tuple[float, str]]:
+        """One label per phase of each step, at the middle of its moments; the optimizer step (one moment, right
+        after backward's label) gets a short one."""
         spans: dict[tuple[int, str], list[int]] = {}
         for p in t.points:
             spans.setdefault((p.step, p.phase), []).append(p.index)
-        return [((idx[0] + idx[-1]) / 2, phase_name(phase)) for (_, phase), idx in spans.items()]
+        short = {"optimizer_step": self.tr("optimizer")}
+        return [((idx[0] + idx[-1]) / 2, short.get(phase) or phase_name(phase)) for (_, phase), idx in spans.items()]
 
     def _draw_measured(self) -> None:
         o = self._overlay
-        self._legend.clear()
-        self._legend.setVisible(o is not None)
         if o is None:
             for item in (*self._measured, self._measured_peak):
                 item.setData([], [])
             return
-        self._legend.setLabelTextColor(colors_for(self).foreground)
-        self._legend.addItem(self._measured[0], self.tr("measured: allocated"))
-        self._legend.addItem(self._measured[1], self.tr("measured: reserved"))
         size = self._unit.size
         self._measured[0].setData(o.x, o.allocated / size)
         self._measured[1].setData(o.x, o.reserved / size)
@@ -226,6 +223,33 @@ class TimelineChart(pg.PlotWidget):  # type: ignore[misc]
         if self._overlay is not None and self._overlay.x.size:
             tops += [int(self._overlay.allocated.max()), int(self._overlay.reserved.max())]
         n = len(t.points)
-        self.setXRange(-0.5, n * 1.05 + 1, padding=0)  # room for the last phase's label (the optimizer step)
+        self.setXRange(-0.5, n * 1.03 + 1, padding=0)
         self.setYRange(0, nice_ceiling(max(tops) / self._unit.size * 1.08), padding=0)
 
+
+
+class TimelineKey(QLabel):
+    """The chart's key, under it (a line of text wraps where a legend inside the plot would not): the predicted
+    reserved level and, with a snapshot, the measured curves, each with a sample of its line.
+
+    Signals: none; call :meth:`show_entries`.
+    """
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWordWrap(True)
+        self.setTextFormat(Qt.TextFormat.RichText)
+        self._entries: list[str] = []
+
+    def show_entries(self, measured: bool) -> None:
+        c = colors_for(self)
+        entries = [(c.limit, "┈┈┈", self.tr("reserved (predicted)"))]
+        if measured:
+            entries += [(c.foreground, "━━━", self.tr("measured: allocated")),
+                        (c.muted, "╍╍╍", self.tr("measured: reserved"))]
+        self._entries = [text for _, _, text in entries]
+        self.setText("&nbsp;&nbsp;&nbsp; ".join(
+            f'<span style="color:{color}">{line}</span>&nbsp;{text}' for color, line, text in entries))
+
+    def entries(self) -> list[str]:
+        return list(self._entries)

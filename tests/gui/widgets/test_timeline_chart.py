@@ -16,7 +16,7 @@ from engine.training.timeline import Timeline, timeline
 from engine.units import Unit
 from gui.palette import DARK, LIGHT
 from gui.theme import ThemeManager, ThemeMode
-from gui.widgets.timeline_chart import BAND_ALPHA, TimelineChart
+from gui.widgets.timeline_chart import BAND_ALPHA, TimelineChart, TimelineKey
 from tools.snapshot_fixtures import StepShape, training
 
 SETUPS = [TrainingSetup(seq_len=512), TrainingSetup(seq_len=4096, checkpointing=Checkpointing.FULL, batch=2)]
@@ -54,7 +54,7 @@ def test_phases_are_ticked_and_steps_marked(chart: TimelineChart) -> None:
     t = _predicted(SETUPS[0])
     chart.show_prediction(t, Unit.GIB)
     labels = [text for _, text in chart.getPlotItem().getAxis("bottom")._tickLevels[0]]
-    assert labels == ["forward", "backward", "optimizer step", "forward", "backward", "optimizer step"]
+    assert labels == ["forward", "backward", "optimizer", "forward", "backward", "optimizer"]
     assert [line.value() for line in chart._steps] == [0, next(p.index for p in t.points if p.step == 2)]
     assert chart.getPlotItem().getAxis("left").labelText == "GiB"
 
@@ -88,16 +88,24 @@ def test_measured_curves_are_drawn_and_removed(chart: TimelineChart) -> None:
     t = _predicted(SETUPS[0])
     m = measure(training(StepShape(layers=4), steps=2).snapshot(), "s")
     o = overlay(m, t, Alignment())
-    chart.show_prediction(t, Unit.GB)
+    chart.show_prediction(t, Unit.GB, 2**33)
     chart.show_measured(o)
     x, allocated, reserved = chart.measured_curves()
     assert x == list(o.x)
     assert allocated == pytest.approx(list(o.allocated / Unit.GB.size))
     assert reserved == pytest.approx(list(o.reserved / Unit.GB.size))
-    assert chart._legend.isVisible()
     chart.show_measured(None)
     assert chart.measured_curves() == ([], [], [])
-    assert not chart._legend.isVisible()
+
+
+def test_the_key_names_the_lines(qtbot: QtBot) -> None:
+    key = TimelineKey()
+    qtbot.addWidget(key)
+    key.show_entries(measured=False)
+    assert key.entries() == ["reserved (predicted)"]
+    key.show_entries(measured=True)
+    assert key.entries() == ["reserved (predicted)", "measured: allocated", "measured: reserved"]
+    assert LIGHT.foreground in key.text()
 
 
 def test_bands_follow_the_theme(qtbot: QtBot, theme: ThemeManager) -> None:
