@@ -22,8 +22,8 @@ if TYPE_CHECKING:
     from gui.widgets.page_stack import PageStack
 
 PAGE_ID = "timeline"
-#: the names ``torch.cuda.memory._dump_snapshot`` files usually have (a JSON snapshot opens from the menu: a
-#: dropped ``.json`` is more likely a training config)
+# the names ``torch.cuda.memory._dump_snapshot`` files usually have (a JSON snapshot opens from the menu: a
+# dropped ``.json`` is more likely a training config)
 SUFFIXES = (".pickle", ".pkl", ".pickle.gz", ".pkl.gz")
 
 

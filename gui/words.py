@@ -36,7 +36,7 @@ _MODES = {
 }
 
 
-#: the phases of a training step (``engine.training.timeline``, ``engine.snapshot.frames.Phase``)
+# the phases of a training step (``engine.training.timeline``, ``engine.snapshot.frames.Phase``)
 _PHASES = {
     "forward": QT_TRANSLATE_NOOP("words", "forward"),
     "backward": QT_TRANSLATE_NOOP("words", "backward"),
@@ -46,7 +46,7 @@ _PHASES = {
     "unknown": QT_TRANSLATE_NOOP("words", "unknown"),
 }
 
-#: what a measured snapshot has beside the memory terms (``engine.snapshot.attribution.UNATTRIBUTED``)
+# what a measured snapshot has beside the memory terms (``engine.snapshot.attribution.UNATTRIBUTED``)
 _NOT_TERMS = {"unattributed": QT_TRANSLATE_NOOP("words", "unattributed")}
 
 

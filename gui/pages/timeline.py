@@ -43,7 +43,7 @@ from gui.widgets.scenario_summary import ScenarioSummary
 from gui.widgets.term_table import Row
 from gui.widgets.timeline_chart import TimelineChart, TimelineKey
 
-#: the blocks table's height, in rows
+# the blocks table's height, in rows
 TABLE_ROWS = 8
 
 

@@ -33,8 +33,8 @@ from gui.palette import colors_for
 from gui.snapshot_loader import PROGRESS_MAX
 from gui.widgets.term_table import Row, TermTable
 
-#: the panel's width: at least this many pixels, and this many digits of its font (so that it grows with
-#: presentation mode's larger type; a digit, not the average character, which a CJK font makes full-width)
+# the panel's width: at least this many pixels, and this many digits of its font (so that it grows with
+# presentation mode's larger type; a digit, not the average character, which a CJK font makes full-width)
 PANEL_MIN_WIDTH, PANEL_DIGITS = 320, 44
 
 

@@ -15,7 +15,7 @@ from engine.snapshot.attribution import LiveBlock
 from engine.units import Unit, format_bytes
 from gui.words import phase_name, term_title
 
-#: frames shown in the cell (innermost first); the tooltip has them all
+# frames shown in the cell (innermost first); the tooltip has them all
 SHOWN_FRAMES = 3
 
 

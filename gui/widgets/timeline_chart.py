@@ -23,9 +23,9 @@ from gui.palette import colors_for
 from gui.widgets.curve_plot import cache_axes, nice_ceiling
 from gui.words import phase_name
 
-#: the term bands' opacity (the measured lines stay readable on top)
+# the term bands' opacity (the measured lines stay readable on top)
 BAND_ALPHA = 215
-#: how far a phase's label may reach past the end of the axis (the optimizer step's, at the last moment)
+# how far a phase's label may reach past the end of the axis (the optimizer step's, at the last moment)
 LABEL_OVERFLOW_PX = 40
 
 
