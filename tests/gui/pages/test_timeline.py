@@ -226,6 +226,13 @@ def test_presentation_mode_pages_to_it_in_high_contrast(qtbot: QtBot, theme: The
     window.presentation.leave()
 
 
-def test_the_page_offers_its_chart_for_export(page: TimelinePage) -> None:
-    assert page.export_chart() is page.chart
+def test_the_page_exports_its_chart_with_its_key(page: TimelinePage, tmp_path: Path) -> None:
+    from gui.chart_export import save_png
+
+    box = page.export_chart()
+    assert box.isAncestorOf(page.chart)
+    assert box.isAncestorOf(page.key)
+    size = save_png(box, tmp_path / "timeline.png", 2)
+    assert size.width() > 0
+    assert (tmp_path / "timeline.png").stat().st_size > 10_000
 
