@@ -1,10 +1,11 @@
 """Opening a PyTorch memory snapshot from the window: File > Open PyTorch snapshot…, and a dropped file.
 
 ``open_snapshot(path, window)`` brings the Timeline page up and starts reading ``path`` there, in a worker thread
-(the call returns at once; a file the engine refuses gets its one-line reason in a dialog). A router for files
-dropped on the window calls it for the files ``is_snapshot_file`` accepts. ``ask_and_open(window)`` asks for the
-file first; ``handlers(window)`` gives the main window its File-menu handler. Nothing heavy is imported here
-until a snapshot is opened: the main window imports this module at start-up.
+(the call returns at once; a file the engine refuses gets its one-line reason in a dialog). The drop router
+(``gui.file_drop``) calls it for a dropped file that ``gui.file_kind`` recognises as a snapshot.
+``ask_and_open(window)`` asks for the file first; ``handlers(window)`` gives the main window its File-menu
+handler. Nothing heavy is imported here until a snapshot is opened: the main window imports this module at
+start-up.
 """
 
 from __future__ import annotations
@@ -22,20 +23,12 @@ if TYPE_CHECKING:
     from gui.widgets.page_stack import PageStack
 
 PAGE_ID = "timeline"
-# the names ``torch.cuda.memory._dump_snapshot`` files usually have (a JSON snapshot opens from the menu: a
-# dropped ``.json`` is more likely a training config)
-SUFFIXES = (".pickle", ".pkl", ".pickle.gz", ".pkl.gz")
 
 
 class Window(Protocol):
     """What opening a snapshot needs from the main window: its pages."""
 
     pages: PageStack
-
-
-def is_snapshot_file(path: Path) -> bool:
-    """Whether a dropped file looks like a snapshot by its name (``SUFFIXES``)."""
-    return Path(path).name.lower().endswith(SUFFIXES)
 
 
 def open_snapshot(path: Path, window: Window) -> None:

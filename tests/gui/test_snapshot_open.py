@@ -1,4 +1,4 @@
-"""gui.snapshot_open: File > Open PyTorch snapshot… and the entry point a drop router calls."""
+"""gui.snapshot_open: File > Open PyTorch snapshot…, and the entry point the drop router calls."""
 
 from __future__ import annotations
 
@@ -7,11 +7,12 @@ from pathlib import Path
 import pytest
 from pytestqt.qtbot import QtBot
 
+from gui.file_kind import FileKind
 from gui.main_window import MainWindow
 from gui.pages.timeline import TimelinePage
 from gui.scenario import Scenario
 from gui.settings import LAST_FOLDER_KEY, settings
-from gui.snapshot_open import is_snapshot_file, open_snapshot
+from gui.snapshot_open import open_snapshot
 from gui.theme import ThemeManager
 from tests.gui.snapshot_files import small
 
@@ -29,10 +30,11 @@ def timeline_page(window: MainWindow) -> TimelinePage:
     return page
 
 
-@pytest.mark.parametrize(("name", "snapshot"), [("snap.pickle", True), ("x.PKL", True), ("snap.pickle.gz", True),
-                                                ("run.pkl.gz", True), ("config.json", False), ("a.yaml", False)])
-def test_which_dropped_files_are_snapshots(name: str, snapshot: bool) -> None:
-    assert is_snapshot_file(Path(name)) is snapshot
+def test_a_dropped_snapshot_is_read_on_the_timeline(qtbot: QtBot, window: MainWindow, tmp_path: Path) -> None:
+    path = small(tmp_path, "run.pickle")
+    assert window.drops.route([path]) == [FileKind.SNAPSHOT]  # the drop router (gui.file_drop) calls open_snapshot
+    assert window.pages.current_page_id() == "timeline"
+    qtbot.waitSignal(timeline_page(window).loader.loaded, timeout=30_000).wait()
 
 
 def test_open_snapshot_shows_the_timeline_and_reads_there(qtbot: QtBot, window: MainWindow, tmp_path: Path) -> None:
