@@ -23,11 +23,14 @@ import json
 import math
 import os
 import stat
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 #: nesting deeper than this is refused (real configs, headers and scenarios nest fewer than 10 levels)
 MAX_JSON_DEPTH = 64
+#: ``read_bytes`` with a ``progress`` callback reads this much at a time
+READ_CHUNK = 8 * 1024 * 1024
 
 
 class InputFileError(ValueError):
@@ -76,8 +79,13 @@ def file_size(path: str | Path) -> int:
         os.close(fd)
 
 
-def read_bytes(path: str | Path, limit: int, what: str = "file") -> bytes:
-    """At most ``limit`` bytes of a regular file; a larger file is refused with its size and the limit."""
+def read_bytes(
+    path: str | Path, limit: int, what: str = "file", progress: Callable[[float], None] | None = None
+) -> bytes:
+    """At most ``limit`` bytes of a regular file; a larger file is refused with its size and the limit.
+
+    With ``progress``, the file is read ``READ_CHUNK`` bytes at a time and ``progress`` is called after each
+    with the fraction read (of the size the file had when opened); whatever it raises propagates (a cancel)."""
     p = Path(path)
     fd = _fd(p)
     try:
@@ -86,12 +94,26 @@ def read_bytes(path: str | Path, limit: int, what: str = "file") -> bytes:
             raise InputFileError(f"{p.name}: too large for a {what} ({size:,} bytes; the limit is {limit:,})")
         os.set_blocking(fd, True)
         with os.fdopen(fd, "rb", closefd=False) as fh:
-            data = fh.read(limit + 1)
+            data = fh.read(limit + 1) if progress is None else _read_chunks(fh, size, limit, progress)
     finally:
         os.close(fd)
     if len(data) > limit:  # grew while being read
         raise InputFileError(f"{p.name}: too large for a {what} (over {limit:,} bytes)")
     return data
+
+
+def _read_chunks(fh: Any, size: int, limit: int, progress: Callable[[float], None]) -> bytes:
+    """Up to ``limit + 1`` bytes of ``fh``, a chunk at a time, reporting the fraction of ``size`` read."""
+    chunks: list[bytes] = []
+    total = 0
+    while total <= limit:
+        chunk = fh.read(min(READ_CHUNK, limit + 1 - total))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        total += len(chunk)
+        progress(min(1.0, total / size) if size else 1.0)
+    return b"".join(chunks)
 
 
 def read_text(path: str | Path, limit: int, what: str = "file") -> str:
@@ -143,13 +165,19 @@ def depth(value: Any, limit: int = MAX_JSON_DEPTH) -> int:
     return deepest
 
 
-def loads_json(text: str | bytes, name: str, max_depth: int = MAX_JSON_DEPTH) -> Any:
+def loads_json(
+    text: str | bytes,
+    name: str,
+    max_depth: int = MAX_JSON_DEPTH,
+    object_hook: Callable[[dict[str, Any]], Any] | None = None,
+) -> Any:
     """Parse JSON strictly: no NaN or Infinity, no number overflowing to infinity, at most ``max_depth`` levels.
 
-    ``name`` (usually the file's name) starts every error message.
+    ``name`` (usually the file's name) starts every error message. ``object_hook`` (``json.loads``'s) is called
+    with every object parsed; whatever it raises, other than ``ValueError``, propagates (a cancel).
     """
     try:
-        value = json.loads(text, parse_constant=_reject_constant, parse_float=_finite_float)
+        value = json.loads(text, parse_constant=_reject_constant, parse_float=_finite_float, object_hook=object_hook)
     except RecursionError:
         raise InputFileError(f"{name}: nested too deeply (more than {max_depth} levels)") from None
     except json.JSONDecodeError as err:

@@ -16,7 +16,7 @@ from PySide6.QtCore import QByteArray, QCoreApplication
 from PySide6.QtGui import QAction, QCloseEvent, QIcon
 from PySide6.QtWidgets import QApplication, QHBoxLayout, QMainWindow, QMenu, QMenuBar, QWidget
 
-from gui import i18n
+from gui import i18n, snapshot_open
 from gui.about import AboutDialog
 from gui.config_import_actions import ConfigImports
 from gui.export_actions import ExportActions
@@ -112,6 +112,7 @@ class MainWindow(QMainWindow):
         handlers.update(self.imports.handlers())
         handlers.update(self.history.handlers())
         handlers.update(self.exports.handlers())
+        handlers.update(snapshot_open.handlers(self, self))
         for page_id in PAGE_IDS:
             handlers[f"page:{page_id}"] = lambda _c=False, p=page_id: self.pages.show_page(p)
         for mode in ThemeMode:

@@ -48,6 +48,7 @@ MENUS: tuple[tuple[str, tuple[Item, ...]], ...] = (
     (QT_TRANSLATE_NOOP("menus", "&File"), (
         ActionSpec("open", QT_TRANSLATE_NOOP("menus", "&Open scenario…"), QKeySequence.StandardKey.Open),
         SubMenu("recent", QT_TRANSLATE_NOOP("menus", "Open &recent"), ()),
+        ActionSpec("open_snapshot", QT_TRANSLATE_NOOP("menus", "Open &PyTorch snapshot…")),
         ActionSpec("save", QT_TRANSLATE_NOOP("menus", "&Save scenario"), QKeySequence.StandardKey.Save),
         ActionSpec("save_as", QT_TRANSLATE_NOOP("menus", "Save scenario &as…"), QKeySequence.StandardKey.SaveAs),
         ActionSpec("reset", QT_TRANSLATE_NOOP("menus", "Reset to &defaults")),

@@ -76,3 +76,7 @@ ROLLOUT_SHARE = within("engine.alignment:AlignmentOptions.rollout_share", 0.0, 0
 GENERATIONS = within("engine.alignment:AlignmentOptions.num_generations", 1, 256)
 PROMPT_TOKENS = within("engine.alignment:AlignmentOptions.max_prompt_length", 16, 131_072)
 COMPLETION_TOKENS = within("engine.alignment:AlignmentOptions.max_completion_length", 16, 131_072)
+
+# -- timeline (the timeline page's alignment of a measured snapshot) --------------------------------------------
+ALIGN_SHIFT = within("engine.snapshot.overlay:Alignment.shift", -1.0, 1.0)
+ALIGN_SCALE = within("engine.snapshot.overlay:Alignment.scale", 0.5, 2.0)

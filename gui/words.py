@@ -36,6 +36,20 @@ _MODES = {
 }
 
 
+# the phases of a training step (``engine.training.timeline``, ``engine.snapshot.frames.Phase``)
+_PHASES = {
+    "forward": QT_TRANSLATE_NOOP("words", "forward"),
+    "backward": QT_TRANSLATE_NOOP("words", "backward"),
+    "optimizer_step": QT_TRANSLATE_NOOP("words", "optimizer step"),
+    "setup": QT_TRANSLATE_NOOP("words", "setup"),
+    "other": QT_TRANSLATE_NOOP("words", "outside the step"),
+    "unknown": QT_TRANSLATE_NOOP("words", "unknown"),
+}
+
+# what a measured snapshot has beside the memory terms (``engine.snapshot.attribution.UNATTRIBUTED``)
+_NOT_TERMS = {"unattributed": QT_TRANSLATE_NOOP("words", "unattributed")}
+
+
 def _look_up(table: dict[str, str], key: str) -> str:
     return translate("words", table[key]) if key in table else key.replace("_", " ")
 
@@ -43,7 +57,7 @@ def _look_up(table: dict[str, str], key: str) -> str:
 def term_name(name: str) -> str:
     """``optimizer_states`` -> "optimizer states" (translated): the label ``engine.terms`` defines for it."""
     defined = TERMS.get(name)
-    return translate("words", defined.label) if defined is not None else name.replace("_", " ")
+    return translate("words", defined.label) if defined is not None else _look_up(_NOT_TERMS, name)
 
 
 def term_title(name: str) -> str:
@@ -73,3 +87,8 @@ def held_as(role: str, mode: str, holding: str) -> str:
 def engine_text(text: str) -> str:
     """A sentence the engine wrote (a fact, a flow label), translated when a translation exists."""
     return translate("engine", text)
+
+
+def phase_name(name: str) -> str:
+    """A step's phase (``optimizer_step`` -> "optimizer step"), translated."""
+    return _look_up(_PHASES, name)

@@ -690,6 +690,41 @@
     </message>
 </context>
 <context>
+    <name>LiveBlocksTable</name>
+    <message>
+        <source>Size</source>
+        <translation>大小</translation>
+    </message>
+    <message>
+        <source>Term</source>
+        <translation>項目</translation>
+    </message>
+    <message>
+        <source>Phase</source>
+        <translation>階段</translation>
+    </message>
+    <message>
+        <source>Allocated at</source>
+        <translation>配置於</translation>
+    </message>
+    <message>
+        <source>Stack frames (innermost first)</source>
+        <translation>堆疊框架（最內層在前）</translation>
+    </message>
+    <message>
+        <source>before recording</source>
+        <translation>錄製開始前</translation>
+    </message>
+    <message>
+        <source>event {n}</source>
+        <translation>事件 {n}</translation>
+    </message>
+    <message>
+        <source>(no frames recorded)</source>
+        <translation>（沒有記錄堆疊）</translation>
+    </message>
+</context>
+<context>
     <name>LongContextGroup</name>
     <message>
         <source>Long context</source>
@@ -1554,6 +1589,21 @@ Device total: plus the CUDA context and libraries — what nvidia-smi shows.</so
     </message>
 </context>
 <context>
+    <name>SnapshotOpen</name>
+    <message>
+        <source>PyTorch memory snapshots</source>
+        <translation>PyTorch 記憶體快照</translation>
+    </message>
+    <message>
+        <source>All files</source>
+        <translation>所有檔案</translation>
+    </message>
+    <message>
+        <source>Open PyTorch snapshot</source>
+        <translation>開啟 PyTorch 快照</translation>
+    </message>
+</context>
+<context>
     <name>StageBars</name>
     <message>
         <source> + {bytes} on the vLLM server</source>
@@ -1596,6 +1646,162 @@ Device total: plus the CUDA context and libraries — what nvidia-smi shows.</so
     <message>
         <source>{i}. {name}</source>
         <translation>{i}. {name}</translation>
+    </message>
+</context>
+<context>
+    <name>TimelineChart</name>
+    <message>
+        <source>Step {n}</source>
+        <translation>第 {n} 步</translation>
+    </message>
+    <message>
+        <source>optimizer</source>
+        <translation>優化器更新</translation>
+    </message>
+</context>
+<context>
+    <name>TimelineControls</name>
+    <message>
+        <source>Open PyTorch snapshot…</source>
+        <translation>開啟 PyTorch 快照…</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <source>Reset alignment</source>
+        <translation>重設對齊</translation>
+    </message>
+    <message>
+        <source>none (start at step 2)</source>
+        <translation>無（從第 2 步開始）</translation>
+    </message>
+    <message>
+        <source> steps</source>
+        <translation> 步</translation>
+    </message>
+    <message>
+        <source>Predicted peak</source>
+        <translation>預測尖峰</translation>
+    </message>
+    <message>
+        <source>Your PyTorch snapshot</source>
+        <translation>你的 PyTorch 快照</translation>
+    </message>
+    <message>
+        <source>Measured step drawn as step 1</source>
+        <translation>畫在第 1 步的實測步驟</translation>
+    </message>
+    <message>
+        <source>Shift</source>
+        <translation>平移</translation>
+    </message>
+    <message>
+        <source>Stretch</source>
+        <translation>伸縮</translation>
+    </message>
+    <message>
+        <source>predicted</source>
+        <translation>預測</translation>
+    </message>
+    <message>
+        <source>measured</source>
+        <translation>實測</translation>
+    </message>
+    <message>
+        <source>Measured: the blocks live at the measured peak, attributed to terms from their stack frames.</source>
+        <translation>實測：實測尖峰時仍存活的區塊，依堆疊框架歸到各項。</translation>
+    </message>
+    <message>
+        <source>Record two training steps with torch.cuda.memory._record_memory_history(), save them with _dump_snapshot(), then open the file here or drop it on the window (docs/snapshot.md). Its allocated and reserved curves are laid over the prediction.</source>
+        <translation>用 torch.cuda.memory._record_memory_history() 錄下兩個訓練步驟，以 _dump_snapshot() 存檔，再在這裡開啟，或直接把檔案拖到視窗上（docs/snapshot.md）。它的已配置與保留量曲線會疊在預測上。</translation>
+    </message>
+</context>
+<context>
+    <name>TimelineKey</name>
+    <message>
+        <source>reserved (predicted)</source>
+        <translation>保留量（預測）</translation>
+    </message>
+    <message>
+        <source>measured: allocated</source>
+        <translation>實測：已配置</translation>
+    </message>
+    <message>
+        <source>measured: reserved</source>
+        <translation>實測：保留量</translation>
+    </message>
+</context>
+<context>
+    <name>TimelinePage</name>
+    <message>
+        <source>Largest blocks live at the measured peak</source>
+        <translation>實測尖峰時最大的存活區塊</translation>
+    </message>
+    <message>
+        <source>What a training step should hold, moment by moment: steps 1 and 2 layer by layer (forward, the loss, backward, the optimizer step), stacked by term, from the same model as the estimate; the highest point is the estimate&apos;s allocated peak. Open a snapshot of your own run to lay what PyTorch measured over it.</source>
+        <translation>一個訓練步驟在每個時刻應該佔多少記憶體：第 1、2 步逐層展開（前向、損失、反向、優化器更新），依項目堆疊，和估算用的是同一個模型；最高點就是估算的已配置尖峰。開啟你自己訓練時錄下的快照，就能把 PyTorch 實測的結果疊上去。</translation>
+    </message>
+    <message>
+        <source>The page keeps what it showed.</source>
+        <translation>頁面維持原本顯示的內容。</translation>
+    </message>
+    <message>
+        <source>Could not open the snapshot</source>
+        <translation>無法開啟快照</translation>
+    </message>
+    <message>
+        <source>logits and loss</source>
+        <translation>logits 與損失</translation>
+    </message>
+    <message>
+        <source>the loss&apos;s gradients</source>
+        <translation>損失的梯度</translation>
+    </message>
+    <message>
+        <source>every gradient made</source>
+        <translation>所有梯度都已產生</translation>
+    </message>
+    <message>
+        <source>Step {n}</source>
+        <translation>第 {n} 步</translation>
+    </message>
+    <message>
+        <source>layer {n} of {total}</source>
+        <translation>第 {n} 層（共 {total} 層）</translation>
+    </message>
+    <message>
+        <source>{b} allocated (predicted)</source>
+        <translation>已配置 {b}（預測）</translation>
+    </message>
+    <message>
+        <source>Measured: {a} allocated, {r} reserved (after event {e})</source>
+        <translation>實測：已配置 {a}，保留 {r}（事件 {e} 之後）</translation>
+    </message>
+    <message>
+        <source> (step {n}, {phase})</source>
+        <translation>（第 {n} 步，{phase}）</translation>
+    </message>
+    <message>
+        <source>Measured peak &lt;b&gt;{m}&lt;/b&gt;{held} against &lt;b&gt;{p}&lt;/b&gt; predicted: &lt;b&gt;&lt;span style=&quot;color:{color}&quot;&gt;{diff}{share}&lt;/span&gt;&lt;/b&gt;</source>
+        <translation>實測尖峰 &lt;b&gt;{m}&lt;/b&gt;{held}，預測 &lt;b&gt;{p}&lt;/b&gt;：&lt;b&gt;&lt;span style=&quot;color:{color}&quot;&gt;{diff}{share}&lt;/span&gt;&lt;/b&gt;</translation>
+    </message>
+    <message>
+        <source>{file}: device {device}, {events} events, {steps} training steps found</source>
+        <translation>{file}：裝置 {device}，{events} 個事件，找到 {steps} 個訓練步驟</translation>
+    </message>
+    <message>
+        <source>No training step was found in its frames: the recording is spread over both steps.</source>
+        <translation>堆疊框架裡找不到訓練步驟：整段記錄平均攤在兩步上。</translation>
+    </message>
+    <message>
+        <source>none</source>
+        <translation>無</translation>
+    </message>
+    <message>
+        <source>Drawn over step 1: measured step {a}; over step 2: measured step {b}.</source>
+        <translation>畫在第 1 步的是實測第 {a} 步；畫在第 2 步的是實測第 {b} 步。</translation>
     </message>
 </context>
 <context>
@@ -2109,6 +2315,10 @@ VRAM Lab 保留了目前的狀態，可以照常使用。詳細資訊已寫入 {
         <translation>最近開啟(&amp;R)</translation>
     </message>
     <message>
+        <source>Open &amp;PyTorch snapshot…</source>
+        <translation>開啟 PyTorch 快照(&amp;P)…</translation>
+    </message>
+    <message>
         <source>&amp;Save scenario</source>
         <translation>儲存情境(&amp;S)</translation>
     </message>
@@ -2242,6 +2452,10 @@ VRAM Lab 保留了目前的狀態，可以照常使用。詳細資訊已寫入 {
     <message>
         <source>Serving</source>
         <translation>推論服務</translation>
+    </message>
+    <message>
+        <source>Timeline</source>
+        <translation>時間軸</translation>
     </message>
 </context>
 <context>
@@ -2476,6 +2690,34 @@ VRAM Lab 保留了目前的狀態，可以照常使用。詳細資訊已寫入 {
     <message>
         <source>vLLM colocated</source>
         <translation>vLLM 同卡共置</translation>
+    </message>
+    <message>
+        <source>forward</source>
+        <translation>前向</translation>
+    </message>
+    <message>
+        <source>backward</source>
+        <translation>反向</translation>
+    </message>
+    <message>
+        <source>optimizer step</source>
+        <translation>優化器更新</translation>
+    </message>
+    <message>
+        <source>setup</source>
+        <translation>準備</translation>
+    </message>
+    <message>
+        <source>outside the step</source>
+        <translation>訓練步驟之外</translation>
+    </message>
+    <message>
+        <source>unknown</source>
+        <translation>不明</translation>
+    </message>
+    <message>
+        <source>unattributed</source>
+        <translation>無法歸類</translation>
     </message>
 </context>
 </TS>

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.snapshot.report import SnapshotReport
+from engine.snapshot.report import SnapshotReport, StepReport
 from engine.training.result import Estimate
 
 
@@ -19,11 +19,11 @@ def _ratio(measured: int, estimated: int) -> float | None:
     return round(measured / estimated, 4) if estimated else None
 
 
-def _estimate_step(index: int, created: int, complete: bool) -> int:
-    """Which of the estimate's steps a measured step is (module docstring)."""
-    if created > 0:
+def estimate_step(s: StepReport) -> int:
+    """Which of the estimate's steps (1 or 2) a measured step is (module docstring)."""
+    if s.optimizer_states_created_bytes > 0:
         return 1
-    return 1 if index == 1 and not complete else 2
+    return 1 if s.step == 1 and not s.complete else 2
 
 
 def by_phase(report: SnapshotReport, e: Estimate) -> list[dict[str, Any]]:
@@ -34,7 +34,7 @@ def by_phase(report: SnapshotReport, e: Estimate) -> list[dict[str, Any]]:
         estimated[key] = max(estimated.get(key, 0), round(p.total))
     out = []
     for s in report.steps:
-        step = _estimate_step(s.step, s.optimizer_states_created_bytes, s.complete)
+        step = estimate_step(s)
         for name, measured in s.phases.items():
             est = estimated.get((name, step))
             if est is not None:

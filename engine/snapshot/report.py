@@ -1,7 +1,9 @@
 """What a snapshot says, for one device: peaks, timeline, steps, and the peak broken down by term.
 
 ``analyse`` runs the pieces in order: ``schema.check`` -> ``replay.replay`` (memory_viz's arithmetic) ->
-``steps.find_phases`` (phases and steps from frames) -> ``attribution`` (terms at the peak).
+``steps.find_phases`` (phases and steps from frames) -> ``attribution`` (terms at the peak). ``measure`` does the
+same and also keeps the allocated and reserved bytes after every event (a ``Measurement``), for a view that
+draws the curves at its own resolution (the GUI's Timeline page).
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ import numpy as np
 from engine.snapshot import attribution, schema
 from engine.snapshot.attribution import LiveBlock
 from engine.snapshot.frames import Mark, Phase
-from engine.snapshot.load import SnapshotError
+from engine.snapshot.load import Progress, SnapshotError
 from engine.snapshot.replay import Ints, Replay, replay
 from engine.snapshot.steps import Phases, Step, find_phases
 from engine.terms import TermName
@@ -135,8 +137,28 @@ def _timeline(r: Replay, ph: Phases, steps: tuple[Step, ...], points: int) -> li
     return out
 
 
+@dataclass(frozen=True, slots=True)
+class Measurement:
+    """A report, and the allocated and reserved bytes after every event of its device (the report's own
+    ``timeline`` keeps ``TIMELINE_POINTS`` moments of the whole recording)."""
+
+    report: SnapshotReport
+    allocated: Ints
+    reserved: Ints
+
+
 def analyse(snapshot: Any, name: str, device: int | None = None, points: int = TIMELINE_POINTS) -> SnapshotReport:
     """The report for ``device`` (default: the first device with events or segments, as memory_viz picks)."""
+    return measure(snapshot, name, device, points).report
+
+
+def measure(
+    snapshot: Any, name: str, device: int | None = None, points: int = TIMELINE_POINTS,
+    progress: Progress | None = None,
+) -> Measurement:
+    """``analyse``'s report with the curves it was made from; ``progress`` gets the fraction done after each
+    stage (replaying and finding the phases take nearly all the time, about equally)."""
+    tick = progress or (lambda _f: None)
     try:
         snap = schema.check(snapshot)
         devices = schema.devices(snap)
@@ -148,13 +170,15 @@ def analyse(snapshot: Any, name: str, device: int | None = None, points: int = T
         elif device not in devices:
             raise SnapshotError(f"device {device} has no events or segments (devices: {devices or 'none'})")
         r = replay(snap, device)
+        tick(0.45)
         ph = find_phases(r)
+        tick(0.9)
     except SnapshotError as err:
         raise SnapshotError(f"{name}: {err}") from None
     peak, at = r.peak_allocated
     blocks = attribution.live_blocks(r, ph, at)
     created = _states_created(r, ph)
-    return SnapshotReport(
+    report = SnapshotReport(
         file=name, device=device, devices=devices, events=r.events,
         peak_allocated_bytes=peak, peak_event=at, peak_reserved_bytes=r.peak_reserved[0],
         before_recording_bytes=r.initial_allocated,
@@ -168,3 +192,5 @@ def analyse(snapshot: Any, name: str, device: int | None = None, points: int = T
         attribution=attribution.explain(blocks, ph.stacks),
         peak_blocks=blocks[:PEAK_BLOCKS],
     )
+    tick(1.0)
+    return Measurement(report, r.allocated, r.reserved)

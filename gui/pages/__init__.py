@@ -46,6 +46,7 @@ PAGES: tuple[PageEntry, ...] = (
     PageEntry("levers", "gui.pages.levers", "LeversPage", QT_TRANSLATE_NOOP("pages", "Levers")),
     PageEntry("alignment", "gui.pages.alignment", "AlignmentPage", QT_TRANSLATE_NOOP("pages", "Alignment")),
     PageEntry("serving", "gui.pages.serving", "ServingPage", QT_TRANSLATE_NOOP("pages", "Serving")),
+    PageEntry("timeline", "gui.pages.timeline", "TimelinePage", QT_TRANSLATE_NOOP("pages", "Timeline")),
 )
 
 PAGE_IDS: tuple[str, ...] = tuple(p.page_id for p in PAGES)

@@ -1,4 +1,5 @@
-"""A one-line legend under a breakdown bar: a colour swatch, the term's name and its bytes, for every term."""
+"""A legend of memory terms: a colour swatch, the term's name and its bytes, for every term; on one wrapped line
+under a breakdown bar, or one term a line (``vertical``) in a side panel."""
 
 from __future__ import annotations
 
@@ -15,19 +16,24 @@ from gui.words import term_title
 class TermLegend(QLabel):
     """Rich-text legend; the swatch colours follow the theme (re-shown by the page on each recompute).
 
-    Signals: none; call :meth:`show_terms`.
+    Signals: none; call :meth:`show_terms` (or :meth:`show_amounts`).
     """
 
-    def __init__(self, parent: QWidget | None = None) -> None:
+    def __init__(self, parent: QWidget | None = None, vertical: bool = False) -> None:
         super().__init__(parent)
         self.setWordWrap(True)
+        self._separator = "<br>" if vertical else "&nbsp;&nbsp; "
 
     def show_terms(self, terms: Sequence[Term], unit: Unit) -> None:
+        self.show_amounts([(t.name, t.bytes) for t in terms], unit)
+
+    def show_amounts(self, amounts: Sequence[tuple[str, int]], unit: Unit) -> None:
+        """Each (term name, bytes) above zero, in the order given."""
         c = colors_for(self)
         parts = [
-            f'<span style="color:{c.term(t.name)}">■</span>&nbsp;{term_title(t.name)}&nbsp;'
-            f"<b>{format_bytes(t.bytes, unit, 1)}</b>"
-            for t in terms
-            if t.bytes > 0
+            f'<span style="color:{c.term(name)}">■</span>&nbsp;{term_title(name)}&nbsp;'
+            f"<b>{format_bytes(n_bytes, unit, 1)}</b>"
+            for name, n_bytes in amounts
+            if n_bytes > 0
         ]
-        self.setText("&nbsp;&nbsp; ".join(parts))
+        self.setText(self._separator.join(parts))

@@ -98,7 +98,7 @@ def test_every_page_offers_a_chart_and_actions_follow_the_page(window: MainWindo
         assert window.actions_by_id["export:png2"].isEnabled(), page_id
         assert window.exports.export_png(1, tmp_path / f"{page_id}.png") is not None
         has_table = window.actions_by_id["export:csv"].isEnabled()
-        assert has_table == (page_id in {"memory", "levers", "serving"})
+        assert has_table == (page_id in {"memory", "levers", "serving", "timeline"})
     window.pages.show_page("memory")
 
 

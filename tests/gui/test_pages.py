@@ -12,9 +12,9 @@ from gui.pages import PAGE_IDS, create_page, entry, page_title
 from gui.scenario import Scenario
 
 
-def test_five_pages_in_order() -> None:
-    assert PAGE_IDS == ("memory", "attention", "levers", "alignment", "serving")
-    assert [page_title(p) for p in PAGE_IDS] == ["Memory", "Attention", "Levers", "Alignment", "Serving"]
+def test_six_pages_in_order() -> None:
+    assert PAGE_IDS == ("memory", "attention", "levers", "alignment", "serving", "timeline")
+    assert [page_title(p) for p in PAGE_IDS] == ["Memory", "Attention", "Levers", "Alignment", "Serving", "Timeline"]
 
 
 def test_unknown_page_id() -> None:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from engine.catalog import get_gpu, get_model
 from engine.snapshot import analyse
-from engine.snapshot.compare import _estimate_step, compare
+from engine.snapshot.compare import compare, estimate_step
+from engine.snapshot.report import StepReport
 from engine.specs import TrainingSetup
 from engine.training import estimate
 from tools.snapshot_fixtures import training
@@ -33,9 +34,13 @@ def test_compare_with_an_estimate() -> None:
     assert c["by_term"]["unattributed"]["estimated_bytes"] == 0
 
 
+def _step(index: int, created: int, complete: bool) -> StepReport:
+    return StepReport(index, 0, 1, complete, 0, 0, created, {})
+
+
 def test_which_estimate_step_a_measured_step_is() -> None:
-    assert _estimate_step(1, created=10, complete=True) == 1
-    assert _estimate_step(3, created=10, complete=True) == 1  # recording began before the run's first step
-    assert _estimate_step(1, created=0, complete=True) == 2  # recording began after it
-    assert _estimate_step(1, created=0, complete=False) == 1  # only a first forward and backward recorded
-    assert _estimate_step(2, created=0, complete=False) == 2
+    assert estimate_step(_step(1, created=10, complete=True)) == 1
+    assert estimate_step(_step(3, created=10, complete=True)) == 1  # recording began before the run's first step
+    assert estimate_step(_step(1, created=0, complete=True)) == 2  # recording began after it
+    assert estimate_step(_step(1, created=0, complete=False)) == 1  # only a first forward and backward recorded
+    assert estimate_step(_step(2, created=0, complete=False)) == 2

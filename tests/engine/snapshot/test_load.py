@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from engine.safe_io import InputFileError
+from engine.snapshot import Cancelled, read_measurement, read_report
 from engine.snapshot.load import SnapshotError, loads_pickle, parse_snapshot_bytes, read_snapshot_file
 from tools.snapshot_fixtures import training
 
@@ -142,3 +143,66 @@ def test_broken_files_get_one_line(data: bytes, message: str) -> None:
         parse_snapshot_bytes(data, "s")
     assert str(info.value).startswith(message)
     assert "\n" not in str(info.value)
+
+
+def _files(tmp_path: Path, snapshot: dict[str, Any]) -> list[Path]:
+    as_pickle, as_json = pickle.dumps(snapshot, protocol=4), json.dumps(snapshot).encode()
+    files = {"snap.pickle": as_pickle, "snap.json": as_json, "snap.pickle.gz": gzip.compress(as_pickle),
+             "snap.p2": pickle.dumps(snapshot, protocol=2), "snap.p0": pickle.dumps(snapshot, protocol=0)}
+    for name, data in files.items():
+        (tmp_path / name).write_bytes(data)
+    return [tmp_path / name for name in files]
+
+
+def test_progress_rises_to_one_and_the_curves_match_the_report(tmp_path: Path, snapshot: dict[str, Any]) -> None:
+    for path in _files(tmp_path, snapshot):
+        seen: list[float] = []
+        m = read_measurement(path, progress=seen.append)
+        assert seen == sorted(seen), path.name
+        assert seen[0] >= 0.0, path.name
+        assert seen[-1] == 1.0, path.name
+        assert len(seen) >= 4, path.name  # reading, parsing (chunks), replaying, the phases
+        report = read_report(path)
+        assert m.report == report, path.name
+        assert int(m.allocated.max()) == report.peak_allocated_bytes or report.peak_event == -1
+        assert len(m.allocated) == len(m.reserved) == report.events
+
+
+@pytest.mark.parametrize("after", [0, 3])
+def test_a_cancel_raised_by_progress_stops_reading_and_passes_through(
+    tmp_path: Path, snapshot: dict[str, Any], after: int
+) -> None:
+    for path in _files(tmp_path, snapshot):
+        calls = 0
+
+        def cancel_at(_f: float) -> None:
+            nonlocal calls
+            calls += 1
+            if calls > after:
+                raise Cancelled
+
+        with pytest.raises(Cancelled):
+            read_measurement(path, progress=cancel_at)
+        assert calls == after + 1, path.name
+
+
+def test_a_large_pickle_is_read_in_chunks(snapshot: dict[str, Any]) -> None:
+    """The unpickler comes back to Python (here: to ``progress``) many times over a file of a few MB."""
+    data = pickle.dumps({**snapshot, "pad": [f"{i:0100d}" for i in range(50_000)]}, protocol=4)
+    seen: list[float] = []
+    loads_pickle(data, "big.pickle", seen.append)
+    assert len(data) > 5_000_000
+    assert len(seen) > len(data) // 200_000
+    assert seen[-1] == 1.0
+
+
+def test_hostile_pickles_are_refused_with_progress_too(tmp_path: Path) -> None:
+    marker = tmp_path / "pwned"
+    for what, data in _payloads(marker).items():
+        if what == "EXT1":
+            continue  # needs a registered extension (above)
+        path = tmp_path / "evil.pickle"
+        path.write_bytes(data)
+        with pytest.raises(SnapshotError, match=r"^evil\.pickle: refused: not a plain-data pickle"):
+            read_measurement(path, progress=lambda _f: None)
+        assert not marker.exists(), what

@@ -17,6 +17,7 @@ ABILITIES = {
     "levers": {ExportsChart, ExportsBreakdown, KeepsViewState},
     "alignment": {ExportsChart, KeepsViewState},
     "serving": {ExportsChart, ExportsBreakdown, KeepsViewState},
+    "timeline": {ExportsChart, ExportsBreakdown, KeepsViewState},
 }
 
 
