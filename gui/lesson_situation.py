@@ -27,15 +27,20 @@ if TYPE_CHECKING:
     from engine.lessons import Lesson, Situation
 
 
-def situation_of(lesson: Lesson, scenario: Scenario, page: QWidget | None) -> Situation:
-    """The learner's situation for ``lesson``: the scenario, and ``page``'s part when it holds one."""
+def part_of(page: QWidget) -> HoldsLessonPart | None:
+    """The page, if it holds a part of a lesson's situation."""
+    return page if isinstance(page, HoldsLessonPart) else None
+
+
+def situation_of(lesson: Lesson, scenario: Scenario, part: HoldsLessonPart | None) -> Situation:
+    """The learner's situation for ``lesson``: the scenario, and the part its page holds (``part_of``), if any."""
     base = replace(lesson.start_situation(), model=scenario.model, gpu=scenario.gpu, setup=scenario.setup)
-    return page.lesson_part(base) if isinstance(page, HoldsLessonPart) else base
+    return base if part is None else part.lesson_part(base)
 
 
-def apply_start(lesson: Lesson, scenario: Scenario, page: QWidget | None) -> None:
-    """Set the scenario (one ``changed``) and ``page``'s part to the lesson's start."""
+def apply_start(lesson: Lesson, scenario: Scenario, part: HoldsLessonPart | None) -> None:
+    """Set the scenario (one ``changed``) and the part its page holds, if any, to the lesson's start."""
     start = lesson.start_situation()
     scenario.update(model=start.model, gpu=start.gpu, setup=start.setup)
-    if isinstance(page, HoldsLessonPart):
-        page.set_lesson_part(start)
+    if part is not None:
+        part.set_lesson_part(start)

@@ -4,7 +4,8 @@ from View > Lessons (Ctrl+L) or its own close button, and remembered.
 The panel is built the first time the drawer opens (the lessons and the engine parts that check them load then,
 not at start-up) and again, in the new language and type size, when the main window rebuilds its pages
 (``attach``); a drawer that is closed drops its panel instead. The drawer's width follows the type size (wider in
-presentation mode), up to a share of the window.
+presentation mode), up to a share of the window, and it gives width back when the window narrows (full screen on
+a small screen) rather than squeeze the page.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import shiboken6
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QEvent, QObject, Qt, Signal
 from PySide6.QtGui import QCloseEvent, QFontMetrics
 from PySide6.QtWidgets import QDockWidget, QMainWindow
 
@@ -24,7 +25,7 @@ if TYPE_CHECKING:
     from gui.widgets.page_stack import PageStack
 
 # the drawer's width in lines of text (font height), and at most this share of the window
-WIDTH_EMS, MAX_SHARE = 24, 0.42
+WIDTH_EMS, MAX_SHARE = 21, 0.42
 
 
 class LessonsDock(QDockWidget):
@@ -47,6 +48,7 @@ class LessonsDock(QDockWidget):
         self._pages: PageStack | None = None
         self.panel: LessonsPanel | None = None
         window.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self)
+        window.installEventFilter(self)
         self.hide()
 
     @staticmethod
@@ -93,12 +95,21 @@ class LessonsDock(QDockWidget):
             old.deleteLater()
 
     def fit_width(self) -> None:
-        """Size the drawer for about ``WIDTH_EMS`` lines' height of text across, at most ``MAX_SHARE`` of the window."""
+        """Size the drawer for about ``WIDTH_EMS`` lines' height of text across, at most ``MAX_SHARE`` of the window
+        (its buttons' own widths may ask for more: their texts are never cut)."""
         em = QFontMetrics(self.font()).height()
-        width = min(WIDTH_EMS * em, int(self._window.width() * MAX_SHARE))
-        if self.panel is not None:
-            self.panel.setMinimumWidth(min(width, 12 * em))
+        width = min(WIDTH_EMS * em, self._cap())
         self._window.resizeDocks([self], [width], Qt.Orientation.Horizontal)
+
+    def _cap(self) -> int:
+        return int(self._window.width() * MAX_SHARE)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        """The window narrowed (full screen on a small screen): give the page its share back."""
+        resized = watched is self._window and event.type() == QEvent.Type.Resize
+        if resized and self.isVisible() and self.width() > self._cap():
+            self._window.resizeDocks([self], [self._cap()], Qt.Orientation.Horizontal)
+        return False
 
     def closeEvent(self, event: QCloseEvent) -> None:
         """Its close button: remembered like View > Lessons."""

@@ -4,12 +4,15 @@ live by the engine as the learner changes the setup (no submit button).
 Data flow, as on every page (README, "Architecture"): the panel watches the shared ``Scenario`` and the own state
 of the lesson's page (a ``HoldsLessonPart``: ``gui.pages.contract``) through ``gui.recompute``'s one policy, so a
 slider drag checks once per event-loop turn, and not at all while the panel is hidden (once when it is shown
-again). A check is ``Lesson.check`` on the situation ``gui.lesson_situation`` reads (about 0.1 ms, at most 1 ms:
-``bench/engine_speed.py``); only a verdict that changed is drawn again. Start applies the lesson's start to the
-scenario and the page and shows the page; a lesson's goal is checked from its Start on. Progress (passed, the
-lesson in view, the one started, hints revealed) is kept in the settings (``gui.lesson_progress``).
+again). A check is ``Lesson.check`` on the situation ``gui.lesson_situation`` reads (well under 1 ms:
+``bench/engine_speed.py``). A verdict that changed (met, not met) is drawn at once; the sentence that says why,
+whose numbers change at every step of a drag, is drawn once the input pauses (the recompute's ``later`` part),
+so that a drag repaints no more of the panel than its verdict (``bench/gui_latency.py --lessons``).
 
-The lessons' own texts come from the engine in both languages; the panel's words go through Qt's translations.
+Start applies the lesson's start to the scenario and the page and shows the page; a lesson's goal is checked from
+its Start on. Progress (passed, the lesson in view, the one started, hints revealed) is kept in the settings
+(``gui.lesson_progress``). The lessons' own texts come from the engine in both languages; the panel's words go
+through Qt's translations.
 """
 
 from __future__ import annotations
@@ -27,10 +30,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from engine.lessons import Lesson, lessons
+from engine.lessons import Check, Lesson, lessons
 from gui import i18n
 from gui.lesson_progress import LessonProgress
-from gui.lesson_situation import apply_start, situation_of
+from gui.lesson_situation import apply_start, part_of, situation_of
 from gui.pages.contract import HoldsLessonPart
 from gui.recompute import Recompute
 from gui.scenario import Scenario
@@ -56,11 +59,12 @@ class LessonsPanel(QWidget):
         self.lessons: dict[str, Lesson] = {x.id: x for x in lessons()}
         self.progress = LessonProgress(list(self.lessons))
         self.lang = i18n.current_language(_app())
-        self._watched: set[str] = set()  # pages whose part is watched
+        self._parts: dict[str, HoldsLessonPart | None] = {}  # each lesson page's part (None: it holds none)
         self._list_sized = False
         self.summary, self.bar = QLabel(self), QProgressBar(self)
         self.bar.setRange(0, len(self.lessons))
         self.bar.setTextVisible(False)
+        self.bar.setFixedHeight(max(6, self.fontMetrics().height() // 3))  # a thin bar under the count
         self.list = LessonList(self.tr("passed"), self)
         self.view = LessonView(self)
         self.previous = button(self.tr("◀ Previous"), self, "lessonPrevious")
@@ -68,7 +72,8 @@ class LessonsPanel(QWidget):
         self.reset = button(self.tr("Reset progress…"), self, "lessonReset")
         self._layout()
         self._connect()
-        self.recompute = Recompute(self, now=self._check).watch(scenario)
+        self._last: Check | None = None  # the newest check of the started lesson
+        self.recompute = Recompute(self, now=self._check, later=[self._show_check]).watch(scenario)
         self.list.show_lessons([(x.id, x.title.get(self.lang)) for x in self.lessons.values()],
                                self.progress.passed, self.progress.current)
         self._show_progress()
@@ -115,8 +120,7 @@ class LessonsPanel(QWidget):
     def start(self) -> None:
         """Apply the lesson's start to the scenario and its page, and show the page."""
         lesson = self.current
-        page = self._page(lesson)
-        apply_start(lesson, self._scenario, page)
+        apply_start(lesson, self._scenario, self._part(lesson))
         self.progress.start(lesson.id)
         self._show_current()
         self._pages.show_page(lesson.page.value)
@@ -174,23 +178,29 @@ class LessonsPanel(QWidget):
 
     def _check(self) -> None:
         """Check the started lesson's goal against the learner's situation now (``gui.recompute``)."""
-        lesson = self.current
+        lesson, self._last = self.current, None
         if self.progress.started != lesson.id:
             return
-        page = self._page(lesson)
-        check = lesson.check(situation_of(lesson, self._scenario, page), self._scenario.unit)
-        if check.passed and self.progress.mark_passed(lesson.id):
+        self._last = lesson.check(situation_of(lesson, self._scenario, self._part(lesson)), self._scenario.unit)
+        if self._last.passed and self.progress.mark_passed(lesson.id):
             self.list.show_passed(self.progress.passed)
             self._show_progress()
-        self.view.show_check(check, lesson.id in self.progress.passed)
+        if self.view.verdict() is not self._last.passed:
+            self._show_check()  # met or not met any more: at once
 
-    def _page(self, lesson: Lesson) -> QWidget:
-        """The lesson's page (built now if it was not yet), its part of the situation watched."""
-        page = self._pages.page(lesson.page.value)
-        if isinstance(page, HoldsLessonPart) and lesson.page.value not in self._watched:
-            page.lesson_part_changed().connect(self.recompute.request)
-            self._watched.add(lesson.page.value)
-        return page
+    def _show_check(self) -> None:
+        """The newest check, its sentence included (``later``: once a drag pauses)."""
+        if self._last is not None:
+            self.view.show_check(self._last, self.progress.current in self.progress.passed)
+
+    def _part(self, lesson: Lesson) -> HoldsLessonPart | None:
+        """The part of the situation the lesson's page holds (the page built now if it was not yet), watched."""
+        page_id = lesson.page.value
+        if page_id not in self._parts:
+            part = self._parts[page_id] = part_of(self._pages.page(page_id))
+            if part is not None:
+                part.lesson_part_changed().connect(self.recompute.request)
+        return self._parts[page_id]
 
     # -- sizing -------------------------------------------------------------------------------------------------
     def resizeEvent(self, event: QResizeEvent) -> None:

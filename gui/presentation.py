@@ -131,7 +131,8 @@ class Presentation(QObject):
             return False
         assert isinstance(event, QKeyEvent)
         key = Qt.Key(event.key())
-        if key in ARROWS and isinstance(QApplication.focusWidget(), _EDITORS):
+        focus = QApplication.focusWidget()
+        if key in ARROWS and isinstance(focus, _EDITORS) and focus.isVisible():  # not the hidden sidebar's list
             return False
         if key == Qt.Key.Key_Escape:
             self.leave()

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 
 from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import QAbstractItemView, QListWidget, QListWidgetItem, QWidget
 
 ID_ROLE = Qt.ItemDataRole.UserRole
@@ -73,6 +74,12 @@ class LessonList(QListWidget):
             self.setCurrentRow(ids.index(lesson_id))
             self.scrollToItem(self.currentItem())
             self.blockSignals(blocked)
+
+    def showEvent(self, event: QShowEvent) -> None:
+        """Shown (its size known at last): the current row in view."""
+        super().showEvent(event)
+        if self.currentItem() is not None:
+            self.scrollToItem(self.currentItem())
 
     def _row_changed(self, row: int) -> None:
         if 0 <= row < self.count():

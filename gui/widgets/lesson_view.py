@@ -115,7 +115,10 @@ class LessonView(QWidget):
         assert self.lesson is not None
         hints = self.lesson.hints
         while len(self.hint_labels) > count:
-            self.hint_labels.pop().deleteLater()
+            gone = self.hint_labels.pop()
+            gone.hide()  # now: deleteLater waits for the event loop
+            self._box.removeWidget(gone)
+            gone.deleteLater()
         while len(self.hint_labels) < min(count, len(hints)):
             n = len(self.hint_labels)
             hint = label(self, f"lessonHint{n + 1}")
@@ -127,6 +130,10 @@ class LessonView(QWidget):
         self.hint_button.setEnabled(more)
         self.hint_button.setText(self.tr("Show a hint ({n} of {total})").format(n=count + 1, total=len(hints))
                                  if more else self.tr("Every hint is shown"))
+
+    def verdict(self) -> bool | None:
+        """The verdict on screen: met (``True``), not met, or none yet (``None``)."""
+        return None if self._check is None else self._check.passed
 
     def show_check(self, check: Check, passed_ever: bool) -> None:
         """The goal's verdict now; the explanation shows once the goal has been met."""

@@ -24,7 +24,7 @@ def test_progress_is_read_back_by_a_new_reader() -> None:
     assert p.mark_passed("first")
     assert [p.reveal_hint("second", total=2) for _ in range(3)] == [1, 2, 2]  # never past the last hint
     again = LessonProgress(IDS)
-    assert (again.current, again.started, again.passed) == ("second", "second", {"first", "third"})
+    assert (again.current, again.started, again.passed) == ("second", "second", frozenset({"first", "third"}))
     assert (again.hints("second"), again.hints("first")) == (2, 0)
     assert settings().value(PASSED) == "first third"  # course order, one string
 
@@ -52,7 +52,7 @@ def test_reset_forgets_everything_but_the_drawer() -> None:
     p.reveal_hint("third", 3)
     p.reset()
     for reader in (p, LessonProgress(IDS)):
-        assert (reader.current, reader.started, reader.passed, reader.hints("third")) == ("first", None, set(), 0)
+        assert (reader.current, reader.started, reader.passed, reader.hints("third")) == ("first", None, frozenset(), 0)
     assert settings().value(LESSONS_OPEN_KEY) in (True, "true")
 
 

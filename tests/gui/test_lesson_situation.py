@@ -7,6 +7,7 @@ it: a lesson starts, solves, keeps and reads no part that another page holds.
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Any
 
 import pytest
 from PySide6.QtWidgets import QWidget
@@ -17,14 +18,14 @@ from engine.attention_sizes import StepKey
 from engine.lessons import Lesson, Situation, lessons
 from engine.serving import ServingSetup
 from engine.specs import KvDtype, Method
-from gui.lesson_situation import apply_start, situation_of
+from gui.lesson_situation import apply_start, part_of, situation_of
 from gui.pages import PAGE_IDS, create_page
 from gui.pages.contract import HoldsLessonPart
 from gui.scenario import Scenario
 
 PARTS = ("serving", "alignment", "attention_step")
 #: each part set to something no page starts with
-ELSEWHERE = {"serving": ServingSetup(tokens=1024, sequences=3, kv_dtype=KvDtype.FP8),
+ELSEWHERE: dict[str, Any] = {"serving": ServingSetup(tokens=1024, sequences=3, kv_dtype=KvDtype.FP8),
              "alignment": AlignmentOptions(grpo_reward_model=True, dpo_precomputed_reference=True),
              "attention_step": StepKey.MASKED}
 #: which page holds which part (checked against the pages themselves below)
@@ -75,20 +76,22 @@ def test_start_sets_the_scenario_and_the_page_part(qtbot: QtBot) -> None:
     scenario = Scenario()
     scenario.update(method=Method.LORA, unit="GiB")
     page = page_for(qtbot, "serving", scenario)
+    part = part_of(page)
+    assert part is not None
     with qtbot.waitSignal(scenario.changed) as seen:
-        apply_start(lesson, scenario, page)
+        apply_start(lesson, scenario, part)
     assert "setup.method" in seen.args[0]
-    assert situation_of(lesson, scenario, page) == lesson.start_situation()
+    assert situation_of(lesson, scenario, part) == lesson.start_situation()
     assert scenario.unit == "GiB"  # the unit is the learner's
     page.state.update(sequences=5)  # type: ignore[attr-defined]
-    assert situation_of(lesson, scenario, page).serving.sequences == 5
+    assert situation_of(lesson, scenario, part).serving.sequences == 5
 
 
 def test_a_page_without_a_part_reads_the_scenario_only(qtbot: QtBot) -> None:
     lesson = next(x for x in lessons() if x.id == "fit-7b-24gb")
     scenario = Scenario()
-    page = page_for(qtbot, "memory", scenario)
-    apply_start(lesson, scenario, page)
-    assert situation_of(lesson, scenario, page) == lesson.start_situation()
+    assert part_of(page_for(qtbot, "memory", scenario)) is None
+    apply_start(lesson, scenario, None)
+    assert situation_of(lesson, scenario, None) == lesson.start_situation()
     scenario.update(seq_len=1024)
     assert situation_of(lesson, scenario, None).setup.seq_len == 1024

@@ -105,7 +105,7 @@ def test_start_fails_the_goal_and_the_solution_passes_it(window: MainWindow, les
     text = panel.view.explanation_text.text()
     assert all(f"Source: {f.source}".replace("&", "&amp;") in text for f in lesson.explanation.facts)
     assert panel.list.currentItem().text().startswith(PASSED_MARK)
-    assert "1 of 12 lessons passed" == panel.summary.text()
+    assert panel.summary.text() == "1 of 12 lessons passed"
     assert LessonProgress(list(LESSONS)).passed == {lesson_id}
 
 
@@ -239,14 +239,19 @@ def test_reset_asks_first(window: MainWindow) -> None:
     assert panel.progress.passed == {"full-7b-one-80gb"}
 
 
+def tabbable(widget: QWidget) -> bool:
+    return bool(widget.focusPolicy() & Qt.FocusPolicy.TabFocus) and widget.isEnabled() and widget.isVisibleTo(
+        widget.window())
+
+
 def focus_chain(start_at: QWidget, count: int) -> list[QWidget]:
-    chain, widget = [], start_at
-    for _ in range(count):
+    """The next ``count`` widgets Tab reaches after ``start_at``."""
+    chain: list[QWidget] = []
+    widget: QWidget | None = start_at
+    while len(chain) < count and widget is not None:
         widget = widget.nextInFocusChain()
-        while not (widget.focusPolicy() & Qt.FocusPolicy.TabFocus and widget.isVisibleTo(start_at.window())
-                   and widget.isEnabled()):
-            widget = widget.nextInFocusChain()
-        chain.append(widget)
+        if widget is not None and tabbable(widget):
+            chain.append(widget)
     return chain
 
 
@@ -274,17 +279,21 @@ def test_ctrl_l_and_the_view_menu_toggle_the_drawer_and_it_is_remembered(
     qtbot: QtBot, window: MainWindow, theme: ThemeManager
 ) -> None:
     action = window.actions_by_id["lessons"]
-    assert action.isChecked() and window.lessons.isVisible()
+    assert action.isChecked()
+    assert window.lessons.isVisible()
     window.activateWindow()
     qtbot.waitUntil(lambda: QApplication.activeWindow() is window)
     qtbot.keyClick(window.pages.currentWidget(), Qt.Key.Key_L, Qt.KeyboardModifier.ControlModifier)
-    assert not window.lessons.isVisible() and not action.isChecked()
+    assert not window.lessons.isVisible()
+    assert not action.isChecked()
     again = MainWindow(Scenario(), theme)
     qtbot.addWidget(again)
     again.show()
-    assert not again.lessons.isVisible() and again.lessons.panel is None  # nothing loaded while closed
+    assert not again.lessons.isVisible()
+    assert again.lessons.panel is None
     action.trigger()
-    assert window.lessons.isVisible() and action.isChecked()
+    assert window.lessons.isVisible()
+    assert action.isChecked()
     window.lessons.close()  # its own close button
     assert not action.isChecked()
     assert not window.lessons.saved_open()
@@ -323,3 +332,39 @@ def test_the_verdict_takes_the_theme_colours(window: MainWindow, theme: ThemeMan
     theme.set_mode(ThemeMode.DARK)
     QApplication.sendPostedEvents()
     assert DARK.over in status(panel_of(window))
+
+
+def test_during_a_drag_the_verdict_is_live_and_the_sentence_waits_for_a_pause(qtbot: QtBot, window: MainWindow) -> None:
+    panel = start(window, "full-7b-one-80gb")
+    before = status(panel)
+    window.scenario.update(seq_len=16384)  # one step of a drag: the verdict stays "not yet"
+    QApplication.processEvents()  # one event-loop turn
+    assert status(panel) == before
+    assert panel.recompute.pending()  # the sentence, once the input pauses
+    qtbot.waitUntil(lambda: not panel.recompute.pending())
+    assert status(panel) != before
+    assert "213.22 GB" in status(panel)
+    window.scenario.update(seq_len=4096, precision="bf16")  # a verdict that changes is drawn in the same turn
+    QApplication.processEvents()
+    assert panel.view.verdict() is True
+    assert "✓ Goal met." in status(panel)
+
+
+def test_in_presentation_mode_the_arrow_keys_stay_in_the_list(qtbot: QtBot, window: MainWindow) -> None:
+    window.activateWindow()
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is window)
+    window.actions_by_id["present"].trigger()
+    panel = panel_of(window)
+    panel.list.setFocus()
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is panel.list)
+    qtbot.keyClick(panel.list, Qt.Key.Key_Down)
+    assert (panel.progress.current, window.pages.current_page_id()) == (list(LESSONS)[1], "memory")
+    qtbot.keyClick(panel.list, Qt.Key.Key_PageDown)  # the clicker's key still turns the page
+    assert window.pages.current_page_id() == "attention"
+
+
+def test_the_drawer_gives_width_back_when_the_window_narrows(window: MainWindow) -> None:
+    window.resize(700, 700)
+    QApplication.processEvents()
+    assert window.lessons.width() <= max(0.42 * window.width(), window.lessons.minimumSizeHint().width())
+    assert window.pages.width() > 0.4 * window.width()
