@@ -163,11 +163,11 @@ class LessonView(QWidget):
         assert self.lesson is not None
         ex, source = self.lesson.explanation, self.tr("Source: {source}")
         why, facts_heading = escape(self.tr("Why it works")), escape(self.tr("Facts and sources"))
-        facts = "".join(f"<li>{escape(f.text.get(self.lang))}<br>"
-                        f'<span style="color:{muted}">{escape(source.format(source=f.source))}</span></li>'
-                        for f in ex.facts)
+        facts = "".join(f'<p style="margin-left:1em; text-indent:-1em">•&nbsp;{escape(f.text.get(self.lang))}<br>'
+                        f'<span style="color:{muted}">{escape(source.format(source=f.source))}</span></p>'
+                        for f in ex.facts)  # a hanging bullet: a list's indent is too wide for a drawer
         return (f"<p><b>{why}</b></p><p>{escape(ex.text.get(self.lang))}</p>"
-                f"<p><b>{facts_heading}</b></p><ul>{facts}</ul>")
+                f"<p><b>{facts_heading}</b></p>{facts}")
 
     def changeEvent(self, event: QEvent) -> None:
         if event.type() == QEvent.Type.PaletteChange and self.lesson is not None:
