@@ -22,6 +22,7 @@ from gui.settings import LESSONS_OPEN_KEY, settings
 if TYPE_CHECKING:
     from gui.lessons_panel import LessonsPanel
     from gui.scenario import Scenario
+    from gui.scenario_history import ScenarioHistory
     from gui.widgets.page_stack import PageStack
 
 # the drawer's width in lines of text (font height), and at most this share of the window
@@ -46,6 +47,7 @@ class LessonsDock(QDockWidget):
         self._window = window
         self._scenario: Scenario | None = None
         self._pages: PageStack | None = None
+        self._history: ScenarioHistory | None = None
         self.panel: LessonsPanel | None = None
         window.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self)
         window.installEventFilter(self)
@@ -56,9 +58,10 @@ class LessonsDock(QDockWidget):
         """Whether the drawer was open when the learner last chose (closed the first time)."""
         return str(settings().value(LESSONS_OPEN_KEY, "false")).lower() == "true"
 
-    def attach(self, scenario: Scenario, pages: PageStack) -> None:
-        """Work on this scenario and page stack from now on (a rebuilt window): the panel is built again."""
-        self._scenario, self._pages = scenario, pages
+    def attach(self, scenario: Scenario, pages: PageStack, history: ScenarioHistory | None = None) -> None:
+        """Work on this scenario and page stack from now on (a rebuilt window): the panel is built again. A lesson's
+        Start is one step of ``history`` (Edit ▸ Undo)."""
+        self._scenario, self._pages, self._history = scenario, pages, history
         self.setWindowTitle(self.tr("Lessons"))
         self._drop_panel()
         if self.isVisibleTo(self._window):
@@ -84,7 +87,7 @@ class LessonsDock(QDockWidget):
 
         if self._scenario is None or self._pages is None:
             raise RuntimeError("LessonsDock.attach() first")
-        self.panel = LessonsPanel(self._scenario, self._pages, self)
+        self.panel = LessonsPanel(self._scenario, self._pages, self._history, self)
         self.setWidget(self.panel)
         self.fit_width()
 

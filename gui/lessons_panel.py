@@ -9,13 +9,15 @@ again). A check is ``Lesson.check`` on the situation ``gui.lesson_situation`` re
 whose numbers change at every step of a drag, is drawn once the input pauses (the recompute's ``later`` part),
 so that a drag repaints no more of the panel than its verdict (``bench/gui_latency.py --lessons``).
 
-Start applies the lesson's start to the scenario and the page and shows the page; a lesson's goal is checked from
-its Start on. Progress (passed, the lesson in view, the one started, hints revealed) is kept in the settings
-(``gui.lesson_progress``). The lessons' own texts come from the engine in both languages; the panel's words go
-through Qt's translations.
+Start applies the lesson's start to the scenario and the page and shows the page, one undoable step of the scenario
+(Edit ▸ Undo: ``gui.scenario_history``); a lesson's goal is checked from its Start on. Progress (passed, the lesson
+in view, the one started, hints revealed) is kept in the settings (``gui.lesson_progress``). The lessons' own texts
+come from the engine in both languages; the panel's words go through Qt's translations.
 """
 
 from __future__ import annotations
+
+from contextlib import AbstractContextManager, nullcontext
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QResizeEvent
@@ -37,6 +39,7 @@ from gui.lesson_situation import apply_start, part_of, situation_of
 from gui.pages.contract import HoldsLessonPart
 from gui.recompute import Recompute
 from gui.scenario import Scenario
+from gui.scenario_history import ScenarioHistory, Step
 from gui.widgets.lesson_list import LessonList
 from gui.widgets.lesson_view import LessonView, button
 from gui.widgets.page_layout import scroll_area
@@ -52,10 +55,11 @@ class LessonsPanel(QWidget):
     Signals: none of its own (it writes to the ``Scenario`` and to pages' states, which signal).
     """
 
-    def __init__(self, scenario: Scenario, pages: PageStack, parent: QWidget | None = None) -> None:
+    def __init__(self, scenario: Scenario, pages: PageStack, history: ScenarioHistory | None = None,
+                 parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("lessonsPanel")
-        self._scenario, self._pages = scenario, pages
+        self._scenario, self._pages, self._history = scenario, pages, history
         self.lessons: dict[str, Lesson] = {x.id: x for x in lessons()}
         self.progress = LessonProgress(list(self.lessons))
         self.lang = i18n.current_language(_app())
@@ -120,7 +124,8 @@ class LessonsPanel(QWidget):
     def start(self) -> None:
         """Apply the lesson's start to the scenario and its page, and show the page."""
         lesson = self.current
-        apply_start(lesson, self._scenario, self._part(lesson))
+        with self._undoable(lesson):
+            apply_start(lesson, self._scenario, self._part(lesson))
         self.progress.start(lesson.id)
         self._show_current()
         self._pages.show_page(lesson.page.value)
@@ -147,6 +152,12 @@ class LessonsPanel(QWidget):
     def flush(self) -> None:
         """Check now whatever is pending (tests)."""
         self.recompute.flush()
+
+    def _undoable(self, lesson: Lesson) -> AbstractContextManager[None]:
+        """The start as one undoable step, named by the lesson's number (the same in both languages)."""
+        if self._history is None:
+            return nullcontext()
+        return self._history.recording(Step.LESSON, str(list(self.lessons).index(lesson.id) + 1))
 
     def _ask_reset(self) -> None:
         if self.confirm_reset():

@@ -90,7 +90,7 @@ class MainWindow(QMainWindow):
         self.nav.page_requested.connect(self.pages.show_page)
         self.pages.page_shown.connect(self._on_page_shown)
         self.pages.show_page(page_id)
-        self.lessons.attach(self.scenario, self.pages)
+        self.lessons.attach(self.scenario, self.pages, self.history)
         for widget in self.chrome():
             widget.setVisible(not self.presentation.active)
 

@@ -1466,6 +1466,10 @@ Device total: plus the CUDA context and libraries — what nvidia-smi shows.</so
         <translation>復原從 {name} 匯入的模型(&amp;U)</translation>
     </message>
     <message>
+        <source>&amp;Undo the start of lesson {name}</source>
+        <translation>復原「開始第 {name} 課」(&amp;U)</translation>
+    </message>
+    <message>
         <source>&amp;Redo import of {name}</source>
         <translation>重做匯入 {name}(&amp;R)</translation>
     </message>
@@ -1480,6 +1484,10 @@ Device total: plus the CUDA context and libraries — what nvidia-smi shows.</so
     <message>
         <source>&amp;Redo model from {name}</source>
         <translation>重做從 {name} 匯入的模型(&amp;R)</translation>
+    </message>
+    <message>
+        <source>&amp;Redo the start of lesson {name}</source>
+        <translation>重做「開始第 {name} 課」(&amp;R)</translation>
     </message>
     <message>
         <source>&amp;Undo</source>

@@ -368,3 +368,15 @@ def test_the_drawer_gives_width_back_when_the_window_narrows(window: MainWindow)
     QApplication.processEvents()
     assert window.lessons.width() <= max(0.42 * window.width(), window.lessons.minimumSizeHint().width())
     assert window.pages.width() > 0.4 * window.width()
+
+
+def test_start_is_one_undoable_step(window: MainWindow) -> None:
+    window.scenario.update(seq_len=2048, batch=3)
+    mine = window.scenario.value
+    start(window, "fit-7b-24gb")
+    assert window.scenario.gpu.id == "rtx-4090"
+    undo = window.actions_by_id["undo"]
+    assert undo.isEnabled()
+    assert undo.text() == "&Undo the start of lesson 2"
+    undo.trigger()
+    assert window.scenario.value == mine
