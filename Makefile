@@ -32,6 +32,7 @@ bench: $(STAMP)
 
 screenshots: $(STAMP)
 	$(BIN)/vramlab --screenshot docs/screenshots
+	$(BIN)/python tools/lessons_screenshots.py --out docs/screenshots
 
 # Standalone builds (PyInstaller, build.spec; see the README's "Installers"). Linux only here: the Windows and
 # macOS builds are in .github/workflows/installers.yml.

@@ -1,9 +1,10 @@
 """The main window: composes the navigation, the page stack and the menus, and wires them to the controllers
 that own each behaviour: ``ScenarioFiles`` (open, save, recent, reset), ``ExportActions`` (charts and tables),
 ``Presentation`` (F5), the language (``gui.i18n``), ``ConfigImports`` (File ▸ Import training config),
-``ScenarioHistory`` (Edit ▸ Undo / Redo) and ``FileDrop`` (files dropped on the window). Its own job is to
-remember its geometry and to rebuild its pages and menus when the language or the type size changes, keeping the
-scenario, the current page, each page's own state (``PageStack.view_states``) and the geometry.
+``ScenarioHistory`` (Edit ▸ Undo / Redo), ``FileDrop`` (files dropped on the window) and the Lessons drawer
+(``LessonsDock``, View ▸ Lessons). Its own job is to remember its geometry and to rebuild its pages and menus when
+the language or the type size changes, keeping the scenario, the current page, each page's own state
+(``PageStack.view_states``) and the geometry.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from gui.config_import_actions import ConfigImports
 from gui.export_actions import ExportActions
 from gui.file_drop import FileDrop
 from gui.file_kind import FileKind
+from gui.lessons_dock import LessonsDock
 from gui.menus import PRESENTATION_SCALES, build_menus
 from gui.pages import PAGE_IDS, page_title
 from gui.presentation import Presentation
@@ -68,8 +70,11 @@ class MainWindow(QMainWindow):
         self.exports = ExportActions(self, self.current_page)
         self.presentation = Presentation(self, self, theme)
         self._window_actions: list[QAction] = []
+        self.lessons = LessonsDock(self)
         self._build(initial_page, {})
         self._restore_geometry()
+        self.lessons.open_changed.connect(self._sync_lessons_action)
+        self.lessons.restore()
 
     def _build(self, page_id: str, states: dict[str, dict[str, Any]]) -> None:
         self.nav = NavBar(self)
@@ -85,6 +90,7 @@ class MainWindow(QMainWindow):
         self.nav.page_requested.connect(self.pages.show_page)
         self.pages.page_shown.connect(self._on_page_shown)
         self.pages.show_page(page_id)
+        self.lessons.attach(self.scenario, self.pages, self.history)
         for widget in self.chrome():
             widget.setVisible(not self.presentation.active)
 
@@ -97,6 +103,8 @@ class MainWindow(QMainWindow):
         self.addActions(self._window_actions)  # shortcuts keep working while the menu bar is hidden
         self.actions_by_id["present"].setCheckable(True)
         self.actions_by_id["present"].setChecked(self.presentation.active)
+        self.actions_by_id["lessons"].setCheckable(True)
+        self.actions_by_id["lessons"].setChecked(self.lessons.saved_open())
         self.actions_by_id[f"scale:{self.presentation.scale}"].setChecked(True)
         self.actions_by_id[f"lang:{i18n.current_language(_app())}"].setChecked(True)
         recent = self.actions_by_id["menu:recent"].menu()
@@ -107,7 +115,8 @@ class MainWindow(QMainWindow):
 
     def _handlers(self) -> dict[str, Callable[..., object]]:
         handlers: dict[str, Callable[..., object]] = {"quit": self.close, "about": self.show_about,
-                                                      "present": lambda _c=False: self.presentation.toggle()}
+                                                      "present": lambda _c=False: self.presentation.toggle(),
+                                                      "lessons": self.lessons.set_open}
         handlers.update(self.files.handlers())
         handlers.update(self.imports.handlers())
         handlers.update(self.history.handlers())
@@ -158,6 +167,9 @@ class MainWindow(QMainWindow):
         if self.theme is not None:
             self.theme.set_mode(mode)
             settings().setValue(THEME_KEY, mode.value)
+
+    def _sync_lessons_action(self, on: bool) -> None:
+        self.actions_by_id["lessons"].setChecked(on)
 
     def _sync_theme_actions(self) -> None:
         mode = self.theme.mode if self.theme is not None else ThemeMode.SYSTEM

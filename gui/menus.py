@@ -77,6 +77,7 @@ MENUS: tuple[tuple[str, tuple[Item, ...]], ...] = (
     )),
     (QT_TRANSLATE_NOOP("menus", "&View"), (
         ActionSpec("pages", ""),  # expanded into one action per page
+        ActionSpec("lessons", QT_TRANSLATE_NOOP("menus", "&Lessons"), "Ctrl+L"),
         SEPARATOR,
         ActionSpec("present", QT_TRANSLATE_NOOP("menus", "&Presentation mode"), "F5"),
         SubMenu("scale", QT_TRANSLATE_NOOP("menus", "Presentation s&cale"), (ActionSpec("scales", ""),)),

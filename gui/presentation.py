@@ -14,7 +14,15 @@ from typing import Protocol
 
 from PySide6.QtCore import QEvent, QObject, QRect, Qt, Signal
 from PySide6.QtGui import QKeyEvent, QPalette
-from PySide6.QtWidgets import QAbstractSpinBox, QApplication, QComboBox, QLineEdit, QMainWindow, QWidget
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QAbstractSpinBox,
+    QApplication,
+    QComboBox,
+    QLineEdit,
+    QMainWindow,
+    QWidget,
+)
 
 from gui.pages import PAGE_IDS
 from gui.pages.contract import PresentsSteps
@@ -26,7 +34,7 @@ DEFAULT_SCALE = 150
 FORWARD = {Qt.Key.Key_PageDown, Qt.Key.Key_Right, Qt.Key.Key_Down}
 BACK = {Qt.Key.Key_PageUp, Qt.Key.Key_Left, Qt.Key.Key_Up}
 ARROWS = {Qt.Key.Key_Right, Qt.Key.Key_Down, Qt.Key.Key_Left, Qt.Key.Key_Up}
-_EDITORS = (QLineEdit, QAbstractSpinBox, QComboBox)  # keep their arrow keys
+_EDITORS = (QLineEdit, QAbstractSpinBox, QComboBox, QAbstractItemView)  # keep their arrow keys (a list: the lessons')
 
 
 class Host(Protocol):
@@ -123,7 +131,8 @@ class Presentation(QObject):
             return False
         assert isinstance(event, QKeyEvent)
         key = Qt.Key(event.key())
-        if key in ARROWS and isinstance(QApplication.focusWidget(), _EDITORS):
+        focus = QApplication.focusWidget()
+        if key in ARROWS and isinstance(focus, _EDITORS) and focus.isVisible():  # not the hidden sidebar's list
             return False
         if key == Qt.Key.Key_Escape:
             self.leave()

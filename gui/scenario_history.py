@@ -1,13 +1,13 @@
 """Edit ▸ Undo and Redo: the scenarios that whole replacements put aside, newest last.
 
 What is undoable: each step that replaces the scenario as a whole, or its model from a file: importing a training
-config, opening a scenario file (File ▸ Open, Open recent, a dropped file), Reset to defaults, a dropped
-config.json or model folder. Each keeps a snapshot of the scenario before it (model, training setup, GPU and
-unit: ``ScenarioData``, a frozen pydantic model, so a snapshot is the value itself, never a copy that drifts).
-A slider, a picker or a switch is not a step: its change is one click away already. Undo puts back the snapshot
-and keeps the scenario it replaces for Redo, with whatever was changed since the step, so nothing is lost; a new
-step clears Redo. At most ``MAX_STEPS`` are kept. Page-own settings (the Alignment page's stage, the serving
-setup) are not part of the scenario, and stay as they are.
+config, opening a scenario file (File ▸ Open, Open recent, a dropped file), Reset to defaults, a dropped config.json
+or model folder, a lesson's Start (``gui.lessons_panel``). Each keeps a snapshot of the scenario before it (model,
+training setup, GPU and unit: ``ScenarioData``, a frozen pydantic model, so a snapshot is the value itself, never a
+copy that drifts). A slider, a picker or a switch is not a step: its change is one click away already. Undo puts
+back the snapshot and keeps the scenario it replaces for Redo, with whatever was changed since the step, so nothing
+is lost; a new step clears Redo. At most ``MAX_STEPS`` are kept. Page-own settings (the Alignment page's stage, the
+serving setup) are not part of the scenario, and stay as they are.
 
 Usage::
 
@@ -42,6 +42,7 @@ class Step(StrEnum):
     OPEN = "open"
     RESET = "reset"
     MODEL = "model"
+    LESSON = "lesson"
 
 
 # the Edit menu's texts while a step can be undone or redone
@@ -50,12 +51,14 @@ _UNDO = {
     Step.OPEN: QT_TRANSLATE_NOOP("ScenarioHistory", "&Undo opening {name}"),
     Step.RESET: QT_TRANSLATE_NOOP("ScenarioHistory", "&Undo reset to defaults"),
     Step.MODEL: QT_TRANSLATE_NOOP("ScenarioHistory", "&Undo model from {name}"),
+    Step.LESSON: QT_TRANSLATE_NOOP("ScenarioHistory", "&Undo the start of lesson {name}"),
 }
 _REDO = {
     Step.IMPORT: QT_TRANSLATE_NOOP("ScenarioHistory", "&Redo import of {name}"),
     Step.OPEN: QT_TRANSLATE_NOOP("ScenarioHistory", "&Redo opening {name}"),
     Step.RESET: QT_TRANSLATE_NOOP("ScenarioHistory", "&Redo reset to defaults"),
     Step.MODEL: QT_TRANSLATE_NOOP("ScenarioHistory", "&Redo model from {name}"),
+    Step.LESSON: QT_TRANSLATE_NOOP("ScenarioHistory", "&Redo the start of lesson {name}"),
 }
 _PLAIN_UNDO = QT_TRANSLATE_NOOP("ScenarioHistory", "&Undo")
 _PLAIN_REDO = QT_TRANSLATE_NOOP("ScenarioHistory", "&Redo")

@@ -1,5 +1,5 @@
-"""Where VRAM Lab keeps its settings (window geometry, theme, language, presentation scale, recent files), and
-how tests keep away from the real ones.
+"""Where VRAM Lab keeps its settings (window geometry, theme, language, presentation scale, recent files, the
+Lessons drawer and the learner's progress), and how tests keep away from the real ones.
 
 Settings are INI files under the user's configuration folder (``~/.config/VRAM Lab/vramlab.ini`` on Linux).
 Setting the environment variable ``VRAMLAB_SETTINGS_DIR`` moves them elsewhere: the test suite and the
@@ -23,6 +23,9 @@ PRESENTATION_SCALE_KEY = "view/presentation_scale"
 RECENT_KEY = "files/recent"
 LAST_FOLDER_KEY = "files/last_folder"
 IMPORT_FOLDER_KEY = "files/import_folder"
+LESSONS_OPEN_KEY = "view/lessons"
+#: the group of the learner's progress (``gui.lesson_progress``): reset removes it whole
+LESSONS_GROUP = "lessons"
 
 
 def redirect_from_env() -> None:

@@ -520,6 +520,99 @@
     </message>
 </context>
 <context>
+    <name>LessonView</name>
+    <message>
+        <source>Start this lesson</source>
+        <translation>開始這一課</translation>
+    </message>
+    <message>
+        <source>Sets up the exercise (model, GPU, settings) and opens the lesson&apos;s page</source>
+        <translation>設定好練習（模型、GPU、各項設定），並打開這一課的頁面</translation>
+    </message>
+    <message>
+        <source>On the {page} page</source>
+        <translation>在「{page}」頁</translation>
+    </message>
+    <message>
+        <source>Start again</source>
+        <translation>重新開始</translation>
+    </message>
+    <message>
+        <source>Hint {n}: {text}</source>
+        <translation>提示 {n}：{text}</translation>
+    </message>
+    <message>
+        <source>Show a hint ({n} of {total})</source>
+        <translation>顯示提示（第 {n} 個，共 {total} 個）</translation>
+    </message>
+    <message>
+        <source>Every hint is shown</source>
+        <translation>提示都已顯示</translation>
+    </message>
+    <message>
+        <source>Press Start: it sets up the exercise and opens the {page} page. The goal is then checked as you change the setup.</source>
+        <translation>按下「開始這一課」：會設定好練習，並打開「{page}」頁。之後你每改一次設定，目標就會自動檢查。</translation>
+    </message>
+    <message>
+        <source>✓ Goal met.</source>
+        <translation>✓ 達成目標。</translation>
+    </message>
+    <message>
+        <source>✗ Not yet.</source>
+        <translation>✗ 還沒達成。</translation>
+    </message>
+    <message>
+        <source>Source: {source}</source>
+        <translation>出處：{source}</translation>
+    </message>
+    <message>
+        <source>Why it works</source>
+        <translation>為什麼這樣可行</translation>
+    </message>
+    <message>
+        <source>Facts and sources</source>
+        <translation>事實與出處</translation>
+    </message>
+</context>
+<context>
+    <name>LessonsDock</name>
+    <message>
+        <source>Lessons</source>
+        <translation>課程</translation>
+    </message>
+</context>
+<context>
+    <name>LessonsPanel</name>
+    <message>
+        <source>passed</source>
+        <translation>已完成</translation>
+    </message>
+    <message>
+        <source>◀ Previous</source>
+        <translation>◀ 上一課</translation>
+    </message>
+    <message>
+        <source>Next ▶</source>
+        <translation>下一課 ▶</translation>
+    </message>
+    <message>
+        <source>Reset progress…</source>
+        <translation>重設進度…</translation>
+    </message>
+    <message>
+        <source>Reset progress</source>
+        <translation>重設進度</translation>
+    </message>
+    <message>
+        <source>Forget which lessons you passed and the hints you revealed?</source>
+        <translation>要清除已完成的課和已顯示的提示嗎？</translation>
+    </message>
+    <message>
+        <source>{n} of {total} lessons passed</source>
+        <translation>已完成 {n} 課，共 {total} 課</translation>
+    </message>
+</context>
+<context>
     <name>LeverCard</name>
     <message>
         <source>Each term at its largest during the step</source>
@@ -1412,6 +1505,10 @@ Device total: plus the CUDA context and libraries — what nvidia-smi shows.</so
         <translation>復原從 {name} 匯入的模型(&amp;U)</translation>
     </message>
     <message>
+        <source>&amp;Undo the start of lesson {name}</source>
+        <translation>復原「開始第 {name} 課」(&amp;U)</translation>
+    </message>
+    <message>
         <source>&amp;Redo import of {name}</source>
         <translation>重做匯入 {name}(&amp;R)</translation>
     </message>
@@ -1426,6 +1523,10 @@ Device total: plus the CUDA context and libraries — what nvidia-smi shows.</so
     <message>
         <source>&amp;Redo model from {name}</source>
         <translation>重做從 {name} 匯入的模型(&amp;R)</translation>
+    </message>
+    <message>
+        <source>&amp;Redo the start of lesson {name}</source>
+        <translation>重做「開始第 {name} 課」(&amp;R)</translation>
     </message>
     <message>
         <source>&amp;Undo</source>
@@ -2397,6 +2498,10 @@ VRAM Lab 保留了目前的狀態，可以照常使用。詳細資訊已寫入 {
     <message>
         <source>&amp;View</source>
         <translation>檢視(&amp;V)</translation>
+    </message>
+    <message>
+        <source>&amp;Lessons</source>
+        <translation>課程(&amp;L)</translation>
     </message>
     <message>
         <source>&amp;Presentation mode</source>

@@ -14,9 +14,10 @@ redraws.
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, SignalInstance
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import (
     QButtonGroup,
@@ -40,6 +41,9 @@ from gui.widgets.role_table import RoleTable
 from gui.widgets.scenario_summary import ScenarioSummary
 from gui.widgets.stage_bars import StageBars
 from gui.widgets.stage_diagram import StageDiagram
+
+if TYPE_CHECKING:
+    from engine.lessons import Situation
 
 
 class AlignmentPage(QWidget):
@@ -134,6 +138,16 @@ class AlignmentPage(QWidget):
 
     def restore_view_state(self, state: dict[str, Any]) -> None:
         self.state.replace(AlignmentChoices.model_validate(state))
+
+    # -- a lesson's situation holds the page's variants (``gui.pages.contract.HoldsLessonPart``) ---------------
+    def lesson_part(self, situation: Situation) -> Situation:
+        return replace(situation, alignment=self.state.value.options)
+
+    def set_lesson_part(self, situation: Situation) -> None:
+        self.state.update(options=situation.alignment)
+
+    def lesson_part_changed(self) -> SignalInstance:
+        return self.state.changed
 
     def flush(self) -> None:
         """Write pending control values and run any pending recompute now (tests, export)."""

@@ -11,9 +11,10 @@ End jump to the first and last step. In presentation mode the clicker's keys go 
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, SignalInstance
 from PySide6.QtGui import QCloseEvent, QHideEvent, QKeyEvent, QShowEvent
 from PySide6.QtWidgets import QApplication, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
@@ -32,6 +33,9 @@ from gui.widgets.player_bar import PlayerBar
 from gui.widgets.sentence_box import SentenceBox
 from gui.widgets.step_caption import StepCaption
 from gui.widgets.step_player import StepPlayer
+
+if TYPE_CHECKING:
+    from engine.lessons import Situation
 
 _STEP_COUNT = 8
 # what the real sizes beside the steps read from the scenario
@@ -95,6 +99,16 @@ class AttentionPage(QWidget):
             self.sentence.line.setText(state["sentence"])
             self.apply_sentence(state["sentence"])
         self.player.go(int(state.get("step", 0)))
+
+    # -- a lesson's situation holds the step on screen (``gui.pages.contract.HoldsLessonPart``) -----------------
+    def lesson_part(self, situation: Situation) -> Situation:
+        return replace(situation, attention_step=self.steps[self.player.index].key)
+
+    def set_lesson_part(self, situation: Situation) -> None:
+        self.player.go(next(i for i, s in enumerate(self.steps) if s.key == situation.attention_step))
+
+    def lesson_part_changed(self) -> SignalInstance:
+        return self.player.changed
 
     # -- building ---------------------------------------------------------------------------------------------
     def _build(self) -> None:

@@ -11,7 +11,8 @@ they need no page-specific code and no ``getattr``, and mypy checks each method'
 - ``PresentsSteps``: a clicker's keys go through the page's own steps first (``gui.presentation``);
 - ``KeepsViewState``: the page's own state survives a rebuild of the window (``gui.widgets.page_stack``);
 - ``ImportsModel``: a dropped config.json or model folder is imported there (``gui.config_import_actions``);
-- ``ShowsStage``: an imported DPO / PPO / GRPO config selects its stage there (``gui.config_import_actions``).
+- ``ShowsStage``: an imported DPO / PPO / GRPO config selects its stage there (``gui.config_import_actions``);
+- ``HoldsLessonPart``: the page's own settings are part of a lesson's situation (``gui.lessons_panel``).
 """
 
 from __future__ import annotations
@@ -19,9 +20,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
+    from PySide6.QtCore import SignalInstance
     from PySide6.QtWidgets import QWidget
 
     from engine.alignment import Stage
+    from engine.lessons import Situation
     from gui.breakdown_table import Breakdown
 
 
@@ -79,3 +82,17 @@ class ShowsStage(Protocol):
     """A page that draws one alignment stage at a time: ``select`` draws ``stage``."""
 
     def select(self, stage: Stage) -> None: ...
+
+
+@runtime_checkable
+class HoldsLessonPart(Protocol):
+    """A page whose own settings are part of a lesson's situation (``engine.lessons.Situation``): the serving
+    page's ``ServingSetup``, the alignment page's ``AlignmentOptions``, the attention page's step. The Lessons
+    panel reads them to check a lesson's goal, sets them to a lesson's start, and checks again when
+    ``lesson_part_changed()`` fires (``gui.recompute``'s policy: batched, only while the panel is shown)."""
+
+    def lesson_part(self, situation: Situation) -> Situation: ...  # ``situation`` with this page's part as now
+
+    def set_lesson_part(self, situation: Situation) -> None: ...  # set this page's part to ``situation``'s
+
+    def lesson_part_changed(self) -> SignalInstance: ...  # fires when the part may have changed

@@ -10,9 +10,10 @@ computed here.
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QEvent
+from PySide6.QtCore import QEvent, SignalInstance
 from PySide6.QtWidgets import QLabel, QScrollArea, QVBoxLayout, QWidget
 
 from engine.catalog import get_model
@@ -33,6 +34,9 @@ from gui.widgets.capacity_chart import CapacityChart
 from gui.widgets.kv_cards import KvCards
 from gui.widgets.mla_panel import MlaPanel
 from gui.widgets.paging_player import PagingPlayer
+
+if TYPE_CHECKING:
+    from engine.lessons import Situation
 
 SEED_MODELS = ("llama-2-7b", "llama-2-13b", "llama-2-70b")
 PAGING_REQUESTS, PAGING_SEED = 60, 0
@@ -90,6 +94,16 @@ class ServingPage(QWidget):
     def restore_view_state(self, state: dict[str, Any]) -> None:
         if "serving" in state:
             self.state.replace(ServingSetup.model_validate(state["serving"]))
+
+    # -- a lesson's situation holds the page's serving setup (``gui.pages.contract.HoldsLessonPart``) -----------
+    def lesson_part(self, situation: Situation) -> Situation:
+        return replace(situation, serving=self.state.value)
+
+    def set_lesson_part(self, situation: Situation) -> None:
+        self.state.replace(situation.serving)
+
+    def lesson_part_changed(self) -> SignalInstance:
+        return self.state.changed
 
     def _layout(self) -> None:
         content = QWidget(self)

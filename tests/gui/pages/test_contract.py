@@ -8,15 +8,22 @@ from pytestqt.qtbot import QtBot
 
 from gui.breakdown_table import Breakdown
 from gui.pages import PAGE_IDS, create_page
-from gui.pages.contract import ExportsBreakdown, ExportsChart, KeepsViewState, Page, PresentsSteps
+from gui.pages.contract import (
+    ExportsBreakdown,
+    ExportsChart,
+    HoldsLessonPart,
+    KeepsViewState,
+    Page,
+    PresentsSteps,
+)
 from gui.scenario import Scenario
 
 ABILITIES = {
     "memory": {ExportsChart, ExportsBreakdown},
-    "attention": {ExportsChart, PresentsSteps, KeepsViewState},
+    "attention": {ExportsChart, PresentsSteps, KeepsViewState, HoldsLessonPart},
     "levers": {ExportsChart, ExportsBreakdown, KeepsViewState},
-    "alignment": {ExportsChart, KeepsViewState},
-    "serving": {ExportsChart, ExportsBreakdown, KeepsViewState},
+    "alignment": {ExportsChart, KeepsViewState, HoldsLessonPart},
+    "serving": {ExportsChart, ExportsBreakdown, KeepsViewState, HoldsLessonPart},
     "timeline": {ExportsChart, ExportsBreakdown, KeepsViewState},
 }
 
@@ -28,7 +35,8 @@ def test_each_page_keeps_the_contract(qtbot: QtBot, page_id: str) -> None:
     assert isinstance(page, Page)
     assert page.page_id == page_id
     assert page.title()
-    found = {p for p in (ExportsChart, ExportsBreakdown, PresentsSteps, KeepsViewState) if isinstance(page, p)}
+    found = {p for p in (ExportsChart, ExportsBreakdown, PresentsSteps, KeepsViewState, HoldsLessonPart)
+             if isinstance(page, p)}
     assert found == ABILITIES[page_id]
     if isinstance(page, ExportsChart):
         assert isinstance(page.export_chart(), QWidget)
