@@ -64,7 +64,7 @@ class BreakdownChart(pg.PlotWidget):  # type: ignore[misc]
         self._ready = True
 
     def show_rows(self, rows: Sequence[Row], capacity_bytes: float, unit: Unit) -> None:
-        """Draw ``rows`` against a GPU capacity (bytes)."""
+        """Draw ``rows`` against a capacity in bytes (a GPU's, a node's RAM; 0: none, no line)."""
         self._rows, self._capacity, self._unit = list(rows), capacity_bytes, unit
         self._redraw()
 
@@ -122,6 +122,7 @@ class BreakdownChart(pg.PlotWidget):  # type: ignore[misc]
         x_max = nice_ceiling(max(top, cap) * 1.02)
         self._show_labels(self._fitting(labels, x_max))
         self._line.setValue(cap)
+        self._line.setVisible(cap > 0)  # no capacity given (a node's RAM left blank): no line
         ticks = [[(n - i, r.label) for i, r in enumerate(self._rows)]]
         if ticks != self._ticks:
             self._ticks = ticks

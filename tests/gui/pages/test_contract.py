@@ -12,7 +12,7 @@ from gui.pages.contract import ExportsBreakdown, ExportsChart, KeepsViewState, P
 from gui.scenario import Scenario
 
 ABILITIES = {
-    "memory": {ExportsChart, ExportsBreakdown},
+    "memory": {ExportsChart, ExportsBreakdown, KeepsViewState},
     "attention": {ExportsChart, PresentsSteps, KeepsViewState},
     "levers": {ExportsChart, ExportsBreakdown, KeepsViewState},
     "alignment": {ExportsChart, KeepsViewState},
