@@ -47,6 +47,7 @@ from gui.recompute import PAUSE_MS, Recompute
 from gui.scenario import EVERYTHING, Scenario
 from gui.widgets.breakdown_chart import BreakdownChart, Row
 from gui.widgets.curve_plot import CurvePlot
+from gui.widgets.lazy_tab import LazyTab
 from gui.widgets.page_layout import scroll_area
 from gui.widgets.peak_summary import PeakSummary
 from gui.widgets.roadmap_view import RoadmapView
@@ -106,8 +107,9 @@ class MemoryPage(QWidget):
             plot.setMinimumHeight(170)
         self.roadmap = RoadmapView(self)
         self.notes = QLabel(self, wordWrap=True)
-        self.host = HostSection(scenario, self)
-        self.planner = PlannerSection(scenario, self.view, self)
+        # built when first shown: the page's first paint does not pay for them (gui.widgets.lazy_tab)
+        self._host_tab = LazyTab(lambda: HostSection(scenario), self)
+        self._planner_tab = LazyTab(lambda: PlannerSection(scenario, self.view), self)
         self.tabs = QTabWidget(self)
         self._layout()
         later = [self._show_comparison, self._show_seq_curve, self._show_gpu_curve, self._show_roadmap]
@@ -155,8 +157,8 @@ class MemoryPage(QWidget):
         o.addLayout(grid, 1)
         o.addWidget(self.notes)
         self.tabs.addTab(overview, self.tr("Overview"))
-        self.tabs.addTab(self.host, self.tr("Host RAM"))
-        self.tabs.addTab(self.planner, self.tr("Layout planner"))
+        self.tabs.addTab(self._host_tab, self.tr("Host RAM"))
+        self.tabs.addTab(self._planner_tab, self.tr("Layout planner"))
         self.tabs.setDocumentMode(True)
         tabs = list(MemoryTab)
         Binder(self.view, self).custom(self.tabs, "tab", read=lambda: tabs[self.tabs.currentIndex()],
@@ -184,13 +186,27 @@ class MemoryPage(QWidget):
         v.addWidget(w, 1)
         return holder
 
+    @property
+    def host(self) -> HostSection:
+        """The Host RAM tab's content (built now if it was not yet)."""
+        return self._host_tab.content()
+
+    @property
+    def planner(self) -> PlannerSection:
+        """The Layout planner tab's content (built now if it was not yet)."""
+        return self._planner_tab.content()
+
     def flush(self) -> None:
-        """Write pending control values and run any pending recompute now, every view but the planner's
-        background search (tests, export)."""
-        self.controls.binder.flush()
-        self.controls.parallel.binder.flush()
+        """Write pending control values and run any pending recompute now, every view of the tabs built so far but
+        the planner's background search (tests, export)."""
+        binders = [self.controls.binder, self.controls.parallel.binder]
+        binders += [self.host.binder] if self._host_tab.built else []
+        binders += [self.planner.binder] if self._planner_tab.built else []
+        for binder in binders:
+            binder.flush()
         self.recompute.flush()
-        self.host.flush()
+        if self._host_tab.built:
+            self.host.flush()
 
     def _show_headline(self) -> None:
         """Peak, verdict, breakdown bar(s), legend and notes: recomputed in the change's own turn."""
@@ -199,13 +215,17 @@ class MemoryPage(QWidget):
         self.current = e
         self.summary.show_estimate(e, unit)
         rows = self._stage_rows(e) or [Row(self.tr("This setup"), e.device_terms, highlight=True)]
-        self.breakdown.setMinimumHeight(BAR_CHART_PX + PER_BAR_PX * (len(rows) - 1))
+        height = BAR_CHART_PX + PER_BAR_PX * (len(rows) - 1)
+        if self.breakdown.minimumHeight() != height:
+            self.breakdown.setMinimumHeight(height)
         self.breakdown.show_rows(rows, gpu.memory_bytes, unit)
         self.legend.show_terms(e.device_terms, unit)
         self._show_stages_note(e)
         self._show_logits_note(e)
-        self.tabs.setTabText(list(MemoryTab).index(MemoryTab.HOST),
-                             self.tr("Host RAM") if host_fits(e) else self.tr("Host RAM ✗"))
+        host_tab = list(MemoryTab).index(MemoryTab.HOST)
+        title = self.tr("Host RAM") if host_fits(e) else self.tr("Host RAM ✗")
+        if self.tabs.tabText(host_tab) != title:  # a new title lays the tab bar out again: only when it changes
+            self.tabs.setTabText(host_tab, title)
 
     def _stage_rows(self, e: Estimate) -> list[Row]:
         """One bar per pipeline stage (none without a pipeline): the most loaded outlined."""

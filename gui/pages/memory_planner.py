@@ -169,6 +169,7 @@ class PlannerSection(QWidget):
         self.search.found.connect(self._on_found)
         self.search.failed.connect(self._on_failed)
         scenario.changed.connect(self._on_scenario)
+        view.changed.connect(lambda fields: self._invalidate() if touches(fields, {"max_gpus"}) else None)
         self.destroyed.connect(self.search.cancel)
         self.recompute = Recompute(self, now=self._invalidate, later=[self._start], pause_ms=SEARCH_PAUSE_MS)
         self.recompute.watch(scenario, READS).watch(view, {"max_gpus"})
@@ -233,8 +234,11 @@ class PlannerSection(QWidget):
         self.status.setText(self.tr("The search failed: {reason}").format(reason=reason))
 
     def _on_scenario(self, fields: Fields) -> None:
-        """A change the search does not read (a row chosen, the unit): redraw the rows, marking the current."""
-        if not self.stale and touches(fields, {"setup", "unit"}) and not touches(fields, READS):
+        """A change the search reads makes the rows stale at once (shown or not: none can be chosen); one it does
+        not read (a row chosen, the unit) redraws them, marking the current one."""
+        if touches(fields, READS):
+            self._invalidate()
+        elif not self.stale and touches(fields, {"setup", "unit"}):
             self.model.set_rows(self.model.rows(), self.scenario.unit, self.scenario.setup)
 
     # -- choosing a row -------------------------------------------------------------------------------------

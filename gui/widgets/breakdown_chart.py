@@ -71,6 +71,10 @@ class BreakdownChart(pg.PlotWidget):  # type: ignore[misc]
     def rows(self) -> list[Row]:
         return list(self._rows)
 
+    def shows_capacity(self) -> bool:
+        """Whether the capacity line is drawn (a capacity was given)."""
+        return bool(self._line.isVisible())
+
     def changeEvent(self, event: QEvent) -> None:
         if event.type() == QEvent.Type.PaletteChange and self._ready:
             self._restyle()
