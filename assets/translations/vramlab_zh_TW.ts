@@ -266,7 +266,7 @@
     <name>HostSection</name>
     <message>
         <source>The training data</source>
-        <extracomment>the storage kinds the switches mean: streamed (iterative loading), and Arrow or Parquet (streaming reads Parquet) the &quot;DataLoader workers&quot; switch: on for any count above 0; ticked, it gives back the last count (else 4)</extracomment>
+        <extracomment>the storage kinds the switches mean: streamed (iterative loading), and Arrow or Parquet (streaming reads Parquet) the &quot;DataLoader workers&quot; switch: on for any count above 0; ticked, it gives back the last count (else 4) the bars&apos; height, in lines of text</extracomment>
         <translation>訓練資料</translation>
     </message>
     <message>
@@ -864,7 +864,7 @@
     <name>MemoryPage</name>
     <message>
         <source>sequence length (tokens, log scale)</source>
-        <extracomment>x of the sequence-length curve: 48 points, log-spaced over the slider&apos;s range the height of the breakdown chart: one bar, and each more bar (a pipeline stage)</extracomment>
+        <extracomment>x of the sequence-length curve: 48 points, log-spaced over the slider&apos;s range sizes in lines of text (and characters), so that they grow with the type (presentation mode&apos;s 150-200%): the breakdown chart with one bar, each more bar (a pipeline stage), the comparison and the curves the settings column&apos;s width: at least and at most this many digits&apos; widths</extracomment>
         <translation>序列長度（tokens，對數刻度）</translation>
     </message>
     <message>
@@ -1165,6 +1165,11 @@ Device total: plus the CUDA context and libraries — what nvidia-smi shows.</so
     <message>
         <source>data parallelism only</source>
         <translation>只有資料平行</translation>
+    </message>
+    <message>
+        <source>; </source>
+        <extracomment>between two costs (&quot;TP 2 inside a node; pipeline bubble 12%&quot;)</extracomment>
+        <translation>；</translation>
     </message>
     <message>
         <source>GPUs</source>

@@ -57,8 +57,11 @@ from gui.widgets.term_legend import TermLegend
 SEQ_POINTS = [round(ranges.SEQ_LEN[0] * (ranges.SEQ_LEN[1] / ranges.SEQ_LEN[0]) ** (i / 47)) for i in range(48)]
 GPU_POINTS = [1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64]
 SECONDARY_MS = PAUSE_MS
-#: the height of the breakdown chart: one bar, and each more bar (a pipeline stage)
-BAR_CHART_PX, PER_BAR_PX = 96, 44
+#: sizes in lines of text (and characters), so that they grow with the type (presentation mode's 150-200%):
+#: the breakdown chart with one bar, each more bar (a pipeline stage), the comparison and the curves
+BAR_CHART_LINES, PER_BAR_LINES, COMPARE_LINES, CURVE_LINES = 7.0, 3.2, 10.5, 12.0
+#: the settings column's width: at least and at most this many digits' widths
+SETTINGS_CHARS = (43.5, 50.0)
 
 
 class MemoryTab(StrEnum):
@@ -95,16 +98,16 @@ class MemoryPage(QWidget):
         self.controls.import_noted.connect(self._import_noted)
         self.summary = PeakSummary(self)
         self.breakdown = BreakdownChart(self)
-        self.breakdown.setMinimumHeight(BAR_CHART_PX)
+        self.breakdown.setMinimumHeight(self._lines(BAR_CHART_LINES))
         self.stages_note = QLabel(self, wordWrap=True)
         self.logits_note = QLabel(self, wordWrap=True)
         self.legend = TermLegend(self)
         self.compare = BreakdownChart(self, min_label_share=0.12)
-        self.compare.setMinimumHeight(150)
+        self.compare.setMinimumHeight(self._lines(COMPARE_LINES))
         self.seq_curve = CurvePlot(self.tr("sequence length (tokens, log scale)"), log_x=True, parent=self)
         self.gpu_curve = CurvePlot(self.tr("GPUs"), parent=self)
         for plot in (self.seq_curve, self.gpu_curve):
-            plot.setMinimumHeight(170)
+            plot.setMinimumHeight(self._lines(CURVE_LINES))
         self.roadmap = RoadmapView(self)
         self.notes = QLabel(self, wordWrap=True)
         # built when first shown: the page's first paint does not pay for them (gui.widgets.lazy_tab)
@@ -142,8 +145,9 @@ class MemoryPage(QWidget):
     def _layout(self) -> None:
         left = scroll_area(self.controls, self)
         left.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        left.setMinimumWidth(330)
-        left.setMaximumWidth(380)
+        digit = self.fontMetrics().horizontalAdvance("0123456789") / 10  # a Latin width, in CJK fonts too
+        left.setMinimumWidth(round(SETTINGS_CHARS[0] * digit))
+        left.setMaximumWidth(round(SETTINGS_CHARS[1] * digit))
         grid = QGridLayout()
         grid.addWidget(self._titled(self.tr("Same settings, three methods"), self.compare), 0, 0)
         grid.addWidget(self.roadmap, 0, 1)
@@ -176,6 +180,10 @@ class MemoryPage(QWidget):
         h = QHBoxLayout(self)
         h.addWidget(left)
         h.addWidget(scroll, 1)
+
+    def _lines(self, n: float) -> int:
+        """``n`` lines of the page's text, in pixels."""
+        return round(n * self.fontMetrics().height())
 
     def _titled(self, title: str, w: QWidget) -> QWidget:
         holder = QWidget(self)
@@ -215,7 +223,7 @@ class MemoryPage(QWidget):
         self.current = e
         self.summary.show_estimate(e, unit)
         rows = self._stage_rows(e) or [Row(self.tr("This setup"), e.device_terms, highlight=True)]
-        height = BAR_CHART_PX + PER_BAR_PX * (len(rows) - 1)
+        height = self._lines(BAR_CHART_LINES + PER_BAR_LINES * (len(rows) - 1))
         if self.breakdown.minimumHeight() != height:
             self.breakdown.setMinimumHeight(height)
         self.breakdown.show_rows(rows, gpu.memory_bytes, unit)

@@ -43,6 +43,8 @@ ARROW_OR_PARQUET = (DatasetStorage.ARROW_MMAP, DatasetStorage.STREAMING)
 #: the "DataLoader workers" switch: on for any count above 0; ticked, it gives back the last count (else 4)
 WITH_WORKERS = tuple(range(1, ranges.DATALOADER_WORKERS[1] + 1))
 DEFAULT_WORKERS = 4
+#: the bars' height, in lines of text
+CHART_LINES = 10
 
 
 class HostSection(QWidget):
@@ -58,7 +60,7 @@ class HostSection(QWidget):
         self.current: HostEstimate | None = None
         self.summary = QLabel(self, wordWrap=True)
         self.chart = BreakdownChart(self, min_label_share=0.12)
-        self.chart.setMinimumHeight(130)
+        self.chart.setMinimumHeight(CHART_LINES * self.fontMetrics().height())  # grows with the type
         self.legend = TermLegend(self)
         self.reason = ReasonNote(self)
         self.binder.rejected.connect(self.reason.show_reason)

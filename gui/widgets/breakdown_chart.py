@@ -31,6 +31,10 @@ class Row:
     highlight: bool = False
 
 
+#: the segments' labels against the widget's type (8.5 pt beside the usual 9 pt)
+LABEL_SCALE = 0.94
+
+
 class BreakdownChart(pg.PlotWidget):  # type: ignore[misc]
     """Stacked horizontal bars in bytes (shown in GB or GiB), a capacity line, hover tooltips.
 
@@ -50,7 +54,7 @@ class BreakdownChart(pg.PlotWidget):  # type: ignore[misc]
         self._labels: list[pg.TextItem] = []
         self._ticks: list[list[tuple[int, str]]] = []
         self._label_font = QFont()
-        self._label_font.setPointSizeF(8.5)
+        self._label_font.setPointSizeF(self.font().pointSizeF() * LABEL_SCALE)  # grows with presentation mode
         self.setMenuEnabled(False)
         self.setMouseEnabled(False, False)
         self.hideButtons()

@@ -40,12 +40,15 @@ COSTS: dict[Cost, str] = {
     Cost.ZERO3: QT_TRANSLATE_NOOP("PlanTable", "ZeRO-3: {v:g}× the traffic of data parallelism"),
     Cost.DP_ONLY: QT_TRANSLATE_NOOP("PlanTable", "data parallelism only"),
 }
+#: between two costs ("TP 2 inside a node; pipeline bubble 12%")
+SEPARATOR = QT_TRANSLATE_NOOP("PlanTable", "; ")
 _SHARDING = {Sharding.NONE: "—", Sharding.ZERO1: "1", Sharding.ZERO2: "2", Sharding.ZERO3: "3"}
 
 
 def communication(row: PlanRow) -> str:
     """What the row's layout costs in communication, in the user's language."""
-    return "; ".join(translate("PlanTable", COSTS[kind]).format(v=v) for kind, v in costs(row.estimate))
+    return translate("PlanTable", SEPARATOR).join(translate("PlanTable", COSTS[kind]).format(v=v)
+                                                  for kind, v in costs(row.estimate))
 
 
 @dataclass(frozen=True, slots=True)
