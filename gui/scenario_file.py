@@ -142,7 +142,8 @@ def from_json(text: str) -> ScenarioData:
         unit = Unit(doc.get("unit", Unit.GB.value))
     except ValueError:
         raise ScenarioFileError(f"unit: {doc.get('unit')!r} is not one of GB, GiB") from None
-    return _validated(ScenarioData, {"model": model, "setup": setup, "gpu": gpu, "unit": unit}, "setup")
+    data: ScenarioData = _validated(ScenarioData, {"model": model, "setup": setup, "gpu": gpu, "unit": unit}, "setup")
+    return data
 
 
 def load(path: Path) -> ScenarioData:

@@ -141,7 +141,8 @@ def test_host_rungs_follow_the_guide_until_the_node_fits():
     steps = roadmap(LLAMA2_70B, _ram(NODE_OF_8, 512), H100)
     assert [s.key for s in steps] == [Rung.ARROW]
     assert steps[-1].setup.host.dataset_storage is DatasetStorage.ARROW_MMAP
-    assert steps[-1].fits and steps[-1].estimate.host_bytes <= 512 * 10**9
+    assert steps[-1].fits
+    assert steps[-1].estimate.host_bytes <= 512 * 10**9
     tighter = roadmap(LLAMA2_70B, _ram(NODE_OF_8, 256), H100)
     assert [s.key for s in tighter] == [Rung.ARROW, Rung.RANK0_LOADING]
     assert [s.fits for s in tighter] == [False, True]
@@ -160,7 +161,8 @@ def test_more_nodes_when_offloaded_states_fill_the_node():
     steps = roadmap(LLAMA2_70B, s, H100)
     assert [st.key for st in steps] == [Rung.NODES]
     nodes = steps[-1].setup.host.nodes
-    assert steps[-1].fits and 8 % nodes == 0
+    assert steps[-1].fits
+    assert 8 % nodes == 0
     fewer = s.with_(host={**s.host.model_dump(), "nodes": [n for n in (2, 4, 8) if n < nodes][-1]})
     assert estimate(LLAMA2_70B, fewer, H100).host_bytes > 512 * 10**9  # the fewest nodes that fit
 
@@ -173,13 +175,15 @@ def test_a_layout_skips_the_rungs_it_cannot_take():
     assert Rung.QLORA not in [st.key for st in steps]
     assert all(st.setup.gpus % 2 == 0 for st in steps)
     n = min_gpus(M, TrainingSetup(sharding=Sharding.ZERO3, gpus=2, parallel=ParallelSpec(tp=2)), RTX4090)
-    assert n is not None and n % 2 == 0
+    assert n is not None
+    assert n % 2 == 0
 
 
 def test_context_parallel_lengths_are_multiples_of_two_cp():
     s = TrainingSetup(method=Method.LORA, checkpointing=Checkpointing.FULL, gpus=4, parallel=ParallelSpec(cp=4))
     n = max_seq_len(M, s, RTX4090)
-    assert n is not None and n % 8 == 0
+    assert n is not None
+    assert n % 8 == 0
     assert estimate(M, s.with_(seq_len=n), RTX4090).fits
     assert not estimate(M, s.with_(seq_len=n + 8), RTX4090).fits
 

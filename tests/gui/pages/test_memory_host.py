@@ -51,17 +51,21 @@ def test_the_guides_strategies_are_switches_of_one_field(page: MemoryPage) -> No
     page.flush()
     h = page.scenario.setup.host
     assert (h.dataset_tokens, h.dataset_storage) == (10**9, DatasetStorage.PYTHON_LISTS)
-    assert not host.arrow.isChecked() and not host.streaming.isChecked()
+    assert not host.arrow.isChecked()
+    assert not host.streaming.isChecked()
+    def storage() -> DatasetStorage:
+        return page.scenario.setup.host.dataset_storage
+
     host.arrow.click()
-    assert page.scenario.setup.host.dataset_storage is DatasetStorage.ARROW_MMAP
+    assert storage() is DatasetStorage.ARROW_MMAP
     assert host.storage.currentText() == "Arrow file, memory-mapped"
     host.streaming.click()
-    assert page.scenario.setup.host.dataset_storage is DatasetStorage.STREAMING
+    assert storage() is DatasetStorage.STREAMING
     assert host.arrow.isChecked()  # streaming reads Parquet
     host.streaming.click()  # off again: back to the Arrow file it came from
-    assert page.scenario.setup.host.dataset_storage is DatasetStorage.ARROW_MMAP
+    assert storage() is DatasetStorage.ARROW_MMAP
     host.arrow.click()  # off: back to the lists it came from
-    assert page.scenario.setup.host.dataset_storage is DatasetStorage.PYTHON_LISTS
+    assert storage() is DatasetStorage.PYTHON_LISTS
     host.workers_on.click()
     page.flush()
     assert page.scenario.setup.host.num_workers == 4
@@ -86,7 +90,8 @@ def test_the_nodes_ram_gives_a_verdict_and_marks_the_tab(page: MemoryPage) -> No
     page.flush()
     h = _host(page)
     assert page.scenario.setup.host.ram_bytes == 512 * 10**9
-    assert h.headroom_bytes is not None and h.headroom_bytes < 0
+    assert h.headroom_bytes is not None
+    assert h.headroom_bytes < 0
     assert f"Does not fit in 512 GB: short by {format_bytes(-h.headroom_bytes, Unit.GB, 1)}." in host.summary.text()
     assert page.tabs.tabText(1) == "Host RAM ✗"
     assert "Host RAM, per node" in page.roadmap.table.text()  # the roadmap's host rungs
@@ -127,8 +132,10 @@ def test_the_tabs_are_built_when_first_shown(qtbot: QtBot) -> None:
     page = MemoryPage(Scenario())
     qtbot.addWidget(page)
     page.show()
-    assert not page._host_tab.built and not page._planner_tab.built
+    assert not page._host_tab.built
+    assert not page._planner_tab.built
     page.tabs.setCurrentIndex(1)
-    assert page._host_tab.built and not page._planner_tab.built
+    assert page._host_tab.built
+    assert not page._planner_tab.built
     qtbot.waitUntil(lambda: page.host.current is not None)
     assert page.host.current == _host(page)

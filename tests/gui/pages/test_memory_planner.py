@@ -3,6 +3,8 @@ table, a row chosen as the scenario's setup, a stale search cancelled."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import pytest
 from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
@@ -19,7 +21,7 @@ WAIT_MS = 60_000
 
 
 @pytest.fixture
-def page(qtbot: QtBot) -> MemoryPage:
+def page(qtbot: QtBot) -> Iterator[MemoryPage]:
     p = MemoryPage(Scenario(model=get_model("llama-2-13b"), gpu=get_gpu("h100-80gb")))
     qtbot.addWidget(p)
     p.resize(1280, 800)
@@ -67,7 +69,8 @@ def test_choosing_a_row_makes_it_the_setup_in_one_update(qtbot: QtBot, page: Mem
     assert not page.planner.recompute.pending()  # the rows still answer the scenario: no new search
     assert not page.planner.stale
     font = page.planner.model.data(page.planner.model.index(rows.index(row), 0), Qt.ItemDataRole.FontRole)
-    assert font is not None and font.bold()  # the scenario's own row
+    assert font is not None
+    assert font.bold()
 
 
 def test_the_use_button_needs_a_fresh_selection(qtbot: QtBot, page: MemoryPage) -> None:
@@ -78,7 +81,8 @@ def test_the_use_button_needs_a_fresh_selection(qtbot: QtBot, page: MemoryPage) 
     assert planner.use.isEnabled()
     chosen = planner.table.selected()
     planner.use.click()
-    assert chosen is not None and page.scenario.setup == chosen.setup
+    assert chosen is not None
+    assert page.scenario.setup == chosen.setup
     page.scenario.update(seq_len=2048)  # the rows are no longer the scenario's
     assert planner.stale
     assert not planner.use.isEnabled()
@@ -118,7 +122,8 @@ def test_a_search_reports_progress_and_a_failure(qtbot: QtBot, monkeypatch: pyte
     with qtbot.waitSignal(search.found, timeout=WAIT_MS):
         search.start(get_model("gpt2"), TrainingSetup(), get_gpu("h100-80gb"), 4)
     search.wait()
-    assert seen and seen[-1][0] == seen[-1][1]
+    assert seen
+    assert seen[-1][0] == seen[-1][1]
 
     def broken(*_args: object, **_kw: object) -> list[PlanRow]:
         raise ValueError("the engine refused it")
