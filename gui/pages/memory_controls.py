@@ -4,7 +4,9 @@ Ranges are the engine's bounds narrowed to the GUI's windows (``gui.ranges``); n
 control only writes its field. One field, one owner: the FlashAttention and 8-bit switches are views of the
 Attention and Optimizer pickers (``Binder.switch``), so ticking one off and on again gives back the picker's
 value. Importing a config.json asks the engine (``engine.hf_import``) and shows its error, naming the problem,
-when the file is bad; the previous model stays.
+when the file is bad; the previous model stays. Below the GPUs, the Parallelism group
+(``gui.pages.memory_parallel``); a value the engine refuses (a layout the model cannot take, a GPU count that is no
+multiple of tp x pp x cp) is put back and its rule shown in the reason note under it (``gui.widgets.reason_note``).
 """
 
 from __future__ import annotations
