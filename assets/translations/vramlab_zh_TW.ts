@@ -266,7 +266,6 @@
     <name>HostSection</name>
     <message>
         <source>The training data</source>
-        <extracomment>the storage kinds the switches mean: streamed (iterative loading), and Arrow or Parquet (streaming reads Parquet) the &quot;DataLoader workers&quot; switch: on for any count above 0; ticked, it gives back the last count (else 4) the bars&apos; height, in lines of text</extracomment>
         <translation>訓練資料</translation>
     </message>
     <message>
@@ -864,7 +863,6 @@
     <name>MemoryPage</name>
     <message>
         <source>sequence length (tokens, log scale)</source>
-        <extracomment>x of the sequence-length curve: 48 points, log-spaced over the slider&apos;s range sizes in lines of text (and characters), so that they grow with the type (presentation mode&apos;s 150-200%): the breakdown chart with one bar, each more bar (a pipeline stage), the comparison and the curves the settings column&apos;s width: at least and at most this many digits&apos; widths</extracomment>
         <translation>序列長度（tokens，對數刻度）</translation>
     </message>
     <message>
@@ -1009,7 +1007,6 @@
     <name>ParallelControls</name>
     <message>
         <source>Parallelism (TP × PP × CP × EP)</source>
-        <extracomment>what the group&apos;s visibility and enabled states read</extracomment>
         <translation>平行化（TP × PP × CP × EP）</translation>
     </message>
     <message>
@@ -1168,7 +1165,6 @@ Device total: plus the CUDA context and libraries — what nvidia-smi shows.</so
     </message>
     <message>
         <source>; </source>
-        <extracomment>between two costs (&quot;TP 2 inside a node; pipeline bubble 12%&quot;)</extracomment>
         <translation>；</translation>
     </message>
     <message>
@@ -1272,7 +1268,6 @@ Device total: plus the CUDA context and libraries — what nvidia-smi shows.</so
     <name>PlannerSection</name>
     <message>
         <source> GPUs</source>
-        <extracomment>the setup fields the planner chooses itself: a change of one of them does not start a new search what a search reads: the model, the GPU and how the run is trained (of the host, only how many nodes) how long input must pause before a new search starts</extracomment>
         <translation> 張 GPU</translation>
     </message>
     <message>

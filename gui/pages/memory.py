@@ -53,14 +53,14 @@ from gui.widgets.peak_summary import PeakSummary
 from gui.widgets.roadmap_view import RoadmapView
 from gui.widgets.term_legend import TermLegend
 
-#: x of the sequence-length curve: 48 points, log-spaced over the slider's range
+# x of the sequence-length curve: 48 points, log-spaced over the slider's range
 SEQ_POINTS = [round(ranges.SEQ_LEN[0] * (ranges.SEQ_LEN[1] / ranges.SEQ_LEN[0]) ** (i / 47)) for i in range(48)]
 GPU_POINTS = [1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64]
 SECONDARY_MS = PAUSE_MS
-#: sizes in lines of text (and characters), so that they grow with the type (presentation mode's 150-200%):
-#: the breakdown chart with one bar, each more bar (a pipeline stage), the comparison and the curves
+# sizes in lines of text (and characters), so that they grow with the type (presentation mode's 150-200%):
+# the breakdown chart with one bar, each more bar (a pipeline stage), the comparison and the curves
 BAR_CHART_LINES, PER_BAR_LINES, COMPARE_LINES, CURVE_LINES = 7.0, 3.2, 10.5, 12.0
-#: the settings column's width: at least and at most this many digits' widths
+# the settings column's width: at least and at most this many digits' widths
 SETTINGS_CHARS = (43.5, 50.0)
 
 
@@ -207,7 +207,7 @@ class MemoryPage(QWidget):
     def flush(self) -> None:
         """Write pending control values and run any pending recompute now, every view of the tabs built so far but
         the planner's background search (tests, export)."""
-        binders = [self.controls.binder, self.controls.parallel.binder]
+        binders = [self.controls.binder, self.controls.long_context.binder, self.controls.parallel.binder]
         binders += [self.host.binder] if self._host_tab.built else []
         binders += [self.planner.binder] if self._planner_tab.built else []
         for binder in binders:

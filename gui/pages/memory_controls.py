@@ -76,15 +76,16 @@ class MemoryControls(QWidget):
         self.binder = Binder(scenario, self)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
+        self.long_context = LongContextGroup(scenario, self)
         for box in (self._model_box(), self._method_box(), self._tokens_box(), self._switches_box(),
-                    LongContextGroup(scenario, self), self._gpu_box()):
+                    self.long_context, self._gpu_box()):
             layout.addWidget(box)
         self.parallel = ParallelControls(scenario, self)
         layout.addWidget(self.parallel)
         self.reason = ReasonNote(self)  # why the last refused value was refused (a layout the model cannot take)
         layout.addWidget(self.reason)
         layout.addStretch(1)
-        for binder in (self.binder, self.parallel.binder):
+        for binder in (self.binder, self.long_context.binder, self.parallel.binder):
             binder.rejected.connect(self.reason.show_reason)
         scenario.changed.connect(self.reason.clear_reason)
         scenario.changed.connect(self._sync_enabled)

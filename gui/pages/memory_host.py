@@ -37,13 +37,13 @@ from gui.widgets.reason_note import ReasonNote
 from gui.widgets.term_legend import TermLegend
 
 MILLION = 1_000_000
-#: the storage kinds the switches mean: streamed (iterative loading), and Arrow or Parquet (streaming reads Parquet)
+# the storage kinds the switches mean: streamed (iterative loading), and Arrow or Parquet (streaming reads Parquet)
 STREAMED = (DatasetStorage.STREAMING,)
 ARROW_OR_PARQUET = (DatasetStorage.ARROW_MMAP, DatasetStorage.STREAMING)
-#: the "DataLoader workers" switch: on for any count above 0; ticked, it gives back the last count (else 4)
+# the "DataLoader workers" switch: on for any count above 0; ticked, it gives back the last count (else 4)
 WITH_WORKERS = tuple(range(1, ranges.DATALOADER_WORKERS[1] + 1))
 DEFAULT_WORKERS = 4
-#: the bars' height, in lines of text
+# the bars' height, in lines of text
 CHART_LINES = 10
 
 

@@ -18,7 +18,7 @@ from gui.binding import Binder
 from gui.page_state import Fields, touches
 from gui.scenario import Scenario
 
-#: what the group's visibility and enabled states read
+# what the group's visibility and enabled states read
 READS = frozenset({"setup.parallel", "setup.gpus", "model"})
 
 

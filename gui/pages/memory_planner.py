@@ -28,12 +28,12 @@ from gui.scenario import Scenario
 from gui.widgets.plan_table import PlanTable, PlanTableModel
 from gui.widgets.reason_note import reason_of
 
-#: the setup fields the planner chooses itself: a change of one of them does not start a new search
+# the setup fields the planner chooses itself: a change of one of them does not start a new search
 CHOSEN = ("parallel", "gpus", "sharding", "checkpointing", "offload_params", "host")
-#: what a search reads: the model, the GPU and how the run is trained (of the host, only how many nodes)
+# what a search reads: the model, the GPU and how the run is trained (of the host, only how many nodes)
 READS: Fields = frozenset({"model", "gpu", "setup.host.nodes",
                            *(f"setup.{f}" for f in TrainingSetup.model_fields if f not in CHOSEN)})
-#: how long input must pause before a new search starts
+# how long input must pause before a new search starts
 SEARCH_PAUSE_MS = 300
 
 

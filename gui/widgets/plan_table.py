@@ -40,7 +40,7 @@ COSTS: dict[Cost, str] = {
     Cost.ZERO3: QT_TRANSLATE_NOOP("PlanTable", "ZeRO-3: {v:g}× the traffic of data parallelism"),
     Cost.DP_ONLY: QT_TRANSLATE_NOOP("PlanTable", "data parallelism only"),
 }
-#: between two costs ("TP 2 inside a node; pipeline bubble 12%")
+# between two costs ("TP 2 inside a node; pipeline bubble 12%")
 SEPARATOR = QT_TRANSLATE_NOOP("PlanTable", "; ")
 _SHARDING = {Sharding.NONE: "—", Sharding.ZERO1: "1", Sharding.ZERO2: "2", Sharding.ZERO3: "3"}
 
