@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from engine.params import count_params, lora_params
-from engine.specs import ModelSpec, Sharding, TrainingSetup
+from engine.specs import ModelSpec, TrainingSetup
 from engine.training.states import grad_dtype_bytes, model_states
 
 #: Rajbhandari et al. 2020, s7.2: 3 parameter volumes (ZeRO-3) against 2 (data parallelism).
@@ -63,7 +63,7 @@ class Communication:
 
 def communication(m: ModelSpec, s: TrainingSetup) -> Communication:
     """Per-step volumes (formula in the module docstring); 1.5x for full fine-tuning in 16 bits."""
-    one = s.with_(gpus=1, sharding=Sharding.NONE, offload_params=False)
+    one = s.on_one_gpu()
     st = model_states(m, one)
     grads = st.counts.trainable * grad_dtype_bytes(one)
     return Communication(data_parallel=2 * grads, zero3=2 * st.weights_full + grads)

@@ -37,6 +37,7 @@ from engine.results import Term
 from engine.specs import Attention, Checkpointing, GpuSpec, Loss, Method, ModelSpec, Sharding, TrainingSetup
 from engine.terms import TermName
 from engine.training.estimate import Estimate, estimate
+from engine.training.layout import LayoutError
 
 #: GPUs the ZeRO-3 card splits over when the setup has one GPU (one node of eight).
 DEFAULT_ZERO3_GPUS = 8
@@ -110,9 +111,18 @@ def largest_terms(e: Estimate) -> dict[str, int]:
 
 def _lever(kind: LeverKind, m: ModelSpec, s: TrainingSetup, gpu: GpuSpec,
            steps: list[tuple[str, TrainingSetup, tuple[str, ...]]]) -> Lever:
-    built = tuple(LeverStep(k, st, estimate(m, st, gpu), t) for k, st, t in steps)
+    """The lever's steps, each estimated; a step the model cannot take under the setup's parallel layout (QLoRA's
+    4-bit base split by tensor or pipeline parallelism: ``engine.training.layout``) is left out."""
+    built = tuple(LeverStep(k, st, e, t) for k, st, t in steps if (e := _estimate_or_none(m, st, gpu)) is not None)
     current = next((i for i, st in enumerate(built) if st.setup == s), None)
     return Lever(kind, built, current)
+
+
+def _estimate_or_none(m: ModelSpec, s: TrainingSetup, gpu: GpuSpec) -> Estimate | None:
+    try:
+        return estimate(m, s, gpu)
+    except LayoutError:
+        return None
 
 
 def lora_lever(m: ModelSpec, s: TrainingSetup, gpu: GpuSpec) -> Lever:
@@ -144,7 +154,7 @@ def zero3_gpus(s: TrainingSetup, gpus: int | None = None) -> int:
 
 def zero3_lever(m: ModelSpec, s: TrainingSetup, gpu: GpuSpec, gpus: int | None = None) -> Lever:
     """The setup without ZeRO-3 (one GPU when it was ZeRO-3) -> ZeRO-3 over N GPUs."""
-    off = s.with_(gpus=1, sharding=Sharding.NONE, offload_params=False) if s.sharding is Sharding.ZERO3 else s
+    off = s.on_one_gpu() if s.sharding is Sharding.ZERO3 else s
     on = s.with_(gpus=zero3_gpus(s, gpus), sharding=Sharding.ZERO3)
     return _lever(LeverKind.ZERO3, m, s, gpu, [
         ("off", off, ()),

@@ -524,6 +524,12 @@ class TrainingSetup(_Frozen):
         """A copy with fields changed and re-validated."""
         return TrainingSetup.model_validate({**self.model_dump(), **changes})
 
+    def on_one_gpu(self, **changes: Any) -> TrainingSetup:
+        """The same training on one GPU of one node: no sharding, no parameter offload, no parallel layout (what
+        the whole model's states are counted on); ``changes`` on top."""
+        return self.with_(gpus=1, sharding=Sharding.NONE, offload_params=False, parallel=ParallelSpec(),
+                          host=self.host.model_copy(update={"nodes": 1}), **changes)
+
 
 class GpuSpec(_Frozen):
     id: str

@@ -40,6 +40,13 @@ class TermName(StrEnum):
     ACTIVATION_WORKSPACE = "activation_workspace"
     # alignment: a frozen model's no-grad forward pass
     FORWARD = "forward"
+    # host RAM of a training run, per process and per node (engine/training/host.py), in the order they stack
+    MODEL_LOADING = "model_loading"
+    DATASET = "dataset"
+    DATALOADER_WORKERS = "dataloader_workers"
+    PINNED_BUFFERS = "pinned_buffers"
+    OFFLOADED_STATES = "offloaded_states"
+    RUNTIME = "runtime"
 
 
 class Scope(StrEnum):
@@ -49,6 +56,7 @@ class Scope(StrEnum):
     DEVICE = "device"  # allocated -> device total
     SERVING = "serving"
     ALIGNMENT = "alignment"
+    HOST = "host"  # host RAM (CPU memory), not the GPU's
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,6 +87,12 @@ TERMS: dict[str, TermDef] = _defs(
     TermDef(TermName.KV_CACHE, QT_TRANSLATE_NOOP("words", "KV cache"), Scope.SERVING),
     TermDef(TermName.ACTIVATION_WORKSPACE, QT_TRANSLATE_NOOP("words", "activation workspace"), Scope.SERVING),
     TermDef(TermName.FORWARD, QT_TRANSLATE_NOOP("words", "forward pass"), Scope.ALIGNMENT),
+    TermDef(TermName.MODEL_LOADING, QT_TRANSLATE_NOOP("words", "model loading"), Scope.HOST),
+    TermDef(TermName.DATASET, QT_TRANSLATE_NOOP("words", "dataset"), Scope.HOST),
+    TermDef(TermName.DATALOADER_WORKERS, QT_TRANSLATE_NOOP("words", "DataLoader workers"), Scope.HOST),
+    TermDef(TermName.PINNED_BUFFERS, QT_TRANSLATE_NOOP("words", "pinned buffers"), Scope.HOST),
+    TermDef(TermName.OFFLOADED_STATES, QT_TRANSLATE_NOOP("words", "offloaded states"), Scope.HOST),
+    TermDef(TermName.RUNTIME, QT_TRANSLATE_NOOP("words", "runtime (Python, PyTorch, CUDA)"), Scope.HOST),
 )
 
 

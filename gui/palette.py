@@ -37,6 +37,14 @@ _LIGHT_TERMS: dict[str, str] = {
     T.CUDA_CONTEXT: "#5f6b7a",
     T.ACTIVATION_WORKSPACE: "#b5457f",  # serving's activations: the training activations' hue
     T.FORWARD: "#b5457f",  # a frozen model's forward pass: activations, kept for no backward
+    # host RAM: the checkpoint in RAM is the weights' hue, offloaded states the optimizer states', pinned buffers
+    # the temporaries', the runtime the CUDA context's grey; the dataset and its workers get their own
+    T.MODEL_LOADING: "#0b62a4",
+    T.DATASET: "#a0522d",
+    T.DATALOADER_WORKERS: "#0a7f8f",
+    T.PINNED_BUFFERS: "#8a6d00",
+    T.OFFLOADED_STATES: "#007a5a",
+    T.RUNTIME: "#5f6b7a",
 }
 #: the same terms for dark backgrounds (and presentation mode)
 _DARK_TERMS: dict[str, str] = {
@@ -53,6 +61,12 @@ _DARK_TERMS: dict[str, str] = {
     T.CUDA_CONTEXT: "#8793a2",
     T.ACTIVATION_WORKSPACE: "#e98ab8",
     T.FORWARD: "#e98ab8",
+    T.MODEL_LOADING: "#56b4e9",
+    T.DATASET: "#e39a6d",
+    T.DATALOADER_WORKERS: "#4fd1e0",
+    T.PINNED_BUFFERS: "#e6c440",
+    T.OFFLOADED_STATES: "#2ec99a",
+    T.RUNTIME: "#8793a2",
 }
 
 

@@ -65,6 +65,28 @@ LOSS_CHUNKS = within(f"{_SETUP}.loss_chunks", 1, 1_024)
 #: the levers page's ZeRO-3 card: sharding over one GPU shards nothing
 ZERO3_GPUS = within(f"{_SETUP}.gpus", 2, GPUS[1])
 
+# -- parallel layouts (issue 14) on the memory page ---------------------------------------------------------
+_PARALLEL = "engine.specs:ParallelSpec"
+LAYOUT_TP = within(f"{_PARALLEL}.tp", 1, 64)
+LAYOUT_PP = within(f"{_PARALLEL}.pp", 1, 128)
+LAYOUT_CP = within(f"{_PARALLEL}.cp", 1, 64)
+LAYOUT_EP = within(f"{_PARALLEL}.ep", 1, 256)
+MICRO_BATCHES = within(f"{_PARALLEL}.micro_batches", 1, 1_024)
+VIRTUAL_STAGES = within(f"{_PARALLEL}.virtual_stages", 1, 16)
+#: the GPU-count spin box and the layout planner's "at most N GPUs": 16 nodes of 64 (405B full fine-tuning needs
+#: more than the slider's 64); the slider keeps ``GPUS``
+GPU_COUNT = within(f"{_SETUP}.gpus", 1, 1_024)
+
+# -- host RAM (issue 20) on the memory page -------------------------------------------------------------------
+_HOST = "engine.specs:HostSetup"
+#: tokens in the training set, shown in millions (0: no dataset given)
+DATASET_TOKENS = within(f"{_HOST}.dataset_tokens", 0, 10**12)
+DATALOADER_WORKERS = within(f"{_HOST}.num_workers", 0, 64)
+PREFETCH_FACTOR = within(f"{_HOST}.prefetch_factor", 1, 16)
+NODES = within(f"{_HOST}.nodes", 1, 128)
+#: one node's RAM in bytes, shown in GB (the spin box's 0 means "not given": no verdict)
+NODE_RAM = within(f"{_HOST}.ram_bytes", 1_000_000_000, 64_000_000_000_000)
+
 # -- serving (the serving page's own state) -------------------------------------------------------------------
 SERVING_TOKENS = within("engine.serving:ServingSetup.tokens", *SEQ_LEN)
 SEQUENCES = within("engine.serving:ServingSetup.sequences", 1, 1_024)

@@ -20,7 +20,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 
 from engine.catalog import DEFAULT_GPU, DEFAULT_MODEL, CatalogError, get_gpu, get_model
 from engine.errors import one_line
@@ -53,6 +53,17 @@ class ScenarioData(BaseModel):
     setup: TrainingSetup = TrainingSetup()
     gpu: GpuSpec
     unit: Unit = Unit.GB
+
+    @model_validator(mode="after")
+    def _layout_suits_the_model(self) -> ScenarioData:
+        """A parallel layout must suit the model (tp dividing its heads, pp within its layers, ...): the engine's
+        rule (``engine.training.layout``, its ``LayoutError`` naming it), checked here so that no page is ever
+        handed a scenario it cannot estimate, and a control that would make one is put back."""
+        if self.setup.layout_active:
+            from engine.training.layout import layout  # the layout rules need the model: checked only with one
+
+            layout(self.model, self.setup)
+        return self
 
 
 def defaults() -> ScenarioData:
@@ -131,7 +142,8 @@ def from_json(text: str) -> ScenarioData:
         unit = Unit(doc.get("unit", Unit.GB.value))
     except ValueError:
         raise ScenarioFileError(f"unit: {doc.get('unit')!r} is not one of GB, GiB") from None
-    return ScenarioData(model=model, setup=setup, gpu=gpu, unit=unit)
+    data: ScenarioData = _validated(ScenarioData, {"model": model, "setup": setup, "gpu": gpu, "unit": unit}, "setup")
+    return data
 
 
 def load(path: Path) -> ScenarioData:

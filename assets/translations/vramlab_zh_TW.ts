@@ -498,6 +498,149 @@
     </message>
 </context>
 <context>
+    <name>HostSection</name>
+    <message>
+        <source>The training data</source>
+        <translation>訓練資料</translation>
+    </message>
+    <message>
+        <source> M tokens</source>
+        <translation> M tokens</translation>
+    </message>
+    <message>
+        <source>none given</source>
+        <translation>未指定</translation>
+    </message>
+    <message>
+        <source>Tokens in the tokenized training set, in millions</source>
+        <translation>已 tokenize 的訓練集有多少 token（百萬）</translation>
+    </message>
+    <message>
+        <source>Python lists (parsed JSON)</source>
+        <translation>Python list（解析後的 JSON）</translation>
+    </message>
+    <message>
+        <source>NumPy array (int32)</source>
+        <translation>NumPy 陣列（int32）</translation>
+    </message>
+    <message>
+        <source>Arrow file, memory-mapped</source>
+        <translation>Arrow 檔，記憶體映射</translation>
+    </message>
+    <message>
+        <source>Streamed from Parquet</source>
+        <translation>從 Parquet 串流讀取</translation>
+    </message>
+    <message>
+        <source>Load it iteratively (streaming)</source>
+        <translation>逐批載入（串流）</translation>
+    </message>
+    <message>
+        <source>Read the data as it goes, a shuffle buffer per reader, instead of holding all of it</source>
+        <translation>邊讀邊用，每個讀取者只留一個洗牌緩衝區，而不是整份資料都放在記憶體</translation>
+    </message>
+    <message>
+        <source>Arrow / Parquet storage</source>
+        <translation>Arrow / Parquet 儲存</translation>
+    </message>
+    <message>
+        <source>A binary columnar file, memory-mapped: its pages are shared by every process and worker of the node, not copied</source>
+        <translation>二進位欄式檔案，以記憶體映射開啟：同一節點的所有行程與 worker 共用它的分頁，不會複製</translation>
+    </message>
+    <message>
+        <source>Dataset</source>
+        <translation>資料集</translation>
+    </message>
+    <message>
+        <source>Held as</source>
+        <translation>存放方式</translation>
+    </message>
+    <message>
+        <source>Processes and nodes</source>
+        <translation>行程與節點</translation>
+    </message>
+    <message>
+        <source>Every process loads the whole checkpoint</source>
+        <translation>每個行程都載入完整權重檔</translation>
+    </message>
+    <message>
+        <source>Rank 0 loads it, then broadcasts</source>
+        <translation>Rank 0 載入後再廣播</translation>
+    </message>
+    <message>
+        <source>Each process loads its shard (meta device)</source>
+        <translation>每個行程只載入自己的分片（meta device）</translation>
+    </message>
+    <message>
+        <source>DataLoader workers</source>
+        <translation>DataLoader workers</translation>
+    </message>
+    <message>
+        <source>Worker processes prepare the next batches while the GPU computes</source>
+        <translation>worker 行程在 GPU 計算時準備下一批資料</translation>
+    </message>
+    <message>
+        <source>Pinned memory (pin_memory=True)</source>
+        <translation>鎖頁記憶體（pin_memory=True）</translation>
+    </message>
+    <message>
+        <source>not given</source>
+        <translation>未指定</translation>
+    </message>
+    <message>
+        <source>Model loading</source>
+        <translation>模型載入</translation>
+    </message>
+    <message>
+        <source>Prefetch per worker</source>
+        <translation>每個 worker 預取</translation>
+    </message>
+    <message>
+        <source>Nodes</source>
+        <translation>節點數</translation>
+    </message>
+    <message>
+        <source>RAM per node</source>
+        <translation>每節點 RAM</translation>
+    </message>
+    <message>
+        <source>Busiest process</source>
+        <translation>最忙的行程</translation>
+    </message>
+    <message>
+        <source>Whole node</source>
+        <translation>整個節點</translation>
+    </message>
+    <message>
+        <source>loading the checkpoint</source>
+        <translation>載入權重檔</translation>
+    </message>
+    <message>
+        <source>training</source>
+        <translation>訓練</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;{node}&lt;/b&gt; of host RAM per node, {process} for the busiest of its {n} processes; the peak comes while {phase}.</source>
+        <translation>每個節點需要 &lt;b&gt;{node}&lt;/b&gt; 主機記憶體，其 {n} 個行程中最忙的一個佔 {process}；尖峰出現在{phase}時。</translation>
+    </message>
+    <message>
+        <source>Give the RAM per node for a verdict.</source>
+        <translation>填入每節點 RAM 即可判斷放不放得下。</translation>
+    </message>
+    <message>
+        <source>Does not fit in {ram}: short by {x}.</source>
+        <translation>{ram} 放不下：還差 {x}。</translation>
+    </message>
+    <message>
+        <source>Tight in {ram}: {x} left.</source>
+        <translation>{ram} 勉強放得下：只剩 {x}。</translation>
+    </message>
+    <message>
+        <source>Fits in {ram} with {x} to spare.</source>
+        <translation>{ram} 放得下，還有 {x} 餘裕。</translation>
+    </message>
+</context>
+<context>
     <name>ImportReportPanel</name>
     <message>
         <source>Imported training config</source>
@@ -1090,7 +1233,6 @@
     <name>MemoryPage</name>
     <message>
         <source>sequence length (tokens, log scale)</source>
-        <extracomment>x of the sequence-length curve: 48 points, log-spaced over the slider&apos;s range</extracomment>
         <translation>序列長度（tokens，對數刻度）</translation>
     </message>
     <message>
@@ -1110,8 +1252,40 @@
         <translation>每張 GPU 對 GPU 數量</translation>
     </message>
     <message>
+        <source>Overview</source>
+        <translation>總覽</translation>
+    </message>
+    <message>
+        <source>Host RAM</source>
+        <translation>主機記憶體</translation>
+    </message>
+    <message>
+        <source>Layout planner</source>
+        <translation>平行配置規劃</translation>
+    </message>
+    <message>
         <source>This setup</source>
         <translation>目前設定</translation>
+    </message>
+    <message>
+        <source>Host RAM ✗</source>
+        <translation>主機記憶體 ✗</translation>
+    </message>
+    <message>
+        <source>Stage {n} · layers {first}–{last}</source>
+        <translation>第 {n} 段 · 第 {first}–{last} 層</translation>
+    </message>
+    <message>
+        <source>One bar per pipeline stage, on one of its GPUs: stage {n} (layers {first}–{last}) is the most loaded (outlined), and the figures above are its. Pipeline bubble {bubble:.0%}. Hover a bar for its terms.</source>
+        <translation>每個管線階段一條長條（該階段的一張 GPU）：第 {n} 段（第 {first}–{last} 層）負載最重（加框），上方數字就是它的。管線氣泡 {bubble:.0%}。游標移到長條上可看各項。</translation>
+    </message>
+    <message>
+        <source>The logits ({logits}) are larger than the weights ({weights}): LoRA and QLoRA do not shrink them; a chunked loss or a shorter sequence does.</source>
+        <translation>logits（{logits}）比權重（{weights}）還大：LoRA 與 QLoRA 縮不了它；分塊計算 loss 或縮短序列才行。</translation>
+    </message>
+    <message>
+        <source>{method}: n/a</source>
+        <translation>{method}：不適用</translation>
     </message>
     <message>
         <source>Accuracy: the allocated peak is within {worst:.1%} of {n} real training steps measured on an H200 (median {median:.1%}); see docs/accuracy.md.</source>
@@ -1204,6 +1378,77 @@
     </message>
 </context>
 <context>
+    <name>ParallelControls</name>
+    <message>
+        <source>Parallelism (TP × PP × CP × EP)</source>
+        <translation>平行化（TP × PP × CP × EP）</translation>
+    </message>
+    <message>
+        <source>Tensor parallelism: splits every layer&apos;s linears over t GPUs of a node</source>
+        <translation>張量平行：把每層的線性層切到同一節點的 t 張 GPU</translation>
+    </message>
+    <message>
+        <source>Pipeline parallelism: consecutive layers on p stages</source>
+        <translation>管線平行：連續的層分成 p 個階段</translation>
+    </message>
+    <message>
+        <source>Context parallelism: splits the sequence over c GPUs (ring attention)</source>
+        <translation>上下文平行：把序列切到 c 張 GPU（ring attention）</translation>
+    </message>
+    <message>
+        <source>Expert parallelism: a MoE layer&apos;s experts spread over e GPUs</source>
+        <translation>專家平行：MoE 層的專家分散到 e 張 GPU</translation>
+    </message>
+    <message>
+        <source>Sequence parallelism (with TP)</source>
+        <translation>序列平行（搭配 TP）</translation>
+    </message>
+    <message>
+        <source>Micro-batches per step flowing through the pipeline</source>
+        <translation>每步流經管線的微批次數</translation>
+    </message>
+    <message>
+        <source>Interleaved 1F1B</source>
+        <translation>交錯式 1F1B</translation>
+    </message>
+    <message>
+        <source>Model chunks per stage (interleaved schedule)</source>
+        <translation>每個階段的模型區塊數（交錯式排程）</translation>
+    </message>
+    <message>
+        <source>TP</source>
+        <translation>TP</translation>
+    </message>
+    <message>
+        <source>PP</source>
+        <translation>PP</translation>
+    </message>
+    <message>
+        <source>CP</source>
+        <translation>CP</translation>
+    </message>
+    <message>
+        <source>EP</source>
+        <translation>EP</translation>
+    </message>
+    <message>
+        <source>Micro-batches</source>
+        <translation>微批次</translation>
+    </message>
+    <message>
+        <source>Schedule</source>
+        <translation>排程</translation>
+    </message>
+    <message>
+        <source>Virtual stages</source>
+        <translation>虛擬階段</translation>
+    </message>
+    <message>
+        <source>Data parallelism: {dp} = {gpus} GPUs / (TP {tp} × PP {pp} × CP {cp})</source>
+        <translation>資料平行：{dp} = {gpus} 張 GPU / (TP {tp} × PP {pp} × CP {cp})</translation>
+    </message>
+</context>
+<context>
     <name>PeakSummary</name>
     <message>
         <source>forward pass</source>
@@ -1263,6 +1508,180 @@ Device total: plus the CUDA context and libraries — what nvidia-smi shows.</so
     </message>
 </context>
 <context>
+    <name>PlanTable</name>
+    <message>
+        <source>TP {v:.0f} inside a node</source>
+        <translation>TP {v:.0f} 在節點內</translation>
+    </message>
+    <message>
+        <source>TP {v:.0f} across nodes: slow</source>
+        <translation>TP {v:.0f} 跨節點：慢</translation>
+    </message>
+    <message>
+        <source>pipeline bubble {v:.0%}</source>
+        <translation>管線氣泡 {v:.0%}</translation>
+    </message>
+    <message>
+        <source>CP {v:.0f}: ring attention passes K, V around</source>
+        <translation>CP {v:.0f}：ring attention 輪流傳遞 K、V</translation>
+    </message>
+    <message>
+        <source>EP {v:.0f}: an all-to-all per MoE layer</source>
+        <translation>EP {v:.0f}：每個 MoE 層一次 all-to-all</translation>
+    </message>
+    <message>
+        <source>ZeRO-3: {v:g}× the traffic of data parallelism</source>
+        <translation>ZeRO-3：通訊量是資料平行的 {v:g} 倍</translation>
+    </message>
+    <message>
+        <source>data parallelism only</source>
+        <translation>只有資料平行</translation>
+    </message>
+    <message>
+        <source>; </source>
+        <translation>；</translation>
+    </message>
+    <message>
+        <source>GPUs</source>
+        <translation>GPU</translation>
+    </message>
+    <message>
+        <source>DP</source>
+        <translation>DP</translation>
+    </message>
+    <message>
+        <source>TP</source>
+        <translation>TP</translation>
+    </message>
+    <message>
+        <source>PP</source>
+        <translation>PP</translation>
+    </message>
+    <message>
+        <source>CP</source>
+        <translation>CP</translation>
+    </message>
+    <message>
+        <source>EP</source>
+        <translation>EP</translation>
+    </message>
+    <message>
+        <source>ZeRO</source>
+        <translation>ZeRO</translation>
+    </message>
+    <message>
+        <source>SP</source>
+        <translation>SP</translation>
+    </message>
+    <message>
+        <source>Ckpt</source>
+        <translation>檢查點</translation>
+    </message>
+    <message>
+        <source>µB</source>
+        <translation>微批次</translation>
+    </message>
+    <message>
+        <source>Allocated</source>
+        <translation>已配置</translation>
+    </message>
+    <message>
+        <source>Device</source>
+        <translation>裝置總計</translation>
+    </message>
+    <message>
+        <source>Communication</source>
+        <translation>通訊</translation>
+    </message>
+    <message>
+        <source>data-parallel replicas</source>
+        <translation>資料平行副本數</translation>
+    </message>
+    <message>
+        <source>tensor-parallel size</source>
+        <translation>張量平行大小</translation>
+    </message>
+    <message>
+        <source>pipeline stages</source>
+        <translation>管線階段數</translation>
+    </message>
+    <message>
+        <source>context-parallel size</source>
+        <translation>上下文平行大小</translation>
+    </message>
+    <message>
+        <source>expert-parallel size</source>
+        <translation>專家平行大小</translation>
+    </message>
+    <message>
+        <source>ZeRO stage over the data-parallel ranks</source>
+        <translation>在資料平行 rank 間的 ZeRO 階段</translation>
+    </message>
+    <message>
+        <source>sequence parallelism</source>
+        <translation>序列平行</translation>
+    </message>
+    <message>
+        <source>gradient checkpointing</source>
+        <translation>梯度檢查點</translation>
+    </message>
+    <message>
+        <source>micro-batches per step</source>
+        <translation>每步微批次數</translation>
+    </message>
+    <message>
+        <source>allocated peak per GPU (the most loaded stage)</source>
+        <translation>每張 GPU 的已配置尖峰（負載最重的階段）</translation>
+    </message>
+    <message>
+        <source>device total per GPU, what nvidia-smi shows (the most loaded stage)</source>
+        <translation>每張 GPU 的裝置總計，即 nvidia-smi 顯示的值（負載最重的階段）</translation>
+    </message>
+</context>
+<context>
+    <name>PlannerSection</name>
+    <message>
+        <source> GPUs</source>
+        <translation> 張 GPU</translation>
+    </message>
+    <message>
+        <source>Use this layout</source>
+        <translation>採用這個配置</translation>
+    </message>
+    <message>
+        <source>At most</source>
+        <translation>最多</translation>
+    </message>
+    <message>
+        <source>Every layout that fits, fewest GPUs first, then the smallest device total: tensor (TP), pipeline (PP), context (CP) and expert (EP) parallelism, a ZeRO stage and checkpointing. Click a header to sort; double-click a row, or select it and press “Use this layout”, to make it the scenario.</source>
+        <translation>所有放得下的配置，GPU 最少的在前，其次是裝置總計最小的：張量（TP）、管線（PP）、上下文（CP）與專家（EP）平行，加上 ZeRO 階段與梯度檢查點。點欄位標題可排序；雙擊一列，或選取後按「採用這個配置」，就會套用到情境。</translation>
+    </message>
+    <message>
+        <source>Waiting for the settings to settle…</source>
+        <translation>等設定停止變動…</translation>
+    </message>
+    <message>
+        <source>Searching layouts…</source>
+        <translation>搜尋配置中…</translation>
+    </message>
+    <message>
+        <source>Searching layouts… {done} of {total}</source>
+        <translation>搜尋配置中… {done} / {total}</translation>
+    </message>
+    <message>
+        <source>{rows} layouts fit on at most {n} GPUs.</source>
+        <translation>最多 {n} 張 GPU：有 {rows} 種配置放得下。</translation>
+    </message>
+    <message>
+        <source>No layout fits on {n} GPUs or fewer: allow more GPUs, or try LoRA, QLoRA or a shorter sequence.</source>
+        <translation>{n} 張 GPU 以內沒有放得下的配置：放寬 GPU 數，或改用 LoRA、QLoRA，或縮短序列。</translation>
+    </message>
+    <message>
+        <source>The search failed: {reason}</source>
+        <translation>搜尋失敗：{reason}</translation>
+    </message>
+</context>
+<context>
     <name>PlayerBar</name>
     <message>
         <source>First step (Home)</source>
@@ -1306,6 +1725,10 @@ Device total: plus the CUDA context and libraries — what nvidia-smi shows.</so
     <message>
         <source>&lt;b&gt;It fits.&lt;/b&gt; Nothing to change; the limits as things stand:</source>
         <translation>&lt;b&gt;放得下。&lt;/b&gt;不必更改；目前設定下的上限：</translation>
+    </message>
+    <message>
+        <source>Host RAM, per node</source>
+        <translation>主機記憶體（每節點）</translation>
     </message>
     <message>
         <source>{n} tokens</source>
@@ -2634,6 +3057,26 @@ VRAM Lab 保留了目前的狀態，可以照常使用。詳細資訊已寫入 {
         <translation>把優化器狀態卸載到 CPU 記憶體</translation>
     </message>
     <message>
+        <source>Dataset as a memory-mapped Arrow file</source>
+        <translation>資料集改存為記憶體映射的 Arrow 檔</translation>
+    </message>
+    <message>
+        <source>Stream the dataset from Parquet (iterative loading)</source>
+        <translation>從 Parquet 串流讀取資料集（逐批載入）</translation>
+    </message>
+    <message>
+        <source>Load the checkpoint on rank 0 only, then broadcast</source>
+        <translation>只在 rank 0 載入權重檔，再廣播</translation>
+    </message>
+    <message>
+        <source>Load the checkpoint shard by shard (meta device)</source>
+        <translation>逐個分片載入權重檔（meta device）</translation>
+    </message>
+    <message>
+        <source>The same GPUs over {nodes} nodes</source>
+        <translation>同樣的 GPU 分散到 {nodes} 個節點</translation>
+    </message>
+    <message>
         <source>almost none on GPUs with bf16</source>
         <translation>支援 bf16 的 GPU 上幾乎沒有代價</translation>
     </message>
@@ -2668,6 +3111,26 @@ VRAM Lab 保留了目前的狀態，可以照常使用。詳細資訊已寫入 {
     <message>
         <source>more hardware</source>
         <translation>需要更多硬體</translation>
+    </message>
+    <message>
+        <source>a one-off conversion (datasets&apos; save_to_disk); its pages are shared by every process and worker of the node, not copied</source>
+        <translation>只需轉換一次（datasets 的 save_to_disk）；節點上所有行程與 worker 共用它的分頁，不會複製</translation>
+    </message>
+    <message>
+        <source>no random access: examples are shuffled within a buffer, and each reader holds one row group</source>
+        <translation>無法隨機存取：只在緩衝區內洗牌，每個讀取者保留一個 row group</translation>
+    </message>
+    <message>
+        <source>accelerate&apos;s cpu_ram_efficient_loading (FSDP sync_module_states): one broadcast at start-up</source>
+        <translation>accelerate 的 cpu_ram_efficient_loading（FSDP sync_module_states）：啟動時廣播一次</translation>
+    </message>
+    <message>
+        <source>a sharded loader (the model built on the meta device): no whole copy anywhere</source>
+        <translation>分片載入器（模型先建在 meta device 上）：任何地方都沒有完整副本</translation>
+    </message>
+    <message>
+        <source>more machines, each with its own RAM, and traffic between them</source>
+        <translation>更多機器，各有自己的 RAM，但機器之間要通訊</translation>
     </message>
 </context>
 <context>
@@ -2707,6 +3170,30 @@ VRAM Lab 保留了目前的狀態，可以照常使用。詳細資訊已寫入 {
     <message>
         <source>KV cache</source>
         <translation>KV cache</translation>
+    </message>
+    <message>
+        <source>model loading</source>
+        <translation>模型載入</translation>
+    </message>
+    <message>
+        <source>dataset</source>
+        <translation>資料集</translation>
+    </message>
+    <message>
+        <source>DataLoader workers</source>
+        <translation>DataLoader workers</translation>
+    </message>
+    <message>
+        <source>pinned buffers</source>
+        <translation>鎖頁緩衝區</translation>
+    </message>
+    <message>
+        <source>offloaded states</source>
+        <translation>卸載的狀態</translation>
+    </message>
+    <message>
+        <source>runtime (Python, PyTorch, CUDA)</source>
+        <translation>執行環境（Python、PyTorch、CUDA）</translation>
     </message>
     <message>
         <source>allocator reserve</source>

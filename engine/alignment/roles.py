@@ -111,7 +111,7 @@ def trained(role: Role, e: Estimate, logits: bool = True, logit_share: float = 1
 
 def frozen_weights(m: ModelSpec, s: TrainingSetup) -> int:
     """A frozen copy stored like the policy's base (16-bit, or 4-bit NF4 for QLoRA), per GPU."""
-    whole = s.with_(gpus=1, sharding=Sharding.NONE, offload_params=False)
+    whole = s.on_one_gpu()
     st = model_states(m, whole)
     stored = st.weights_full - (st.counts.trainable * FP32 if s.method is not Method.FULL else 0)
     return -(-stored // s.gpus) if s.sharding is Sharding.ZERO3 else stored

@@ -29,7 +29,7 @@ from engine.specs import (
     TrainingSetup,
 )
 from engine.training import Estimate, estimate
-from engine.training.host import HostEstimate, host_estimate
+from engine.training.host import host_of
 from engine.training.states import weights_per_gpu
 from engine.units import Unit, format_bytes, format_count
 
@@ -215,11 +215,6 @@ def layout_json(e: Estimate) -> dict[str, Any]:
                    "terms": {t.name: t.bytes for t in r.terms}} for r in e.ranks],
         "most_loaded_stage": e.most_loaded_stage,
     }
-
-
-def host_of(e: Estimate) -> HostEstimate:
-    """The host-RAM model of the estimate's run (``e.host_bytes`` is its ``per_node_bytes``)."""
-    return host_estimate(e.model, e.setup, activations=e.offloaded_bytes)
 
 
 def to_text(e: Estimate) -> str:

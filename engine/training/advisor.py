@@ -20,6 +20,17 @@ linear cross-entropy (Liger-Kernel, a CUDA kernel library: the same saving where
 the top) and activation offloading (torchtune / TRL OffloadActivations: saved activations to host RAM, paid in PCIe
 traffic every step). torchtune's CEWithChunkedOutputLoss (``chunked-output``) is not a rung: it keeps the fp32
 log-probabilities whole, about half the logits, where chunked takes them all.
+
+Host RAM (issue 20): when a node's RAM is given and the run's host RAM (``engine.training.host``) does not fit it,
+the roadmap goes on with the host-side levers, the source guide's "節約內存" strategies and the loading mode, each
+only where it lowers the node's peak: the dataset as a memory-mapped Arrow file (its pages shared by the node's
+processes, and by their DataLoader workers, which then copy nothing), then streamed from Parquet (a shuffle buffer
+per reader instead of the whole set), then the checkpoint read by local rank 0 only and broadcast
+(accelerate's ``cpu_ram_efficient_loading``), then read shard by shard from the meta device, and last the same GPUs
+spread over more nodes (fewer processes, so less host RAM, per node).
+
+A rung whose setup the model cannot take (QLoRA's 4-bit base under tensor or pipeline parallelism, a GPU count
+that is no multiple of tp x pp x cp) is skipped, as a rung that changes nothing is.
 """
 
 from __future__ import annotations
@@ -32,9 +43,11 @@ from engine.params import count_params
 from engine.specs import (
     Attention,
     Checkpointing,
+    DatasetStorage,
     GpuSpec,
     Loss,
     Method,
+    ModelLoading,
     ModelSpec,
     Optimizer,
     Precision,
@@ -68,6 +81,16 @@ class Rung(StrEnum):
     ZERO3 = "zero3"
     OFFLOAD = "offload"
     GPUS = "gpus"  # more GPUs with ZeRO-3: ``setup.gpus`` says how many
+    # host RAM (module docstring), when a node's RAM is given and the run does not fit it
+    ARROW = "arrow"  # the dataset as a memory-mapped Arrow file
+    STREAMING = "streaming"  # the dataset streamed from Parquet
+    RANK0_LOADING = "rank0-loading"  # the checkpoint read by local rank 0 and broadcast
+    SHARDED_LOADING = "sharded-loading"  # the checkpoint read shard by shard (meta device)
+    NODES = "nodes"  # the same GPUs over more nodes: ``setup.host.nodes`` says how many
+
+
+#: the rungs that act on host RAM, not on the GPU
+HOST_RUNGS = frozenset({Rung.ARROW, Rung.STREAMING, Rung.RANK0_LOADING, Rung.SHARDED_LOADING, Rung.NODES})
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,7 +103,14 @@ class Step:
 
     @property
     def fits(self) -> bool:
-        return self.estimate.fits
+        """The GPU fits; for a host rung, the node's RAM too."""
+        return self.estimate.fits and (self.key not in HOST_RUNGS or host_fits(self.estimate))
+
+
+def host_fits(e: Estimate) -> bool:
+    """Whether one node's RAM holds the run's host RAM at its peak (``True`` when no RAM is given)."""
+    ram = e.setup.host.ram_bytes
+    return ram is None or e.host_bytes <= ram
 
 
 Change = Callable[[TrainingSetup], TrainingSetup | None]
@@ -147,31 +177,110 @@ def _rungs(m: ModelSpec, s: TrainingSetup, gpu: GpuSpec) -> list[tuple[Rung, Cha
 
 
 def roadmap(m: ModelSpec, s: TrainingSetup, gpu: GpuSpec) -> list[Step]:
-    """Cumulative steps until the setup fits ``gpu`` (the last one may be 'more GPUs'); empty if it fits."""
-    if estimate(m, s, gpu).fits:
+    """Cumulative steps until the setup fits ``gpu`` (the last one may be 'more GPUs'), then, if the node's RAM is
+    given and still too small, until host RAM fits it too; empty if it all fits."""
+    first = estimate(m, s, gpu)
+    if first.fits and host_fits(first):
         return []
+    steps = [] if first.fits else _gpu_steps(m, s, gpu)
+    last = steps[-1].estimate if steps else first
+    if not host_fits(last):
+        steps += _walk(m, last.setup, gpu, _host_rungs(m, gpu), host_fits)
+    return steps
+
+
+def _try(m: ModelSpec, gpu: GpuSpec, cur: TrainingSetup, apply: Change) -> Estimate | None:
+    """The estimate after one rung, or None when it changes nothing or the model cannot take the result."""
+    try:
+        new = apply(cur)
+        return None if new is None else estimate(m, new, gpu)
+    except ValueError:  # a setup the engine refuses (pydantic) or a layout the model cannot take (LayoutError)
+        return None
+
+
+def _walk(m: ModelSpec, s: TrainingSetup, gpu: GpuSpec, rungs: list[tuple[Rung, Change]],
+          done: Callable[[Estimate], bool]) -> list[Step]:
+    """Apply the rungs one on top of the other until ``done``."""
     steps: list[Step] = []
     cur = s
-    for key, apply in _rungs(m, s, gpu):
-        new = apply(cur)
-        if new is None:
+    for key, apply in rungs:
+        e = _try(m, gpu, cur, apply)
+        if e is None:
             continue
-        cur = new
-        steps.append(Step(key, cur, estimate(m, cur, gpu)))
-        if steps[-1].fits:
-            return steps
-    more = min_gpus(m, cur.with_(sharding=Sharding.ZERO3), gpu)
+        cur = e.setup
+        steps.append(Step(key, cur, e))
+        if done(e):
+            break
+    return steps
+
+
+def _gpu_steps(m: ModelSpec, s: TrainingSetup, gpu: GpuSpec) -> list[Step]:
+    """The guide's rungs for the GPU, then more GPUs with ZeRO-3 if they are not enough."""
+    steps = _walk(m, s, gpu, _rungs(m, s, gpu), lambda e: e.fits)
+    if steps and steps[-1].fits:
+        return steps
+    cur = steps[-1].setup if steps else s
+    try:
+        zero3 = cur.with_(sharding=Sharding.ZERO3)
+    except ValueError:
+        return steps
+    more = min_gpus(m, zero3, gpu)
     if more is not None and more > cur.gpus:
-        wide = cur.with_(gpus=more, sharding=Sharding.ZERO3)
+        wide = zero3.with_(gpus=more)
         steps.append(Step(Rung.GPUS, wide, estimate(m, wide, gpu)))
     return steps
 
 
+def _host_rungs(m: ModelSpec, gpu: GpuSpec) -> list[tuple[Rung, Change]]:
+    """The host-RAM rungs (module docstring), each only where it lowers the node's peak."""
+    def host(**kw: object) -> Change:
+        def apply(cur: TrainingSetup) -> TrainingSetup | None:
+            new = cur.with_(host={**cur.host.model_dump(), **kw})
+            if new == cur or estimate(m, new, gpu).host_bytes >= estimate(m, cur, gpu).host_bytes:
+                return None
+            return new
+
+        return apply
+
+    def more_nodes(cur: TrainingSetup) -> TrainingSetup | None:
+        for nodes in range(cur.host.nodes + 1, cur.gpus + 1):
+            if cur.gpus % nodes == 0:
+                new = cur.with_(host={**cur.host.model_dump(), "nodes": nodes})
+                if host_fits(estimate(m, new, gpu)):
+                    return new
+        return None
+
+    def data(**kw: object) -> Change:
+        return lambda cur: host(**kw)(cur) if cur.host.dataset_tokens else None
+
+    return [
+        (Rung.ARROW, lambda c: data(dataset_storage=DatasetStorage.ARROW_MMAP)(c) if c.host.dataset_storage in (
+            DatasetStorage.PYTHON_LISTS, DatasetStorage.NUMPY) else None),
+        (Rung.STREAMING, data(dataset_storage=DatasetStorage.STREAMING)),
+        (Rung.RANK0_LOADING, lambda c: host(model_loading=ModelLoading.RANK0_BROADCAST)(c)
+         if c.host.model_loading is ModelLoading.FULL_PER_PROCESS else None),
+        (Rung.SHARDED_LOADING, host(model_loading=ModelLoading.META_SHARDED)),
+        (Rung.NODES, more_nodes),
+    ]
+
+
+def logits_over_weights(e: Estimate) -> tuple[int, int] | None:
+    """(logits, weights) in bytes at the peak when the logits are the larger, else None: the sign that a lever
+    on the weights (LoRA, QLoRA) cannot help much and the long-context rungs can (issue 19: Llama 3.1 8B, LoRA,
+    32,768 tokens: logits 50.4 GB beside 16.2 GB of weights; ``engine.training.loss`` for the logits' formula)."""
+    by_name = {t.name: t.bytes for t in e.terms}
+    logits, weights = by_name.get(TermName.LOGITS, 0), by_name.get(TermName.WEIGHTS, 0)
+    return (logits, weights) if logits > weights else None
+
+
 def min_gpus(m: ModelSpec, s: TrainingSetup, gpu: GpuSpec, limit: int = ROADMAP_GPU_LIMIT) -> int | None:
-    """The fewest GPUs (1..limit) on which ``s`` fits, or None."""
+    """The fewest GPUs (1..limit) on which ``s`` fits, or None (counts the setup cannot take are skipped)."""
     for n in range(1, limit + 1):
-        if estimate(m, s.with_(gpus=n), gpu).fits:
-            return n
+        try:
+            if estimate(m, s.with_(gpus=n), gpu).fits:
+                return n
+        except ValueError:  # not a multiple of tp x pp x cp or of the nodes; a layout the model refuses there
+            continue
     return None
 
 
@@ -186,8 +295,11 @@ def _largest(fits: Callable[[int], bool], lo: int, hi: int) -> int | None:
 
 
 def max_seq_len(m: ModelSpec, s: TrainingSetup, gpu: GpuSpec, limit: int = 1_048_576) -> int | None:
-    """The longest sequence that fits as things stand (None: not even one token)."""
-    return _largest(lambda n: estimate(m, s.with_(seq_len=n), gpu).fits, 1, limit)
+    """The longest sequence that fits as things stand (None: not even one token). With context parallelism only
+    multiples of 2 x cp are lengths it can run (``engine.training.layout``)."""
+    step = 2 * s.parallel.cp if s.parallel.cp > 1 else 1
+    found = _largest(lambda k: estimate(m, s.with_(seq_len=k * step), gpu).fits, 1, limit // step)
+    return None if found is None else found * step
 
 
 def max_batch(m: ModelSpec, s: TrainingSetup, gpu: GpuSpec, limit: int = 4_096) -> int | None:

@@ -151,7 +151,8 @@ def stage_fits(m: ModelSpec, s: TrainingSetup, gpu: GpuSpec, stage: int) -> bool
 def _rank(stage: int, p: _Peak) -> RankEstimate:
     layers = p.table.context.stage_layers
     return RankEstimate(stage, layers, p.allocated, p.reserved, p.device, p.terms,
-                        p.table.moments[p.index].phase, p.table.moments[p.index].step)
+                        p.table.moments[p.index].phase, p.table.moments[p.index].step,
+                        p.table.context.st.paged_states)
 
 
 def estimate(m: ModelSpec, s: TrainingSetup, gpu: GpuSpec) -> Estimate:

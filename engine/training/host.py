@@ -21,11 +21,17 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 from functools import cached_property
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from engine.results import Term, with_shares
 from engine.specs import DatasetStorage, ModelLoading, ModelSpec, Sharding, TrainingSetup
+from engine.terms import Scope, in_scope
+from engine.terms import TermName as T
 from engine.training.result import TIGHT_HEADROOM, Verdict
 from engine.training.states import ModelStates, model_states
+
+if TYPE_CHECKING:
+    from engine.training.result import Estimate
 
 #: measured: RSS of a process after ``import torch, transformers`` and a Llama built on the meta device
 #: (calibration row runtime-torch+transformers+meta-model; CPU build of torch)
@@ -123,7 +129,8 @@ class HostPhase:
         return sum(t.per_process for t in self.terms)
 
 
-TERM_NAMES = ("model_loading", "dataset", "dataloader_workers", "pinned_buffers", "offloaded_states", "runtime")
+#: the host terms in their stacking order (``engine.terms``: labels, colours; the CLI's ``host.terms`` order)
+TERM_NAMES = in_scope(Scope.HOST)
 
 
 @dataclass(frozen=True)
@@ -162,6 +169,17 @@ class HostEstimate:
         return None if self.ram_bytes is None else self.ram_bytes - self.per_node_bytes
 
     @property
+    def fits(self) -> bool:
+        """Whether the node's RAM holds the peak (``True`` when no RAM was given: nothing to fit)."""
+        return self.ram_bytes is None or self.per_node_bytes <= self.ram_bytes
+
+    def as_terms(self, per_node: bool = True) -> tuple[Term, ...]:
+        """The terms at the peak phase as ``engine.results.Term``s, bytes of the whole node (or of the busiest
+        process), each with its share: what a chart stacks and a table exports."""
+        return with_shares(Term(t.name, t.per_node if per_node else t.per_process, t.formula, t.source, t.detail)
+                           for t in self.terms)
+
+    @property
     def verdict(self) -> Verdict | None:
         if self.ram_bytes is None or self.headroom_bytes is None:
             return None
@@ -175,21 +193,21 @@ def runtime(s: TrainingSetup, cuda: bool = True) -> HostTerm:
     """The interpreter, torch, transformers and the model's code in every process (+ the CUDA host side)."""
     one = RUNTIME_CPU_BYTES + (CUDA_HOST_BYTES if cuda else 0)
     formula = "processes x (python + torch + transformers" + (" + CUDA host side)" if cuda else ")")
-    return HostTerm("runtime", one, one * s.processes_per_node, formula, _RUNTIME_SOURCE)
+    return HostTerm(T.RUNTIME, one, one * s.processes_per_node, formula, _RUNTIME_SOURCE)
 
 
 def model_loading(s: TrainingSetup, weights: int) -> HostTerm:
     """The checkpoint in RAM before it reaches the GPUs: ``weights`` is the whole model as stored for training."""
     p, mode = s.processes_per_node, s.host.model_loading
     if mode is ModelLoading.FULL_PER_PROCESS:
-        return HostTerm("model_loading", weights, weights * p, "processes x whole weights", _LOADING_SOURCE,
+        return HostTerm(T.MODEL_LOADING, weights, weights * p, "processes x whole weights", _LOADING_SOURCE,
                         "every process materialises the state dict; transformers 5 maps safetensors of the kept "
                         "dtype (shared, reclaimable page cache), a dtype change or a .bin file makes private copies")
     if mode is ModelLoading.RANK0_BROADCAST:
-        return HostTerm("model_loading", weights, weights, "whole weights, local rank 0 only", _LOADING_SOURCE,
+        return HostTerm(T.MODEL_LOADING, weights, weights, "whole weights, local rank 0 only", _LOADING_SOURCE,
                         "the other processes build the model on the meta device and receive rank 0's broadcast")
     shard = -(-weights // s.gpus)
-    return HostTerm("model_loading", shard, shard * p, "processes x weights / GPUs", _LOADING_SOURCE,
+    return HostTerm(T.MODEL_LOADING, shard, shard * p, "processes x weights / GPUs", _LOADING_SOURCE,
                     "each process reads only its own shard from the checkpoint")
 
 
@@ -220,7 +238,7 @@ def dataset(s: TrainingSetup) -> HostTerm:
         formula = f"tokens x {BYTES_PER_TOKEN[kind]} B, once per node (page cache shared by its processes)"
     else:
         formula = f"processes x tokens x {BYTES_PER_TOKEN[kind]} B"
-    return HostTerm("dataset", private + -(-shared // p), private * p + shared, formula, _DATASET_SOURCE,
+    return HostTerm(T.DATASET, private + -(-shared // p), private * p + shared, formula, _DATASET_SOURCE,
                     f"{h.dataset_tokens:,} tokens as {kind.value}")
 
 
@@ -229,7 +247,7 @@ def dataloader_workers(s: TrainingSetup) -> HostTerm:
     h, p = s.host, s.processes_per_node
     w = h.num_workers
     if w == 0:
-        return HostTerm("dataloader_workers", 0, 0, "no workers: the main process loads the batches",
+        return HostTerm(T.DATALOADER_WORKERS, 0, 0, "no workers: the main process loads the batches",
                         _WORKERS_SOURCE)
     private, _ = dataset_bytes_per_process(s)
     copied = round(COPY_ON_ACCESS_SHARE * private) if h.dataset_storage is DatasetStorage.PYTHON_LISTS else 0
@@ -239,7 +257,7 @@ def dataloader_workers(s: TrainingSetup) -> HostTerm:
                f"workers x prefetch x b x s x {BATCH_BYTES_PER_TOKEN} B)")
     detail = ("Python objects: each worker copies the pages whose reference counts it touches"
               if copied else "NumPy / memory-mapped / streamed data: pages stay shared, nothing copied")
-    return HostTerm("dataloader_workers", one, one * p, formula, _WORKERS_SOURCE, detail)
+    return HostTerm(T.DATALOADER_WORKERS, one, one * p, formula, _WORKERS_SOURCE, detail)
 
 
 def _pow2(n: int) -> int:
@@ -250,11 +268,11 @@ def pinned_buffers(s: TrainingSetup) -> HostTerm:
     """Page-locked copies of the batches in flight (``pin_memory=True``), each tensor a power-of-two block."""
     h, p = s.host, s.processes_per_node
     if not h.pin_memory:
-        return HostTerm("pinned_buffers", 0, 0, "pin_memory off", _PINNED_SOURCE)
+        return HostTerm(T.PINNED_BUFFERS, 0, 0, "pin_memory off", _PINNED_SOURCE)
     in_flight = max(1, h.num_workers * h.prefetch_factor)
     one = in_flight * 3 * _pow2(s.batch * s.seq_len * 8)
     formula = "processes x max(1, workers x prefetch) x 3 tensors x pow2ceil(b x s x 8 B)"
-    return HostTerm("pinned_buffers", one, one * p, formula, _PINNED_SOURCE)
+    return HostTerm(T.PINNED_BUFFERS, one, one * p, formula, _PINNED_SOURCE)
 
 
 def offloaded_states(s: TrainingSetup, host_total: int, activations: int = 0) -> HostTerm:
@@ -270,7 +288,7 @@ def offloaded_states(s: TrainingSetup, host_total: int, activations: int = 0) ->
         " / GPUs, each its ZeRO partition" if replicas == 1 and s.gpus > 1 else
         " x data-parallel replicas / GPUs" if s.gpus > 1 else "") + (
         " + offloaded activations)" if activations else ")")
-    return HostTerm("offloaded_states", one, one * p, formula, _OFFLOAD_SOURCE,
+    return HostTerm(T.OFFLOADED_STATES, one, one * p, formula, _OFFLOAD_SOURCE,
                     f"{activations:,} B of activations per process" if activations else "")
 
 
@@ -304,3 +322,9 @@ def host_estimate(m: ModelSpec, s: TrainingSetup, st: ModelStates | None = None,
             _CACHE.clear()
         hit = _CACHE[key] = _estimate(s, st.weights_full, st.host, activations, cuda)
     return hit
+
+
+def host_of(e: Estimate) -> HostEstimate:
+    """The host-RAM model of an estimate's run: ``e.host_bytes`` is its ``per_node_bytes`` (the estimate made it
+    with the same arguments; with a parallel layout, from the whole model's states)."""
+    return host_estimate(e.model, e.setup, activations=e.offloaded_bytes)

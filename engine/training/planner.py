@@ -25,7 +25,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from enum import StrEnum
 
+from engine.lever_facts import PAPER_FACTOR
 from engine.specs import Checkpointing, GpuSpec, ModelSpec, ParallelSpec, Sharding, TrainingSetup
 from engine.training.estimate import Estimate, estimate, stage_fits
 from engine.training.layout import LayoutError, layout
@@ -102,34 +104,78 @@ def _smallest(lo: int, hi: int, fits: Callable[[int], bool]) -> int | None:
     return lo
 
 
-def note(e: Estimate) -> str:
-    """What the layout costs in communication (module docstring)."""
+class Cost(StrEnum):
+    """What a layout costs in communication, one id per kind (the GUI words each; :func:`note` in English)."""
+
+    TP_NODE = "tp-node"  # tensor parallelism inside a node: value = t
+    TP_ACROSS = "tp-across"  # tensor parallelism across nodes: slow; value = t
+    PP_BUBBLE = "pp-bubble"  # the pipeline bubble; value = (p - 1) / (m v)
+    CP_RING = "cp-ring"  # ring attention passes K, V around; value = c
+    EP_ALL_TO_ALL = "ep-all-to-all"  # an all-to-all per MoE layer; value = e
+    ZERO3 = "zero3"  # 1.5x the communication of data parallelism; value = 1.5
+    DP_ONLY = "dp-only"  # data parallelism only; value = 0
+
+
+def costs(e: Estimate) -> tuple[tuple[Cost, float], ...]:
+    """What the layout costs in communication, as (id, number) pairs (module docstring)."""
     lay = e.layout
-    parts = []
+    parts: list[tuple[Cost, float]] = []
     if lay is not None and lay.tp > 1:
-        parts.append(f"TP {lay.tp} inside a node" if lay.tp <= NODE_GPUS else f"TP {lay.tp} across nodes: slow")
+        parts.append((Cost.TP_NODE if lay.tp <= NODE_GPUS else Cost.TP_ACROSS, lay.tp))
     if lay is not None and lay.pp > 1:
-        parts.append(f"PP bubble {lay.bubble:.0%} ((p-1)/m)")
+        parts.append((Cost.PP_BUBBLE, lay.bubble))
     if lay is not None and lay.cp > 1:
-        parts.append(f"CP {lay.cp}: ring attention passes K, V around")
+        parts.append((Cost.CP_RING, lay.cp))
     if lay is not None and lay.ep > 1:
-        parts.append(f"EP {lay.ep}: all-to-all per MoE layer")
+        parts.append((Cost.EP_ALL_TO_ALL, lay.ep))
     if e.setup.sharding is Sharding.ZERO3:
-        parts.append("ZeRO-3: 1.5x the communication of data parallelism")
-    return "; ".join(parts) or "data parallelism only"
+        parts.append((Cost.ZERO3, PAPER_FACTOR))  # Rajbhandari et al. 2020, s7
+    return tuple(parts) or ((Cost.DP_ONLY, 0.0),)
 
 
-def plan(m: ModelSpec, s: TrainingSetup, gpu: GpuSpec, max_gpus: int) -> list[PlanRow]:
+_NOTES = {
+    Cost.TP_NODE: "TP {v:.0f} inside a node",
+    Cost.TP_ACROSS: "TP {v:.0f} across nodes: slow",
+    Cost.PP_BUBBLE: "PP bubble {v:.0%} ((p-1)/m)",
+    Cost.CP_RING: "CP {v:.0f}: ring attention passes K, V around",
+    Cost.EP_ALL_TO_ALL: "EP {v:.0f}: all-to-all per MoE layer",
+    Cost.ZERO3: "ZeRO-3: {v:g}x the communication of data parallelism",
+    Cost.DP_ONLY: "data parallelism only",
+}
+
+
+def note(e: Estimate) -> str:
+    """What the layout costs in communication, in English (module docstring; :func:`costs` gives the parts)."""
+    return "; ".join(_NOTES[kind].format(v=value) for kind, value in costs(e))
+
+
+class PlanCancelledError(Exception):
+    """The search was cancelled (``plan``'s ``cancelled`` said so) before it finished."""
+
+
+Progress = Callable[[int, int], None]
+
+
+def plan(m: ModelSpec, s: TrainingSetup, gpu: GpuSpec, max_gpus: int, *, progress: Progress | None = None,
+         cancelled: Callable[[], bool] | None = None) -> list[PlanRow]:
     """The layouts of ``s`` that fit ``gpu`` on at most ``max_gpus`` GPUs, fewest GPUs first, then the lowest
-    device total (module docstring: the search)."""
+    device total (module docstring: the search).
+
+    For a caller that runs it in the background (the GUI): ``progress(done, total)`` is called after each layout
+    shape is searched, and ``cancelled()`` is asked before each; when it says so, ``PlanCancelledError`` is raised."""
     rows: dict[TrainingSetup, PlanRow] = {}
     ckpts = [Checkpointing.NONE, Checkpointing.FULL]
-    for p in _candidates(m, s, max_gpus):
+    shapes = list(_candidates(m, s, max_gpus))
+    for done, p in enumerate(shapes, start=1):
+        if cancelled is not None and cancelled():
+            raise PlanCancelledError
         for sharding in _shardings(p.pp):
             for ckpt in ckpts:
                 found = _best(m, s, gpu, max_gpus=max_gpus, p=p, sharding=sharding, ckpt=ckpt)
                 if found is not None:
                     rows.setdefault(found.setup, found)
+        if progress is not None:
+            progress(done, len(shapes))
     return sorted(rows.values(), key=lambda r: (r.setup.gpus, r.estimate.device_bytes))
 
 

@@ -65,6 +65,27 @@ class RankEstimate:
     terms: tuple[Term, ...]
     peak_phase: str
     peak_step: int
+    paged_bytes: int = 0  # paged optimizer states of this stage (unified memory: in the device total)
+
+    @property
+    def device_terms(self) -> tuple[Term, ...]:
+        """The stage's allocated terms plus the allocator's reserve and the CUDA context: a bar that sums to its
+        device total (``Estimate.device_terms``)."""
+        return device_terms(self.terms, self.peak_allocated_bytes, self.reserved_bytes, self.device_bytes,
+                            self.paged_bytes)
+
+
+def device_terms(terms: tuple[Term, ...], allocated: int, reserved: int, device: int, paged: int) -> tuple[Term, ...]:
+    """Allocated terms plus what separates them from the device total, so a bar sums to what nvidia-smi shows:
+    the caching allocator's reserve and the CUDA context (module docstring)."""
+    reserve = Term(TermName.ALLOCATOR_RESERVE, reserved - allocated,
+                   f"allocated x ({RESERVED_RATIO} - 1)", "median reserved / allocated of 8 H200 runs "
+                   "(reference/gpu_llama.jsonl)")
+    context = Term(TermName.CUDA_CONTEXT, device - reserved,
+                   "CUDA context and libraries outside the allocator" + (" + paged optimizer states"
+                                                                          if paged else ""),
+                   "measured 0.55 GB on an H200 (shared/ENVIRONMENT.md)")
+    return with_shares((*terms, reserve, context))
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,14 +133,8 @@ class Estimate:
     def device_terms(self) -> tuple[Term, ...]:
         """The allocated terms plus what separates them from the device total, so a bar sums to what
         nvidia-smi shows: the caching allocator's reserve and the CUDA context (module docstring)."""
-        reserve = Term(TermName.ALLOCATOR_RESERVE, self.reserved_bytes - self.peak_allocated_bytes,
-                       f"allocated x ({RESERVED_RATIO} - 1)", "median reserved / allocated of 8 H200 runs "
-                       "(reference/gpu_llama.jsonl)")
-        context = Term(TermName.CUDA_CONTEXT, self.device_bytes - self.reserved_bytes,
-                       "CUDA context and libraries outside the allocator" + (" + paged optimizer states"
-                                                                              if self.paged_bytes else ""),
-                       "measured 0.55 GB on an H200 (shared/ENVIRONMENT.md)")
-        return with_shares((*self.terms, reserve, context))
+        return device_terms(self.terms, self.peak_allocated_bytes, self.reserved_bytes, self.device_bytes,
+                            self.paged_bytes)
 
     @property
     def verdict(self) -> Verdict:

@@ -2,48 +2,83 @@
 
 Data flow: the settings panel writes the shared scenario; the page reads all of it, and recomputes by the one
 policy of every page (``gui.recompute``): once per event-loop turn while shown (a drag never queues stale work),
-not at all while hidden. The headline (peak, verdict, breakdown bar) is recomputed and repainted in that turn;
-the secondary views (Full / LoRA / QLoRA comparison, the two curves, the roadmap), whose charts cost more to
-paint, follow once input has paused for ``SECONDARY_MS``, one view per event-loop turn, so that no frame of a
-drag waits for them (bench/gui_latency.py measures both paths).
+not at all while hidden. The headline (peak, verdict, breakdown bar: one bar per pipeline stage with a pipeline
+layout, the most loaded outlined) is recomputed and repainted in that turn; the secondary views (Full / LoRA /
+QLoRA comparison, the two curves, the roadmap), whose charts cost more to paint, follow once input has paused for
+``SECONDARY_MS``, one view per event-loop turn, so that no frame of a drag waits for them (bench/gui_latency.py
+measures both paths). The Host RAM and Layout planner tabs (``gui.pages.memory_host``, ``memory_planner``)
+recompute only while shown; the planner searches in a background thread.
 No view computes a number: each gets its result from the engine.
 """
 
 from __future__ import annotations
 
+from enum import StrEnum
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QGridLayout,
     QHBoxLayout,
     QLabel,
     QMessageBox,
+    QTabWidget,
     QVBoxLayout,
     QWidget,
 )
 
-from engine.specs import Method, Sharding, TrainingSetup
-from engine.training import estimate
+from engine.specs import GpuCount, Method, Sharding, TrainingSetup
+from engine.training import Estimate, estimate
 from engine.training.accuracy import gpu_runs, summarize
-from engine.training.advisor import max_batch, max_seq_len, roadmap
+from engine.training.advisor import ROADMAP_GPU_LIMIT, host_fits, logits_over_weights, max_batch, max_seq_len, roadmap
 from engine.training.sweep import sweep_gpus, sweep_seq_len
+from engine.units import format_bytes
 from gui import ranges
-from gui.breakdown_table import Breakdown, training_title
+from gui.binding import Binder
+from gui.breakdown_table import Breakdown, Stage, training_title
 from gui.choices import method_label
+from gui.page_state import PageState
 from gui.pages import page_title
 from gui.pages.memory_controls import MemoryControls
+from gui.pages.memory_host import HostSection
+from gui.pages.memory_planner import PlannerSection
 from gui.recompute import PAUSE_MS, Recompute
 from gui.scenario import EVERYTHING, Scenario
 from gui.widgets.breakdown_chart import BreakdownChart, Row
 from gui.widgets.curve_plot import CurvePlot
+from gui.widgets.lazy_tab import LazyTab
 from gui.widgets.page_layout import scroll_area
 from gui.widgets.peak_summary import PeakSummary
 from gui.widgets.roadmap_view import RoadmapView
 from gui.widgets.term_legend import TermLegend
 
-#: x of the sequence-length curve: 48 points, log-spaced over the slider's range
+# x of the sequence-length curve: 48 points, log-spaced over the slider's range
 SEQ_POINTS = [round(ranges.SEQ_LEN[0] * (ranges.SEQ_LEN[1] / ranges.SEQ_LEN[0]) ** (i / 47)) for i in range(48)]
 GPU_POINTS = [1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64]
 SECONDARY_MS = PAUSE_MS
+# sizes in lines of text (and characters), so that they grow with the type (presentation mode's 150-200%):
+# the breakdown chart with one bar, each more bar (a pipeline stage), the comparison and the curves
+BAR_CHART_LINES, PER_BAR_LINES, COMPARE_LINES, CURVE_LINES = 7.0, 3.2, 10.5, 12.0
+# the settings column's width: at least and at most this many digits' widths
+SETTINGS_CHARS = (43.5, 50.0)
+
+
+class MemoryTab(StrEnum):
+    """The tabs under the headline."""
+
+    OVERVIEW = "overview"
+    HOST = "host"
+    PLANNER = "planner"
+
+
+class MemoryView(BaseModel):
+    """The page's own state (kept across a rebuild of the window): the tab shown and the planner's GPU limit."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    tab: MemoryTab = MemoryTab.OVERVIEW
+    max_gpus: GpuCount = ROADMAP_GPU_LIMIT
 
 
 class MemoryPage(QWidget):
@@ -57,21 +92,28 @@ class MemoryPage(QWidget):
     def __init__(self, scenario: Scenario, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.scenario = scenario
+        self.view = PageState(MemoryView(), self)
         self.controls = MemoryControls(scenario, self)
         self.controls.import_failed.connect(self._import_failed)
         self.controls.import_noted.connect(self._import_noted)
         self.summary = PeakSummary(self)
         self.breakdown = BreakdownChart(self)
-        self.breakdown.setMinimumHeight(96)
+        self.breakdown.setMinimumHeight(self._lines(BAR_CHART_LINES))
+        self.stages_note = QLabel(self, wordWrap=True)
+        self.logits_note = QLabel(self, wordWrap=True)
         self.legend = TermLegend(self)
         self.compare = BreakdownChart(self, min_label_share=0.12)
-        self.compare.setMinimumHeight(150)
+        self.compare.setMinimumHeight(self._lines(COMPARE_LINES))
         self.seq_curve = CurvePlot(self.tr("sequence length (tokens, log scale)"), log_x=True, parent=self)
         self.gpu_curve = CurvePlot(self.tr("GPUs"), parent=self)
         for plot in (self.seq_curve, self.gpu_curve):
-            plot.setMinimumHeight(170)
+            plot.setMinimumHeight(self._lines(CURVE_LINES))
         self.roadmap = RoadmapView(self)
         self.notes = QLabel(self, wordWrap=True)
+        # built when first shown: the page's first paint does not pay for them (gui.widgets.lazy_tab)
+        self._host_tab = LazyTab(lambda: HostSection(scenario), self)
+        self._planner_tab = LazyTab(lambda: PlannerSection(scenario, self.view), self)
+        self.tabs = QTabWidget(self)
         self._layout()
         later = [self._show_comparison, self._show_seq_curve, self._show_gpu_curve, self._show_roadmap]
         self.recompute = Recompute(self, now=self._show_headline, later=later, pause_ms=SECONDARY_MS)
@@ -86,10 +128,19 @@ class MemoryPage(QWidget):
         return self.breakdown
 
     def export_breakdown(self) -> Breakdown:
-        """This setup's terms per GPU, as the engine computed them."""
+        """This setup's terms per GPU, as the engine computed them; with a pipeline layout, the most loaded
+        stage's, and every stage's as the per-stage table."""
         self.flush()
-        sc = self.scenario
-        return Breakdown.of(training_title(sc.model, sc.setup, sc.gpu), self.current.device_terms)
+        sc, e = self.scenario, self.current
+        stages = tuple(Stage(r.stage, r.layers, r.device_terms, r.stage == e.most_loaded_stage) for r in e.ranks
+                       ) if len(e.ranks) > 1 else ()
+        return Breakdown.of(training_title(sc.model, sc.setup, sc.gpu), e.device_terms, stages)
+
+    def view_state(self) -> dict[str, Any]:
+        return self.view.value.model_dump(mode="json")
+
+    def restore_view_state(self, state: dict[str, Any]) -> None:
+        self.view.replace(MemoryView.model_validate(state))
 
     def import_model(self, path: str) -> bool:
         """Import a config.json or a model folder as the settings panel's Import button does (a dropped file)."""
@@ -98,8 +149,9 @@ class MemoryPage(QWidget):
     def _layout(self) -> None:
         left = scroll_area(self.controls, self)
         left.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        left.setMinimumWidth(330)
-        left.setMaximumWidth(380)
+        digit = self.fontMetrics().horizontalAdvance("0123456789") / 10  # a Latin width, in CJK fonts too
+        left.setMinimumWidth(round(SETTINGS_CHARS[0] * digit))
+        left.setMaximumWidth(round(SETTINGS_CHARS[1] * digit))
         grid = QGridLayout()
         grid.addWidget(self._titled(self.tr("Same settings, three methods"), self.compare), 0, 0)
         grid.addWidget(self.roadmap, 0, 1)
@@ -107,17 +159,35 @@ class MemoryPage(QWidget):
         grid.addWidget(self._titled(self.tr("Per GPU against GPU count"), self.gpu_curve), 1, 1)
         grid.setColumnStretch(0, 1)
         grid.setColumnStretch(1, 1)
+        overview = QWidget(self)
+        o = QVBoxLayout(overview)
+        o.setContentsMargins(0, 4, 0, 0)
+        o.addLayout(grid, 1)
+        o.addWidget(self.notes)
+        self.tabs.addTab(overview, self.tr("Overview"))
+        self.tabs.addTab(self._host_tab, self.tr("Host RAM"))
+        self.tabs.addTab(self._planner_tab, self.tr("Layout planner"))
+        self.tabs.setDocumentMode(True)
+        tabs = list(MemoryTab)
+        Binder(self.view, self).custom(self.tabs, "tab", read=lambda: tabs[self.tabs.currentIndex()],
+                                       show=lambda t: self.tabs.setCurrentIndex(tabs.index(t)),
+                                       changed=self.tabs.currentChanged)
         right = QWidget(self)
         v = QVBoxLayout(right)
         v.addWidget(self.summary)
         v.addWidget(self.breakdown)
+        v.addWidget(self.stages_note)
         v.addWidget(self.legend)
-        v.addLayout(grid, 1)
-        v.addWidget(self.notes)
+        v.addWidget(self.logits_note)
+        v.addWidget(self.tabs, 1)
         scroll = scroll_area(right, self)
         h = QHBoxLayout(self)
         h.addWidget(left)
         h.addWidget(scroll, 1)
+
+    def _lines(self, n: float) -> int:
+        """``n`` lines of the page's text, in pixels."""
+        return round(n * self.fontMetrics().height())
 
     def _titled(self, title: str, w: QWidget) -> QWidget:
         holder = QWidget(self)
@@ -128,23 +198,90 @@ class MemoryPage(QWidget):
         v.addWidget(w, 1)
         return holder
 
+    @property
+    def host(self) -> HostSection:
+        """The Host RAM tab's content (built now if it was not yet)."""
+        return self._host_tab.content()
+
+    @property
+    def planner(self) -> PlannerSection:
+        """The Layout planner tab's content (built now if it was not yet)."""
+        return self._planner_tab.content()
+
     def flush(self) -> None:
-        """Run any pending recompute now, every view (tests, export)."""
+        """Write pending control values and run any pending recompute now, every view of the tabs built so far but
+        the planner's background search (tests, export)."""
+        binders = [self.controls.binder, self.controls.long_context.binder, self.controls.parallel.binder]
+        binders += [self.host.binder] if self._host_tab.built else []
+        binders += [self.planner.binder] if self._planner_tab.built else []
+        for binder in binders:
+            binder.flush()
         self.recompute.flush()
+        if self._host_tab.built:
+            self.host.flush()
 
     def _show_headline(self) -> None:
-        """Peak, verdict, breakdown bar and legend: recomputed in the change's own turn."""
+        """Peak, verdict, breakdown bar(s), legend and notes: recomputed in the change's own turn."""
         m, s, gpu, unit = self.scenario.model, self.scenario.setup, self.scenario.gpu, self.scenario.unit
         e = estimate(m, s, gpu)
         self.current = e
         self.summary.show_estimate(e, unit)
-        self.breakdown.show_rows([Row(self.tr("This setup"), e.device_terms, highlight=True)], gpu.memory_bytes, unit)
+        rows = self._stage_rows(e) or [Row(self.tr("This setup"), e.device_terms, highlight=True)]
+        height = self._lines(BAR_CHART_LINES + PER_BAR_LINES * (len(rows) - 1))
+        if self.breakdown.minimumHeight() != height:
+            self.breakdown.setMinimumHeight(height)
+        self.breakdown.show_rows(rows, gpu.memory_bytes, unit)
         self.legend.show_terms(e.device_terms, unit)
+        self._show_stages_note(e)
+        self._show_logits_note(e)
+        host_tab = list(MemoryTab).index(MemoryTab.HOST)
+        title = self.tr("Host RAM") if host_fits(e) else self.tr("Host RAM ✗")
+        if self.tabs.tabText(host_tab) != title:  # a new title lays the tab bar out again: only when it changes
+            self.tabs.setTabText(host_tab, title)
+
+    def _stage_rows(self, e: Estimate) -> list[Row]:
+        """One bar per pipeline stage (none without a pipeline): the most loaded outlined."""
+        if len(e.ranks) < 2:
+            return []
+        return [Row(self.tr("Stage {n} · layers {first}–{last}").format(n=r.stage, first=r.layers[0],
+                                                                        last=r.layers[1]),
+                    r.device_terms, highlight=r.stage == e.most_loaded_stage) for r in e.ranks]
+
+    def _show_stages_note(self, e: Estimate) -> None:
+        lay = e.layout
+        if lay is None or len(e.ranks) < 2 or e.most_loaded_stage is None:
+            self.stages_note.hide()
+            return
+        r = e.ranks[e.most_loaded_stage]
+        self.stages_note.setText(self.tr(
+            "One bar per pipeline stage, on one of its GPUs: stage {n} (layers {first}–{last}) is the most loaded "
+            "(outlined), and the figures above are its. Pipeline bubble {bubble:.0%}. Hover a bar for its terms."
+        ).format(n=r.stage, first=r.layers[0], last=r.layers[1], bubble=lay.bubble))
+        self.stages_note.show()
+
+    def _show_logits_note(self, e: Estimate) -> None:
+        """Issue 19's one line, when the engine says the logits outgrow the weights."""
+        over = logits_over_weights(e)
+        if over is None:
+            self.logits_note.hide()
+            return
+        unit = self.scenario.unit
+        self.logits_note.setText(self.tr(
+            "The logits ({logits}) are larger than the weights ({weights}): LoRA and QLoRA do not shrink them; a "
+            "chunked loss or a shorter sequence does."
+        ).format(logits=format_bytes(over[0], unit, 1), weights=format_bytes(over[1], unit, 1)))
+        self.logits_note.show()
 
     def _show_comparison(self) -> None:
         m, s, gpu = self.scenario.model, self.scenario.setup, self.scenario.gpu
-        rows = [Row(method_label(k), estimate(m, s.with_(method=k), gpu).device_terms, highlight=k is s.method)
-                for k in Method]
+        rows = []
+        for k in Method:
+            try:
+                terms = estimate(m, s.with_(method=k), gpu).device_terms
+                label = method_label(k)
+            except ValueError:  # QLoRA's 4-bit base cannot be split by this layout (engine.training.layout)
+                terms, label = (), self.tr("{method}: n/a").format(method=method_label(k))
+            rows.append(Row(label, terms, highlight=k is s.method))
         self.compare.show_rows(rows, gpu.memory_bytes, self.scenario.unit)
 
     def _show_seq_curve(self) -> None:

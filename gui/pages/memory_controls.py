@@ -4,7 +4,9 @@ Ranges are the engine's bounds narrowed to the GUI's windows (``gui.ranges``); n
 control only writes its field. One field, one owner: the FlashAttention and 8-bit switches are views of the
 Attention and Optimizer pickers (``Binder.switch``), so ticking one off and on again gives back the picker's
 value. Importing a config.json asks the engine (``engine.hf_import``) and shows its error, naming the problem,
-when the file is bad; the previous model stays.
+when the file is bad; the previous model stays. Below the GPUs, the Parallelism group
+(``gui.pages.memory_parallel``); a value the engine refuses (a layout the model cannot take, a GPU count that is no
+multiple of tp x pp x cp) is put back and its rule shown in the reason note under it (``gui.widgets.reason_note``).
 """
 
 from __future__ import annotations
@@ -41,18 +43,20 @@ from engine.units import Unit, format_bytes
 from gui import ranges
 from gui.binding import Binder
 from gui.choices import method_label
-from gui.page_state import Fields, touches
+from gui.page_state import Fields, StateError, touches
+from gui.pages.memory_parallel import ParallelControls
 from gui.scenario import Scenario
 from gui.slider_scale import ScaleKind, SliderScale
 from gui.widgets.long_context_group import LongContextGroup
 from gui.widgets.model_picker import ModelPicker, cached_models
+from gui.widgets.reason_note import ReasonNote, reason_of
 
 # what the two switches show: attention without the s x s scores in memory; an 8-bit optimizer
 NO_SCORES = (Attention.SDPA, Attention.FLASH)
 EIGHT_BIT = (Optimizer.ADAMW_8BIT, Optimizer.PAGED_ADAMW_8BIT)
 CHECKPOINTED = (Checkpointing.FULL, Checkpointing.SELECTIVE)  # the checkpointing box: a view of its picker
 # what the enabled state of the LoRA and offload controls reads
-ENABLING = frozenset({"setup.method", "setup.sharding"})
+ENABLING = frozenset({"setup.method", "setup.sharding", "setup.parallel"})
 
 
 class MemoryControls(QWidget):
@@ -72,10 +76,18 @@ class MemoryControls(QWidget):
         self.binder = Binder(scenario, self)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
+        self.long_context = LongContextGroup(scenario, self)
         for box in (self._model_box(), self._method_box(), self._tokens_box(), self._switches_box(),
-                    LongContextGroup(scenario, self), self._gpu_box()):
+                    self.long_context, self._gpu_box()):
             layout.addWidget(box)
+        self.parallel = ParallelControls(scenario, self)
+        layout.addWidget(self.parallel)
+        self.reason = ReasonNote(self)  # why the last refused value was refused (a layout the model cannot take)
+        layout.addWidget(self.reason)
         layout.addStretch(1)
+        for binder in (self.binder, self.long_context.binder, self.parallel.binder):
+            binder.rejected.connect(self.reason.show_reason)
+        scenario.changed.connect(self.reason.clear_reason)
         scenario.changed.connect(self._sync_enabled)
         self._sync_enabled(ENABLING)
 
@@ -173,6 +185,7 @@ class MemoryControls(QWidget):
     def _gpu_box(self) -> QGroupBox:
         box = QGroupBox(self.tr("GPUs"))
         self.gpus_slider, self.gpus_spin = self._slider_pair(box, "gpus", ScaleKind.LINEAR, ranges.GPUS)
+        self.gpus_spin.setRange(*ranges.GPU_COUNT)  # beyond the slider: a planned layout may need hundreds
         self.sharding = self._combo(box, "sharding", [
             (self.tr("None (data parallel)"), Sharding.NONE), ("ZeRO-1", Sharding.ZERO1), ("ZeRO-2", Sharding.ZERO2),
             (self.tr("ZeRO-3 / FSDP"), Sharding.ZERO3)])
@@ -230,6 +243,7 @@ class MemoryControls(QWidget):
         self.rank.setEnabled(lora)
         self.targets.setEnabled(lora)
         self.offload_params.setEnabled(s.sharding is Sharding.ZERO3)
+        self.gpus_spin.setSingleStep(s.parallel.model_parallel)  # GPU counts the layout can take: multiples of it
 
     # -- import ---------------------------------------------------------------------------------------------
     def _import_file(self) -> None:
@@ -253,7 +267,11 @@ class MemoryControls(QWidget):
             self.import_failed.emit(str(err))
             return False
         self.model_picker.add_imported(spec)
-        self.scenario.update(model=spec)
+        try:
+            self.scenario.update(model=spec)
+        except StateError as err:  # the parallel layout does not suit it (tp not dividing its heads, ...)
+            self.import_failed.emit(reason_of(str(err)))
+            return False
         if spec.notes:
             self.import_noted.emit("\n\n".join(spec.notes))
         return True

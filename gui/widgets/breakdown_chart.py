@@ -31,6 +31,10 @@ class Row:
     highlight: bool = False
 
 
+#: the segments' labels against the widget's type (8.5 pt beside the usual 9 pt)
+LABEL_SCALE = 0.94
+
+
 class BreakdownChart(pg.PlotWidget):  # type: ignore[misc]
     """Stacked horizontal bars in bytes (shown in GB or GiB), a capacity line, hover tooltips.
 
@@ -50,7 +54,7 @@ class BreakdownChart(pg.PlotWidget):  # type: ignore[misc]
         self._labels: list[pg.TextItem] = []
         self._ticks: list[list[tuple[int, str]]] = []
         self._label_font = QFont()
-        self._label_font.setPointSizeF(8.5)
+        self._label_font.setPointSizeF(self.font().pointSizeF() * LABEL_SCALE)  # grows with presentation mode
         self.setMenuEnabled(False)
         self.setMouseEnabled(False, False)
         self.hideButtons()
@@ -64,12 +68,16 @@ class BreakdownChart(pg.PlotWidget):  # type: ignore[misc]
         self._ready = True
 
     def show_rows(self, rows: Sequence[Row], capacity_bytes: float, unit: Unit) -> None:
-        """Draw ``rows`` against a GPU capacity (bytes)."""
+        """Draw ``rows`` against a capacity in bytes (a GPU's, a node's RAM; 0: none, no line)."""
         self._rows, self._capacity, self._unit = list(rows), capacity_bytes, unit
         self._redraw()
 
     def rows(self) -> list[Row]:
         return list(self._rows)
+
+    def shows_capacity(self) -> bool:
+        """Whether the capacity line is drawn (a capacity was given)."""
+        return bool(self._line.isVisible())
 
     def changeEvent(self, event: QEvent) -> None:
         if event.type() == QEvent.Type.PaletteChange and self._ready:
@@ -122,6 +130,7 @@ class BreakdownChart(pg.PlotWidget):  # type: ignore[misc]
         x_max = nice_ceiling(max(top, cap) * 1.02)
         self._show_labels(self._fitting(labels, x_max))
         self._line.setValue(cap)
+        self._line.setVisible(cap > 0)  # no capacity given (a node's RAM left blank): no line
         ticks = [[(n - i, r.label) for i, r in enumerate(self._rows)]]
         if ticks != self._ticks:
             self._ticks = ticks

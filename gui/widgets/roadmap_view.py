@@ -1,5 +1,6 @@
 """"What would make it fit": the engine's roadmap (``engine.training.advisor``) as a list, each step with its
-per-GPU peak and its cost, plus the longest sequence and the largest batch that fit as things stand.
+per-GPU peak (a host-RAM step: the node's host RAM) and its cost, plus the longest sequence and the largest batch
+that fit as things stand.
 
 The engine names each step (``Rung``) and gives its numbers; the words are here, one translated title and one
 cost per rung, filled with those numbers (how many GPUs, the LoRA rank, the measured overheads).
@@ -12,7 +13,14 @@ from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from engine.lever_facts import PAPER_FACTOR
 from engine.specs import Method
-from engine.training.advisor import CHECKPOINTING_MEASURED, CHECKPOINTING_PUBLISHED, Rung, Step, chunked_recompute
+from engine.training.advisor import (
+    CHECKPOINTING_MEASURED,
+    CHECKPOINTING_PUBLISHED,
+    HOST_RUNGS,
+    Rung,
+    Step,
+    chunked_recompute,
+)
 from engine.units import Unit, format_bytes
 from gui.palette import colors_for
 from gui.tr import QT_TRANSLATE_NOOP, translate
@@ -31,6 +39,11 @@ TITLES: dict[Rung, str] = {
     Rung.ZERO3: QT_TRANSLATE_NOOP("roadmap", "ZeRO-3 / FSDP over the current GPUs"),
     Rung.OFFLOAD: QT_TRANSLATE_NOOP("roadmap", "Offload optimizer states to CPU RAM"),
     Rung.GPUS: QT_TRANSLATE_NOOP("roadmap", "{gpus} GPUs with ZeRO-3"),
+    Rung.ARROW: QT_TRANSLATE_NOOP("roadmap", "Dataset as a memory-mapped Arrow file"),
+    Rung.STREAMING: QT_TRANSLATE_NOOP("roadmap", "Stream the dataset from Parquet (iterative loading)"),
+    Rung.RANK0_LOADING: QT_TRANSLATE_NOOP("roadmap", "Load the checkpoint on rank 0 only, then broadcast"),
+    Rung.SHARDED_LOADING: QT_TRANSLATE_NOOP("roadmap", "Load the checkpoint shard by shard (meta device)"),
+    Rung.NODES: QT_TRANSLATE_NOOP("roadmap", "The same GPUs over {nodes} nodes"),
 }
 COSTS: dict[Rung, str] = {
     Rung.BF16: QT_TRANSLATE_NOOP("roadmap", "almost none on GPUs with bf16"),
@@ -53,6 +66,16 @@ COSTS: dict[Rung, str] = {
     Rung.ZERO3: QT_TRANSLATE_NOOP("roadmap", "about {factor:g}× the communication of data parallelism"),
     Rung.OFFLOAD: QT_TRANSLATE_NOOP("roadmap", "slower steps: the optimizer runs on the CPU"),
     Rung.GPUS: QT_TRANSLATE_NOOP("roadmap", "more hardware"),
+    Rung.ARROW: QT_TRANSLATE_NOOP(
+        "roadmap", "a one-off conversion (datasets' save_to_disk); its pages are shared by every process and worker "
+        "of the node, not copied"),
+    Rung.STREAMING: QT_TRANSLATE_NOOP(
+        "roadmap", "no random access: examples are shuffled within a buffer, and each reader holds one row group"),
+    Rung.RANK0_LOADING: QT_TRANSLATE_NOOP(
+        "roadmap", "accelerate's cpu_ram_efficient_loading (FSDP sync_module_states): one broadcast at start-up"),
+    Rung.SHARDED_LOADING: QT_TRANSLATE_NOOP(
+        "roadmap", "a sharded loader (the model built on the meta device): no whole copy anywhere"),
+    Rung.NODES: QT_TRANSLATE_NOOP("roadmap", "more machines, each with its own RAM, and traffic between them"),
 }
 
 
@@ -60,7 +83,8 @@ def step_numbers(step: Step) -> dict[str, float]:
     """The engine's numbers a step's title and cost quote (unused ones are ignored by ``str.format``)."""
     e = step.estimate
     low, high = CHECKPOINTING_PUBLISHED
-    return {"gpus": step.setup.gpus, "rank": step.setup.lora.rank, "share": e.trainable_params / e.total_params,
+    return {"gpus": step.setup.gpus, "nodes": step.setup.host.nodes, "rank": step.setup.lora.rank,
+            "share": e.trainable_params / e.total_params,
             "recompute": chunked_recompute(e.model),
             "factor": PAPER_FACTOR, "low": low, "high": high, "full": CHECKPOINTING_MEASURED[Method.FULL],
             "lora": CHECKPOINTING_MEASURED[Method.LORA]}
@@ -102,13 +126,18 @@ class RoadmapView(QWidget):
             if steps else self.tr("<b>It fits.</b> Nothing to change; the limits as things stand:")
         )
         rows = []
-        for step in steps:
+        host_heading = self.tr("Host RAM, per node")
+        for i, step in enumerate(steps):
+            host = step.key in HOST_RUNGS
+            if host and (i == 0 or steps[i - 1].key not in HOST_RUNGS):
+                rows.append(f'<tr><td colspan="2"><b>{host_heading}</b></td></tr>')
             color = c.fits if step.fits else c.over
             title, cost = step_title(step), step_cost(step)
+            shown = step.estimate.host_bytes if host else step.estimate.device_bytes
             rows.append(
                 f'<tr><td style="color:{color}">{"✓" if step.fits else "✗"}&nbsp;{title}<br>'
                 f'<small style="color:{c.muted}">{cost}</small></td>'
-                f'<td align="right" style="color:{color}"><b>{format_bytes(step.estimate.device_bytes, unit, 1)}</b>'
+                f'<td align="right" style="color:{color}"><b>{format_bytes(shown, unit, 1)}</b>'
                 "</td></tr>"
             )
         self.table.setText(f'<table width="100%" cellspacing="3">{"".join(rows)}</table>' if rows else "")

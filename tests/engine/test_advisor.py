@@ -5,9 +5,29 @@ import itertools
 import pytest
 
 from engine.catalog import get_gpu, get_model
-from engine.specs import Checkpointing, Loss, Method, Precision, Sharding, TrainingSetup
+from engine.specs import (
+    Checkpointing,
+    DatasetStorage,
+    HostSetup,
+    Loss,
+    Method,
+    ModelLoading,
+    ParallelSpec,
+    Precision,
+    Sharding,
+    TrainingSetup,
+)
 from engine.training import estimate
-from engine.training.advisor import chunked_recompute, max_batch, max_seq_len, min_gpus, roadmap
+from engine.training.advisor import (
+    Rung,
+    chunked_recompute,
+    logits_over_weights,
+    max_batch,
+    max_seq_len,
+    min_gpus,
+    roadmap,
+)
+from engine.training.host import host_of
 
 M = get_model("llama-2-7b")
 RTX4090 = get_gpu("rtx-4090")
@@ -95,3 +115,86 @@ def test_a_setup_already_on_a_chunked_loss_keeps_it():
 def test_no_long_context_rung_where_logits_do_not_lead():
     keys = [s.key for s in roadmap(M, TrainingSetup(precision=Precision.FP32), RTX4090)]
     assert not {"chunked-loss", "fused-linear-ce", "activation-offload"} & set(keys)
+
+
+# -- host RAM (issue 20) --------------------------------------------------------------------------------------
+LLAMA2_70B, H100 = get_model("llama-2-70b"), get_gpu("h100-80gb")
+#: 70B QLoRA on one node of 8 H100s (the GPUs fit), a billion tokens as Python lists read by 4 workers per process
+NODE_OF_8 = TrainingSetup(method=Method.QLORA, gpus=8, checkpointing=Checkpointing.FULL,
+                          host=HostSetup(dataset_tokens=10**9, dataset_storage=DatasetStorage.PYTHON_LISTS,
+                                         num_workers=4))
+
+
+def _ram(s: TrainingSetup, gb: int) -> TrainingSetup:
+    return s.with_(host={**s.host.model_dump(), "ram_bytes": gb * 10**9})
+
+
+def test_no_host_rung_without_the_nodes_ram():
+    """The GPU fits and no RAM is given: nothing to fit, whatever the host holds."""
+    assert estimate(LLAMA2_70B, NODE_OF_8, H100).fits
+    assert roadmap(LLAMA2_70B, NODE_OF_8, H100) == []
+
+
+def test_host_rungs_follow_the_guide_until_the_node_fits():
+    """512 GB: the lists (90 B a token in each of 8 processes, and copied by their workers) are the problem; one
+    memory-mapped Arrow file, shared by the node, is enough. 256 GB: the 8 checkpoint copies must go too."""
+    steps = roadmap(LLAMA2_70B, _ram(NODE_OF_8, 512), H100)
+    assert [s.key for s in steps] == [Rung.ARROW]
+    assert steps[-1].setup.host.dataset_storage is DatasetStorage.ARROW_MMAP
+    assert steps[-1].fits
+    assert steps[-1].estimate.host_bytes <= 512 * 10**9
+    tighter = roadmap(LLAMA2_70B, _ram(NODE_OF_8, 256), H100)
+    assert [s.key for s in tighter] == [Rung.ARROW, Rung.RANK0_LOADING]
+    assert [s.fits for s in tighter] == [False, True]
+    assert tighter[-1].setup.host.model_loading is ModelLoading.RANK0_BROADCAST
+    for before, after in itertools.pairwise([estimate(LLAMA2_70B, NODE_OF_8, H100), *(s.estimate for s in tighter)]):
+        assert after.host_bytes < before.host_bytes
+    for step in tighter:
+        assert step.estimate.host_bytes == host_of(step.estimate).per_node_bytes
+
+
+def test_more_nodes_when_offloaded_states_fill_the_node():
+    """ZeRO-3 with the optimizer offloaded keeps a whole fp32 copy and Adam's states of 70B on the host, 12 bytes
+    a parameter, spread over the node's processes: checkpoint and data levers do nothing, more nodes do."""
+    s = TrainingSetup(gpus=8, sharding=Sharding.ZERO3, checkpointing=Checkpointing.FULL, offload_optimizer=True,
+                      host=HostSetup(model_loading=ModelLoading.META_SHARDED, ram_bytes=512 * 10**9))
+    steps = roadmap(LLAMA2_70B, s, H100)
+    assert [st.key for st in steps] == [Rung.NODES]
+    nodes = steps[-1].setup.host.nodes
+    assert steps[-1].fits
+    assert 8 % nodes == 0
+    fewer = s.with_(host={**s.host.model_dump(), "nodes": [n for n in (2, 4, 8) if n < nodes][-1]})
+    assert estimate(LLAMA2_70B, fewer, H100).host_bytes > 512 * 10**9  # the fewest nodes that fit
+
+
+def test_a_layout_skips_the_rungs_it_cannot_take():
+    """Llama 3.1 70B on two A100s with tensor parallelism: QLoRA cannot be split by TP (engine.training.layout),
+    so its rung is skipped, and more GPUs are counted in multiples of tp."""
+    s = TrainingSetup(gpus=2, parallel=ParallelSpec(tp=2))
+    steps = roadmap(get_model("llama-3.1-70b"), s, get_gpu("a100-80gb"))
+    assert Rung.QLORA not in [st.key for st in steps]
+    assert all(st.setup.gpus % 2 == 0 for st in steps)
+    n = min_gpus(M, TrainingSetup(sharding=Sharding.ZERO3, gpus=2, parallel=ParallelSpec(tp=2)), RTX4090)
+    assert n is not None
+    assert n % 2 == 0
+
+
+def test_context_parallel_lengths_are_multiples_of_two_cp():
+    s = TrainingSetup(method=Method.LORA, checkpointing=Checkpointing.FULL, gpus=4, parallel=ParallelSpec(cp=4))
+    n = max_seq_len(M, s, RTX4090)
+    assert n is not None
+    assert n % 8 == 0
+    assert estimate(M, s.with_(seq_len=n), RTX4090).fits
+    assert not estimate(M, s.with_(seq_len=n + 8), RTX4090).fits
+
+
+def test_logits_over_weights_is_issue_19s_example():
+    """Llama 3.1 8B, LoRA, 32,768 tokens, checkpointing: logits 50.4 GB beside 16.2 GB of weights (issue 19)."""
+    e = estimate(LLAMA31, TrainingSetup(method=Method.LORA, seq_len=32_768, checkpointing=Checkpointing.FULL),
+                 get_gpu("h100-80gb"))
+    over = logits_over_weights(e)
+    assert over is not None
+    by_name = {t.name: t.bytes for t in e.terms}
+    assert over == (by_name["logits"], by_name["weights"])
+    assert (round(over[0] / 1e9, 1), round(over[1] / 1e9, 1)) == (50.4, 16.2)
+    assert logits_over_weights(estimate(M, TrainingSetup(), RTX4090)) is None

@@ -98,3 +98,13 @@ def test_gradient_accumulation_holds_gradients_through_later_micro_batches():
     # LoRA peaks at the start of backward, where one micro-batch holds no gradient yet; with accumulation the
     # adapters' fp32 gradients from the earlier micro-batches are there too
     assert four.peak_allocated_bytes - one.peak_allocated_bytes == 4 * 39_976_960
+
+
+def test_the_same_training_on_one_gpu() -> None:
+    """What the whole model's states are counted on: one GPU of one node, no sharding, no layout."""
+    s = TrainingSetup(gpus=16, sharding="zero3", offload_params=True, parallel={"tp": 2, "pp": 2},
+                      host={"nodes": 2, "dataset_tokens": 5}, seq_len=2048)
+    one = s.on_one_gpu()
+    assert (one.gpus, one.sharding.value, one.offload_params, one.layout_active, one.host.nodes) == (
+        1, "none", False, False, 1)
+    assert (one.seq_len, one.host.dataset_tokens, one.method) == (2048, 5, s.method)

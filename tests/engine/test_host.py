@@ -8,7 +8,16 @@ P is Llama 2 70B's parameter count; bf16-mixed holds 2-byte weights, and an offl
 import pytest
 
 from engine.catalog import get_gpu, get_model
-from engine.specs import DatasetStorage, HostSetup, Method, ModelLoading, Precision, Sharding, TrainingSetup
+from engine.specs import (
+    DatasetStorage,
+    HostSetup,
+    Method,
+    ModelLoading,
+    ParallelSpec,
+    Precision,
+    Sharding,
+    TrainingSetup,
+)
 from engine.training import estimate
 from engine.training.host import (
     BATCH_BYTES_PER_TOKEN,
@@ -20,6 +29,7 @@ from engine.training.host import (
     STREAM_BUFFER_EXAMPLES,
     WORKER_BYTES,
     host_estimate,
+    host_of,
 )
 
 M70 = get_model("llama-2-70b")
@@ -225,6 +235,12 @@ def test_terms_at_the_peak_sum_to_the_node_total():
     assert [t.name for t in h.terms] == ["model_loading", "dataset", "dataloader_workers", "pinned_buffers",
                                          "offloaded_states", "runtime"]
     assert all(t.formula and t.source for t in h.terms)
+    node, process = h.as_terms(), h.as_terms(per_node=False)  # what a chart stacks: engine.results.Terms
+    assert [(t.name, t.bytes, t.formula, t.source) for t in node] == [
+        (t.name, t.per_node, t.formula, t.source) for t in h.terms]
+    assert [t.bytes for t in process] == [t.per_process for t in h.terms]
+    assert sum(t.bytes for t in process) == h.per_process_bytes
+    assert sum(t.share for t in node) == pytest.approx(1.0)
 
 
 def test_verdict_against_the_nodes_ram():
@@ -237,6 +253,17 @@ def test_verdict_against_the_nodes_ram():
     assert verdict(int(need) - 1) == "over"
     assert verdict(int(need * 1.05)) == "tight"
     assert verdict(int(need * 2)) == "fits"
+    assert not host_estimate(M70, _setup(ram_bytes=int(need) * 10**8)).fits
+    assert host_estimate(M70, _setup(ram_bytes=int(need * 2) * 10**9)).fits
+    assert host_estimate(M70, _setup()).fits  # no RAM given: nothing to fit
+
+
+def test_host_of_an_estimate_is_its_host_bytes():
+    for s in (_setup(dataset_tokens=10**8, num_workers=2),
+              TrainingSetup(gpus=8, activation_offload=True, checkpointing="full"),
+              TrainingSetup(gpus=8, parallel=ParallelSpec(tp=2, pp=2, micro_batches=4))):
+        e = estimate(M70, s, GPU)
+        assert host_of(e).per_node_bytes == e.host_bytes
 
 
 def test_nodes_must_divide_the_gpus():

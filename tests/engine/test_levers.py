@@ -20,7 +20,7 @@ from engine.levers import (
     peak_terms,
     zero3_lever,
 )
-from engine.specs import Attention, Checkpointing, Loss, Method, Sharding, TrainingSetup
+from engine.specs import Attention, Checkpointing, HostSetup, Loss, Method, ParallelSpec, Sharding, TrainingSetup
 from engine.training import estimate
 from engine.training.states import model_states
 
@@ -173,3 +173,12 @@ def test_the_rule_with_all_four_levers_moves_the_logits():
     tip = advice(qwen, s, h200, computed=all_levers(qwen, s, h200))
     assert (tip.term.name, tip.lever, tip.step) == ("logits", LeverKind.LONG_CONTEXT, "chunked")
     assert [lv.kind for lv in all_levers(M, S, A100)] == [*SEED_KINDS, LeverKind.LONG_CONTEXT]
+
+
+def test_a_layout_leaves_out_the_steps_it_cannot_take() -> None:
+    """Tensor parallelism cannot split QLoRA's 4-bit base: the LoRA card stops at LoRA; two nodes change nothing."""
+    m, gpu = get_model("llama-2-7b"), get_gpu("a100-80gb")
+    laid = lora_lever(m, TrainingSetup(gpus=2, parallel=ParallelSpec(tp=2)), gpu)
+    assert [st.key for st in laid.steps] == ["full", "lora"]
+    assert [st.key for st in lora_lever(m, TrainingSetup(gpus=2, host=HostSetup(nodes=2)), gpu).steps] == [
+        "full", "lora", "qlora"]

@@ -53,3 +53,13 @@ def test_colors_follow_the_widget_palette(qtbot: QtBot) -> None:
     assert colors_for(widget) is DARK is colors(True)
     widget.setPalette(light_palette())
     assert colors_for(widget) is LIGHT
+
+
+@pytest.mark.parametrize("theme", [LIGHT, DARK, HIGH_CONTRAST], ids=["light", "dark", "presentation"])
+def test_host_terms_drawn_together_are_distinct(theme: Colors) -> None:
+    """The Host RAM bars stack the host terms alone; each borrows the hue of the GPU term it is the host side of
+    (the checkpoint: weights; offloaded states: optimizer states), so no two of them may look alike."""
+    host = in_scope(Scope.HOST)
+    assert len({theme.term(t) for t in host}) == len(host)
+    assert theme.term("model_loading") == theme.term("weights")
+    assert theme.term("offloaded_states") == theme.term("optimizer_states")

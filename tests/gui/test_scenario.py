@@ -127,3 +127,20 @@ def test_a_whole_new_setup_names_only_what_differs(scenario: Scenario) -> None:
     scenario.changed.connect(seen.append)
     scenario.update(setup=scenario.setup.with_(checkpointing=Checkpointing.FULL))
     assert seen == [frozenset({"setup.checkpointing"})]
+
+
+def test_a_layout_the_model_cannot_take_is_refused_and_changes_nothing(scenario: Scenario) -> None:
+    """Llama 2 7B has 32 heads: tp 3 is refused with the engine's rule; its pydantic rules are refused as before;
+    the scenario keeps its value and emits nothing."""
+    seen = count_emits(scenario)
+    before = scenario.value
+    with pytest.raises(ScenarioError, match=r"tp \(3\) must divide the attention heads \(32\)"):
+        scenario.update(gpus=3, **{"parallel.tp": 3})
+    with pytest.raises(ScenarioError, match=r"sequence parallelism .* needs tp > 1"):
+        scenario.update(**{"parallel.sequence_parallel": True})
+    assert scenario.value is before
+    assert seen == []
+    scenario.update(gpus=4, **{"parallel.tp": 4})
+    with pytest.raises(ScenarioError, match=r"tp \(4\) must divide the key/value heads \(1\)"):
+        scenario.update(model=get_model("llama-2-7b").model_copy(update={"num_kv_heads": 1}))
+    assert scenario.model == get_model("llama-2-7b")

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from engine.catalog import get_gpu, get_model
-from engine.specs import Checkpointing, LoraSpec, Method, ModelSpec, Sharding, TrainingSetup
+from engine.specs import Checkpointing, LoraSpec, Method, ModelSpec, ParallelSpec, Sharding, TrainingSetup
 from engine.units import Unit
 from gui import scenario_file
 from gui.scenario_file import FORMAT, VERSION, ScenarioData, ScenarioFileError
@@ -68,6 +68,10 @@ def test_defaults_are_the_seeds() -> None:
          '"gpu": {"catalog": "a100-80gb"}, "unit": "TB"}', "unit: 'TB' is not one of"),
         ('{"format": "vramlab-scenario", "version": 1, "model": {"architecture": {"id": "x"}}, '
          '"gpu": {"catalog": "a100-80gb"}}', "model.architecture.vocab_size: Field required"),
+        # a layout the model cannot take: the engine's rule (engine.training.layout), named
+        ('{"format": "vramlab-scenario", "version": 1, "model": {"catalog": "llama-2-7b"}, '
+         '"gpu": {"catalog": "a100-80gb"}, "setup": {"gpus": 3, "parallel": {"tp": 3}}}',
+         "setup: Value error, tp (3) must divide the attention heads (32)"),
     ],
 )
 def test_bad_files_name_the_problem(tmp_path: Path, text: str, problem: str) -> None:
@@ -136,3 +140,11 @@ def test_file_and_table_logic_need_no_qt() -> None:
     result = subprocess.run([sys.executable, "-c", HEADLESS], cwd=REPO, capture_output=True, text=True, timeout=120,
                             check=False)
     assert result.returncode == 0, result.stderr
+
+
+def test_a_layout_must_suit_the_model() -> None:
+    """A valid training setup is refused beside a model it cannot lay out, and accepted beside one it can."""
+    s = TrainingSetup(gpus=8, parallel=ParallelSpec(pp=8))
+    assert ScenarioData(model=get_model("llama-2-7b"), setup=s, gpu=get_gpu("h100-80gb")).setup == s
+    with pytest.raises(ValueError, match=r"pp \(8\) cannot exceed the layers \(6\)"):
+        ScenarioData(model=get_model("gpt2").model_copy(update={"num_layers": 6}), setup=s, gpu=get_gpu("h100-80gb"))

@@ -11,10 +11,11 @@ from pytestqt.qtbot import QtBot
 from engine.catalog import get_gpu, get_model
 from engine.results import Term
 from engine.serving import ServingSetup, serving_fit
-from engine.specs import Attention, Method, ParallelSpec, Sharding, TrainingSetup
+from engine.specs import Attention, HostSetup, Method, ParallelSpec, Sharding, TrainingSetup
 from engine.terms import TERMS, Scope, TermDef, TermName, in_scope
 from engine.training import estimate
 from engine.training.estimate import clear_cache
+from engine.training.host import host_of
 from engine.training.inference import forward_bytes
 from engine.training.moments import Cost, Moment, StepContext
 from engine.training.terms import TRAINING_TERMS, TermRule
@@ -38,6 +39,10 @@ def computed_terms() -> dict[str, Term]:
     found |= {t.name: t for t in estimate(M, laid, GPU).terms if t.name == TermName.PARALLEL_BUFFERS}
     found |= {t.name: t for t in serving_fit(M, GPU, ServingSetup()).terms}
     found[TermName.FORWARD] = forward_bytes(M, TrainingSetup(), 2)  # a frozen model's no-grad forward
+    # host RAM: a node of 8 processes holding every host term at its peak (training: workers, pins, offload)
+    host = TrainingSetup(gpus=8, sharding=Sharding.ZERO3, offload_optimizer=True,
+                         host=HostSetup(dataset_tokens=10**8, num_workers=2, pin_memory=True))
+    found |= {t.name: t for t in host_of(estimate(M, host, GPU)).as_terms()}
     return found
 
 

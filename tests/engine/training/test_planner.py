@@ -8,7 +8,7 @@ from engine.catalog import get_gpu, get_model
 from engine.commands.plan import flags
 from engine.specs import Method, Sharding, TrainingSetup
 from engine.training import estimate
-from engine.training.planner import plan
+from engine.training.planner import Cost, PlanCancelledError, costs, note, plan
 
 H100 = get_gpu("h100-80gb")
 
@@ -71,3 +71,37 @@ def test_flags_reproduce_the_row() -> None:
     pp = next(r for r in rows if r.setup.parallel.pp > 1)
     assert flags(pp.setup)[:2] == ["--gpus", str(pp.setup.gpus)]
     assert "--sequence-parallel" in flags(pp.setup)
+
+
+def test_costs_are_the_notes_parts(rows_70b: list) -> None:  # type: ignore[type-arg]
+    """The English note and the ids the GUI words say the same: one part per kind of communication."""
+    for r in rows_70b:
+        lay, parts = r.estimate.layout, dict(costs(r.estimate))
+        assert note(r.estimate) == r.note
+        assert (Cost.TP_NODE in parts) == (lay is not None and lay.tp > 1)
+        assert (Cost.PP_BUBBLE in parts) == (lay is not None and lay.pp > 1)
+        if Cost.PP_BUBBLE in parts:
+            assert lay is not None
+            assert parts[Cost.PP_BUBBLE] == pytest.approx((lay.pp - 1) / lay.micro_batches)
+            assert f"PP bubble {parts[Cost.PP_BUBBLE]:.0%}" in r.note
+        assert (Cost.ZERO3 in parts) == (r.setup.sharding is Sharding.ZERO3)
+    assert costs(plan(get_model("llama-2-7b"), TrainingSetup(method=Method.QLORA), H100, 1)[0].estimate) == (
+        (Cost.DP_ONLY, 0.0),)
+
+
+def test_progress_counts_every_layout_shape_and_cancel_stops_the_search() -> None:
+    m, s = get_model("llama-2-7b"), TrainingSetup()
+    seen: list[tuple[int, int]] = []
+    rows = plan(m, s, H100, 8, progress=lambda done, total: seen.append((done, total)))
+    total = seen[-1][1]
+    assert seen == [(i, total) for i in range(1, total + 1)]
+    assert rows == plan(m, s, H100, 8)
+    asked: list[int] = []
+
+    def cancelled() -> bool:
+        asked.append(1)
+        return len(asked) > 2  # after two shapes
+
+    with pytest.raises(PlanCancelledError):
+        plan(m, s, H100, 8, cancelled=cancelled)
+    assert len(asked) == 3

@@ -146,6 +146,21 @@ def test_the_first_1f1b_stage_holds_p_micro_batches_of_its_layers() -> None:
     most = max(e.ranks, key=lambda r: r.device_bytes)
     assert e.most_loaded_stage == most.stage
     assert (e.device_bytes, e.peak_allocated_bytes) == (most.device_bytes, most.peak_allocated_bytes)
+    for r in e.ranks:  # each stage's bar: its allocated terms, the allocator's reserve and the CUDA context
+        assert sum(t.bytes for t in r.device_terms) == r.device_bytes
+        assert r.device_terms[: len(r.terms)] == tuple(
+            type(t)(t.name, t.bytes, t.formula, t.source, t.detail, t.bytes / r.device_bytes) for t in r.terms)
+    assert most.device_terms == e.device_terms
+
+
+def test_a_stages_paged_optimizer_states_are_in_its_device_total() -> None:
+    s = TrainingSetup(gpus=4, optimizer="paged-adamw-8bit", parallel=ParallelSpec(pp=4, micro_batches=8))
+    e = estimate(get_model("llama-2-7b"), s, GPU)
+    for r in e.ranks:
+        assert r.paged_bytes > 0
+        assert r.device_bytes == r.reserved_bytes + GPU.context_bytes + r.paged_bytes
+        assert "paged optimizer states" in r.device_terms[-1].formula
+    assert e.ranks[e.most_loaded_stage or 0].paged_bytes == e.paged_bytes
 
 
 def test_expert_parallelism_divides_the_experts_weights() -> None:

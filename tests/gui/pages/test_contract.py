@@ -6,6 +6,7 @@ import pytest
 from PySide6.QtWidgets import QWidget
 from pytestqt.qtbot import QtBot
 
+from engine.specs import HostSetup, ParallelSpec, TrainingSetup
 from gui.breakdown_table import Breakdown
 from gui.pages import PAGE_IDS, create_page
 from gui.pages.contract import (
@@ -19,7 +20,7 @@ from gui.pages.contract import (
 from gui.scenario import Scenario
 
 ABILITIES = {
-    "memory": {ExportsChart, ExportsBreakdown},
+    "memory": {ExportsChart, ExportsBreakdown, KeepsViewState},
     "attention": {ExportsChart, PresentsSteps, KeepsViewState, HoldsLessonPart},
     "levers": {ExportsChart, ExportsBreakdown, KeepsViewState},
     "alignment": {ExportsChart, KeepsViewState, HoldsLessonPart},
@@ -53,3 +54,17 @@ def test_a_plain_widget_is_no_page(qtbot: QtBot) -> None:
     qtbot.addWidget(widget)
     assert not isinstance(widget, Page)
     assert not isinstance(widget, ExportsChart)
+
+
+@pytest.mark.parametrize("setup", [
+    TrainingSetup(gpus=2, host=HostSetup(nodes=2)),
+    TrainingSetup(gpus=2, parallel=ParallelSpec(tp=2)),
+    TrainingSetup(gpus=4, parallel=ParallelSpec(pp=4, micro_batches=4)),
+], ids=["two nodes", "tp 2", "pp 4"])
+@pytest.mark.parametrize("page_id", PAGE_IDS)
+def test_every_page_takes_a_layout_and_nodes(qtbot: QtBot, page_id: str, setup: TrainingSetup) -> None:
+    """The Memory page can set a parallel layout and spread the GPUs over nodes: every page computes with them."""
+    page = create_page(page_id, Scenario(setup=setup))
+    qtbot.addWidget(page)
+    assert isinstance(page, Page)
+    page.flush()

@@ -108,7 +108,8 @@ def test_lora_controls_and_offload_follow_the_method_and_sharding(controls: Memo
 def test_ranges_are_the_guis_windows(controls: MemoryControls) -> None:
     assert (controls.rank.minimum(), controls.rank.maximum()) == ranges.LORA_RANK
     assert (controls.seq_spin.minimum(), controls.seq_spin.maximum()) == ranges.SEQ_LEN
-    assert (controls.gpus_spin.minimum(), controls.gpus_spin.maximum()) == ranges.GPUS
+    assert (controls.gpus_spin.minimum(), controls.gpus_spin.maximum()) == ranges.GPU_COUNT  # a planned layout's
+    assert (controls.gpus_slider.minimum(), controls.gpus_slider.maximum()) == (0, ranges.GPUS[1] - ranges.GPUS[0])
     assert (controls.grad_accum.minimum(), controls.grad_accum.maximum()) == ranges.GRAD_ACCUM
 
 

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
 from engine.catalog import get_gpu, get_model
-from engine.specs import LoraSpec, Method, Precision, TrainingSetup
-from engine.training.advisor import Rung, roadmap
+from engine.specs import Checkpointing, DatasetStorage, HostSetup, LoraSpec, Method, Precision, TrainingSetup
+from engine.training.advisor import Rung, Step, roadmap
 from engine.units import Unit, format_bytes
+from gui import i18n
 from gui.widgets.roadmap_view import COSTS, TITLES, RoadmapView, step_cost, step_title
 
 M = get_model("llama-2-7b")
@@ -64,3 +66,31 @@ def test_the_chunked_rung_names_trl(qtbot: QtBot) -> None:
     steps = roadmap(get_model("llama-3.1-8b"), TrainingSetup(method=Method.LORA, seq_len=32_768), get_gpu("l40s"))
     assert "TRL" in step_title(steps[-1])
     assert "chunked_nll" in step_cost(steps[-1])
+
+
+def test_host_rungs_show_the_nodes_host_ram_in_both_languages(qtbot: QtBot, qapp: QApplication) -> None:
+    """70B QLoRA on one node of 8 GPUs, a billion tokens as Python lists, 256 GB of RAM: the host rungs, under
+    their own heading, each with the node's host RAM, not the GPU's bytes."""
+    s = TrainingSetup(method=Method.QLORA, gpus=8, checkpointing=Checkpointing.FULL,
+                      host=HostSetup(dataset_tokens=10**9, dataset_storage=DatasetStorage.PYTHON_LISTS,
+                                     num_workers=4, ram_bytes=256 * 10**9))
+    steps = roadmap(get_model("llama-2-70b"), s, get_gpu("h100-80gb"))
+    assert [step.key for step in steps] == [Rung.ARROW, Rung.RANK0_LOADING]
+    view = RoadmapView()
+    qtbot.addWidget(view)
+    view.show_steps(steps, None, None, Unit.GB)
+    text = view.table.text()
+    assert "Host RAM, per node" in text
+    for step in steps:
+        assert step_title(step) in text
+        assert format_bytes(step.estimate.host_bytes, Unit.GB, 1) in text
+    assert step_title(steps[0]) == "Dataset as a memory-mapped Arrow file"
+    nodes = Step(Rung.NODES, s.with_(host={**s.host.model_dump(), "nodes": 4}), steps[-1].estimate)
+    assert step_title(nodes) == "The same GPUs over 4 nodes"
+    i18n.set_language(qapp, "zh_TW")
+    try:
+        assert step_title(steps[0]) == "資料集改存為記憶體映射的 Arrow 檔"
+        assert step_title(nodes) == "同樣的 GPU 分散到 4 個節點"
+        assert "啟動時廣播一次" in step_cost(steps[1])
+    finally:
+        i18n.set_language(qapp, "en")
