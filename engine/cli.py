@@ -59,4 +59,4 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stderr.write(f"error: {err}\n")
         return 2
     sys.stdout.write(json.dumps(data, indent=2) + "\n" if args.json else text + "\n")
-    return 0
+    return int(getattr(args, "exit_status", 0))  # a check that is not met (``lessons --check``) exits 1

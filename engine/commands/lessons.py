@@ -4,7 +4,9 @@
   "goal"}]}`` (``goal`` is the lesson file's predicate);
 * ``lessons --show ID [--json]``: one lesson in full, with its start and its solution as this command's flags;
 * ``lessons --check ID [flags] [--json]``: ``{"passed": bool, "why": one sentence}``, checked by
-  ``Lesson.check``, the same function the GUI calls; ``--lang zh_TW`` answers in Traditional Chinese.
+  ``Lesson.check``, the same function the GUI calls; ``--lang zh_TW`` answers in Traditional Chinese. Like
+  ``ruff check`` or ``sha256sum --check``, it exits 1 when the goal is not met (0 when it is, 2 on bad input), the
+  answer printed either way.
 
 The flags are ``estimate``'s (model, setup, GPU), ``kv-cache``'s serving flags plus the rest of the serving page's
 settings, ``alignment``'s variants, and ``--step`` for the attention page's step. **A flag not given takes that
@@ -56,6 +58,7 @@ def run(args: argparse.Namespace) -> tuple[dict[str, Any], str]:
         lesson = get_lesson(args.check)
         result = lesson.check(situation_from_args(args))
         why = result.why.get(lang)
+        args.exit_status = 0 if result.passed else 1
         return {"passed": result.passed, "why": why}, f"{'passed' if result.passed else 'not yet'}: {why}"
     if args.show:
         return _show(get_lesson(args.show), lang)

@@ -18,8 +18,10 @@ ALL = lessons()
 
 
 def run_json(capsys: pytest.CaptureFixture[str], *argv: str) -> dict[str, Any]:
-    assert main(["lessons", *argv, "--json"]) == 0
+    """The command's JSON; a check exits 1 exactly when its goal is not met, anything else exits 0."""
+    status = main(["lessons", *argv, "--json"])
     data: dict[str, Any] = json.loads(capsys.readouterr().out)
+    assert status == (1 if data.get("passed") is False else 0)
     return data
 
 
@@ -107,3 +109,16 @@ def test_bad_input_is_one_line_and_exit_2(argv: list[str]) -> None:
 def test_an_unknown_id_names_the_closest(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["lessons", "--check", "fit-7b-24g"]) == 2
     assert capsys.readouterr().err == "error: unknown lesson 'fit-7b-24g'; closest: fit-7b-24gb, full-7b-one-80gb\n"
+
+
+def test_the_done_when_as_a_script_sees_it() -> None:
+    """The issue's two commands as a shell runs them: the goal not met exits 1, met exits 0, text on stdout."""
+    base = [sys.executable, "-m", "engine", "lessons", "--check", "fit-7b-24gb", "--model", "llama-2-7b",
+            "--gpu", "rtx-4090"]
+    failed = subprocess.run(base, capture_output=True, text=True, check=False)
+    assert (failed.returncode, failed.stderr) == (1, "")
+    assert failed.stdout.startswith("not yet: Does not fit")
+    passed = subprocess.run([*base, "--method", "qlora", "--checkpointing", "full"], capture_output=True, text=True,
+                            check=False)
+    assert (passed.returncode, passed.stderr) == (0, "")
+    assert passed.stdout.startswith("passed: Fits")
