@@ -18,14 +18,13 @@ from engine.snapshot.attribution import LiveBlock
 from engine.snapshot.frames import Mark, Phase
 from engine.snapshot.load import Progress, SnapshotError
 from engine.snapshot.replay import Ints, Replay, replay
-from engine.snapshot.steps import Phases, Step, find_phases
+from engine.snapshot.steps import CORE_PHASES, Phases, Step, find_phases
 from engine.terms import TermName
 
 #: the timeline keeps at most this many points (each the largest moment of its share of the events)
 TIMELINE_POINTS = 2000
 #: the largest blocks live at the peak that the report lists with their frames
 PEAK_BLOCKS = 20
-_CORE = (Phase.FORWARD, Phase.BACKWARD, Phase.OPTIMIZER_STEP)
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,7 +100,7 @@ def _step_report(r: Replay, s: Step, created: tuple[Ints, Ints]) -> StepReport:
     peak, at = _max_in(r.allocated, s.first, s.last)
     phases: dict[str, PhaseReport] = {}
     for run in s.runs:
-        if run.phase not in _CORE:
+        if run.phase not in CORE_PHASES:
             continue
         top, _ = _max_in(r.allocated, run.first, run.last)
         old = phases.get(run.phase.label)

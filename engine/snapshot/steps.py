@@ -20,7 +20,8 @@ import numpy.typing as npt
 from engine.snapshot.frames import Mark, MarkCache, Phase, phase_of
 from engine.snapshot.replay import Replay
 
-_CORE = (Phase.FORWARD, Phase.BACKWARD, Phase.OPTIMIZER_STEP)
+#: the phases a training step is made of (the rest: set-up, evaluation, anything unmarked)
+CORE_PHASES = (Phase.FORWARD, Phase.BACKWARD, Phase.OPTIMIZER_STEP)
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,7 +108,7 @@ def _steps(runs: tuple[Run, ...]) -> tuple[Step, ...]:
         if not any(r.phase is Phase.BACKWARD for r in group):
             continue
         start = next(i for i, r in enumerate(group) if r.phase in (Phase.FORWARD, Phase.BACKWARD))
-        end = max(i for i, r in enumerate(group) if r.phase in _CORE)
+        end = max(i for i, r in enumerate(group) if r.phase in CORE_PHASES)
         inner = tuple(group[start:end + 1])
         complete = inner[-1].phase is Phase.OPTIMIZER_STEP
         steps.append(Step(len(steps) + 1, inner[0].first, inner[-1].last, complete, inner))

@@ -5,33 +5,18 @@ import math
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.catalog import get_gpu, models
+from engine.catalog import get_gpu
 from engine.specs import (
     Attention,
     Checkpointing,
     Method,
-    Optimizer,
-    Precision,
     Sharding,
-    TrainingSetup,
 )
 from engine.training import estimate
+from tests.engine.strategies import catalog, setups
 
 GPU = get_gpu("h100-80gb")
 
-setups = st.builds(
-    TrainingSetup,
-    method=st.sampled_from(Method),
-    precision=st.sampled_from(Precision),
-    optimizer=st.sampled_from(Optimizer),
-    batch=st.integers(1, 16),
-    seq_len=st.integers(1, 32_768),
-    attention=st.sampled_from(Attention),
-    checkpointing=st.sampled_from(Checkpointing),
-    gpus=st.integers(1, 64),
-    sharding=st.sampled_from(Sharding),
-)
-catalog = st.sampled_from(models())
 
 
 def _act(m, s):

@@ -1,4 +1,5 @@
-"""Fixtures for GUI tests: a theme manager that is removed (and the palette reset) after each test."""
+"""Fixtures for GUI tests: a theme manager that is removed (and the palette reset) after each test, and the main
+window over a default scenario."""
 
 from __future__ import annotations
 
@@ -7,7 +8,10 @@ from collections.abc import Iterator
 import pytest
 import shiboken6
 from PySide6.QtWidgets import QApplication
+from pytestqt.qtbot import QtBot
 
+from gui.main_window import MainWindow
+from gui.scenario import Scenario
 from gui.theme import ThemeManager, ThemeMode, light_palette
 
 
@@ -17,3 +21,11 @@ def theme(qapp: QApplication) -> Iterator[ThemeManager]:
     yield manager
     shiboken6.delete(manager)
     qapp.setPalette(light_palette())
+
+
+@pytest.fixture
+def window(qtbot: QtBot, theme: ThemeManager) -> MainWindow:
+    """The app's main window over a default scenario, closed by pytest-qt after the test."""
+    win = MainWindow(Scenario(), theme)
+    qtbot.addWidget(win)
+    return win

@@ -19,8 +19,6 @@ from engine.specs import Method, TrainingSetup
 from engine.units import Unit
 from gui.main_window import MainWindow
 from gui.pages.alignment import AlignmentPage
-from gui.scenario import Scenario
-from gui.theme import ThemeManager
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "training_configs"
 #: every training config among the fixtures, alone, plus the combinations their authors run
@@ -40,13 +38,6 @@ IMPORTS = [
     ("transformers/training_args.json",),
 ]
 MINE = get_model("llama-3-8b").model_copy(update={"id": "local/my-model", "num_layers": 7, "hf_repo": None})
-
-
-@pytest.fixture
-def window(qtbot: QtBot, theme: ThemeManager) -> MainWindow:
-    win = MainWindow(Scenario(), theme)
-    qtbot.addWidget(win)
-    return win
 
 
 @pytest.fixture

@@ -22,19 +22,10 @@ from gui import scenario_file
 from gui.file_drop import FileDrop, Opener, snapshot_opener
 from gui.file_kind import FileKind
 from gui.main_window import MainWindow
-from gui.scenario import Scenario
-from gui.theme import ThemeManager
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "training_configs"
 LLAMA = {"model_type": "llama", "vocab_size": 32000, "hidden_size": 2048, "intermediate_size": 5632,
          "num_hidden_layers": 22, "num_attention_heads": 32, "num_key_value_heads": 4}
-
-
-@pytest.fixture
-def window(qtbot: QtBot, theme: ThemeManager) -> MainWindow:
-    win = MainWindow(Scenario(), theme)
-    qtbot.addWidget(win)
-    return win
 
 
 @pytest.fixture

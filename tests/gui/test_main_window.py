@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import pytest
 from PySide6.QtCore import QByteArray, Qt
 from PySide6.QtGui import QKeySequence
 from pytestqt.qtbot import QtBot
@@ -13,13 +12,6 @@ from gui.palette import is_dark
 from gui.scenario import Scenario
 from gui.settings import GEOMETRY_KEY, THEME_KEY, settings
 from gui.theme import ThemeManager, ThemeMode
-
-
-@pytest.fixture
-def window(qtbot: QtBot, theme: ThemeManager) -> MainWindow:
-    win = MainWindow(Scenario(), theme)
-    qtbot.addWidget(win)
-    return win
 
 
 def test_opens_on_the_first_page_and_builds_only_it(window: MainWindow) -> None:

@@ -20,13 +20,6 @@ IMPORTED = get_model("llama-3-8b").model_copy(update={"id": "local/my-model", "n
 
 
 @pytest.fixture
-def window(qtbot: QtBot, theme: ThemeManager) -> MainWindow:
-    win = MainWindow(Scenario(), theme)
-    qtbot.addWidget(win)
-    return win
-
-
-@pytest.fixture
 def warnings(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     shown: list[str] = []
     monkeypatch.setattr("gui.scenario_actions.QMessageBox.warning",

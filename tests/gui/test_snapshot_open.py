@@ -10,18 +10,9 @@ from pytestqt.qtbot import QtBot
 from gui.file_kind import FileKind
 from gui.main_window import MainWindow
 from gui.pages.timeline import TimelinePage
-from gui.scenario import Scenario
 from gui.settings import LAST_FOLDER_KEY, settings
 from gui.snapshot_open import open_snapshot
-from gui.theme import ThemeManager
 from tests.gui.snapshot_files import small
-
-
-@pytest.fixture
-def window(qtbot: QtBot, theme: ThemeManager) -> MainWindow:
-    win = MainWindow(Scenario(), theme)
-    qtbot.addWidget(win)
-    return win
 
 
 def timeline_page(window: MainWindow) -> TimelinePage:

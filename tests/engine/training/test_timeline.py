@@ -12,36 +12,19 @@ from engine.catalog import get_gpu, get_model, models
 from engine.specs import (
     Attention,
     Checkpointing,
-    Loss,
     Method,
     ModelSpec,
-    Optimizer,
     ParallelSpec,
     Precision,
-    Sharding,
     TrainingSetup,
 )
 from engine.training import estimate
 from engine.training.moments import MomentKind
 from engine.training.timeline import timeline
+from tests.engine.strategies import setups
 
 GPU = get_gpu("h100-80gb")
 
-setups = st.builds(
-    TrainingSetup,
-    method=st.sampled_from(Method),
-    precision=st.sampled_from(Precision),
-    optimizer=st.sampled_from(Optimizer),
-    batch=st.integers(1, 16),
-    seq_len=st.integers(1, 32_768),
-    grad_accum=st.integers(1, 4),
-    attention=st.sampled_from(Attention),
-    checkpointing=st.sampled_from(Checkpointing),
-    gpus=st.integers(1, 64),
-    sharding=st.sampled_from(Sharding),
-    loss=st.sampled_from(Loss),
-    activation_offload=st.booleans(),
-)
 
 
 @settings(max_examples=200, deadline=None)
