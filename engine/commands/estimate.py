@@ -124,7 +124,7 @@ def resolve_model(model: str | None, config: str | None) -> ModelSpec:
         from engine.hf_import import load_config
 
         return load_config(config)
-    return get_model(model or DEFAULT_MODEL)
+    return get_model(DEFAULT_MODEL if model is None else model)  # an empty --model is unknown, not the default
 
 
 def setup_from_args(a: argparse.Namespace) -> TrainingSetup:
