@@ -70,8 +70,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _command_parser(parser: argparse.ArgumentParser, command: str) -> argparse.ArgumentParser:
     """The sub-command's own parser (whose flags name the fields it sets)."""
-    for action in parser._actions:  # noqa: SLF001 - argparse keeps its sub-parsers there
-        if isinstance(action, argparse._SubParsersAction):  # noqa: SLF001
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
             found = action.choices.get(command)
             if isinstance(found, argparse.ArgumentParser):
                 return found

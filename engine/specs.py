@@ -28,6 +28,18 @@ LoraRank = Annotated[int, Field(ge=1, le=4_096)]
 LossChunks = Annotated[int, Field(ge=1, le=4_096)]
 Probability = Annotated[float, Field(ge=0.0, lt=1.0)]
 Bytes = Annotated[int, Field(ge=0)]
+#: the most memory one GPU may be given: 2^50 bytes (1 PiB), about 3,900 times the largest GPU made (288 GB)
+GpuBytes = Annotated[int, Field(ge=1, le=2**50)]
+#: a name or id shown in the GUI and in messages (a 100,000-character name is a damaged file, not a GPU)
+Name = Annotated[str, Field(max_length=200)]
+#: tokens one GPU holds in one micro-batch (batch x seq_len / cp): at most 2^24, the GUI's largest (128 x 131,072)
+#: and 16 sequences of 1,048,576. Past it nothing runs: GPT-2's logits alone at 2^24 tokens are 3.4 TB in fp32
+#: (2^24 x 50,257 x 4 bytes), twelve times the largest GPU, and "every maximum" (4,096 x 1,048,576) asked for
+#: 4.7e20 bytes (issue 17)
+MAX_MICRO_BATCH_TOKENS = 2**24
+#: the most parameters a checkpoint may report: 10^15, five hundred times the largest published model (2T)
+MAX_PARAMS = 10**15
+Params = Annotated[int, Field(ge=1, le=MAX_PARAMS)]
 
 
 class _Frozen(BaseModel):
@@ -308,10 +320,10 @@ class LayerRun(LayerSpec):
 class ModelSpec(_Frozen):
     """A decoder-only transformer, described by the fields that decide its parameters and its memory."""
 
-    id: Annotated[str, Field(min_length=1, max_length=200)]
-    name: str = ""
-    family: str = "custom"
-    hf_repo: str | None = None
+    id: Annotated[str, Field(min_length=1, max_length=200, pattern=r"\S")]
+    name: Name = ""
+    family: Name = "custom"
+    hf_repo: Name | None = None
     vocab_size: Vocab
     hidden_size: Hidden
     num_layers: Layers
@@ -339,14 +351,14 @@ class ModelSpec(_Frozen):
     #: for models whose every other layer is sliding-window (Gemma 2), the share of layers that slide
     sliding_layers_fraction: Annotated[float, Field(ge=0.0, le=1.0)] = 1.0
     #: the real checkpoint's parameter count, when known (used to check the architecture, never to compute)
-    published_params: PositiveInt | None = None
+    published_params: Params | None = None
     #: the decoder layers as runs of identical layers, first layer first; None: one stack derived from the flat
     #: fields above (``engine.layers.runs``), as every catalog model before the layer list was written
     layers: tuple[LayerRun, ...] | None = None
     #: parameters outside the language model (a vision tower and its projector): reported, not estimated
-    vision_params: Annotated[int, Field(ge=0)] = 0
+    vision_params: Annotated[int, Field(ge=0, le=MAX_PARAMS)] = 0
     #: what an import assumed or left out, shown beside the model
-    notes: tuple[str, ...] = ()
+    notes: tuple[Annotated[str, Field(max_length=2_000)], ...] = Field(default=(), max_length=64)
 
     @model_validator(mode="after")
     def _check(self) -> ModelSpec:
@@ -497,7 +509,16 @@ class TrainingSetup(_Frozen):
                              f"{p.cp} = {mp} (the rest is data parallelism)")
         if self.gpus % self.host.nodes:
             raise ValueError(f"gpus ({self.gpus}) must be a multiple of host.nodes ({self.host.nodes})")
+        if self.micro_batch_tokens > MAX_MICRO_BATCH_TOKENS:
+            cp = f" / cp {self.parallel.cp}" if self.parallel.cp > 1 else ""
+            raise ValueError(f"batch x seq_len{cp} = {self.micro_batch_tokens:,} tokens per GPU in one micro-batch; "
+                             f"the engine costs at most {MAX_MICRO_BATCH_TOKENS:,} (2^24): no GPU holds more")
         return self
+
+    @property
+    def micro_batch_tokens(self) -> int:
+        """Tokens one GPU holds in one micro-batch: batch x seq_len, split over the context-parallel ranks."""
+        return -(-self.batch * self.seq_len // self.parallel.cp)
 
     @property
     def processes_per_node(self) -> int:
@@ -524,14 +545,20 @@ class TrainingSetup(_Frozen):
         """A copy with fields changed and re-validated."""
         return TrainingSetup.model_validate({**self.model_dump(), **changes})
 
+    def derived(self, **changes: Any) -> TrainingSetup:
+        """A copy for a step the engine derives from this setup, not one a user asks for (DPO's chosen and
+        rejected pairs, 2 x batch; GRPO's groups, batch x G): top-level fields changed without the bounds of a
+        request (``Batch``, ``MAX_MICRO_BATCH_TOKENS``), which this setup passed already."""
+        return self.model_copy(update=changes)
+
 
 class GpuSpec(_Frozen):
-    id: str
-    name: str
-    memory_bytes: Bytes
-    vendor: str = "NVIDIA"
+    id: Annotated[str, Field(min_length=1, max_length=200)]
+    name: Annotated[str, Field(min_length=1, max_length=200)]
+    memory_bytes: GpuBytes
+    vendor: Name = "NVIDIA"
     #: what the CUDA/ROCm context and libraries take outside the allocator (measured: ~0.55 GB on an H200)
-    context_bytes: Bytes = 550_000_000
+    context_bytes: Annotated[int, Field(ge=0, le=2**50)] = 550_000_000
     bf16: bool = True
 
 

@@ -75,7 +75,7 @@ def contain(run: Callable[[], None]) -> None:
     driver's), never up through the Qt code that called us."""
     try:
         run()
-    except Exception:  # noqa: BLE001 - every error is reported to the hook, none is lost
+    except Exception:  # every error is reported to the hook, none is lost
         sys.excepthook(*sys.exc_info())
 
 

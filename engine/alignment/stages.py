@@ -180,7 +180,7 @@ def _rl_roles(stage: Stage, m: ModelSpec, s: TrainingSetup, gpu: GpuSpec, o: Ali
               rs: RolloutShape) -> list[RoleCost]:
     """PPO / GRPO over generated sequences: every model runs over ``batch x G`` sequences of ``P + C`` tokens;
     GRPO's policy and reference make logits for the completion only (``engine.alignment.rollout``)."""
-    st, n = s.with_(batch=rs.train_sequences, seq_len=rs.seq_len), rs.train_sequences
+    st, n = s.derived(batch=rs.train_sequences, seq_len=rs.seq_len), rs.train_sequences
     share = 1.0 if rs.logits_to_keep is None else min(rs.logits_to_keep, rs.seq_len) / rs.seq_len
     roles = [trained(Role.POLICY, estimate(m, st, gpu), logit_share=share)]
     if stage is Stage.PPO:
@@ -202,7 +202,7 @@ def _roles(stage: Stage, m: ModelSpec, s: TrainingSetup, gpu: GpuSpec, o: Alignm
     if stage is Stage.SFT:
         return [trained(Role.POLICY, estimate(m, s, gpu))]
     if stage is Stage.DPO:
-        policy = trained(Role.POLICY, estimate(m, s.with_(batch=2 * b), gpu))
+        policy = trained(Role.POLICY, estimate(m, s.derived(batch=2 * b), gpu))
         ref = absent(Role.REFERENCE, Holding.PRECOMPUTED) if o.dpo_precomputed_reference else _reference(m, s, o, 2 * b)
         return [policy, ref]
     roles = [trained(Role.POLICY, estimate(m, s, gpu))]

@@ -35,7 +35,7 @@ PREFIXES = {"LoraSpec": "lora_"}
 def flags_by_dest(parser: argparse.ArgumentParser) -> dict[str, str]:
     """Each optional argument's ``dest`` and its long flag (``seq_len`` -> ``--seq-len``)."""
     found: dict[str, str] = {}
-    for action in parser._actions:  # noqa: SLF001 - argparse's list of arguments
+    for action in parser._actions:
         longs = [o for o in action.option_strings if o.startswith("--")]
         if longs and action.dest not in found:
             found[action.dest] = longs[0]
@@ -57,5 +57,5 @@ def flag_error(err: ValidationError, parser: argparse.ArgumentParser) -> str:
     """The first problem of ``err`` as one line, starting with the flag that gave the value."""
     where, message = first_error(err, fallback="")
     if not where:
-        return message.removeprefix("Value error, ")
+        return message
     return f"{flag_for(err.title, where, parser) or where}: {message}"

@@ -135,7 +135,8 @@ def test_one_error_prefix_for_argparse_and_the_engine(capsys, argv):
         status = exit_.code
     assert status == 2
     err = capsys.readouterr().err
-    assert err.startswith("error: ") and err.count("\n") == 1, err
+    assert err.startswith("error: "), err
+    assert err.count("\n") == 1, err
 
 
 @pytest.mark.parametrize("argv", [["estimate", "--model", ""], ["kv-cache", "--model", "", "--tokens", "8"]])
