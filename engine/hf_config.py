@@ -17,6 +17,9 @@ import json
 import math
 from typing import Any
 
+from pydantic import ValidationError
+
+from engine.errors import first_error
 from engine.hf_families import (
     ALIAS_NOTES,
     ALIASES,
@@ -155,7 +158,7 @@ def _shown(value: Any) -> str:
     if isinstance(value, str):
         return f"the string {json.dumps(value[:40])}"
     if isinstance(value, float):
-        return f"the number {value:.6g}"
+        return f"the number {json.dumps(value)[:40]}"  # 4096.0, as the file spells it
     if isinstance(value, list):
         return "a list"
     if isinstance(value, dict):
@@ -305,8 +308,8 @@ def _moe(r: Reader, dense_width: int) -> MoESpec | None:
             dense_dispatch=f.dense_dispatch,
             **shared,
         )
-    except ValueError as err:
-        raise r.fail("num_experts_per_tok", str(err).splitlines()[-1]) from None
+    except ValidationError as err:
+        raise r.fail("num_experts_per_tok", first_error(err)[1]) from None
 
 
 def _mla(r: Reader) -> MLASpec | None:

@@ -46,18 +46,29 @@ class RefusedLayerError(ConfigImportError):
 
 def find_config(path: str | Path) -> Path:
     """The config.json a path means: the file itself, ``<folder>/config.json``, or the newest snapshot of an
-    HF cache folder (``models--org--name/snapshots/<rev>/config.json``)."""
+    HF cache folder (``models--org--name/snapshots/<rev>/config.json``). Anything that is not a folder is taken
+    as the file, and ``engine.safe_io`` says what is wrong with it (a FIFO, a device, a link loop, missing)."""
     p = Path(path).expanduser()
-    if p.is_file():
+    if not p.is_dir():
+        if not p.exists() and not p.is_symlink():
+            raise ConfigImportError(f"{p}: no such file or folder")
         return p
-    if not p.exists():
-        raise ConfigImportError(f"{p}: no such file or folder")
-    if (p / "config.json").is_file():
+    if (p / "config.json").exists() or (p / "config.json").is_symlink():
         return p / "config.json"
-    snapshots = sorted((p / "snapshots").glob("*/config.json"), key=lambda f: f.stat().st_mtime)
+    revisions = (p / "snapshots").iterdir() if (p / "snapshots").is_dir() else iter(())
+    found = (r / "config.json" for r in revisions if r.is_dir())
+    snapshots = sorted((f for f in found if f.exists() or f.is_symlink()), key=_modified)
     if snapshots:
         return snapshots[-1]
     raise ConfigImportError(f"{p}: no config.json in this folder (nor in snapshots/*/)")
+
+
+def _modified(f: Path) -> float:
+    """When a snapshot's config.json changed (0 for a broken link or a loop: it sorts first and is reported)."""
+    try:
+        return f.stat().st_mtime
+    except OSError:
+        return 0.0
 
 
 def read_config(path: Path) -> dict[str, Any]:
@@ -157,6 +168,9 @@ def spec_fields(cfg: dict[str, Any], name: str, source: str = "config.json") -> 
         raise RefusedLayerError(str(err)) from None
     except ConfigFieldError as err:
         raise ConfigImportError(str(err)) from None
+    except ValidationError as err:  # a layer's own rule (every number was checked against its bound already)
+        where, message = first_error(err, fallback="")
+        raise ConfigImportError(f"{source}: field {where!r}: {message}" if where else f"{source}: {message}") from None
 
 
 def spec_from_config(cfg: dict[str, Any], name: str, source: str = "config.json",

@@ -137,7 +137,7 @@ def _constant(name: str) -> _Refused:
 def _float(text: str) -> float | _Refused:
     value = float(text)
     if not math.isfinite(value):
-        return _Refused(f"{text[:20]} is too large a number (it overflows to infinity)")
+        return _Refused(f"{text[:20]} overflows to infinity")
     return value
 
 

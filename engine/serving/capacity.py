@@ -24,10 +24,10 @@ from engine.terms import TermName
 
 #: the most concurrent sequences a ``ServingSetup`` may ask for
 MAX_SEQUENCES = 65_536
-Concurrency = Annotated[int, Field(ge=1, le=MAX_SEQUENCES)]
-TensorParallel = Annotated[int, Field(ge=1, le=64)]
-Utilization = Annotated[float, Field(gt=0.0, le=1.0)]
-BatchedTokens = Annotated[int, Field(ge=1, le=1_048_576)]
+Concurrency = Annotated[int, Field(strict=True, ge=1, le=MAX_SEQUENCES)]
+TensorParallel = Annotated[int, Field(strict=True, ge=1, le=64)]
+Utilization = Annotated[float, Field(strict=True, gt=0.0, le=1.0)]
+BatchedTokens = Annotated[int, Field(strict=True, ge=1, le=1_048_576)]
 
 
 class WeightDtype(StrEnum):
