@@ -24,6 +24,9 @@ from PySide6.QtCore import QCoreApplication, QStandardPaths, QTimer
 from PySide6.QtWidgets import QMessageBox
 
 _showing = False
+Listener = Callable[[type[BaseException], BaseException, TracebackType | None], None]
+#: who else hears of an error the hook reports (the GUI fuzz driver, tests/gui/fuzz_driver.py, fails on it)
+_listeners: list[Listener] = []
 
 
 def log_path() -> Path:
@@ -60,12 +63,19 @@ def _tell(summary: str, path: Path) -> None:
         _showing = False
 
 
+def add_listener(listener: Listener) -> None:
+    """Hand every error the hook reports to ``listener`` too, after logging it."""
+    _listeners.append(listener)
+
+
 def hook(kind: type[BaseException], value: BaseException, tb: TracebackType | None) -> None:
     """``sys.excepthook`` for the running app."""
     if issubclass(kind, KeyboardInterrupt):
         sys.__excepthook__(kind, value, tb)
         return
     path = report(kind, value, tb)
+    for listener in _listeners:
+        listener(kind, value, tb)
     summary = f"{kind.__name__}: {value}"
     QTimer.singleShot(0, lambda: _tell(summary, path))
 

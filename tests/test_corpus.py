@@ -63,25 +63,32 @@ def _estimate(path: Path) -> list[str]:
     return ["estimate", "--config", str(path)]
 
 
-def _with_safetensors(tmp: Path, make: Callable[[Path], None], expect: str) -> Made:
+def _with_safetensors(tmp: Path, make: Callable[[Path], object], expect: str) -> Made:
     folder = _config_folder(tmp / "model")
     make(folder / "model.safetensors")
     return Made(_estimate(folder), "model.safetensors", expect)
 
 
-def _hf_cache(tmp: Path, make: Callable[[Path], None], expect: str, name: str = "config.json") -> Made:
+def _hf_cache(tmp: Path, make: Callable[[Path], object], expect: str, name: str = "config.json") -> Made:
     snapshot = tmp / "models--org--tiny" / "snapshots" / "abc123"
     snapshot.mkdir(parents=True)
     make(snapshot)
     return Made(_estimate(tmp / "models--org--tiny"), name, expect)
 
 
-def _loop(path: Path) -> None:
+def _loop(path: Path) -> Path:
     path.symlink_to(path.name)
+    return path
 
 
-def _fifo(path: Path) -> None:
+def _fifo(path: Path) -> Path:
     os.mkfifo(path)
+    return path
+
+
+def _written(path: Path, text: str, expect: str) -> Made:
+    path.write_text(text)
+    return Made(_estimate(path.parent), path.name, expect)
 
 
 def _big_config(tmp: Path) -> Made:
@@ -104,45 +111,55 @@ def _blob_link(snapshot: Path) -> None:
     (snapshot / "config.json").symlink_to(Path("..") / ".." / "blobs" / "5f1e")
 
 
-def _snapshot(tmp: Path, name: str, make: Callable[[Path], None], expect: str) -> Made:
+def _snapshot(tmp: Path, name: str, make: Callable[[Path], object], expect: str) -> Made:
     path = tmp / name
     make(path)
     return Made(["snapshot", str(path)], name, expect)
 
 
-def _training(tmp: Path, name: str, make: Callable[[Path], None], expect: str) -> Made:
+def _training(tmp: Path, name: str, make: Callable[[Path], object], expect: str) -> Made:
     path = tmp / name
     make(path)
     return Made(["estimate", "--from-config", str(path)], name, expect)
 
 
-def _write(data: bytes | str) -> Callable[[Path], None]:
+def _write(data: bytes | str) -> Callable[[Path], object]:
     return lambda p: p.write_bytes(data if isinstance(data, bytes) else data.encode())
+
+
+def _folder(path: Path) -> Path:
+    path.mkdir()
+    return path
+
+
+def _link(target: str) -> Callable[[Path], Path]:
+    def make(path: Path) -> Path:
+        path.symlink_to(target)
+        return path
+
+    return make
 
 
 MADE: dict[str, Maker] = {
     # a config.json that is not a regular file, or is too large, too deep, missing
-    "config_fifo": lambda t: (_fifo(t / "config.json"), Made(_estimate(t / "config.json"), "config.json", "FIFO"))[1],
-    "config_folder": lambda t: ((t / "config.json").mkdir(), Made(_estimate(t / "config.json"), "config.json",
-                                                                 "no config.json in this folder"))[1],
-    "config_link_loop": lambda t: (_loop(t / "config.json"), Made(_estimate(t), "config.json",
-                                                                  "symbolic links"))[1],
-    "config_link_to_device": lambda t: ((t / "config.json").symlink_to("/dev/zero"),
-                                        Made(_estimate(t / "config.json"), "config.json", "a device"))[1],
+    "config_fifo": lambda t: Made(_estimate(_fifo(t / "config.json")), "config.json", "FIFO"),
+    "config_folder": lambda t: Made(_estimate(_folder(t / "config.json")), "config.json",
+                                    "no config.json in this folder"),
+    "config_link_loop": lambda t: Made(_estimate(_loop(t / "config.json").parent), "config.json", "symbolic links"),
+    "config_link_to_device": lambda t: Made(_estimate(_link("/dev/zero")(t / "config.json")), "config.json",
+                                            "a device"),
     "config_missing": lambda t: Made(_estimate(t / "config.json"), "config.json", "no such file"),
     "config_too_large": _big_config,
-    "config_nested_100000": lambda t: ((t / "config.json").write_text(DEEP), Made(_estimate(t), "config.json",
-                                                                                  "nested too deeply"))[1],
-    "config_hidden_size_nested_100000": lambda t: (
-        (t / "config.json").write_text('{"hidden_size": ' + DEEP + "}"),
-        Made(_estimate(t), "config.json", "nested too deeply"))[1],
+    "config_nested_100000": lambda t: _written(t / "config.json", DEEP, "nested too deeply"),
+    "config_hidden_size_nested_100000": lambda t: _written(t / "config.json", '{"hidden_size": ' + DEEP + "}",
+                                                           "nested too deeply"),
     "folder_without_config": lambda t: Made(_estimate(t), t.name, "no config.json"),
     # a model.safetensors that is not a regular file, or whose header is cut, huge or nested 100,000 deep
     "safetensors_fifo": lambda t: _with_safetensors(t, _fifo, "FIFO"),
-    "safetensors_folder": lambda t: _with_safetensors(t, Path.mkdir, "a folder"),
-    "safetensors_link_to_device": lambda t: _with_safetensors(t, lambda p: p.symlink_to("/dev/zero"), "a device"),
+    "safetensors_folder": lambda t: _with_safetensors(t, _folder, "a folder"),
+    "safetensors_link_to_device": lambda t: _with_safetensors(t, _link("/dev/zero"), "a device"),
     "safetensors_link_loop": lambda t: _with_safetensors(t, _loop, "symbolic links"),
-    "safetensors_broken_link": lambda t: _with_safetensors(t, lambda p: p.symlink_to("gone"), "no such file"),
+    "safetensors_broken_link": lambda t: _with_safetensors(t, _link("gone"), "no such file"),
     "safetensors_empty": lambda t: _with_safetensors(t, _write(b""), "truncated"),
     "safetensors_seven_bytes": lambda t: _with_safetensors(t, _write(b"\x10\x00\x00\x00\x00\x00\x00"), "truncated"),
     "safetensors_length_past_the_end": lambda t: _with_safetensors(t, _write(struct.pack("<Q", 1_000) + b"{}"),
@@ -153,25 +170,25 @@ MADE: dict[str, Maker] = {
     "safetensors_4097_shards": _shards,
     # Hugging Face cache folders: models--org--name/snapshots/<revision>/, files linked to ../../blobs/<hash>
     "hf_cache_no_snapshot": lambda t: _hf_cache(t, lambda s: None, "no config.json", "models--org--tiny"),
-    "hf_cache_broken_link": lambda t: _hf_cache(t, lambda s: (s / "config.json").symlink_to("../../blobs/gone"),
+    "hf_cache_broken_link": lambda t: _hf_cache(t, lambda s: _link("../../blobs/gone")(s / "config.json"),
                                                 "no such file"),
     "hf_cache_link_loop": lambda t: _hf_cache(t, lambda s: _loop(s / "config.json"), "symbolic links"),
     "hf_cache_fifo": lambda t: _hf_cache(t, lambda s: _fifo(s / "config.json"), "FIFO"),
-    "hf_cache_config_folder": lambda t: _hf_cache(t, lambda s: (s / "config.json").mkdir(), "a folder"),
+    "hf_cache_config_folder": lambda t: _hf_cache(t, lambda s: _folder(s / "config.json"), "a folder"),
     "hf_cache_blob_with_nan": lambda t: _hf_cache(t, _blob_link, "field 'hidden_size': NaN"),
     "hf_cache_safetensors_fifo": lambda t: _hf_cache(
-        t, lambda s: (_config_folder(s), _fifo(s / "model.safetensors")), "FIFO", "model.safetensors"),
+        t, lambda s: _fifo(_config_folder(s) / "model.safetensors"), "FIFO", "model.safetensors"),
     # training configs
     "training_fifo": lambda t: _training(t, "axolotl.yaml", _fifo, "FIFO"),
-    "training_folder": lambda t: _training(t, "axolotl.yaml", Path.mkdir, "a folder"),
+    "training_folder": lambda t: _training(t, "axolotl.yaml", _folder, "a folder"),
     "training_link_loop": lambda t: _training(t, "axolotl.yaml", _loop, "symbolic links"),
     "training_too_large": lambda t: _training(t, "axolotl.yaml", _write(b"#" * 2_000_000), "too large"),
     "training_nested_100000": lambda t: _training(t, "ds.json", _write('{"zero_optimization": ' + DEEP + "}"),
                                                   "nested too deeply"),
     # memory snapshots
     "snapshot_fifo": lambda t: _snapshot(t, "snap.pickle", _fifo, "FIFO"),
-    "snapshot_folder": lambda t: _snapshot(t, "snap.pickle", Path.mkdir, "a folder"),
-    "snapshot_link_to_device": lambda t: _snapshot(t, "snap.pickle", lambda p: p.symlink_to("/dev/zero"), "a device"),
+    "snapshot_folder": lambda t: _snapshot(t, "snap.pickle", _folder, "a folder"),
+    "snapshot_link_to_device": lambda t: _snapshot(t, "snap.pickle", _link("/dev/zero"), "a device"),
     "snapshot_nested_100000": lambda t: _snapshot(t, "snap.json", _write('{"segments": ' + DEEP + "}"),
                                                   "nested too deeply"),
 }

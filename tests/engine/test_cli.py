@@ -130,7 +130,7 @@ def test_a_refused_value_is_named_by_its_flag(capsys, argv, line):
 def test_one_error_prefix_for_argparse_and_the_engine(capsys, argv):
     """Issue 17: argparse's errors started ``python -m engine estimate: error:``, the engine's ``error:``."""
     try:
-        status = main(argv)
+        status: object = main(argv)
     except SystemExit as exit_:
         status = exit_.code
     assert status == 2
