@@ -186,10 +186,11 @@ def spec_from_config(cfg: dict[str, Any], name: str, source: str = "config.json"
 
 
 def _name(cfg_path: Path) -> str:
+    """The model's name: its folder's, or ``org/name`` of an HF cache folder (cut to a ``ModelSpec`` id's 200)."""
     name = cfg_path.parent.name if cfg_path.parent.name not in ("", ".") else "imported"
     if cfg_path.parent.parent.name == "snapshots":
         name = cfg_path.parent.parent.parent.name.removeprefix("models--").replace("--", "/")
-    return name
+    return name.strip()[:200] or "imported"
 
 
 def _header_fields(cfg_path: Path, num_layers: int, notes: tuple[str, ...]) -> dict[str, Any]:

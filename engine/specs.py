@@ -31,7 +31,7 @@ Batch = Annotated[int, Field(strict=True, ge=1, le=4_096)]
 GpuCount = Annotated[int, Field(strict=True, ge=1, le=65_536)]
 LoraRank = Annotated[int, Field(strict=True, ge=1, le=4_096)]
 LossChunks = Annotated[int, Field(strict=True, ge=1, le=4_096)]
-Probability = Annotated[float, Field(strict=True, ge=0.0, lt=1.0)]
+Probability = Annotated[float, Field(strict=True, allow_inf_nan=False, ge=0.0, lt=1.0)]
 Bytes = Annotated[int, Field(strict=True, ge=0, le=2**60)]
 #: the most memory one GPU may be given: 2^50 bytes (1 PiB), about 3,900 times the largest GPU made (288 GB)
 GpuBytes = Annotated[int, Field(strict=True, ge=1, le=2**50)]
@@ -355,7 +355,7 @@ class ModelSpec(_Frozen):
     logit_softcap: Flag = False
     sliding_window: PositiveInt | None = None
     #: for models whose every other layer is sliding-window (Gemma 2), the share of layers that slide
-    sliding_layers_fraction: Annotated[float, Field(strict=True, ge=0.0, le=1.0)] = 1.0
+    sliding_layers_fraction: Annotated[float, Field(strict=True, allow_inf_nan=False, ge=0.0, le=1.0)] = 1.0
     #: the real checkpoint's parameter count, when known (used to check the architecture, never to compute)
     published_params: Params | None = None
     #: the decoder layers as runs of identical layers, first layer first; None: one stack derived from the flat
@@ -396,7 +396,7 @@ class ModelSpec(_Frozen):
 # -- training -------------------------------------------------------------------------------------------------
 class LoraSpec(_Frozen):
     rank: LoraRank = 16
-    alpha: Annotated[float, Field(strict=True, gt=0, le=1e6)] = 32.0
+    alpha: Annotated[float, Field(strict=True, allow_inf_nan=False, gt=0, le=1e6)] = 32.0
     dropout: Probability = 0.0
     targets: LoraTargets = LoraTargets.ALL_LINEAR
 

@@ -25,7 +25,7 @@ from PySide6.QtWidgets import QMessageBox
 
 _showing = False
 Listener = Callable[[type[BaseException], BaseException, TracebackType | None], None]
-#: who else hears of an error the hook reports (the GUI fuzz driver, tests/gui/fuzz_driver.py, fails on it)
+# who else hears of an error the hook reports (the GUI fuzz driver, tests/gui/fuzz_driver.py, fails on it)
 _listeners: list[Listener] = []
 
 

@@ -319,3 +319,10 @@ def test_the_corpus_holds_at_least_100_cases() -> None:
     for group, entries in CASES.items():
         assert {p.name for p in (CORPUS / group).iterdir()} == set(entries), f"{group}: files and cases.json differ"
         assert all(case["why"] and case["expect"] for case in entries.values())
+
+
+def test_a_folder_named_with_255_characters_imports(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The model takes its folder's name, cut to the 200 characters of a model id."""
+    folder = _config_folder(tmp_path / ("m" * 255))
+    status, err, _cpu = run_cli(["estimate", "--config", str(folder), "--json"], capsys)
+    assert status == 0, err

@@ -43,7 +43,7 @@ from engine.specs import Flag, GpuSpec, Method, ModelSpec, TrainingSetup
 from engine.terms import TermName
 from engine.training.estimate import RESERVED_RATIO, estimate
 
-Share = Annotated[float, Field(strict=True, ge=0.0, lt=1.0)]
+Share = Annotated[float, Field(strict=True, allow_inf_nan=False, ge=0.0, lt=1.0)]
 Generations = Annotated[int, Field(strict=True, ge=1, le=1_024)]
 Tokens = Annotated[int, Field(strict=True, ge=1, le=524_288)]
 
@@ -63,7 +63,7 @@ class AlignmentOptions(BaseModel):
     reference_shares_base: Flag = True  # LoRA / QLoRA: the reference is the base with adapters off
     dpo_precomputed_reference: Flag = False  # reference log-probs computed once before training
     #: DeepSeekMath's beta; TRL's default is 0.0
-    grpo_kl_coef: Annotated[float, Field(strict=True, ge=0.0, le=10.0)] = 0.04
+    grpo_kl_coef: Annotated[float, Field(strict=True, allow_inf_nan=False, ge=0.0, le=10.0)] = 0.04
     grpo_reward_model: Flag = False  # False: a rule (verifiable reward); True: a reward model
     rollout_share: Share = 0.3  # vLLM gpu_memory_utilization (TRL colocate default); 0: no separate engine
     #: issue 19's RL settings (engine.alignment.rollout); all None: the counts as before them

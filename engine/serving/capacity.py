@@ -26,7 +26,7 @@ from engine.terms import TermName
 MAX_SEQUENCES = 65_536
 Concurrency = Annotated[int, Field(strict=True, ge=1, le=MAX_SEQUENCES)]
 TensorParallel = Annotated[int, Field(strict=True, ge=1, le=64)]
-Utilization = Annotated[float, Field(strict=True, gt=0.0, le=1.0)]
+Utilization = Annotated[float, Field(strict=True, allow_inf_nan=False, gt=0.0, le=1.0)]
 BatchedTokens = Annotated[int, Field(strict=True, ge=1, le=1_048_576)]
 
 

@@ -118,6 +118,8 @@ def test_an_impossible_layout_is_one_line_exit_2(args, message):
     (["kv-cache", "--model", "gpt2", "--tokens", "8", "--sequences", "0"],
      "error: --sequences: Input should be greater than or equal to 1"),
     (["alignment", "--grpo-kl", "20"], "error: --grpo-kl: Input should be less than or equal to 10"),
+    (["estimate", "--lora-alpha", "nan"], "error: --lora-alpha: Input should be a finite number"),
+    (["levers", "--zero3-gpus", "0"], "error: --zero3-gpus: 0 is outside the engine's range (1 to 65,536)"),
 ])
 def test_a_refused_value_is_named_by_its_flag(capsys, argv, line):
     """Issue 17: ``--seq-len 0`` named the field ``seq_len``, not the flag the user typed."""

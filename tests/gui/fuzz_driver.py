@@ -128,7 +128,7 @@ class Driver:
         for self.step in range(1, actions + 1):
             action = self.rng.choices(choose, weights)[0]
             started = time.monotonic()
-            faulthandler.dump_traceback_later(self.hang_s, exit=True)
+            faulthandler.dump_traceback_later(self.hang_s * load_factor(), exit=True)
             try:
                 self.last = action()
                 self._settle()
@@ -145,8 +145,13 @@ class Driver:
         return 0
 
     def _settle(self) -> None:
+        """What the app's event loop does between two user actions: deliver what was posted, then delete what was
+        ``deleteLater``'d (outside ``exec()`` Qt never deletes them: a rebuilt window's old pages would pile up)."""
+        from PySide6.QtCore import QCoreApplication, QEvent
+
         for _ in range(3):
             self.app.processEvents()
+        QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
 
     def _fail(self) -> int:
         print(f"FUZZ FAILURE: seed {self.seed}, action {self.step}: {self.last}", flush=True)
@@ -348,16 +353,19 @@ class Driver:
 
 
 def machine_factor() -> float:
-    """How much slower than a typical laptop this machine runs Python now: ``sum(range(10000))``'s best of 20 over
-    100 us (ENVIRONMENT.md, "Timing on these machines"), times the load average per core when it is above 1 (other
-    work sharing the cores); at least 1."""
+    """How much slower than a typical laptop this machine runs Python: ``sum(range(10000))``'s best of 20 over
+    100 us (ENVIRONMENT.md, "Timing on these machines"), at least 1."""
     best = math.inf
     for _ in range(20):
         start = time.perf_counter()
         sum(range(10_000))
         best = min(best, time.perf_counter() - start)
-    load = os.getloadavg()[0] / (os.cpu_count() or 1)
-    return max(1.0, best / 100e-6) * max(1.0, load)
+    return max(1.0, best / 100e-6)
+
+
+def load_factor() -> float:
+    """The load average per core when other work shares the cores (at least 1), read before each action."""
+    return max(1.0, os.getloadavg()[0] / (os.cpu_count() or 1))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -376,8 +384,8 @@ def main(argv: list[str] | None = None) -> int:
     settings.redirect_from_env()
     factor = machine_factor()
     hang_s = args.hang_s if args.hang_s is not None else 2.0 * factor
-    print(f"fuzz: seed {args.seed}, {args.actions} actions, machine factor {factor:.1f}, watchdog {hang_s:.1f} s",
-          flush=True)
+    print(f"fuzz: seed {args.seed}, {args.actions} actions, machine factor {factor:.1f}, watchdog {hang_s:.1f} s "
+          f"(times the load per core, now {load_factor():.1f})", flush=True)
     start = time.monotonic()
     status = Driver(args.seed, hang_s, args.trace).run(args.actions)
     print(f"fuzz: {time.monotonic() - start:.1f} s", flush=True)
