@@ -14,6 +14,7 @@ import json
 import os
 import time
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -142,6 +143,67 @@ def test_every_bad_config_import_is_said_and_the_model_stays(window: MainWindow,
         elif "\n" in shown[0]:
             failures.append(f"{name}: more than one line: {shown[0]!r}")
     assert not failures, "\n".join(failures)
+
+
+def _warnings(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Every QMessageBox.warning shown from now on (title and text), none of them modal."""
+    from PySide6.QtWidgets import QMessageBox
+
+    shown: list[str] = []
+
+    def warn(_parent: object, title: str, text: str, *_rest: object) -> QMessageBox.StandardButton:
+        shown.append(f"{title}\n{text}")
+        return QMessageBox.StandardButton.Ok
+
+    monkeypatch.setattr(QMessageBox, "warning", staticmethod(warn))
+    return shown
+
+
+def _refused_by(win: MainWindow, act: Callable[[], object], expect: str, shown: list[str], name: str, *,
+                to_page: str | None = None) -> str | None:
+    """``act`` refused with one message naming ``name`` and saying ``expect``, nothing changed (but the page on
+    top, when the refusal comes from the page ``to_page`` that opens such files)."""
+    shown.clear()
+    if to_page is not None:
+        win.pages.show_page(to_page)
+    before = snapshot(win)
+    start = time.process_time()
+    with alarm(TIMEOUT_S):
+        act()
+    problems = []
+    if len(shown) != 1 or name not in shown[0] or expect not in shown[0]:
+        problems.append(f"messages {shown!r}")
+    if snapshot(win) != before:
+        problems.append("the scenario or a page changed")
+    if time.process_time() - start >= CPU_S:
+        problems.append("over a second of CPU")
+    return f"{name}: {'; '.join(problems)}" if problems else None
+
+
+def test_every_bad_training_config_is_refused_in_the_window(window: MainWindow,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """File > Import training config, with each stored training config of the corpus."""
+    shown = _warnings(monkeypatch)
+    kept = {"axolotl_unknown_model.yml"}  # the window keeps the current model and says so (the CLI refuses)
+    failures = [_refused_by(window, partial(window.imports.import_paths, [CORPUS / "training" / name]),
+                            case["expect"], shown, name) for name, case in CASES["training"].items()
+                if name not in kept]
+    assert not [f for f in failures if f], "\n".join(f for f in failures if f)
+
+
+def test_special_files_dropped_on_the_window_are_refused_at_once(window: MainWindow, tmp_path: Path,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """A FIFO, a folder, a link loop or a device dropped on the window: one line, nothing waits."""
+    shown = _warnings(monkeypatch)
+    model = tmp_path / "model"
+    model.mkdir()
+    os.mkfifo(model / "config.json")
+    drops = {**_special_scenarios(tmp_path), model: "FIFO"}
+    drops[tmp_path / "folder.vramlab.json"] = "no config.json"  # a folder is a model folder to the drop
+    failures = [_refused_by(window, partial(window.drops.route, [path]), expect, shown, path.name,
+                            to_page="memory" if path == model else None)  # a model opens on the memory page
+                for path, expect in drops.items()]
+    assert not [f for f in failures if f], "\n".join(f for f in failures if f)
 
 
 # -- valid scenarios that once broke pages ---------------------------------------------------------------------
