@@ -29,7 +29,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
-from engine.alignment.roles import Holding, Mode, Role, RoleCost, frozen_weights, rollout
+from engine.alignment.roles import Holding, Mode, Role, RoleCost, frozen_weights, frozen_whole, rollout
 from engine.params import count_params
 from engine.serving.kv import kv_cache
 from engine.specs import KvDtype, ModelSpec, Sharding, TrainingSetup
@@ -98,7 +98,7 @@ def hf_generate(m: ModelSpec, s: TrainingSetup, rs: RolloutShape) -> RoleCost:
     kv = kv_bytes(m, s, n, rs.seq_len if decode >= prefill else rs.prompt)
     transient: dict[str, int] = {TermName.KV_CACHE: kv, TermName.FORWARD: max(prefill, decode) - kv}
     if s.sharding is Sharding.ZERO3 and s.gpus > 1:
-        whole = frozen_weights(m, s.with_(gpus=1, sharding=Sharding.NONE, offload_params=False))
+        whole = frozen_whole(m, s)
         transient[TermName.WEIGHTS] = whole - frozen_weights(m, s)
     return RoleCost(Role.ROLLOUT, Mode.FROZEN, Holding.POLICY, transient=transient)
 
