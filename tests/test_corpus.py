@@ -35,6 +35,9 @@ CPU_S = 1.0
 CONFIG = {"model_type": "llama", "vocab_size": 32000, "hidden_size": 512, "num_hidden_layers": 4,
           "num_attention_heads": 8, "num_key_value_heads": 8, "intermediate_size": 1376}
 DEEP = "[" * 100_000 + "]" * 100_000
+#: a valid saved scenario (GPT-2 on an H100), which the scenario cases change one field of
+SCENARIO = {"format": "vramlab-scenario", "version": 1, "model": {"catalog": "gpt2"}, "setup": {},
+            "gpu": {"catalog": "h100-80gb"}, "unit": "GB"}
 
 
 @dataclass(frozen=True)
@@ -192,6 +195,30 @@ MADE: dict[str, Maker] = {
     "snapshot_nested_100000": lambda t: _snapshot(t, "snap.json", _write('{"segments": ' + DEEP + "}"),
                                                   "nested too deeply"),
 }
+def special_scenarios(tmp: Path) -> dict[Path, str]:
+    """Saved scenarios that are not regular files, or too deep, too large, or with a GPU named in 100,000
+    characters, each with the words its refusal must hold. A FIFO named
+    ``x.vramlab.json`` blocked the command line and the window forever; 100,000 nested arrays raised
+    RecursionError; the long name raised in ``gui/binding.py``."""
+    from engine.catalog import get_gpu
+
+    fifo, folder, loop = tmp / "fifo.vramlab.json", tmp / "folder.vramlab.json", tmp / "loop.vramlab.json"
+    os.mkfifo(fifo)
+    folder.mkdir()
+    loop.symlink_to(loop.name)
+    device = tmp / "device.vramlab.json"
+    device.symlink_to("/dev/zero")
+    deep = tmp / "deep.vramlab.json"
+    deep.write_text(DEEP)
+    big = tmp / "big.vramlab.json"
+    big.write_bytes(b" " * 4_000_001)
+    name = tmp / "gpu_name.vramlab.json"
+    gpu = get_gpu("h100-80gb").model_dump(mode="json")
+    name.write_text(json.dumps({**SCENARIO, "gpu": {"spec": {**gpu, "id": "n", "name": "N" * 100_000}}}))
+    return {fifo: "FIFO", folder: "a folder", loop: "symbolic links", device: "a device", deep: "nested too deeply",
+            big: "too large", name: "gpu.spec.name", tmp / "missing.vramlab.json": "no such file"}
+
+
 #: the stored files and the command that reads each group
 COMMANDS: dict[str, Callable[[Path, Path], list[str]]] = {
     "configs": lambda p, _t: _estimate(p),
@@ -311,6 +338,25 @@ def test_a_scenario_the_app_cannot_use_exits_2_on_its_command_line(
     assert err.startswith(f"vramlab: error: {path}: "), err
     assert CASES["scenarios"][name]["expect"] in err, err
     assert time.process_time() - start < CPU_S
+
+
+def test_a_special_scenario_exits_2_on_the_apps_command_line(tmp_path: Path,
+                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    """``vramlab FILE --smoke-test`` with a FIFO, a folder, a link loop, a device, 100,000 nested arrays, a huge
+    file, a GPU named in 100,000 characters: one line each, at once."""
+    from gui.app import main
+
+    failures = []
+    for path, expect in special_scenarios(tmp_path).items():
+        start = time.process_time()
+        with alarm(TIMEOUT_S):
+            status = main([str(path), "--smoke-test"])
+        err = capsys.readouterr().err
+        cpu = time.process_time() - start
+        if status != 2 or err.count("\n") != 1 or not err.startswith(f"vramlab: error: {path}: ") \
+                or expect not in err or cpu >= CPU_S:
+            failures.append(f"{path.name}: exit {status}, {cpu:.2f} s of CPU: {err[:300]!r}")
+    assert not failures, "\n".join(failures)
 
 
 def test_the_corpus_holds_at_least_100_cases() -> None:

@@ -44,6 +44,8 @@ from typing import Any
 
 REPO = Path(__file__).resolve().parents[2]
 CORPUS = REPO / "tests" / "corpus"
+#: what the drop action picks from: the malformed corpus and the real training configs of the fixtures
+DROPPED = (CORPUS, REPO / "tests" / "fixtures" / "training_configs")
 #: what an action may set a number to, past the control's own range
 BEYOND = (-(2**31), -1, 0, 1, 2**31 - 1, 10**9)
 KEYS = ("Key_F5", "Key_Escape", "Key_PageUp", "Key_PageDown", "Key_Left", "Key_Right", "Key_Up", "Key_Down",
@@ -66,6 +68,8 @@ class Driver:
         self.seed, self.hang_s, self.trace = seed, hang_s, trace
         self.failures: list[str] = []
         self.tmp = Path(tempfile.mkdtemp(prefix="vramlab-fuzz-"))
+        self.droppable = [p for folder in DROPPED for p in sorted(folder.rglob("*"))
+                          if p.is_file() and p.suffix in {".json", ".yaml", ".yml"}]
         existing = QApplication.instance()
         self.app = existing if isinstance(existing, QApplication) else QApplication(sys.argv[:1])
         self._quiet_dialogs()
@@ -109,8 +113,8 @@ class Driver:
 
         for name in ("warning", "information", "critical", "question", "about"):
             setattr(QMessageBox, name, staticmethod(box))
-        for name, answer in (("getOpenFileName", ("", "")), ("getSaveFileName", ("", "")),
-                             ("getExistingDirectory", "")):
+        for name, answer in (("getOpenFileName", ("", "")), ("getOpenFileNames", ([], "")),
+                             ("getSaveFileName", ("", "")), ("getExistingDirectory", "")):
             setattr(QFileDialog, name, staticmethod(lambda *_a, _answer=answer, **_k: _answer))
 
     def _on_error(self, kind: type[BaseException], value: BaseException, tb: TracebackType | None) -> None:
@@ -120,7 +124,7 @@ class Driver:
     def run(self, actions: int) -> int:
         kinds: list[tuple[Callable[[], str], int]] = [
             (self.control, 50), (self.key, 12), (self.page, 10), (self.resize, 6), (self.menu_action, 5),
-            (self.scenario_file, 5), (self.type_text, 4), (self.presentation, 3), (self.language, 2),
+            (self.scenario_file, 5), (self.drop, 4), (self.type_text, 4), (self.presentation, 3), (self.language, 2),
             (self.theme_mode, 2), (self.scale, 1),
         ]
         choose = [k for k, _ in kinds]
@@ -325,6 +329,14 @@ class Driver:
             path = self.rng.choice(sorted((CORPUS / "scenarios").iterdir()))
         files.open_path(path)
         return f"file: open {path.name}"
+
+    def drop(self) -> str:
+        """One to three files dropped on the window: malformed ones of the corpus, the training configs of
+        ``tests/fixtures``, what this run saved (each is sniffed and opened, or refused with one line)."""
+        pool = self.droppable + sorted(self.tmp.glob("*.vramlab.json"))
+        paths = self.rng.sample(pool, self.rng.randint(1, 3))
+        self.window.drops.route(paths)
+        return f"drop {', '.join(p.name for p in paths)}"
 
     def presentation(self) -> str:
         self.window.presentation.toggle()

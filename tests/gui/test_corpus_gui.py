@@ -27,10 +27,18 @@ from gui.pages import PAGE_IDS
 from gui.pages.contract import Page
 from gui.scenario import Scenario
 from gui.theme import ThemeManager
-from tests.test_corpus import CASES, CORPUS, CPU_S, DEEP, TIMEOUT_S, alarm
-
-SCENARIO = {"format": "vramlab-scenario", "version": 1, "model": {"catalog": "gpt2"}, "setup": {},
-            "gpu": {"catalog": "h100-80gb"}, "unit": "GB"}
+from tests.test_corpus import (
+    CASES,
+    CONFIG,
+    CORPUS,
+    CPU_S,
+    DEEP,
+    SCENARIO,
+    TIMEOUT_S,
+    _header_file,
+    alarm,
+    special_scenarios,
+)
 
 
 @pytest.fixture
@@ -82,29 +90,11 @@ def test_every_stored_scenario_is_refused_with_one_message_and_nothing_changed(
     assert not [f for f in failures if f], "\n".join(f for f in failures if f)
 
 
-def _special_scenarios(tmp: Path) -> dict[Path, str]:
-    fifo, folder, loop = tmp / "fifo.vramlab.json", tmp / "folder.vramlab.json", tmp / "loop.vramlab.json"
-    os.mkfifo(fifo)
-    folder.mkdir()
-    loop.symlink_to(loop.name)
-    device = tmp / "device.vramlab.json"
-    device.symlink_to("/dev/zero")
-    deep = tmp / "deep.vramlab.json"
-    deep.write_text(DEEP)
-    big = tmp / "big.vramlab.json"
-    big.write_bytes(b" " * 4_000_001)
-    name = tmp / "gpu_name.vramlab.json"
-    gpu = get_gpu("h100-80gb").model_dump(mode="json")
-    name.write_text(json.dumps({**SCENARIO, "gpu": {"spec": {**gpu, "id": "n", "name": "N" * 100_000}}}))
-    return {fifo: "FIFO", folder: "a folder", loop: "symbolic links", device: "a device", deep: "nested too deeply",
-            big: "too large", name: "gpu.spec.name", tmp / "missing.vramlab.json": "no such file"}
-
-
 def test_special_files_are_refused_at_once(window: MainWindow, tmp_path: Path,
                                            monkeypatch: pytest.MonkeyPatch) -> None:
     """A FIFO named ``x.vramlab.json`` blocked the window forever; 100,000 nested arrays raised RecursionError."""
     failures = [open_refused(window, path, expect, monkeypatch)
-                for path, expect in _special_scenarios(tmp_path).items()]
+                for path, expect in special_scenarios(tmp_path).items()]
     assert not [f for f in failures if f], "\n".join(f for f in failures if f)
 
 
@@ -122,6 +112,12 @@ def _configs(tmp: Path) -> dict[str, tuple[Path, str]]:
                                                                  .read_text()), "hidden_size": 512}))
     os.mkfifo(header / "model.safetensors")
     cases.update({"fifo": (fifo, "FIFO"), "deep": (deep, "nested too deeply"), "header": (header, "FIFO")})
+    for name, case in CASES["headers"].items():  # a header that is an array, a string, a number... (tracebacks)
+        folder = tmp / "headers" / name
+        folder.mkdir(parents=True)
+        (folder / "config.json").write_text(json.dumps(CONFIG))
+        (folder / "model.safetensors").write_bytes(_header_file((CORPUS / "headers" / name).read_bytes()))
+        cases[f"headers/{name}"] = (folder, case["expect"])
     return cases
 
 
@@ -198,7 +194,7 @@ def test_special_files_dropped_on_the_window_are_refused_at_once(window: MainWin
     model = tmp_path / "model"
     model.mkdir()
     os.mkfifo(model / "config.json")
-    drops = {**_special_scenarios(tmp_path), model: "FIFO"}
+    drops = {**special_scenarios(tmp_path), model: "FIFO"}
     drops[tmp_path / "folder.vramlab.json"] = "no config.json"  # a folder is a model folder to the drop
     failures = [_refused_by(window, partial(window.drops.route, [path]), expect, shown, path.name,
                             to_page="memory" if path == model else None)  # a model opens on the memory page
