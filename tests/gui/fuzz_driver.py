@@ -133,6 +133,7 @@ class Driver:
             action = self.rng.choices(choose, weights)[0]
             started = time.monotonic()
             faulthandler.dump_traceback_later(self.hang_s * load_factor(), exit=True)
+            self.last = f"{action.__name__} (did not return)"  # named even when it raises
             try:
                 self.last = action()
                 self._settle()

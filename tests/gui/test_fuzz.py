@@ -2,8 +2,10 @@
 (``tests/gui/fuzz_driver.py``), in a subprocess so that a segfault or an abort fails this test instead of
 killing pytest.
 
-300 actions in the suite (about a minute on the 2-core machine); more with ``VRAMLAB_FUZZ_ACTIONS`` (and other
-seeds with ``VRAMLAB_FUZZ_SEEDS``, comma-separated), as ``make fuzz`` does: ``VRAMLAB_FUZZ_ACTIONS=5000 make fuzz``.
+300 actions in the suite (15 s of CPU, 20 to 30 s on the shared 2-core machine); more with
+``VRAMLAB_FUZZ_ACTIONS`` (and other seeds with ``VRAMLAB_FUZZ_SEEDS``, comma-separated), as ``make fuzz`` does
+(5,000 actions for each of seeds 1, 2 and 3: about 5 minutes a seed here; ``make fuzz FUZZ_ACTIONS=20000`` for
+longer).
 A failure prints the seed, the action and what went wrong; ``python tests/gui/fuzz_driver.py --seed S --actions N
 --trace`` replays it.
 """
