@@ -381,6 +381,14 @@ def load_factor() -> float:
     return max(1.0, os.getloadavg()[0] / (os.cpu_count() or 1))
 
 
+def only_this_checkout() -> None:
+    """Import the app from this checkout only. An editable install of another checkout (a shared virtual
+    environment) maps a module this checkout lacks to that checkout's copy, half of a feature this one does not
+    have (a Timeline opener without its page); without its finder a missing module is missing, as in a build."""
+    sys.path.insert(0, str(REPO))
+    sys.meta_path[:] = [f for f in sys.meta_path if not getattr(f, "__module__", "").startswith("__editable__")]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seed", type=int, default=0)
@@ -391,7 +399,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     os.environ.setdefault("VRAMLAB_SETTINGS_DIR", tempfile.mkdtemp(prefix="vramlab-fuzz-settings-"))
-    sys.path.insert(0, str(REPO))
+    only_this_checkout()
     from gui import settings
 
     settings.redirect_from_env()
