@@ -6,7 +6,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: run test lint bench screenshots constraints clean bundle bundle-check dist dist-check deb-check
+.PHONY: run test lint fuzz bench screenshots constraints clean bundle bundle-check dist dist-check deb-check
 
 $(STAMP): pyproject.toml setup.py constraints.txt tools/venv.sh
 	@PYTHON=$(PYTHON) sh tools/venv.sh $(VENV)
@@ -25,6 +25,13 @@ test: $(STAMP)
 	echo "== mypy"; $(BIN)/mypy || status=1; \
 	echo "== pytest"; QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest || status=1; \
 	exit $$status
+
+# The GUI fuzz test, long: FUZZ_ACTIONS random actions for each of FUZZ_SEEDS (the suite runs 300 of one seed).
+FUZZ_ACTIONS ?= 5000
+FUZZ_SEEDS   ?= 1,2,3
+fuzz: $(STAMP)
+	VRAMLAB_FUZZ_ACTIONS=$(FUZZ_ACTIONS) VRAMLAB_FUZZ_SEEDS=$(FUZZ_SEEDS) QT_QPA_PLATFORM=offscreen \
+	  $(BIN)/python -m pytest -q -p no:cacheprovider tests/gui/test_fuzz.py
 
 # every benchmark; exits non-zero when one misses its target (bench/run_all.py)
 bench: $(STAMP)

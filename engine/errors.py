@@ -15,7 +15,7 @@ def first_error(err: ValidationError, prefix: str = "", fallback: str = "input")
     rule that failed belongs to no single field (a model-level check at the top)."""
     first = err.errors()[0]
     where = ".".join(p for p in (prefix, *(str(x) for x in first["loc"])) if p)
-    return where or fallback, first["msg"]
+    return where or fallback, first["msg"].removeprefix("Value error, ")  # a rule's own words, as it wrote them
 
 
 def one_line(err: ValidationError, prefix: str = "", fallback: str = "input") -> str:

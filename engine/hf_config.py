@@ -17,6 +17,9 @@ import json
 import math
 from typing import Any
 
+from pydantic import ValidationError
+
+from engine.errors import first_error
 from engine.hf_families import (
     ALIAS_NOTES,
     ALIASES,
@@ -87,8 +90,10 @@ class Reader:
     def has(self, key: str) -> bool:
         return self.raw(key) is not None
 
-    def whole(self, key: str, default: int | None = None, lo: int | None = None) -> int:
-        """A whole number within the engine's bounds for this field (``ConfigFieldError`` otherwise)."""
+    def whole(self, key: str, default: int | None = None, lo: int | None = None, layers: int | None = None) -> int:
+        """A whole number within the engine's bounds for this field (``ConfigFieldError`` otherwise); ``layers``:
+        a count of layers, at most the model's (``first_k_dense_replace``: 1,000 dense layers of 32 read as an
+        MoE with no routed layer, issue 17)."""
         value = self.raw(key)
         if value is None:
             if default is None:
@@ -103,6 +108,8 @@ class Reader:
         if (low is not None and number < low) or (high is not None and number > high):
             raise self.fail(key, f"{number:,} is outside the range the engine accepts ({low:,} to {high:,})"
                             if low is not None and high is not None else f"{number:,} is out of range")
+        if layers is not None and number > layers:
+            raise self.fail(key, f"{number:,} is more than the model's {layers:,} layers (num_hidden_layers)")
         return number
 
     def flag(self, key: str, default: bool = False) -> bool:
@@ -151,7 +158,7 @@ def _shown(value: Any) -> str:
     if isinstance(value, str):
         return f"the string {json.dumps(value[:40])}"
     if isinstance(value, float):
-        return f"the number {value:.6g}"
+        return f"the number {json.dumps(value)[:40]}"  # 4096.0, as the file spells it
     if isinstance(value, list):
         return "a list"
     if isinstance(value, dict):
@@ -261,14 +268,14 @@ def _routed(r: Reader, n: int) -> list[bool]:
     if rule == "all":
         return [True] * n
     if rule == "first_k":
-        first = r.whole("first_k_dense_replace", default=0, lo=0)
-        freq = r.whole("moe_layer_freq", default=1, lo=1)
+        first = r.whole("first_k_dense_replace", default=0, lo=0, layers=n)
+        freq = r.whole("moe_layer_freq", default=1, lo=1, layers=n)
         return [i >= first and i % freq == 0 for i in range(n)]
     if rule == "qwen":
-        step = r.whole("decoder_sparse_step", default=1, lo=1)
+        step = r.whole("decoder_sparse_step", default=1, lo=1, layers=n)
         dense = set(r.int_list("mlp_only_layers"))
         return [i not in dense and (i + 1) % step == 0 for i in range(n)]
-    step = r.whole("interleave_moe_layer_step", default=1, lo=1)  # Llama 4
+    step = r.whole("interleave_moe_layer_step", default=1, lo=1, layers=n)  # Llama 4
     moe_layers = r.int_list("moe_layers")
     return [i in moe_layers for i in range(n)] if moe_layers else [(i + 1) % step == 0 for i in range(n)]
 
@@ -301,8 +308,8 @@ def _moe(r: Reader, dense_width: int) -> MoESpec | None:
             dense_dispatch=f.dense_dispatch,
             **shared,
         )
-    except ValueError as err:
-        raise r.fail("num_experts_per_tok", str(err).splitlines()[-1]) from None
+    except ValidationError as err:
+        raise r.fail("num_experts_per_tok", first_error(err)[1]) from None
 
 
 def _mla(r: Reader) -> MLASpec | None:

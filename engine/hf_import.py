@@ -25,11 +25,12 @@ from engine import hf_config, safe_io
 from engine.errors import first_error
 from engine.hf_config import ConfigFieldError
 from engine.layers import UnsupportedLayerError
-from engine.specs import ModelSpec
+from engine.specs import MAX_PARAMS, ModelSpec
 
 MAX_CONFIG_BYTES = 4_000_000
 MAX_HEADER_BYTES = 100_000_000
 MAX_SHARDS = 4_096
+_MAX_DIMS = 8  # a tensor of more dimensions is not a weight
 #: tensor-name prefixes of a vision tower and its projector (Gemma 3, Mistral 3, Llama 4, LLaVA, Qwen-VL)
 _VISION = re.compile(r"^(model\.)?(vision_tower|vision_model|visual|multi_modal_projector|mm_projector|vision_)")
 _LAYER = re.compile(r"^(?:model\.)?(?:language_model\.)?(?:model\.)?layers\.(\d+)\.")
@@ -45,18 +46,29 @@ class RefusedLayerError(ConfigImportError):
 
 def find_config(path: str | Path) -> Path:
     """The config.json a path means: the file itself, ``<folder>/config.json``, or the newest snapshot of an
-    HF cache folder (``models--org--name/snapshots/<rev>/config.json``)."""
+    HF cache folder (``models--org--name/snapshots/<rev>/config.json``). Anything that is not a folder is taken
+    as the file, and ``engine.safe_io`` says what is wrong with it (a FIFO, a device, a link loop, missing)."""
     p = Path(path).expanduser()
-    if p.is_file():
+    if not p.is_dir():
+        if not p.exists() and not p.is_symlink():
+            raise ConfigImportError(f"{p}: no such file or folder")
         return p
-    if not p.exists():
-        raise ConfigImportError(f"{p}: no such file or folder")
-    if (p / "config.json").is_file():
+    if (p / "config.json").exists() or (p / "config.json").is_symlink():
         return p / "config.json"
-    snapshots = sorted((p / "snapshots").glob("*/config.json"), key=lambda f: f.stat().st_mtime)
+    revisions = (p / "snapshots").iterdir() if (p / "snapshots").is_dir() else iter(())
+    found = (r / "config.json" for r in revisions if r.is_dir())
+    snapshots = sorted((f for f in found if f.exists() or f.is_symlink()), key=_modified)
     if snapshots:
         return snapshots[-1]
     raise ConfigImportError(f"{p}: no config.json in this folder (nor in snapshots/*/)")
+
+
+def _modified(f: Path) -> float:
+    """When a snapshot's config.json changed (0 for a broken link or a loop: it sorts first and is reported)."""
+    try:
+        return f.stat().st_mtime
+    except OSError:
+        return 0.0
 
 
 def read_config(path: Path) -> dict[str, Any]:
@@ -66,7 +78,8 @@ def read_config(path: Path) -> dict[str, Any]:
     except safe_io.InputFileError as err:
         raise ConfigImportError(str(err)) from None
     if not isinstance(data, dict):
-        raise ConfigImportError(f"{path.name}: expected a JSON object at the top level")
+        raise ConfigImportError(f"{path.name}: expected a JSON object at the top level, found "
+                                f"{safe_io.json_kind(data)}")
     return data
 
 
@@ -79,16 +92,26 @@ class HeaderCounts:
     extra_layers: int  # layers at or past num_hidden_layers (not built by transformers)
 
 
+def _reason(err: safe_io.InputFileError, f: Path) -> str:
+    """``safe_io``'s message without the file's name (it starts with the path or the name)."""
+    text = str(err)
+    for prefix in (f"{f}: ", f"{f.name}: "):
+        text = text.removeprefix(prefix)
+    return text
+
+
 def _header(f: Path) -> dict[str, Any]:
+    where = f"{f.name}: safetensors header"
     try:
         (size,) = struct.unpack("<Q", safe_io.read_header(f, 0, 8))
         if size > MAX_HEADER_BYTES:
-            raise ConfigImportError(f"{f.name}: safetensors header too large ({size:,} bytes)")
-        header = safe_io.loads_json(safe_io.read_header(f, 8, size), f"{f.name}: safetensors header")
+            raise ConfigImportError(f"{where}: too large ({size:,} bytes; the limit is {MAX_HEADER_BYTES:,})")
+        header = safe_io.loads_json(safe_io.read_header(f, 8, size), where)
     except safe_io.InputFileError as err:
-        raise ConfigImportError(f"{f.name}: unreadable safetensors header ({err})") from None
+        reason = str(err).removeprefix(f"{where}: ") if str(err).startswith(where) else _reason(err, f)
+        raise ConfigImportError(f"{where}: {reason}") from None
     if not isinstance(header, dict):
-        raise ConfigImportError(f"{f.name}: safetensors header is not a JSON object")
+        raise ConfigImportError(f"{where}: expected a JSON object, found {safe_io.json_kind(header)}")
     return header
 
 
@@ -97,6 +120,9 @@ def _numel(f: Path, name: str, entry: Any) -> int:
     shape = entry.get("shape") if isinstance(entry, dict) else None
     if not isinstance(shape, list) or any(isinstance(d, bool) or not isinstance(d, int) or d < 0 for d in shape):
         raise ConfigImportError(f"{f.name}: safetensors header: tensor {name[:80]!r} has no valid shape")
+    if len(shape) > _MAX_DIMS or any(d > MAX_PARAMS for d in shape) or math.prod(shape) > MAX_PARAMS:
+        raise ConfigImportError(f"{f.name}: safetensors header: tensor {name[:80]!r} has a shape beyond the engine's "
+                                f"bounds (more than {MAX_PARAMS:,} elements)")
     if name.endswith("_scales") and entry.get("dtype") == "U8":
         return 0
     return math.prod(shape) * (2 if name.endswith("_blocks") and entry.get("dtype") == "U8" else 1)
@@ -122,6 +148,8 @@ def safetensors_counts(folder: Path, num_layers: int | None = None) -> HeaderCou
                 extra += n
             else:
                 language += n
+    if max(language, vision, extra) > MAX_PARAMS:
+        raise ConfigImportError(f"{folder.name}: the safetensors headers hold more than {MAX_PARAMS:,} parameters")
     return HeaderCounts(language, vision, extra)
 
 
@@ -140,6 +168,9 @@ def spec_fields(cfg: dict[str, Any], name: str, source: str = "config.json") -> 
         raise RefusedLayerError(str(err)) from None
     except ConfigFieldError as err:
         raise ConfigImportError(str(err)) from None
+    except ValidationError as err:  # a layer's own rule (every number was checked against its bound already)
+        where, message = first_error(err, fallback="")
+        raise ConfigImportError(f"{source}: field {where!r}: {message}" if where else f"{source}: {message}") from None
 
 
 def spec_from_config(cfg: dict[str, Any], name: str, source: str = "config.json",
@@ -155,10 +186,11 @@ def spec_from_config(cfg: dict[str, Any], name: str, source: str = "config.json"
 
 
 def _name(cfg_path: Path) -> str:
+    """The model's name: its folder's, or ``org/name`` of an HF cache folder (cut to a ``ModelSpec`` id's 200)."""
     name = cfg_path.parent.name if cfg_path.parent.name not in ("", ".") else "imported"
     if cfg_path.parent.parent.name == "snapshots":
         name = cfg_path.parent.parent.parent.name.removeprefix("models--").replace("--", "/")
-    return name
+    return name.strip()[:200] or "imported"
 
 
 def _header_fields(cfg_path: Path, num_layers: int, notes: tuple[str, ...]) -> dict[str, Any]:

@@ -11,7 +11,7 @@ config, a saved scenario, a PyTorch memory snapshot) goes through here:
   with ``NaN``, ``Infinity`` and numbers that overflow to infinity (``1e400``) refused, as JSON itself does
   (RFC 8259, section 6: "Numeric values that cannot be represented ... such as Infinity and NaN ... are not
   permitted"); Python's cap on the digits of an integer it parses (4,300 digits since 3.11: CVE-2020-10735,
-  python/cpython gh-95778) is reported as a message too.
+  python/cpython gh-95778) is reported as a message too; each names the field that held the number.
 
 Every refusal is an :class:`InputFileError` (a ``ValueError``) whose message starts with the file's name.
 """
@@ -139,15 +139,35 @@ def read_header(path: str | Path, offset: int, length: int) -> bytes:
     return data
 
 
-def _reject_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not a number JSON allows")
+#: Python's cap on the digits of an integer it converts from text (``sys.get_int_max_str_digits``, 3.11+)
+MAX_INT_DIGITS = 4_300
 
 
-def _finite_float(text: str) -> float:
+class _Refused:
+    """Stands in, while parsing, for a number JSON does not allow; the parse then names where it stood."""
+
+    __slots__ = ("why",)
+
+    def __init__(self, why: str) -> None:
+        self.why = why
+
+
+def _constant(name: str) -> _Refused:
+    return _Refused(f"{name} is not a number JSON allows")
+
+
+def _float(text: str) -> float | _Refused:
     value = float(text)
     if not math.isfinite(value):
-        raise ValueError(f"{text[:20]} is too large a number (it overflows to infinity)")
+        return _Refused(f"{text[:20]} overflows to infinity")
     return value
+
+
+def _int(text: str) -> int | _Refused:
+    digits = len(text.lstrip("-"))
+    if digits > MAX_INT_DIGITS:
+        return _Refused(f"a whole number of {digits:,} digits (at most {MAX_INT_DIGITS:,})")
+    return int(text)
 
 
 def depth(value: Any, limit: int = MAX_JSON_DEPTH) -> int:
@@ -165,29 +185,57 @@ def depth(value: Any, limit: int = MAX_JSON_DEPTH) -> int:
     return deepest
 
 
+def json_kind(value: Any) -> str:
+    """What a parsed JSON value is, in JSON's words (``an array``), for messages."""
+    if isinstance(value, bool):
+        return "true or false"
+    kinds = ((dict, "an object"), (list, "an array"), (str, "a string"), (int | float, "a number"))
+    return next((word for kind, word in kinds if isinstance(value, kind)), "null")
+
+
+def _first_refused(value: Any) -> tuple[str, _Refused] | None:
+    """The dotted path (``text_config.hidden_size``, ``layers[3]``) of the first refused number, in file order."""
+    stack: list[tuple[str, Any]] = [("", value)]
+    while stack:
+        path, item = stack.pop()
+        if isinstance(item, _Refused):
+            return path, item
+        if isinstance(item, dict):
+            stack.extend((f"{path}.{k}" if path else str(k), v) for k, v in reversed(item.items()))
+        elif isinstance(item, list):
+            stack.extend((f"{path}[{i}]", v) for i, v in reversed(list(enumerate(item))))
+    return None
+
+
 def loads_json(
     text: str | bytes,
     name: str,
     max_depth: int = MAX_JSON_DEPTH,
     object_hook: Callable[[dict[str, Any]], Any] | None = None,
 ) -> Any:
-    """Parse JSON strictly: no NaN or Infinity, no number overflowing to infinity, at most ``max_depth`` levels.
+    """Parse JSON strictly: no NaN or Infinity, no number overflowing to infinity or longer than Python converts,
+    at most ``max_depth`` levels.
 
-    ``name`` (usually the file's name) starts every error message. ``object_hook`` (``json.loads``'s) is called
-    with every object parsed; whatever it raises, other than ``ValueError``, propagates (a cancel).
+    ``name`` (usually the file's name) starts every error message; a refused number is named by its field
+    (``config.json: field 'hidden_size': NaN is not a number JSON allows``). ``object_hook`` (``json.loads``'s)
+    is called with every object parsed and must return it; whatever it raises, other than ``ValueError``,
+    propagates (a cancel).
     """
     try:
-        value = json.loads(text, parse_constant=_reject_constant, parse_float=_finite_float, object_hook=object_hook)
+        value = json.loads(text, parse_constant=_constant, parse_float=_float, parse_int=_int,
+                           object_hook=object_hook)
     except RecursionError:
         raise InputFileError(f"{name}: nested too deeply (more than {max_depth} levels)") from None
     except json.JSONDecodeError as err:
         raise InputFileError(f"{name}: not valid JSON (line {err.lineno}, column {err.colno}: {err.msg})") from None
     except UnicodeDecodeError as err:
         raise InputFileError(f"{name}: not UTF-8 text ({err.reason})") from None
-    except ValueError as err:  # our hooks, or an integer over Python's digit limit
-        raise InputFileError(f"{name}: {err}") from None
     if depth(value, max_depth) > max_depth:
         raise InputFileError(f"{name}: nested too deeply (more than {max_depth} levels)")
+    refused = _first_refused(value)
+    if refused is not None:
+        path, number = refused
+        raise InputFileError(f"{name}: field {path!r}: {number.why}" if path else f"{name}: {number.why}")
     return value
 
 

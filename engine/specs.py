@@ -8,26 +8,43 @@ GUI's sliders offer are the GUI's, ``gui.ranges``, checked against these).
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Annotated, Any, ClassVar
+from typing import Annotated, Any, ClassVar, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic.fields import FieldInfo
 
 # -- bounds, defined once -------------------------------------------------------------------------------------
-PositiveInt = Annotated[int, Field(ge=1)]
-Vocab = Annotated[int, Field(ge=2, le=4_000_000)]
-Hidden = Annotated[int, Field(ge=1, le=131_072)]
-Layers = Annotated[int, Field(ge=1, le=1_024)]
-Heads = Annotated[int, Field(ge=1, le=4_096)]
-HeadDim = Annotated[int, Field(ge=1, le=4_096)]
-Intermediate = Annotated[int, Field(ge=1, le=1_048_576)]
-Experts = Annotated[int, Field(ge=1, le=4_096)]
-SeqLen = Annotated[int, Field(ge=1, le=1_048_576)]
-Batch = Annotated[int, Field(ge=1, le=4_096)]
-GpuCount = Annotated[int, Field(ge=1, le=65_536)]
-LoraRank = Annotated[int, Field(ge=1, le=4_096)]
-LossChunks = Annotated[int, Field(ge=1, le=4_096)]
-Probability = Annotated[float, Field(ge=0.0, lt=1.0)]
-Bytes = Annotated[int, Field(ge=0)]
+#: every number of a setup, a model or a GPU is a whole number (``strict``: the text "4096", 4096.0 and true are
+#: refused, not read as 4096 or 1), finite and within a bound, the same from the GUI, a file or the command line
+PositiveInt = Annotated[int, Field(strict=True, ge=1, le=2**31 - 1)]
+#: a switch: JSON's true or false, never "false" (a non-empty string) or 1
+Flag = Annotated[bool, Field(strict=True)]
+Vocab = Annotated[int, Field(strict=True, ge=2, le=4_000_000)]
+Hidden = Annotated[int, Field(strict=True, ge=1, le=131_072)]
+Layers = Annotated[int, Field(strict=True, ge=1, le=1_024)]
+Heads = Annotated[int, Field(strict=True, ge=1, le=4_096)]
+HeadDim = Annotated[int, Field(strict=True, ge=1, le=4_096)]
+Intermediate = Annotated[int, Field(strict=True, ge=1, le=1_048_576)]
+Experts = Annotated[int, Field(strict=True, ge=1, le=4_096)]
+SeqLen = Annotated[int, Field(strict=True, ge=1, le=1_048_576)]
+Batch = Annotated[int, Field(strict=True, ge=1, le=4_096)]
+GpuCount = Annotated[int, Field(strict=True, ge=1, le=65_536)]
+LoraRank = Annotated[int, Field(strict=True, ge=1, le=4_096)]
+LossChunks = Annotated[int, Field(strict=True, ge=1, le=4_096)]
+Probability = Annotated[float, Field(strict=True, allow_inf_nan=False, ge=0.0, lt=1.0)]
+Bytes = Annotated[int, Field(strict=True, ge=0, le=2**60)]
+#: the most memory one GPU may be given: 2^50 bytes (1 PiB), about 3,900 times the largest GPU made (288 GB)
+GpuBytes = Annotated[int, Field(strict=True, ge=1, le=2**50)]
+#: a name or id shown in the GUI and in messages (a 100,000-character name is a damaged file, not a GPU)
+Name = Annotated[str, Field(max_length=200)]
+#: tokens one GPU holds in one micro-batch (batch x seq_len / cp): at most 2^24, the GUI's largest (128 x 131,072)
+#: and 16 sequences of 1,048,576. Past it nothing runs: GPT-2's logits alone at 2^24 tokens are 3.4 TB in fp32
+#: (2^24 x 50,257 x 4 bytes), twelve times the largest GPU, and "every maximum" (4,096 x 1,048,576) asked for
+#: 4.7e20 bytes (issue 17)
+MAX_MICRO_BATCH_TOKENS = 2**24
+#: the most parameters a checkpoint may report: 10^15, five hundred times the largest published model (2T)
+MAX_PARAMS = 10**15
+Params = Annotated[int, Field(strict=True, ge=1, le=MAX_PARAMS)]
 
 
 class _Frozen(BaseModel):
@@ -199,21 +216,21 @@ class MoESpec(_Frozen):
     num_experts: Experts
     experts_per_token: Experts
     expert_intermediate_size: Intermediate
-    shared_experts: Annotated[int, Field(ge=0, le=4_096)] = 0
+    shared_experts: Annotated[int, Field(strict=True, ge=0, le=4_096)] = 0
     #: the first k layers keep a dense MLP (DeepSeek's ``first_k_dense_replace``; flat specs only)
-    first_dense_layers: Annotated[int, Field(ge=0)] = 0
+    first_dense_layers: Annotated[int, Field(strict=True, ge=0, le=1_024)] = 0
     #: width of the shared expert MLP (None: ``shared_experts`` x ``expert_intermediate_size``, DeepSeek's rule)
-    shared_intermediate_size: Annotated[int, Field(ge=1, le=1_048_576)] | None = None
-    shared_expert_gate: bool = False  # a sigmoid gate (hidden -> 1) on the shared expert (Qwen2-MoE)
-    router_bias: bool = False  # GPT-OSS
-    expert_bias: bool = False  # biases on the experts' projections (GPT-OSS)
+    shared_intermediate_size: Annotated[int, Field(strict=True, ge=1, le=1_048_576)] | None = None
+    shared_expert_gate: Flag = False  # a sigmoid gate (hidden -> 1) on the shared expert (Qwen2-MoE)
+    router_bias: Flag = False  # GPT-OSS
+    expert_bias: Flag = False  # biases on the experts' projections (GPT-OSS)
     storage: ExpertStorage = ExpertStorage.FUSED
     lora: ExpertLora = ExpertLora.PARAMETERS
     #: the router is an ``nn.Linear`` that ``all-linear`` adapts as a module
-    router_linear: bool = False
+    router_linear: Flag = False
     #: every expert runs on every token, scaled by its router score (transformers' Llama4TextMoe: the input is
     #: repeated once per expert and multiplied by dense batched matmuls), instead of only the top-k
-    dense_dispatch: bool = False
+    dense_dispatch: Flag = False
 
     @model_validator(mode="after")
     def _check(self) -> MoESpec:
@@ -247,13 +264,13 @@ class AttentionSpec(_Frozen):
     head_dim: HeadDim
     window: PositiveInt | None = None  # sliding-window attention over this many tokens (None: full)
     qk_norm: QkNorm = QkNorm.NONE
-    sinks: bool = False  # one learned logit per head added to the softmax (GPT-OSS)
-    qkv_bias: bool = False
-    o_bias: bool = False
-    fused_qkv: bool = False  # one qkv_proj linear (Phi-3 / Phi-4)
+    sinks: Flag = False  # one learned logit per head added to the softmax (GPT-OSS)
+    qkv_bias: Flag = False
+    o_bias: Flag = False
+    fused_qkv: Flag = False  # one qkv_proj linear (Phi-3 / Phi-4)
     #: RoPE on part of each head, the rest concatenated back (Phi-4-mini, GLM-4, MiniMax-M2)
-    partial_rotary: bool = False
-    softcap: bool = False  # tanh soft-capping of the scores (Gemma 2)
+    partial_rotary: Flag = False
+    softcap: Flag = False  # tanh soft-capping of the scores (Gemma 2)
     mla: MLASpec | None = None
 
     @model_validator(mode="after")
@@ -279,9 +296,10 @@ class MlpSpec(_Frozen):
     shared expert is described by ``moe``)."""
 
     kind: MlpKind = MlpKind.GATED
-    intermediate_size: Annotated[int, Field(ge=0, le=1_048_576)] = 0  # the dense MLP's width (0: routed only)
-    bias: bool = False
-    fused_gate_up: bool = False  # one gate_up_proj linear (Phi-3 / Phi-4, GLM-4)
+    #: the dense MLP's width (0: routed only)
+    intermediate_size: Annotated[int, Field(strict=True, ge=0, le=1_048_576)] = 0
+    bias: Flag = False
+    fused_gate_up: Flag = False  # one gate_up_proj linear (Phi-3 / Phi-4, GLM-4)
     moe: MoESpec | None = None
 
     @model_validator(mode="after")
@@ -296,7 +314,7 @@ class LayerSpec(_Frozen):
 
     attention: AttentionSpec
     mlp: MlpSpec
-    norms: Annotated[int, Field(ge=0, le=8)] = 2  # Gemma 2 / 3 and GLM-4 have four, Cohere 2 one
+    norms: Annotated[int, Field(strict=True, ge=0, le=8)] = 2  # Gemma 2 / 3 and GLM-4 have four, Cohere 2 one
 
 
 class LayerRun(LayerSpec):
@@ -308,10 +326,10 @@ class LayerRun(LayerSpec):
 class ModelSpec(_Frozen):
     """A decoder-only transformer, described by the fields that decide its parameters and its memory."""
 
-    id: Annotated[str, Field(min_length=1, max_length=200)]
-    name: str = ""
-    family: str = "custom"
-    hf_repo: str | None = None
+    id: Annotated[str, Field(min_length=1, max_length=200, pattern=r"\S")]
+    name: Name = ""
+    family: Name = "custom"
+    hf_repo: Name | None = None
     vocab_size: Vocab
     hidden_size: Hidden
     num_layers: Layers
@@ -321,32 +339,32 @@ class ModelSpec(_Frozen):
     intermediate_size: Intermediate
     mlp: MlpKind = MlpKind.GATED
     norm: NormKind = NormKind.RMSNORM
-    norms_per_layer: Annotated[int, Field(ge=1, le=8)] = 2  # Gemma 2 has four
+    norms_per_layer: Annotated[int, Field(strict=True, ge=1, le=8)] = 2  # Gemma 2 has four
     positions: PositionKind = PositionKind.ROPE
     max_position: PositiveInt = 4_096
-    tie_embeddings: bool = False
-    qkv_bias: bool = False
-    o_bias: bool = False
-    mlp_bias: bool = False
-    fused_qkv: bool = False  # one qkv projection (GPT-2's c_attn, Phi-3's qkv_proj)
-    fused_gate_up: bool = False  # one gate_up projection (Phi-3)
+    tie_embeddings: Flag = False
+    qkv_bias: Flag = False
+    o_bias: Flag = False
+    mlp_bias: Flag = False
+    fused_qkv: Flag = False  # one qkv projection (GPT-2's c_attn, Phi-3's qkv_proj)
+    fused_gate_up: Flag = False  # one gate_up projection (Phi-3)
     moe: MoESpec | None = None
     mla: MLASpec | None = None
     #: Gemma 2 soft-caps attention scores and output logits with tanh (cap * tanh(x / cap))
-    attn_softcap: bool = False
-    logit_softcap: bool = False
+    attn_softcap: Flag = False
+    logit_softcap: Flag = False
     sliding_window: PositiveInt | None = None
     #: for models whose every other layer is sliding-window (Gemma 2), the share of layers that slide
-    sliding_layers_fraction: Annotated[float, Field(ge=0.0, le=1.0)] = 1.0
+    sliding_layers_fraction: Annotated[float, Field(strict=True, allow_inf_nan=False, ge=0.0, le=1.0)] = 1.0
     #: the real checkpoint's parameter count, when known (used to check the architecture, never to compute)
-    published_params: PositiveInt | None = None
+    published_params: Params | None = None
     #: the decoder layers as runs of identical layers, first layer first; None: one stack derived from the flat
     #: fields above (``engine.layers.runs``), as every catalog model before the layer list was written
     layers: tuple[LayerRun, ...] | None = None
     #: parameters outside the language model (a vision tower and its projector): reported, not estimated
-    vision_params: Annotated[int, Field(ge=0)] = 0
+    vision_params: Annotated[int, Field(strict=True, ge=0, le=MAX_PARAMS)] = 0
     #: what an import assumed or left out, shown beside the model
-    notes: tuple[str, ...] = ()
+    notes: tuple[Annotated[str, Field(max_length=2_000)], ...] = Field(default=(), max_length=64)
 
     @model_validator(mode="after")
     def _check(self) -> ModelSpec:
@@ -378,7 +396,7 @@ class ModelSpec(_Frozen):
 # -- training -------------------------------------------------------------------------------------------------
 class LoraSpec(_Frozen):
     rank: LoraRank = 16
-    alpha: Annotated[float, Field(gt=0, le=1e6)] = 32.0
+    alpha: Annotated[float, Field(strict=True, allow_inf_nan=False, gt=0, le=1e6)] = 32.0
     dropout: Probability = 0.0
     targets: LoraTargets = LoraTargets.ALL_LINEAR
 
@@ -387,13 +405,13 @@ class QuantSpec(_Frozen):
     """QLoRA storage of the frozen base (Dettmers et al. 2023, arXiv:2305.14314)."""
 
     quant_type: QuantType = QuantType.NF4
-    double_quant: bool = True
-    block_size: Annotated[int, Field(ge=16, le=4_096)] = 64
-    keep_embeddings_16bit: bool = True
-    keep_lm_head_16bit: bool = True
+    double_quant: Flag = True
+    block_size: Annotated[int, Field(strict=True, ge=16, le=4_096)] = 64
+    keep_embeddings_16bit: Flag = True
+    keep_lm_head_16bit: Flag = True
 
 
-Parallel = Annotated[int, Field(ge=1, le=1_024)]
+Parallel = Annotated[int, Field(strict=True, ge=1, le=1_024)]
 
 
 class ParallelSpec(_Frozen):
@@ -410,12 +428,12 @@ class ParallelSpec(_Frozen):
     cp: Parallel = 1
     ep: Parallel = 1
     etp: Parallel | None = None  # None: the tensor-parallel size (Megatron-Core)
-    sequence_parallel: bool = False
-    micro_batches: Annotated[int, Field(ge=1, le=65_536)] = 1
+    sequence_parallel: Flag = False
+    micro_batches: Annotated[int, Field(strict=True, ge=1, le=65_536)] = 1
     schedule: PipelineSchedule = PipelineSchedule.ONE_F_ONE_B
-    virtual_stages: Annotated[int, Field(ge=1, le=128)] = 1
+    virtual_stages: Annotated[int, Field(strict=True, ge=1, le=128)] = 1
     #: layers per pipeline stage, first stage first (None: as even as possible)
-    pp_layers: tuple[Annotated[int, Field(ge=1, le=1_024)], ...] | None = None
+    pp_layers: tuple[Annotated[int, Field(strict=True, ge=1, le=1_024)], ...] | None = None
 
     @model_validator(mode="after")
     def _check(self) -> ParallelSpec:
@@ -447,11 +465,11 @@ class HostSetup(_Frozen):
     """
 
     model_loading: ModelLoading = ModelLoading.FULL_PER_PROCESS
-    dataset_tokens: Annotated[int, Field(ge=0, le=10**15)] = 0
+    dataset_tokens: Annotated[int, Field(strict=True, ge=0, le=10**15)] = 0
     dataset_storage: DatasetStorage = DatasetStorage.ARROW_MMAP
-    num_workers: Annotated[int, Field(ge=0, le=1_024)] = 0
-    prefetch_factor: Annotated[int, Field(ge=1, le=1_024)] = 2  # torch's default when num_workers > 0
-    pin_memory: bool = False
+    num_workers: Annotated[int, Field(strict=True, ge=0, le=1_024)] = 0
+    prefetch_factor: Annotated[int, Field(strict=True, ge=1, le=1_024)] = 2  # torch's default when num_workers > 0
+    pin_memory: Flag = False
     nodes: GpuCount = 1
     #: one node's RAM, for a verdict (None: no verdict)
     ram_bytes: Bytes | None = None
@@ -465,13 +483,13 @@ class TrainingSetup(_Frozen):
     optimizer: Optimizer = Optimizer.ADAMW
     batch: Batch = 1
     seq_len: SeqLen = 4_096
-    grad_accum: Annotated[int, Field(ge=1, le=65_536)] = 1
+    grad_accum: Annotated[int, Field(strict=True, ge=1, le=65_536)] = 1
     attention: Attention = Attention.SDPA
     checkpointing: Checkpointing = Checkpointing.NONE
     gpus: GpuCount = 1
     sharding: Sharding = Sharding.NONE
-    offload_optimizer: bool = False
-    offload_params: bool = False
+    offload_optimizer: Flag = False
+    offload_params: Flag = False
     lora: LoraSpec = LoraSpec()
     quant: QuantSpec = QuantSpec()
     parallel: ParallelSpec = ParallelSpec()
@@ -479,7 +497,7 @@ class TrainingSetup(_Frozen):
     loss: Loss = Loss.STANDARD
     #: chunks of a chunked loss; None: the tool's own (TRL's 256-token chunks, torchtune's 8 chunks)
     loss_chunks: LossChunks | None = None
-    activation_offload: bool = False  # saved activations to host RAM (torchtune / TRL OffloadActivations)
+    activation_offload: Flag = False  # saved activations to host RAM (torchtune / TRL OffloadActivations)
     host: HostSetup = HostSetup()
 
     #: fields added after the first release: left out of ``as_json()`` while at their defaults, so that a script's
@@ -497,7 +515,16 @@ class TrainingSetup(_Frozen):
                              f"{p.cp} = {mp} (the rest is data parallelism)")
         if self.gpus % self.host.nodes:
             raise ValueError(f"gpus ({self.gpus}) must be a multiple of host.nodes ({self.host.nodes})")
+        if self.micro_batch_tokens > MAX_MICRO_BATCH_TOKENS:
+            cp = f" / cp {self.parallel.cp}" if self.parallel.cp > 1 else ""
+            raise ValueError(f"batch x seq_len{cp} = {self.micro_batch_tokens:,} tokens per GPU in one micro-batch; "
+                             f"the engine costs at most {MAX_MICRO_BATCH_TOKENS:,} (2^24): no GPU holds more")
         return self
+
+    @property
+    def micro_batch_tokens(self) -> int:
+        """Tokens one GPU holds in one micro-batch: batch x seq_len, split over the context-parallel ranks."""
+        return -(-self.batch * self.seq_len // self.parallel.cp)
 
     @property
     def processes_per_node(self) -> int:
@@ -526,28 +553,35 @@ class TrainingSetup(_Frozen):
 
     def on_one_gpu(self, **changes: Any) -> TrainingSetup:
         """The same training on one GPU of one node: no sharding, no parameter offload, no parallel layout (what
-        the whole model's states are counted on); ``changes`` on top."""
-        return self.with_(gpus=1, sharding=Sharding.NONE, offload_params=False, parallel=ParallelSpec(),
-                          host=self.host.model_copy(update={"nodes": 1}), **changes)
+        the whole model's states are counted on); ``changes`` on top. A derived setup (:meth:`derived`), not
+        re-validated: with context parallelism its one GPU would hold more tokens than a request may ask for."""
+        return self.derived(gpus=1, sharding=Sharding.NONE, offload_params=False, parallel=ParallelSpec(),
+                            host=self.host.model_copy(update={"nodes": 1}), **changes)
+
+    def derived(self, **changes: Any) -> TrainingSetup:
+        """A copy for a step the engine derives from this setup, not one a user asks for (DPO's chosen and
+        rejected pairs, 2 x batch; GRPO's groups, batch x G): top-level fields changed without the bounds of a
+        request (``Batch``, ``MAX_MICRO_BATCH_TOKENS``), which this setup passed already."""
+        return self.model_copy(update=changes)
 
 
 class GpuSpec(_Frozen):
-    id: str
-    name: str
-    memory_bytes: Bytes
-    vendor: str = "NVIDIA"
+    id: Annotated[str, Field(min_length=1, max_length=200)]
+    name: Annotated[str, Field(min_length=1, max_length=200)]
+    memory_bytes: GpuBytes
+    vendor: Name = "NVIDIA"
     #: what the CUDA/ROCm context and libraries take outside the allocator (measured: ~0.55 GB on an H200)
-    context_bytes: Bytes = 550_000_000
-    bf16: bool = True
+    context_bytes: Annotated[int, Field(strict=True, ge=0, le=2**50)] = 550_000_000
+    bf16: Flag = True
     #: the share of ``memory_bytes`` one process may use where the vendor caps it (macOS: Metal's
     #: ``recommendedMaxWorkingSetSize``); 1 where no cap is documented
     usable_fraction: Annotated[float, Field(gt=0.0, le=1.0)] = 1.0
     #: memory shared with the CPU (Apple silicon): the operating system and other programs live in it too
-    unified_memory: bool = False
+    unified_memory: Flag = False
     #: where ``memory_bytes`` comes from (a datasheet, or nvidia-smi on a real card)
-    source: str = ""
+    source: Annotated[str, Field(max_length=1000)] = ""
     #: where ``usable_fraction`` comes from
-    usable_source: str = ""
+    usable_source: Annotated[str, Field(max_length=1000)] = ""
 
     @property
     def usable_bytes(self) -> int:
@@ -556,10 +590,16 @@ class GpuSpec(_Frozen):
 
 
 def field_bounds(model: type[BaseModel], name: str) -> tuple[float | None, float | None]:
-    """(lower, upper) of a numeric field, read from its ``Annotated`` constraints."""
+    """(lower, upper) of a numeric field, read from its ``Annotated`` constraints (those of ``X`` in an optional
+    ``X | None`` field too)."""
+    info = model.model_fields[name]
+    metadata = list(info.metadata)
+    for arg in get_args(info.annotation):  # ``HeadDim | None``: the bounds sit on the union's member
+        for meta in getattr(arg, "__metadata__", ()):
+            metadata += meta.metadata if isinstance(meta, FieldInfo) else [meta]
     lo: float | None = None
     hi: float | None = None
-    for meta in model.model_fields[name].metadata:
+    for meta in metadata:
         lo = getattr(meta, "ge", None) if getattr(meta, "ge", None) is not None else lo
         hi = getattr(meta, "le", None) if getattr(meta, "le", None) is not None else hi
     return lo, hi

@@ -32,6 +32,14 @@ from gui.page_state import Fields, StateError, touches
 from gui.slider_scale import SliderScale
 
 Choices = Sequence[tuple[str, Any]]
+#: the longest label a picker gives a value that is not among its choices
+MAX_LABEL = 80
+
+
+def _label(value: Any) -> str:
+    """A value's ``name`` (a GPU's, a model's) or its text, cut to ``MAX_LABEL`` characters."""
+    text = str(getattr(value, "name", None) or value)
+    return text if len(text) <= MAX_LABEL else text[: MAX_LABEL - 1] + "…"
 
 
 class Bindable(Protocol):
@@ -100,16 +108,28 @@ class Binder(QObject):
         self._writer = Coalescer(self._write_pending, self)
         state.changed.connect(self.refresh)
 
-    def combo(self, box: QComboBox, field: str, choices: Choices) -> None:
-        """A picker over ``(label, value)`` choices (labels already translated)."""
+    def combo(self, box: QComboBox, field: str, choices: Choices,
+              label: Callable[[Any], str] = _label) -> None:
+        """A picker over ``(label, value)`` choices (labels already translated). A value that is none of them (a
+        saved scenario's own GPU) is shown as one more item, named by ``label``, until another value is shown."""
         values = [value for _, value in choices]
+        base = len(values)
         with QSignalBlocker(box):
             box.clear()
-            box.addItems([label for label, _ in choices])
+            box.addItems([text for text, _ in choices])
         def read() -> Any:
             return values[box.currentIndex()] if box.currentIndex() >= 0 else None
 
-        self._add(_Bound(box, field, read, lambda v: box.setCurrentIndex(values.index(v))))
+        def show(value: Any) -> None:
+            if value not in values[:base]:
+                del values[base:]
+                while box.count() > base:
+                    box.removeItem(base)
+                values.append(value)
+                box.addItem(label(value))
+            box.setCurrentIndex(values.index(value))
+
+        self._add(_Bound(box, field, read, show))
         box.currentIndexChanged.connect(lambda _i: self._write_now(field, read()))
 
     def slider(self, slider: QSlider, field: str, scale: SliderScale) -> None:
@@ -123,8 +143,18 @@ class Binder(QObject):
         slider.valueChanged.connect(lambda _p: self._write_later(field, read()))
 
     def spin(self, spin: QSpinBox | QDoubleSpinBox, field: str) -> None:
-        """A spin box (set its range yourself, e.g. from ``SliderScale.for_field``); writes are coalesced."""
-        self._add(_Bound(spin, field, spin.value, spin.setValue))
+        """A spin box (set its range yourself, e.g. from ``gui.ranges``); writes are coalesced. A value beyond its
+        range (a saved scenario's 1,048,576 tokens, the engine's bound, past the GUI's 131,072) widens the range
+        to it, so that the box shows the state's value instead of clamping it (issue 17); a slider bound to the
+        same field stays at its end."""
+        def show(value: Any) -> None:
+            if value < spin.minimum():
+                spin.setMinimum(value)
+            if value > spin.maximum():
+                spin.setMaximum(value)
+            spin.setValue(value)
+
+        self._add(_Bound(spin, field, spin.value, show))
         spin.valueChanged.connect(lambda v: self._write_later(field, v))
 
     def toggle(self, button: QAbstractButton, field: str, on: Any = True, off: Any = False) -> None:

@@ -4,6 +4,11 @@ Every expected problem (a bad config, a corrupt scenario, an absurd value) is ha
 there. This hook is for the unexpected: it writes the traceback to a log file, tells the user in one sentence
 that the app kept its state and where the details are, and lets the event loop go on. One dialog at a time:
 an error repeating in every paint event does not stack up windows.
+
+``contain`` runs a piece of a page's work (its recompute) so that an error goes to the installed hook instead of
+unwinding through Qt's C++ frames: an exception left pending inside a C++ virtual call (an event filter) while
+a rebuild deletes widgets once crashed the app in Shiboken (issue 17). Tests and the GUI fuzz driver install
+their own hook, so an error contained here still fails them.
 """
 
 from __future__ import annotations
@@ -11,6 +16,7 @@ from __future__ import annotations
 import sys
 import tempfile
 import traceback
+from collections.abc import Callable
 from pathlib import Path
 from types import TracebackType
 
@@ -18,6 +24,9 @@ from PySide6.QtCore import QCoreApplication, QStandardPaths, QTimer
 from PySide6.QtWidgets import QMessageBox
 
 _showing = False
+Listener = Callable[[type[BaseException], BaseException, TracebackType | None], None]
+# who else hears of an error the hook reports (the GUI fuzz driver, tests/gui/fuzz_driver.py, fails on it)
+_listeners: list[Listener] = []
 
 
 def log_path() -> Path:
@@ -54,14 +63,30 @@ def _tell(summary: str, path: Path) -> None:
         _showing = False
 
 
+def add_listener(listener: Listener) -> None:
+    """Hand every error the hook reports to ``listener`` too, after logging it."""
+    _listeners.append(listener)
+
+
 def hook(kind: type[BaseException], value: BaseException, tb: TracebackType | None) -> None:
     """``sys.excepthook`` for the running app."""
     if issubclass(kind, KeyboardInterrupt):
         sys.__excepthook__(kind, value, tb)
         return
     path = report(kind, value, tb)
+    for listener in _listeners:
+        listener(kind, value, tb)
     summary = f"{kind.__name__}: {value}"
     QTimer.singleShot(0, lambda: _tell(summary, path))
+
+
+def contain(run: Callable[[], None]) -> None:
+    """Run ``run``; an error it raises goes to ``sys.excepthook`` (the app's ``hook``, a test's, the fuzz
+    driver's), never up through the Qt code that called us."""
+    try:
+        run()
+    except Exception:  # every error is reported to the hook, none is lost
+        sys.excepthook(*sys.exc_info())
 
 
 def install() -> None:

@@ -30,6 +30,7 @@ from PySide6.QtCore import QEvent, QObject, SignalInstance
 from PySide6.QtWidgets import QWidget
 
 from gui.coalesce import Coalescer, Debounce
+from gui.errors import contain
 from gui.page_state import Fields, touches
 
 #: how long input must pause before a page's ``later`` parts run (the memory page's charts)
@@ -87,7 +88,7 @@ class Recompute(QObject):
             self._parts = list(self._later)
         self._next.cancel()
         while self._parts:
-            self._parts.pop(0)()
+            contain(self._parts.pop(0))
 
     def pending(self) -> bool:
         """Whether some part is still to run (stale while hidden, or waiting for its turn)."""
@@ -110,7 +111,7 @@ class Recompute(QObject):
 
     def _run(self) -> None:
         self._stale = False
-        self._now()
+        contain(self._now)  # an error goes to the error hook, never up through Qt's C++ (gui.errors)
         if self._later:
             self._parts = []
             self._next.cancel()
@@ -122,7 +123,7 @@ class Recompute(QObject):
 
     def _run_part(self) -> None:
         if self._parts:
-            self._parts.pop(0)()
+            contain(self._parts.pop(0))
         if self._parts:
             self._next.schedule()
 

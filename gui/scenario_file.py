@@ -8,9 +8,11 @@
      "gpu": {"catalog": "a100-80gb"},               # or {"spec": {...}} for a GPU not in the catalog
      "unit": "GB"}
 
-Reading validates everything with the engine's pydantic models before anything is used: a file that is not
-JSON, not a scenario, from a newer version or with a rejected value raises ``ScenarioFileError`` naming the
-problem, and the caller changes nothing. Writing is atomic (``gui.atomic_write``): a temporary file in the same
+Reading goes through ``engine.safe_io`` (a regular file only: a FIFO named ``x.vramlab.json`` is refused at once
+instead of blocking; at most ``MAX_BYTES``; JSON nested at most 64 deep, without NaN or Infinity) and validates
+everything with the engine's pydantic models before anything is used: a file that is not JSON, not a scenario,
+from a newer version or with a rejected value raises ``ScenarioFileError`` naming the problem and the field, and
+the caller changes nothing. Writing is atomic (``gui.atomic_write``): a temporary file in the same
 folder, flushed and fsynced, then ``os.replace``d over the target, so a crash mid-save leaves the old file whole.
 """
 
@@ -22,6 +24,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 
+from engine import safe_io
 from engine.catalog import DEFAULT_GPU, DEFAULT_MODEL, CatalogError, get_gpu, get_model
 from engine.errors import one_line
 from engine.specs import GpuSpec, ModelSpec, TrainingSetup
@@ -31,6 +34,10 @@ from gui.atomic_write import write_text_atomic
 FORMAT = "vramlab-scenario"
 VERSION = 1
 SUFFIX = ".vramlab.json"
+#: the largest scenario file read (an imported model's architecture is a few kilobytes)
+MAX_BYTES = 4_000_000
+#: the longest catalog id a file may name
+MAX_ID = 200
 
 
 class ScenarioFileError(ValueError):
@@ -108,8 +115,11 @@ def _entry(doc: dict[str, Any], key: str, kind: type[BaseModel], full: str, look
     if not isinstance(entry, dict) or len(entry) != 1 or not ({"catalog", full} & entry.keys()):
         raise ScenarioFileError(f'{key}: expected {{"catalog": id}} or {{"{full}": {{...}}}}')
     if "catalog" in entry:
+        name = entry["catalog"]
+        if not isinstance(name, str) or not 0 < len(name) <= MAX_ID:
+            raise ScenarioFileError(f"{key}.catalog: expected a catalog id (text of 1 to {MAX_ID} characters)")
         try:
-            return lookup(str(entry["catalog"]))
+            return lookup(name)
         except CatalogError as err:
             raise ScenarioFileError(f"{key}: {err}") from None
     return _validated(kind, entry[full], f"{key}.{full}")
@@ -131,17 +141,17 @@ def _check_header(doc: Any) -> dict[str, Any]:
 def from_json(text: str) -> ScenarioData:
     """Parse and validate a scenario file's text; raises ``ScenarioFileError``."""
     try:
-        doc = _check_header(json.loads(text))
-    except json.JSONDecodeError as err:
-        where = f"line {err.lineno}, column {err.colno}"
-        raise ScenarioFileError(f"not valid JSON ({where}: {err.msg})", "corrupt") from None
+        parsed = safe_io.loads_json(text, "scenario")
+    except safe_io.InputFileError as err:
+        raise ScenarioFileError(str(err).removeprefix("scenario: "), "corrupt") from None
+    doc = _check_header(parsed)
     model = _entry(doc, "model", ModelSpec, "architecture", get_model)
     gpu = _entry(doc, "gpu", GpuSpec, "spec", get_gpu)
     setup = _validated(TrainingSetup, doc.get("setup", {}), "setup")
     try:
         unit = Unit(doc.get("unit", Unit.GB.value))
-    except ValueError:
-        raise ScenarioFileError(f"unit: {doc.get('unit')!r} is not one of GB, GiB") from None
+    except (ValueError, TypeError):
+        raise ScenarioFileError(f"unit: {str(doc.get('unit'))[:40]!r} is not one of GB, GiB") from None
     data: ScenarioData = _validated(ScenarioData, {"model": model, "setup": setup, "gpu": gpu, "unit": unit}, "setup")
     return data
 
@@ -149,11 +159,14 @@ def from_json(text: str) -> ScenarioData:
 def load(path: Path) -> ScenarioData:
     """Read a scenario file; raises ``ScenarioFileError`` (unreadable, corrupt, wrong format, newer version)."""
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        data = safe_io.read_bytes(path, MAX_BYTES, "scenario")
+    except safe_io.InputFileError as err:
+        reason = str(err).removeprefix(f"{path}: ").removeprefix(f"{Path(path).name}: ")
+        raise ScenarioFileError(f"cannot read it: {reason}", "unreadable") from None
+    try:
+        text = data.decode("utf-8-sig")
     except UnicodeDecodeError:
         raise ScenarioFileError("not a text file (not UTF-8)", "corrupt") from None
-    except OSError as err:
-        raise ScenarioFileError(f"cannot read it: {err.strerror or err}", "unreadable") from None
     return from_json(text)
 
 

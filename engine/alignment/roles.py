@@ -109,11 +109,19 @@ def trained(role: Role, e: Estimate, logits: bool = True, logit_share: float = 1
     return RoleCost(role, Mode.TRAINED, Holding.OWN, resident, transient, e)
 
 
+def frozen_whole(m: ModelSpec, s: TrainingSetup) -> int:
+    """A whole frozen copy stored like the policy's base (16-bit, or 4-bit NF4 for QLoRA), without the fp32
+    adapters: ``weights_full``, the model's weights before any ZeRO divisor or offload
+    (``engine.training.states.weight_parts``). Read from ``s`` itself: a copy of it on one GPU was once
+    re-validated and refused any setup with tensor parallelism, several nodes or a derived batch past a request's
+    bound (issue 17)."""
+    st = model_states(m, s)
+    return st.weights_full - (st.counts.trainable * FP32 if s.method is not Method.FULL else 0)
+
+
 def frozen_weights(m: ModelSpec, s: TrainingSetup) -> int:
-    """A frozen copy stored like the policy's base (16-bit, or 4-bit NF4 for QLoRA), per GPU."""
-    whole = s.on_one_gpu()
-    st = model_states(m, whole)
-    stored = st.weights_full - (st.counts.trainable * FP32 if s.method is not Method.FULL else 0)
+    """A frozen copy stored like the policy's base, per GPU (ZeRO-3 shards it over the GPUs)."""
+    stored = frozen_whole(m, s)
     return -(-stored // s.gpus) if s.sharding is Sharding.ZERO3 else stored
 
 

@@ -29,7 +29,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
-from engine.alignment.roles import Holding, Mode, Role, RoleCost, frozen_weights, rollout
+from engine.alignment.roles import Holding, Mode, Role, RoleCost, frozen_weights, frozen_whole, rollout
 from engine.params import count_params
 from engine.serving.kv import kv_cache
 from engine.specs import KvDtype, ModelSpec, Sharding, TrainingSetup
@@ -93,12 +93,12 @@ def hf_generate(m: ModelSpec, s: TrainingSetup, rs: RolloutShape) -> RoleCost:
     forward over them, logits for the last position) and the last decoding step (the whole KV cache + one
     token's forward), plus under ZeRO-3 the rest of the gathered weights."""
     n = rs.generate_sequences
-    prefill = kv_bytes(m, s, n, rs.prompt) + forward_bytes(m, s.with_(seq_len=rs.prompt), n, logit_tokens=1).bytes
-    decode = kv_bytes(m, s, n, rs.seq_len) + forward_bytes(m, s.with_(seq_len=1), n).bytes
+    prefill = kv_bytes(m, s, n, rs.prompt) + forward_bytes(m, s.derived(seq_len=rs.prompt), n, logit_tokens=1).bytes
+    decode = kv_bytes(m, s, n, rs.seq_len) + forward_bytes(m, s.derived(seq_len=1), n).bytes
     kv = kv_bytes(m, s, n, rs.seq_len if decode >= prefill else rs.prompt)
     transient: dict[str, int] = {TermName.KV_CACHE: kv, TermName.FORWARD: max(prefill, decode) - kv}
     if s.sharding is Sharding.ZERO3 and s.gpus > 1:
-        whole = frozen_weights(m, s.on_one_gpu())
+        whole = frozen_whole(m, s)
         transient[TermName.WEIGHTS] = whole - frozen_weights(m, s)
     return RoleCost(Role.ROLLOUT, Mode.FROZEN, Holding.POLICY, transient=transient)
 

@@ -39,13 +39,13 @@ from engine.alignment.rollout import (
     rollout_role,
     shape,
 )
-from engine.specs import GpuSpec, Method, ModelSpec, TrainingSetup
+from engine.specs import Flag, GpuSpec, Method, ModelSpec, TrainingSetup
 from engine.terms import TermName
 from engine.training.estimate import RESERVED_RATIO, estimate
 
-Share = Annotated[float, Field(ge=0.0, lt=1.0)]
-Generations = Annotated[int, Field(ge=1, le=1_024)]
-Tokens = Annotated[int, Field(ge=1, le=524_288)]
+Share = Annotated[float, Field(strict=True, allow_inf_nan=False, ge=0.0, lt=1.0)]
+Generations = Annotated[int, Field(strict=True, ge=1, le=1_024)]
+Tokens = Annotated[int, Field(strict=True, ge=1, le=524_288)]
 
 
 class Stage(StrEnum):
@@ -60,10 +60,11 @@ class AlignmentOptions(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    reference_shares_base: bool = True  # LoRA / QLoRA: the reference is the base with adapters off
-    dpo_precomputed_reference: bool = False  # reference log-probs computed once before training
-    grpo_kl_coef: Annotated[float, Field(ge=0.0, le=10.0)] = 0.04  # DeepSeekMath's beta; TRL's default is 0.0
-    grpo_reward_model: bool = False  # False: a rule (verifiable reward); True: a reward model
+    reference_shares_base: Flag = True  # LoRA / QLoRA: the reference is the base with adapters off
+    dpo_precomputed_reference: Flag = False  # reference log-probs computed once before training
+    #: DeepSeekMath's beta; TRL's default is 0.0
+    grpo_kl_coef: Annotated[float, Field(strict=True, allow_inf_nan=False, ge=0.0, le=10.0)] = 0.04
+    grpo_reward_model: Flag = False  # False: a rule (verifiable reward); True: a reward model
     rollout_share: Share = 0.3  # vLLM gpu_memory_utilization (TRL colocate default); 0: no separate engine
     #: issue 19's RL settings (engine.alignment.rollout); all None: the counts as before them
     num_generations: Generations | None = None  # GRPO's G (TRL default 8); PPO samples 1
@@ -180,7 +181,7 @@ def _rl_roles(stage: Stage, m: ModelSpec, s: TrainingSetup, gpu: GpuSpec, o: Ali
               rs: RolloutShape) -> list[RoleCost]:
     """PPO / GRPO over generated sequences: every model runs over ``batch x G`` sequences of ``P + C`` tokens;
     GRPO's policy and reference make logits for the completion only (``engine.alignment.rollout``)."""
-    st, n = s.with_(batch=rs.train_sequences, seq_len=rs.seq_len), rs.train_sequences
+    st, n = s.derived(batch=rs.train_sequences, seq_len=rs.seq_len), rs.train_sequences
     share = 1.0 if rs.logits_to_keep is None else min(rs.logits_to_keep, rs.seq_len) / rs.seq_len
     roles = [trained(Role.POLICY, estimate(m, st, gpu), logit_share=share)]
     if stage is Stage.PPO:
@@ -202,7 +203,7 @@ def _roles(stage: Stage, m: ModelSpec, s: TrainingSetup, gpu: GpuSpec, o: Alignm
     if stage is Stage.SFT:
         return [trained(Role.POLICY, estimate(m, s, gpu))]
     if stage is Stage.DPO:
-        policy = trained(Role.POLICY, estimate(m, s.with_(batch=2 * b), gpu))
+        policy = trained(Role.POLICY, estimate(m, s.derived(batch=2 * b), gpu))
         ref = absent(Role.REFERENCE, Holding.PRECOMPUTED) if o.dpo_precomputed_reference else _reference(m, s, o, 2 * b)
         return [policy, ref]
     roles = [trained(Role.POLICY, estimate(m, s, gpu))]

@@ -126,7 +126,7 @@ def resolve_model(model: str | None, config: str | None) -> ModelSpec:
 
         return load_config(config)
     try:
-        return get_model(model or DEFAULT_MODEL)
+        return get_model(DEFAULT_MODEL if model is None else model)  # an empty --model is unknown, not the default
     except CatalogError:
         if model is None or "/" not in model:
             raise

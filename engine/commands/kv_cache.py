@@ -62,7 +62,7 @@ def serving_setup_from_args(a: argparse.Namespace) -> ServingSetup:
 
 
 def _model(args: argparse.Namespace) -> ModelSpec:
-    if args.model:
+    if args.model is not None:  # an empty --model is an unknown model, not "no model"
         return get_model(args.model)
     from engine.hf_import import load_config  # loaded only when asked for
 
@@ -70,8 +70,8 @@ def _model(args: argparse.Namespace) -> ModelSpec:
 
 
 def run(args: argparse.Namespace) -> tuple[dict[str, Any], str]:
-    if args.sequences < 1:
-        raise ValueError("--sequences must be at least 1")
+    # the engine's bounds on every number, named by their flags (--tokens, --sequences, --tp)
+    ServingSetup(tokens=args.tokens, sequences=args.sequences, kv_dtype=args.dtype, tp=args.serving_tp)
     m = _model(args)
     kv = kv_cache(m, args.tokens, args.dtype, args.serving_tp)
     data = {

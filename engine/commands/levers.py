@@ -11,9 +11,11 @@ import argparse
 from typing import Any
 
 from engine.catalog import get_gpu
+from engine.cli import UsageError
 from engine.commands.estimate import add_setup_arguments, resolve_model, setup_from_args
 from engine.lever_facts import COMMUNICATION_SOURCE, communication, lora_share
 from engine.levers import Lever, advice, all_levers, zero3_gpus
+from engine.specs import TrainingSetup, field_bounds
 from engine.units import Unit, format_bytes
 
 
@@ -40,6 +42,9 @@ def lever_json(lv: Lever) -> dict[str, Any]:
 
 
 def run(args: argparse.Namespace) -> tuple[dict[str, Any], str]:
+    lo, hi = field_bounds(TrainingSetup, "gpus")
+    if args.zero3_gpus is not None and not (lo or 1) <= args.zero3_gpus <= (hi or 1):
+        raise UsageError(f"--zero3-gpus: {args.zero3_gpus:,} is outside the engine's range ({lo:,.0f} to {hi:,.0f})")
     model, setup, gpu = resolve_model(args.model, args.config), setup_from_args(args), get_gpu(args.gpu)
     computed = all_levers(model, setup, gpu, args.zero3_gpus)
     share, comm = lora_share(model, setup), communication(model, setup)

@@ -70,6 +70,14 @@ def _draft(path: Path, first: bool) -> Draft:
     return d
 
 
+def _real(path: Path) -> Path:
+    """The file a path names, links followed; a link loop is itself (reading it then says what is wrong)."""
+    try:
+        return path.resolve()
+    except (OSError, RuntimeError):  # Python 3.11 raises RuntimeError on a symbolic link loop
+        return path.absolute()
+
+
 def _read_all(paths: Sequence[str | Path]) -> list[Draft]:
     """Every file given, and each file they name, in order (module docstring)."""
     queue = [Path(p).expanduser() for p in paths]
@@ -77,7 +85,7 @@ def _read_all(paths: Sequence[str | Path]) -> list[Draft]:
     seen: set[Path] = set()
     while queue and len(drafts) < MAX_FILES:
         path = queue.pop(0)
-        real = path.resolve()
+        real = _real(path)
         if real in seen:
             continue
         seen.add(real)

@@ -10,7 +10,7 @@ that cache, not the weights, fills the GPU. The modules answer one question each
   reserved contiguously at the maximum length or paged in 16-token blocks (PagedAttention).
 """
 
-from engine.serving.capacity import ServingFit, ServingSetup, WeightDtype, serving_fit
+from engine.serving.capacity import MAX_SEQUENCES, ServingFit, ServingSetup, WeightDtype, serving_fit
 from engine.serving.kv import AttentionKind, KvCache, attention_kind, kv_bits, kv_cache
 from engine.serving.mla import DEEPSEEK_V2, MlaComparison, compare_mla
 from engine.serving.paged import Allocation, Event, EventKind, Frame, PagingSummary, PoolSpec
@@ -19,6 +19,7 @@ from engine.serving.trace import Request, TraceShape, request_stream
 
 __all__ = [
     "DEEPSEEK_V2",
+    "MAX_SEQUENCES",
     "Allocation",
     "AttentionKind",
     "Event",

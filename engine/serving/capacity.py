@@ -22,10 +22,12 @@ from engine.serving.kv import KvCache, kv_cache
 from engine.specs import GpuSpec, KvDtype, ModelSpec, SeqLen
 from engine.terms import TermName
 
-Concurrency = Annotated[int, Field(ge=1, le=65_536)]
-TensorParallel = Annotated[int, Field(ge=1, le=64)]
-Utilization = Annotated[float, Field(gt=0.0, le=1.0)]
-BatchedTokens = Annotated[int, Field(ge=1, le=1_048_576)]
+#: the most concurrent sequences a ``ServingSetup`` may ask for
+MAX_SEQUENCES = 65_536
+Concurrency = Annotated[int, Field(strict=True, ge=1, le=MAX_SEQUENCES)]
+TensorParallel = Annotated[int, Field(strict=True, ge=1, le=64)]
+Utilization = Annotated[float, Field(strict=True, allow_inf_nan=False, gt=0.0, le=1.0)]
+BatchedTokens = Annotated[int, Field(strict=True, ge=1, le=1_048_576)]
 
 
 class WeightDtype(StrEnum):
@@ -84,6 +86,13 @@ class ServingFit(BaseModel):
     def term(self, name: str) -> Term:
         return next(t for t in self.terms if t.name == name)
 
+    def terms_at(self, sequences: int) -> list[Term]:
+        """The per-GPU terms with ``sequences`` sequences' KV cache (any count, not only a setup's): the bar of
+        ``max_sequences``, which can pass the bound of a request (GPT-2 at 128 tokens in int8 over 8 H100s holds
+        97,131 sequences; a ``ServingSetup`` asks for at most ``MAX_SEQUENCES``)."""
+        fixed = [t for t in self.terms if t.name != TermName.KV_CACHE]
+        return list(with_shares([*fixed, self.kv.term(sequences)]))
+
 
 def weights_term(m: ModelSpec, dtype: WeightDtype, tp: int) -> Term:
     """Weights on one of ``tp`` GPUs: parameters x bits per weight / 8 / T."""
@@ -125,3 +134,5 @@ def serving_fit(m: ModelSpec, gpu: GpuSpec, setup: ServingSetup) -> ServingFit:
         terms=list(with_shares([*fixed, kv.term(setup.sequences)])), kv_budget_bytes=kv_budget,
         max_sequences=max(0, kv_budget // kv.bytes_per_sequence),
     )
+
+

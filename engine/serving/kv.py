@@ -15,8 +15,11 @@ from enum import StrEnum
 from pydantic import BaseModel, ConfigDict
 
 from engine.results import Term
-from engine.specs import KvDtype, ModelSpec
+from engine.specs import KvDtype, ModelSpec, TrainingSetup, field_bounds
 from engine.terms import TermName
+
+#: the longest sequence the engine costs: ``SeqLen``'s bound, the same as a training setup's ``seq_len``
+MAX_TOKENS = int(field_bounds(TrainingSetup, "seq_len")[1] or 0)
 
 #: Bits per cached element. Quantized caches also keep small per-block scales, not counted here.
 _KV_BITS = {
@@ -133,8 +136,10 @@ def kv_cache(m: ModelSpec, tokens: int, dtype: KvDtype = KvDtype.FP16, tp: int =
     all of it.
     Sliding-window layers keep ``min(tokens, window)`` tokens (Mistral 7B, arXiv:2310.06825, section 2).
     """
-    if tokens < 1 or tp < 1:
-        raise ValueError("tokens and tp must be at least 1")
+    if not 1 <= tokens <= MAX_TOKENS:
+        raise ValueError(f"tokens: {tokens:,} is outside the engine's range (1 to {MAX_TOKENS:,})")
+    if tp < 1:
+        raise ValueError("tp must be at least 1")
     heads, width, factors = _per_layer(m, tp)
     sliding, token_layers, capped = _token_layers(m, tokens)
     bits = kv_bits(dtype)

@@ -41,6 +41,7 @@ from enum import StrEnum
 
 from engine.params import count_params
 from engine.specs import (
+    MAX_MICRO_BATCH_TOKENS,
     Attention,
     Checkpointing,
     DatasetStorage,
@@ -295,13 +296,17 @@ def _largest(fits: Callable[[int], bool], lo: int, hi: int) -> int | None:
 
 
 def max_seq_len(m: ModelSpec, s: TrainingSetup, gpu: GpuSpec, limit: int = 1_048_576) -> int | None:
-    """The longest sequence that fits as things stand (None: not even one token). With context parallelism only
-    multiples of 2 x cp are lengths it can run (``engine.training.layout``)."""
+    """The longest sequence that fits as things stand (None: not even one token), searched up to ``limit`` and
+    the engine's tokens per micro-batch (``MAX_MICRO_BATCH_TOKENS``). With context parallelism only multiples of
+    2 x cp are lengths it can run (``engine.training.layout``)."""
+    limit = min(limit, MAX_MICRO_BATCH_TOKENS * s.parallel.cp // s.batch)
     step = 2 * s.parallel.cp if s.parallel.cp > 1 else 1
     found = _largest(lambda k: estimate(m, s.with_(seq_len=k * step), gpu).fits, 1, limit // step)
     return None if found is None else found * step
 
 
 def max_batch(m: ModelSpec, s: TrainingSetup, gpu: GpuSpec, limit: int = 4_096) -> int | None:
-    """The largest micro-batch that fits as things stand (None: not even one)."""
+    """The largest micro-batch that fits as things stand (None: not even one), searched up to ``limit`` and the
+    engine's tokens per micro-batch."""
+    limit = min(limit, MAX_MICRO_BATCH_TOKENS * s.parallel.cp // s.seq_len)
     return _largest(lambda n: estimate(m, s.with_(batch=n), gpu).fits, 1, limit)

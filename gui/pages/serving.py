@@ -147,10 +147,10 @@ class ServingPage(QWidget):
         self.cards.show_models(rows, unit)
         model, gpu = self.scenario.model, self.scenario.gpu
         fit = serving_fit(model, gpu, setup)
-        best = serving_fit(model, gpu, setup.with_(sequences=max(1, fit.max_sequences)))
+        most = fit.terms_at(fit.max_sequences) if fit.max_sequences else []  # may pass a request's bound
         self.chart.show_bars(
             [(self.tr("{n:,} requested").format(n=setup.sequences), fit.terms),
-             (self.tr("{n:,} that fit").format(n=best.setup.sequences), best.terms if fit.max_sequences else [])],
+             (self.tr("{n:,} that fit").format(n=fit.max_sequences), most)],
             [(self.tr("GPU memory"), fit.gpu_bytes, False),
              (self.tr("usable ({u:.0%})").format(u=setup.gpu_memory_utilization), fit.budget_bytes, True)],
             unit,

@@ -102,7 +102,7 @@ class BytesCurvePlot(pg.PlotWidget):  # type: ignore[misc]
         self.set_marker(*self._marker_at)
         self._limit.setVisible(limit is not None)
         if limit is not None:
-            self._limit.setPos(math.log10(limit[0]))
+            self._limit.setPos(math.log10(max(limit[0], 1.0)))  # a log axis has no 0
             self._limit.setPen(pg.mkPen(c.limit, width=c.pen(1), style=Qt.PenStyle.DotLine))
             self._limit_label.setFormat(limit[1])
             self._limit_label.setColor(c.muted)
@@ -114,7 +114,8 @@ class BytesCurvePlot(pg.PlotWidget):  # type: ignore[misc]
         top = max(float(np.max(cv.values)) for cv in curves)
         bottom = min(float(np.min(cv.values)) for cv in curves)
         x0, x1 = math.log10(float(lengths[0])), math.log10(float(lengths[-1]))
-        y0, y1 = math.log10(max(bottom, 1.0)), math.log10(top)
+        y0 = math.log10(max(bottom, 1.0))
+        y1 = max(math.log10(max(top, 1.0)), y0 + 1.0)  # a log axis has no 0, and needs some height
         plot.setRange(xRange=(x0, x1), yRange=(y0, y1), padding=0.04)
         plot.getAxis("bottom").setTicks([_labels(x0, x1, _COUNT_NAMES, "")])
         plot.getAxis("left").setTicks([[t for t in _labels(y0, y1, _BYTE_NAMES, " ") if int(t[0]) % 3 == 0]])

@@ -109,3 +109,44 @@ def test_an_impossible_layout_is_one_line_exit_2(args, message):
     assert r.returncode == 2
     assert message in r.stderr
     assert len(r.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize(("argv", "line"), [
+    (["estimate", "--seq-len", "0"], "error: --seq-len: Input should be greater than or equal to 1"),
+    (["estimate", "--lora-rank", "0"], "error: --lora-rank: Input should be greater than or equal to 1"),
+    (["estimate", "--nodes", "0"], "error: --nodes: Input should be greater than or equal to 1"),
+    (["kv-cache", "--model", "gpt2", "--tokens", str(10**30)],
+     "error: --tokens: Input should be less than or equal to 1048576"),
+    (["kv-cache", "--model", "gpt2", "--tokens", "8", "--tp", "0"],
+     "error: --tp: Input should be greater than or equal to 1"),
+    (["kv-cache", "--model", "gpt2", "--tokens", "8", "--sequences", "0"],
+     "error: --sequences: Input should be greater than or equal to 1"),
+    (["alignment", "--grpo-kl", "20"], "error: --grpo-kl: Input should be less than or equal to 10"),
+    (["estimate", "--lora-alpha", "nan"], "error: --lora-alpha: Input should be a finite number"),
+    (["levers", "--zero3-gpus", "0"], "error: --zero3-gpus: 0 is outside the engine's range (1 to 65,536)"),
+])
+def test_a_refused_value_is_named_by_its_flag(capsys, argv, line):
+    """Issue 17: ``--seq-len 0`` named the field ``seq_len``, not the flag the user typed."""
+    assert main(argv) == 2
+    assert capsys.readouterr().err == line + "\n"
+
+
+@pytest.mark.parametrize("argv", [["estimate", "--bogus"], ["estimate", "--seq-len", "abc"], ["nope"],
+                                  ["estimate", "--seq-len", "0"], ["estimate", "--model", "nope"]])
+def test_one_error_prefix_for_argparse_and_the_engine(capsys, argv):
+    """Issue 17: argparse's errors started ``python -m engine estimate: error:``, the engine's ``error:``."""
+    try:
+        status: object = main(argv)
+    except SystemExit as exit_:
+        status = exit_.code
+    assert status == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: "), err
+    assert err.count("\n") == 1, err
+
+
+@pytest.mark.parametrize("argv", [["estimate", "--model", ""], ["kv-cache", "--model", "", "--tokens", "8"]])
+def test_an_empty_model_is_unknown_not_the_default(capsys, argv):
+    """Issue 17: ``--model ''`` silently meant Llama 2 7B."""
+    assert main(argv) == 2
+    assert capsys.readouterr().err.startswith("error: unknown model ''")

@@ -275,3 +275,20 @@ def test_nodes_must_divide_the_gpus():
 def test_cuda_free_runtime_is_the_measured_cpu_baseline():
     h = host_estimate(M70, TrainingSetup(), cuda=False)
     assert _term(h, "runtime", "loading").per_node == RUNTIME_CPU_BYTES
+
+
+def test_the_issues_command_line_reports_one_copy_of_the_offload_per_node(capsys):
+    """Issue 17: ``estimate --model llama-2-70b --gpus 8 --sharding zero3 --offload-optimizer`` printed 8,829 GB
+    of host RAM (8 x 16P: the unsharded offload multiplied by the GPU count). By hand: 8 processes each offload
+    their eighth of the 16P bytes of states (16P per node, 1,103.6 GB), plus 8 runtimes."""
+    import json
+
+    from engine.cli import main
+
+    argv = ["estimate", "--model", "llama-2-70b", "--gpus", "8", "--sharding", "zero3", "--offload-optimizer",
+            "--json"]
+    assert main(argv) == 0
+    host = json.loads(capsys.readouterr().out)["host"]
+    assert host["terms"]["offloaded_states"] == 16 * P == 1_103_626_371_072
+    assert host["per_node_bytes"] == 16 * P + 8 * R
+    assert host["per_process_bytes"] == 2 * P + R

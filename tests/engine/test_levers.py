@@ -182,3 +182,13 @@ def test_a_layout_leaves_out_the_steps_it_cannot_take() -> None:
     assert [st.key for st in laid.steps] == ["full", "lora"]
     assert [st.key for st in lora_lever(m, TrainingSetup(gpus=2, host=HostSetup(nodes=2)), gpu).steps] == [
         "full", "lora", "qlora"]
+
+
+def test_the_one_gpu_side_of_a_context_parallel_setup_is_not_refused():
+    """With cp 2 each GPU holds 2^24 tokens, the most a request may ask for; the whole model on one GPU (the
+    ZeRO-3 card's "off" side, the communication facts) is derived, not a request, so it is not refused."""
+    long = S.with_(gpus=2, sharding=Sharding.ZERO3, batch=32, seq_len=1_048_576, parallel=ParallelSpec(cp=2))
+    assert long.micro_batch_tokens == 2**24
+    off = zero3_lever(M, long, A100).steps[0].setup
+    assert (off.gpus, off.sharding, off.parallel.cp, off.seq_len) == (1, Sharding.NONE, 1, 1_048_576)
+    assert communication(M, long).factor == PAPER_FACTOR

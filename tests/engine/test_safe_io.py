@@ -81,7 +81,7 @@ def test_not_utf8(tmp_path: Path) -> None:
         ('{"hidden_size": Infinity}', "Infinity is not a number JSON allows"),
         ('{"hidden_size": -Infinity}', "-Infinity is not a number JSON allows"),
         ('{"hidden_size": 1e400}', "overflows to infinity"),
-        ('{"hidden_size": ' + "9" * 5000 + "}", "4300"),
+        ('{"hidden_size": ' + "9" * 5000 + "}", "a whole number of 5,000 digits (at most 4,300)"),
         ("[" * 100_000 + "]" * 100_000, "nested too deeply"),
         ("[" * 65 + "]" * 65, "nested too deeply"),
         ('{"a": ', "not valid JSON (line 1"),
@@ -105,3 +105,23 @@ def test_read_header(tmp_path: Path) -> None:
     assert read_header(f, 2, 3) == b"234"
     with pytest.raises(InputFileError, match="truncated"):
         read_header(f, 8, 5)
+
+
+@pytest.mark.parametrize(
+    ("text", "line"),
+    [
+        ('{"hidden_size": NaN}', "cfg.json: field 'hidden_size': NaN is not a number JSON allows"),
+        ('{"text_config": {"hidden_size": Infinity}}',
+         "cfg.json: field 'text_config.hidden_size': Infinity is not a number JSON allows"),
+        ('{"a": 1, "shape": [1, 1e400]}',
+         "cfg.json: field 'shape[1]': 1e400 overflows to infinity"),
+        ('{"hidden_size": -' + "1" * 5000 + "}",
+         "cfg.json: field 'hidden_size': a whole number of 5,000 digits (at most 4,300)"),
+        ("NaN", "cfg.json: NaN is not a number JSON allows"),
+    ],
+)
+def test_a_refused_number_is_named_by_its_field(text: str, line: str) -> None:
+    """Issue 17: a config's hidden_size of NaN, Infinity, 1e400 or 5,000 digits is named, not only refused."""
+    with pytest.raises(InputFileError) as err:
+        loads_json(text, "cfg.json")
+    assert str(err.value) == line

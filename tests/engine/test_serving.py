@@ -180,3 +180,26 @@ def test_serving_terms_carry_their_shares():
     fit = serving_fit(get_model("llama-2-7b"), get_gpu("a100-80gb"), ServingSetup())
     assert sum(t.share for t in fit.terms) == pytest.approx(1.0)
     assert all(t.share == pytest.approx(t.bytes / fit.used_bytes) for t in fit.terms)
+
+
+def test_more_sequences_fit_than_a_request_may_ask_for() -> None:
+    """Issue 17: GPT-2 at 128 tokens, int8 weights, over 8 H100s holds 97,131 sequences per GPU; a ServingSetup
+    asks for at most 65,536, so the bar of the largest concurrency is the fit's own terms, not a new setup."""
+    from engine.serving.capacity import MAX_SEQUENCES
+
+    m, gpu = get_model("gpt2"), get_gpu("h100-80gb")
+    fit = serving_fit(m, gpu, ServingSetup(tokens=128, weight_dtype=WeightDtype.INT8, tp=8))
+    assert fit.max_sequences == 97_131 > MAX_SEQUENCES
+    terms = {t.name: t.bytes for t in fit.terms_at(fit.max_sequences)}
+    assert terms["kv_cache"] == 97_131 * fit.kv.bytes_per_sequence
+    assert terms["weights"] == fit.term("weights").bytes
+    assert sum(terms.values()) <= fit.budget_bytes < sum(terms.values()) + fit.kv.bytes_per_sequence
+    with pytest.raises(ValueError, match="sequences"):
+        ServingSetup(sequences=fit.max_sequences)
+
+
+def test_kv_cache_refuses_a_length_beyond_the_engines_bound() -> None:
+    """Issue 17: ``kv-cache --tokens 10**30`` printed 5e35 bytes."""
+    with pytest.raises(ValueError, match="tokens: 1,000,000,000,000,000,000,000,000,000,000 is outside"):
+        kv_cache(get_model("llama-2-7b"), 10**30)
+    assert kv_cache(get_model("llama-2-7b"), 1_048_576).tokens == 1_048_576

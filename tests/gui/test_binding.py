@@ -164,3 +164,40 @@ def test_binds_a_page_state_too(host: QWidget) -> None:
     assert state.value.tp == 4
     state.update(tp=2)
     assert spin.value() == 2
+
+
+def test_a_value_beyond_a_spin_boxs_range_widens_it(host: QWidget, scenario: Scenario) -> None:
+    """Issue 17: a scenario of 1,048,576 tokens loaded while the spin box showed 131,072; the box now shows the
+    state's value, and the slider sits at its end without writing."""
+    spin, slider = QSpinBox(host), QSlider(host)
+    spin.setRange(*ranges.SEQ_LEN)
+    binder = Binder(scenario, host)
+    binder.slider(slider, "seq_len", SEQ)
+    binder.spin(spin, "seq_len")
+    seen = emits(scenario)
+    scenario.update(seq_len=1_048_576)
+    assert spin.value() == 1_048_576 == scenario.setup.seq_len
+    assert slider.value() == SEQ.positions
+    binder.flush()
+    assert scenario.setup.seq_len == 1_048_576
+    assert seen == [1]  # nothing echoed back
+    scenario.update(seq_len=6)
+    assert spin.value() == 6
+
+
+def test_a_value_that_is_none_of_the_pickers_choices_becomes_one_more_item(host: QWidget, scenario: Scenario) -> None:
+    """Issue 17: a saved scenario with its own GPU (``"gpu": {"spec": {...}}``) made every refresh raise in
+    ``values.index``."""
+    from engine.catalog import gpus
+
+    box = QComboBox(host)
+    Binder(scenario, host).combo(box, "gpu", [(g.name, g) for g in gpus()])
+    mine = scenario.gpu.model_copy(update={"id": "my-gpu", "name": "My GPU " + "x" * 150})
+    scenario.update(gpu=mine)
+    assert box.count() == len(gpus()) + 1
+    assert box.currentText() == ("My GPU " + "x" * 150)[:79] + "…"
+    other = mine.model_copy(update={"id": "other", "name": "Other"})
+    scenario.update(gpu=other)
+    assert (box.count(), box.currentText()) == (len(gpus()) + 1, "Other")  # one extra item, not one per GPU
+    box.setCurrentIndex(0)
+    assert scenario.gpu == gpus()[0]

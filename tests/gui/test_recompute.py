@@ -124,3 +124,27 @@ def test_a_deleted_page_leaves_no_connection_behind(qtbot: QtBot) -> None:
     QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
     assert not shiboken6.isValid(page)
     state.update(tokens=1024)  # would raise if the dead page's watcher were still connected
+
+
+def test_an_error_in_a_part_goes_to_the_error_hook_not_up_through_qt(
+    qtbot: QtBot, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 17: an error unwinding through Qt's C++ event filter crashed the app later (SIGSEGV)."""
+    import sys
+
+    seen: list[type[BaseException]] = []
+    monkeypatch.setattr(sys, "excepthook", lambda kind, value, tb: seen.append(kind))
+    page = QWidget()
+    qtbot.addWidget(page)
+
+    def fail() -> None:
+        raise ValueError("a page's bug")
+
+    ran: list[str] = []
+    recompute = Recompute(page, now=fail, later=[fail, lambda: ran.append("b")])
+    recompute.flush()  # does not raise
+    assert seen == [ValueError, ValueError]
+    assert ran == ["b"]  # the parts after the failing one still run
+    page.show()
+    recompute.request()
+    qtbot.waitUntil(lambda: len(seen) == 4, timeout=2000)  # the event loop's runs are contained too

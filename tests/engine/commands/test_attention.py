@@ -41,7 +41,7 @@ def test_options(capsys: pytest.CaptureFixture[str]) -> None:
     ("argv", "message"),
     [
         (["--sentence", "a b c d e f g h i"], "at most 8"),
-        (["--seq-len", "0"], "seq_len"),
+        (["--seq-len", "0"], "--seq-len:"),
         (["--model", "nope"], "unknown model"),
     ],
 )

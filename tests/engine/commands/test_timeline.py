@@ -52,7 +52,7 @@ def test_text_output(capsys: pytest.CaptureFixture[str]) -> None:
 
 @pytest.mark.parametrize(
     ("argv", "message"),
-    [(["--seq-len", "0"], "seq_len"), (["--model", "nope"], "nope"),
+    [(["--seq-len", "0"], "--seq-len:"), (["--model", "nope"], "nope"),
      (["--memory-viz", "/does/not/exist/p.json"], "/does/not/exist/p.json")],
 )
 def test_errors_are_one_line_exit_2(argv: list[str], message: str) -> None:

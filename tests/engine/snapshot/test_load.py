@@ -134,7 +134,7 @@ def test_size_caps(tmp_path: Path) -> None:
         (b"\x1f\x8bnot gzip at all", "s: not a valid gzip file"),
         (pickle.dumps({"a": 1})[:-3], "s: refused: not a plain-data pickle"),
         (b"hello", "s: refused: not a plain-data pickle"),
-        (b'{"segments": [], "device_traces": [NaN]}', "s: NaN is not a number JSON allows"),
+        (b'{"segments": [], "device_traces": [NaN]}', "s: field 'device_traces[0]': NaN is not a number JSON allows"),
         (b'{"segments": ', "s: not valid JSON"),
     ],
 )

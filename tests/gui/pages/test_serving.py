@@ -133,3 +133,15 @@ def test_a_training_change_does_not_recompute_the_page(qtbot: QtBot, monkeypatch
     assert page.recompute.pending()
     qtbot.waitUntil(lambda: calls != [], timeout=1000)
     assert page.fit_label.text().count("H200") == 1
+
+
+def test_a_small_model_that_fits_more_than_a_request_may_ask_for(page: ServingPage) -> None:
+    """Issue 17: GPT-2 on eight H100s at 128 tokens holds 97,131 sequences (a request's bound is 65,536): the
+    page raised a validation error in its recompute; it shows the count and its bar."""
+    page.scenario.update(model=get_model("gpt2"), gpu=get_gpu("h100-80gb"))
+    page.state.update(tokens=128, weight_dtype=WeightDtype.INT8, tp=8)
+    page.flush()
+    assert "At most 97,131 sequences" in page.fit_label.text()
+    fit = serving_fit(get_model("gpt2"), get_gpu("h100-80gb"), page.state.value)
+    heights = page.chart.bar_items["kv_cache"].opts["height"]
+    assert heights[1] == pytest.approx(to_unit(97_131 * fit.kv.bytes_per_sequence, Unit.GB))
