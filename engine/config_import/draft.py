@@ -192,6 +192,13 @@ class Draft:
                 for sub, sub_value in value.items():
                     dotted = f"{key}.{sub}"
                     if sub_value is not None and not self._touched(dotted):
-                        self.ignored.append(Ignored(self.shown(dotted), Message(reasons.get(dotted, NOT_USED))))
+                        self.ignored.append(Ignored(self.shown(dotted), _reason(reasons, dotted, sub_value)))
             elif not self._touched(key):
-                self.ignored.append(Ignored(self.shown(key), Message(reasons.get(key, NOT_USED))))
+                self.ignored.append(Ignored(self.shown(key), _reason(reasons, key, value)))
+
+
+def _reason(reasons: Mapping[str, str], key: str, value: Any) -> Message:
+    """Why an unused key is ignored: its reason, unless the file switches it off (``compile: False``,
+    ``sample_packing: false``), which does nothing the reason could speak of."""
+    off = value is False or (isinstance(value, str) and value.strip().lower() == "false")
+    return Message(NOT_USED if off else reasons.get(key, NOT_USED))

@@ -154,12 +154,16 @@ def _relevant(field: Field, method: Method, named: set[str]) -> bool:
 
 
 def _world(values: dict[str, Any], assumed: dict[str, Any], explicit: Mapping[str, Any]) -> None:
-    """With tensor, pipeline or context parallelism and no GPU count stated, the smallest world that holds it
-    (tp x pp x cp GPUs, a whole multiple of it), reported as assumed."""
-    mp = math.prod(int(_shown(values.get(f"parallel.{k}", 1))) for k in ("tp", "pp", "cp"))
+    """With a parallel layout and no GPU count stated, the smallest world that holds it, reported as assumed: a
+    whole multiple of tp x pp x cp whose ranks per pipeline stage (tp x cp x dp) the expert group etp x ep
+    divides (``engine.training.layout``: expert parallelism is carved from the data- and context-parallel ranks)."""
+    size = {k: int(_shown(values.get(f"parallel.{k}") or 1)) for k in ("tp", "pp", "cp", "ep")}
+    etp = int(_shown(values.get("parallel.etp") or size["tp"]))
+    step = math.lcm(size["tp"] * size["pp"] * size["cp"], size["pp"] * etp * size["ep"]) if size["ep"] > 1 \
+        else size["tp"] * size["pp"] * size["cp"]
     gpus = int(values["gpus"])
-    if mp > 1 and gpus % mp and "gpus" in assumed and "gpus" not in explicit:
-        values["gpus"] = mp * -(-gpus // mp)
+    if step > 1 and gpus % step and "gpus" in assumed and "gpus" not in explicit:
+        values["gpus"] = step * -(-gpus // step)
         assumed["gpus"] = values["gpus"]
 
 

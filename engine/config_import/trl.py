@@ -25,7 +25,10 @@ under ``model_init_kwargs``                           (``ModelConfig.dtype`` def
                                                       ``TrainingArguments`` has none, so it is left open
 ``max_prompt_length`` + ``max_completion_length``     the sequence of GRPO and RLOO (completion: 512 by
                                                       default); without a prompt bound it is left open
-``attn_implementation``                               the attention kernel
+``attn_implementation``                               the attention kernel (alignment-handbook's older
+                                                      ``use_flash_attention_2: true``: flash-attn 2)
+``lora_modules_to_save``                              modules trained in full beside LoRA: refused (their
+                                                      gradients and optimizer states are not counted)
 ``use_liger_kernel`` / ``loss_type: chunked_nll``       the loss: fused-linear-ce / chunked (TRL's own
                                                       chunked_nll, ``engine.training.loss``); absent, standard
                                                       is used, the upper bound (SFT's default is chunked_nll
@@ -49,7 +52,7 @@ from engine.config_import import common, training_args
 from engine.config_import.draft import Draft, Field
 from engine.config_import.names import AlignmentMethod, dtype_of
 from engine.config_import.report import Message
-from engine.specs import LoraTargets, Loss, Method
+from engine.specs import Attention, LoraTargets, Loss, Method
 from engine.translatable import QT_TRANSLATE_NOOP
 
 EIGHT_BIT = QT_TRANSLATE_NOOP("engine", "a base model loaded in 8 bits is not a method VRAM Lab costs")
@@ -126,6 +129,8 @@ def _lora(d: Draft) -> None:
     if not common.lora_targets(d, "lora_target_modules"):
         d.default(Field.LORA_TARGETS, LoraTargets.QV)
     common.quantization(d, "bnb_4bit_quant_type", "use_bnb_nested_quant", double_default=False)
+    if common.flag(d, "use_peft"):
+        common.trained_in_full(d, "lora_modules_to_save")
 
 
 def _weights(d: Draft) -> None:
@@ -183,7 +188,9 @@ def map_file(d: Draft) -> None:
     training_args.distributed(d)
     _sequence(d)
     _long_context(d)
-    if not common.attention(d, "attn_implementation"):
-        common.attention(d, "model_init_kwargs.attn_implementation")
+    if not common.attention(d, "attn_implementation") \
+            and not common.attention(d, "model_init_kwargs.attn_implementation") \
+            and common.flag(d, "use_flash_attention_2"):  # alignment-handbook's ModelArguments before TRL's
+        d.set(Field.ATTENTION, Attention.FLASH, "use_flash_attention_2")
     _alignment(d)
     d.finish(REASONS)
