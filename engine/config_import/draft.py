@@ -51,7 +51,8 @@ class Field(StrEnum):
     # inputs of the precision (engine.config_import.resolve.precision_of)
     HALF = "half"  # the 16-bit compute a trainer's flag asks for: "bf16", "fp16" or "none"
     WEIGHTS = "weights"  # the dtype trainable weights are kept in: "fp32", "bf16" or "fp16"
-    BACKEND = "backend"  # "deepspeed", "fsdp", "megatron" or "none"
+    BACKEND = "backend"  # "deepspeed", "fsdp" (accelerate's, which upcasts), "fsdp-native" (keeps the dtype loaded),
+    #                      "megatron" or "none"
     # not part of the setup
     MODEL = "model"
     ALIGNMENT = "alignment"

@@ -227,7 +227,7 @@ def _v1_dist(d: Draft) -> None:
         d.set(Field.BACKEND, "deepspeed", "dist_config.name")
         d.follow_file("dist_config.config_file", str(d.get("dist_config.config_file")))
     elif name.startswith("fsdp"):  # fsdp2, or fsdpturbo with its expert parallel size
-        d.set(Field.BACKEND, "fsdp", "dist_config.name")
+        d.set(Field.BACKEND, "fsdp-native", "dist_config.name")  # its own plugin: no fp32 upcast
         common.whole(d, Field.EP, "dist_config.ep_size")
         reshard = common.flag(d, "dist_config.reshard_after_forward")
         if reshard is None:

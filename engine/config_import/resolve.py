@@ -12,7 +12,9 @@ Precision (``precision_of``) is what each regime of ``engine.specs.Precision`` h
   arXiv:1910.02054, s3.1; DeepSpeed's ``bf16`` and ``fp16`` config sections; Megatron-LM's
   ``Float16OptimizerWithFloat16Params`` / distributed optimizer keep fp32 main parameters);
 * FSDP through accelerate with mixed precision upcasts trainable parameters to fp32 (accelerate
-  ``accelerator.py``, "FSDP upcast of low precision parameters"): full fine-tuning is amp-bf16 / amp-fp16;
+  ``accelerator.py``, "FSDP upcast of low precision parameters"; ``utils/fsdp_utils.py`` for FSDP2): full
+  fine-tuning is amp-bf16 / amp-fp16; a tool's own FSDP2 that does not (``"fsdp-native"``: LLaMA-Factory v1's
+  plugin, ``v1/plugins/trainer_plugins/distributed/fsdp2.py``) leaves it to the weights, as below;
 * otherwise the weights decide: fp32 weights with autocast are amp-bf16 / amp-fp16 (fp32 without it); bf16
   weights are bf16, with or without autocast (the Hugging Face Trainer on a bf16 model holds 8 bytes per
   parameter with AdamW: ENVIRONMENT.md, "PyTorch as a ground truth"); fp16 weights are fp16-mixed for LoRA and

@@ -242,3 +242,12 @@ def test_a_reasoning_variant_is_its_base_model(imported):
     the catalog holds as its Instruct variant."""
     r = imported({"a.yaml": "base_model: mistralai/Ministral-3-3B-Reasoning-2512\n"})
     assert r.model == get_model("ministral-3-3b")
+
+
+def test_llama_factory_v1_fsdp2_keeps_the_loaded_bf16_weights(imported):
+    """LLaMA-Factory v1 loads the model with ``dtype="auto"`` (v1/core/model_engine.py) and its own FSDP2 plugin
+    (v1/plugins/trainer_plugins/distributed/fsdp2.py) shards it with ``MixedPrecisionPolicy(param_dtype=bf16)``
+    and no fp32 upcast, unlike accelerate's: the weights and optimizer states stay bf16
+    (examples/v1/train_full/train_full_fsdp2.yaml)."""
+    r = imported({"a.yaml": "model: Qwen/Qwen3-0.6B\ndist_config:\n  name: fsdp2\nmicro_batch_size: 1\ncutoff_len: 2048\n"})
+    assert (r.setup.sharding.value, r.setup.precision.value) == ("zero3", "bf16")
