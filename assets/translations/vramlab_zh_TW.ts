@@ -2639,6 +2639,18 @@ Device total: plus the CUDA context and libraries — what nvidia-smi shows.</so
         <translation>{value} 沒有指出任何 VRAM Lab 能估算的注意力或 MLP 投影層</translation>
     </message>
     <message>
+        <source>{value} are trained in full beside the adapters, with gradients and optimizer states VRAM Lab does not count</source>
+        <translation>{value} 會在 adapter 之外整個一起訓練，它們的梯度與優化器狀態 VRAM Lab 沒有計入</translation>
+    </message>
+    <message>
+        <source>only part of the model is trained; the estimate trains all of it, an upper bound</source>
+        <translation>只訓練模型的一部分；估算值把整個模型都當成要訓練，為上限</translation>
+    </message>
+    <message>
+        <source>{value} copies of the model, each sharded over its own GPUs; costed as sharded over all the GPUs given, which understates it (give the GPUs of one copy with --gpus)</source>
+        <translation>模型有 {value} 份副本，各自分片到自己的 GPU 上；以分片到所有給定的 GPU 估算，會低估（用 --gpus 給一份副本的 GPU 數）</translation>
+    </message>
+    <message>
         <source>{value} is not an alignment method VRAM Lab knows (DPO, IPO, ORPO, SimPO, CPO, KTO, PPO, GRPO, RLOO, reward modelling)</source>
         <extracomment>the alignment names the tools use -&gt; VRAM Lab&apos;s (anything else is reported, not guessed)</extracomment>
         <translation>{value} 不是 VRAM Lab 認得的對齊方法（DPO、IPO、ORPO、SimPO、CPO、KTO、PPO、GRPO、RLOO、獎勵模型訓練）</translation>

@@ -192,8 +192,8 @@ ALIGNMENT_NAMES = {
     "simpo": AlignmentMethod.SIMPO, "cpo": AlignmentMethod.CPO, "kto": AlignmentMethod.KTO,
     "kto_pair": AlignmentMethod.KTO, "ppo": AlignmentMethod.PPO, "grpo": AlignmentMethod.GRPO,
     "rloo": AlignmentMethod.RLOO, "rm": AlignmentMethod.REWARD, "reward": AlignmentMethod.REWARD,
-    "gdpo": AlignmentMethod.GRPO,  # Axolotl's GDPO runs TRL's GRPO trainer (core/builders/rl.py), its rewards
-}                                  # normalised one by one
+    "gdpo": AlignmentMethod.GRPO,
+}
 UNKNOWN_ALIGNMENT = QT_TRANSLATE_NOOP("engine", "{value} is not an alignment method VRAM Lab knows (DPO, IPO, ORPO, "
                                                 "SimPO, CPO, KTO, PPO, GRPO, RLOO, reward modelling)")
 

@@ -17,7 +17,8 @@ Sources (read at these versions):
   ``v_proj``, ``output_proj`` and ``apply_lora_to_mlp``), and the "all linear layers" spellings: Axolotl's
   ``lora_target_linear: true``, LLaMA-Factory's ``lora_target: all``, PEFT's ``all-linear``.
 * Alignment methods: TRL's trainers (DPO, PPO, GRPO, KTO, ORPO, CPO, RLOO, reward modelling), LLaMA-Factory's
-  ``stage`` and Axolotl's ``rl``.
+  ``stage`` and Axolotl's ``rl``; Axolotl's ``gdpo`` runs TRL's GRPO trainer with each reward normalised on its
+  own (``src/axolotl/core/builders/rl.py``: ``if self.cfg.rl in {RLType.GRPO, RLType.GDPO}``), GRPO's memory.
 """
 
 from __future__ import annotations
