@@ -175,6 +175,21 @@ def test_a_refused_file_says_one_line_and_changes_nothing(
     assert window.imports.panel is None
 
 
+def test_a_layout_the_model_cannot_take_is_refused_in_one_line(
+    window: MainWindow, warnings: list[tuple[str, str]], tmp_path: Path
+) -> None:
+    """Expert parallelism on a model the files do not name, kept as the current dense one: the import refuses it
+    naming the file and the key (before, the scenario's own layout check raised out of the import)."""
+    before = window.scenario.value
+    path = write(tmp_path, "ep.yml", "base_model: /nowhere/my-own-moe\nexpert_parallel_size: 4\nsequence_len: 1024\n"
+                                     "micro_batch_size: 1\n")
+    assert not window.imports.import_paths([path])
+    line = warnings[0][1].split("\n\n")[0]
+    assert line.startswith("ep.yml: expert_parallel_size: ")
+    assert "needs a mixture-of-experts model" in line
+    assert window.scenario.value == before
+
+
 def test_a_fifo_is_refused_at_once(
     window: MainWindow, warnings: list[tuple[str, str]], tmp_path: Path
 ) -> None:
