@@ -16,11 +16,11 @@ from pathlib import Path
 from typing import Any
 
 from engine.config_import import accelerate, axolotl, deepspeed, llama_factory, models, torchtune, trl
+from engine.config_import.common import FLAGS
 from engine.config_import.detect import detect
 from engine.config_import.draft import Draft, Field, Kind
 from engine.config_import.loading import Loaded, read_config
 from engine.config_import.names import AlignmentMethod
-from engine.config_import.common import FLAGS
 from engine.config_import.report import CHOOSE, ConfigRefusedError, Format, Ignored, ImportReport, Message
 from engine.config_import.resolve import INVALID, Combined, build
 from engine.specs import ModelSpec, TrainingSetup
@@ -115,8 +115,8 @@ def _model(c: Combined, drafts: Sequence[Draft], model: ModelSpec | None,
 
 
 #: the setup fields a layout rule can break, by the short name the rules' sentences use
-_LAYOUT = ((Field.TP, "tp"), (Field.PP, "pp"), (Field.CP, "cp"), (Field.EP, "ep"), (Field.SEQUENCE_PARALLEL, "sequence"),
-           (Field.MICRO_BATCHES, "micro-batches"))
+_LAYOUT = ((Field.TP, "tp"), (Field.PP, "pp"), (Field.CP, "cp"), (Field.EP, "ep"),
+           (Field.SEQUENCE_PARALLEL, "sequence"), (Field.MICRO_BATCHES, "micro-batches"))
 
 
 def _check_layout(c: Combined, spec: ModelSpec, setup: TrainingSetup, explicit: Mapping[str, Any]) -> None:
@@ -135,7 +135,9 @@ def _check_layout(c: Combined, spec: ModelSpec, setup: TrainingSetup, explicit: 
         words = problem.lower()
         field = min(stated, key=lambda fw: words.find(fw[1]) if fw[1] in words else len(words))[0]
         fact = c.facts[field]
-        raise ConfigRefusedError(fact.file, Message(INVALID, (("problem", problem),)), key=fact.keys[0].split(":", 1)[-1],
+        # the rule's whole sentence (Message.of would cut it at MAX_SHOWN)
+        raise ConfigRefusedError(fact.file, Message(INVALID, (("problem", problem),)),
+                                 key=fact.keys[0].split(":", 1)[-1],
                                  hint=Message.of(CHOOSE, field="parallel layout", flag=FLAGS[field])) from None
 
 

@@ -4,8 +4,9 @@ A Hugging Face id matches a catalog model when it is the model's own repository,
 under another owner (mirrors such as ``NousResearch/Llama-2-7b-hf``), or a published variant of it that keeps
 the architecture: the chat / instruct / ``-it`` / reasoning fine-tunes of the same base
 (``meta-llama/Meta-Llama-3-8B-Instruct`` is Llama 3 8B; ``Llama-2-7b-chat-hf`` is Llama 2 7B;
-``mistralai/Ministral-3-3B-Reasoning-2512`` is the Ministral 3 3B whose Instruct variant the catalog holds). Such a match is reported as assumed. A quantized
-repository (``-GPTQ``, ``-bnb-4bit``) or another version (``Mistral-7B-Instruct-v0.2``) matches nothing.
+``mistralai/Ministral-3-3B-Reasoning-2512`` is the Ministral 3 3B whose Instruct variant the catalog holds).
+Such a match is reported as assumed. A quantized repository (``-GPTQ``, ``-bnb-4bit``) or another version
+(``Mistral-7B-Instruct-v0.2``) matches nothing.
 """
 
 from __future__ import annotations

@@ -38,6 +38,9 @@ IMPORTS = [
     ("alignment-handbook/accelerate_configs/deepspeed_zero3.yaml",),
     ("trl/example_config.yaml",), ("accelerate/fsdp.yaml",), ("deepspeed/zero_stage2_config.json",),
     ("transformers/training_args.json",),
+    ("axolotl/qwen3-8b-fsdp-tp-cp.yaml",), ("axolotl/qwen3_30ba3b_ep_lora_4gpu.yaml",),
+    ("llama-factory/examples/megatron/qwen3_moe_full.yaml",),
+    ("llama-factory/examples/v1/train_full/train_full_fsdp2.yaml",), ("accelerate/tp_hsdp.yaml",),
 ]
 MINE = get_model("llama-3-8b").model_copy(update={"id": "local/my-model", "num_layers": 7, "hf_repo": None})
 

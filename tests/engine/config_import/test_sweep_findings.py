@@ -142,7 +142,7 @@ def test_fp8_training_is_refused_by_name(imported, name: str, text: str):
 def test_modules_trained_in_full_beside_lora_are_refused(imported, text: str):
     """Axolotl examples/mistral/dpo/mistral-dpo-qlora.yml trains ``embed_tokens`` and ``lm_head`` in full beside
     the adapters (PEFT ``modules_to_save``): gradients and optimizer states VRAM Lab does not count."""
-    with pytest.raises(ConfigRefusedError, match="^a.yaml: lora_modules_to_save: "):
+    with pytest.raises(ConfigRefusedError, match=r"^a\.yaml: lora_modules_to_save: "):
         imported({"a.yaml": AXOLOTL + text})
 
 
@@ -249,5 +249,6 @@ def test_llama_factory_v1_fsdp2_keeps_the_loaded_bf16_weights(imported):
     (v1/plugins/trainer_plugins/distributed/fsdp2.py) shards it with ``MixedPrecisionPolicy(param_dtype=bf16)``
     and no fp32 upcast, unlike accelerate's: the weights and optimizer states stay bf16
     (examples/v1/train_full/train_full_fsdp2.yaml)."""
-    r = imported({"a.yaml": "model: Qwen/Qwen3-0.6B\ndist_config:\n  name: fsdp2\nmicro_batch_size: 1\ncutoff_len: 2048\n"})
+    text = "model: Qwen/Qwen3-0.6B\ndist_config:\n  name: fsdp2\nmicro_batch_size: 1\ncutoff_len: 2048\n"
+    r = imported({"a.yaml": text})
     assert (r.setup.sharding.value, r.setup.precision.value) == ("zero3", "bf16")
