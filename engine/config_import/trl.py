@@ -52,7 +52,7 @@ from engine.config_import import common, training_args
 from engine.config_import.draft import Draft, Field
 from engine.config_import.names import AlignmentMethod, dtype_of
 from engine.config_import.report import Message
-from engine.specs import Attention, LoraTargets, Loss, Method
+from engine.specs import Attention, LoraTargets, Loss, Method, Sharding
 from engine.translatable import QT_TRANSLATE_NOOP
 
 EIGHT_BIT = QT_TRANSLATE_NOOP("engine", "a base model loaded in 8 bits is not a method VRAM Lab costs")
@@ -92,12 +92,15 @@ def _path_hint(path: Path) -> tuple[bool, AlignmentMethod | None]:
 
 
 def _alignment(d: Draft) -> None:
+    hinted, hint = _path_hint(d.path)
     for method, keys in _SIGNATURES:
         found = [k for k in keys if d.has(k)]
+        if found and method is AlignmentMethod.GRPO and hint is AlignmentMethod.RLOO:
+            d.default(Field.ALIGNMENT, hint)  # TRL 1.x's RLOOConfig has GRPO's generation keys: the name decides
+            return
         if found:
             d.set(Field.ALIGNMENT, method, found[0])
             return
-    hinted, hint = _path_hint(d.path)
     if hinted:
         if hint is not None:
             d.default(Field.ALIGNMENT, hint)
@@ -175,6 +178,37 @@ def _long_context(d: Draft) -> None:
     common.activation_offload(d, "activation_offloading")
 
 
+SHIPPED = QT_TRANSLATE_NOOP("engine", "{value} was not found beside the config; the content its tool ships is assumed")
+
+#: the accelerate configs TRL ships (``trl/accelerate_configs/<name>.yaml``, commit f2cd5771), which a TRL command
+#: line config names by ``accelerate_config: <name>``: backend, sharding; each runs 8 processes in bf16 (``single_gpu``
+#: is ``distributed_type: "NO"``: one)
+PROFILES: dict[str, tuple[str, Sharding]] = {
+    "zero1": ("deepspeed", Sharding.ZERO1), "zero2": ("deepspeed", Sharding.ZERO2),
+    "zero3": ("deepspeed", Sharding.ZERO3), "fsdp1": ("fsdp", Sharding.ZERO3), "fsdp2": ("fsdp", Sharding.ZERO3),
+    "multi_gpu": ("none", Sharding.NONE), "single_gpu": ("none", Sharding.NONE),
+}
+
+
+def _launch(d: Draft) -> None:
+    """The ``accelerate launch`` arguments a TRL command line config may hold (``trl/cli/commands/training.py``):
+    ``num_processes`` (the GPUs) and ``accelerate_config`` (a file, followed, or a profile TRL ships)."""
+    common.whole(d, Field.GPUS, "num_processes")
+    value = d.get("accelerate_config")
+    if not isinstance(value, str) or not value.strip():
+        return
+    name = value.strip()
+    if name in PROFILES:
+        backend, sharding = PROFILES[name]
+        d.default(Field.BACKEND, backend)
+        d.default(Field.SHARDING, sharding)
+        d.default(Field.GPUS, 1 if name == "single_gpu" else 8)
+        d.default(Field.HALF, "bf16")
+        d.ignore("accelerate_config", Message.of(SHIPPED, value=name))
+    else:
+        d.follow_file("accelerate_config", name)
+
+
 def map_file(d: Draft) -> None:
     """A TRL / transformers training-arguments file."""
     common.model(d, "model_name_or_path")
@@ -186,6 +220,7 @@ def map_file(d: Draft) -> None:
     training_args.checkpointing(d, default=True)
     training_args.optimizer(d)
     training_args.distributed(d)
+    _launch(d)
     _sequence(d)
     _long_context(d)
     if not common.attention(d, "attn_implementation") \

@@ -252,3 +252,42 @@ def test_llama_factory_v1_fsdp2_keeps_the_loaded_bf16_weights(imported):
     text = "model: Qwen/Qwen3-0.6B\ndist_config:\n  name: fsdp2\nmicro_batch_size: 1\ncutoff_len: 2048\n"
     r = imported({"a.yaml": text})
     assert (r.setup.sharding.value, r.setup.precision.value) == ("zero3", "bf16")
+
+
+# -- TRL's command line configs (docs/source/clis.md) -------------------------------------------------------------
+
+def test_trl_cli_configs_with_a_dataset_list_are_trls(imported):
+    """``trl sft --config sft_config.yaml`` with ``datasets:`` (a dataset mixture) and nothing else."""
+    text = ("model_name_or_path: Qwen/Qwen2.5-0.5B\ndatasets:\n  - path: stanfordnlp/imdb\n"
+            "  - path: roneneldan/TinyStories\n")
+    r = imported({"sft_config.yaml": text})
+    assert r.report.format.value == "trl"
+    assert r.model.id == "qwen2.5-0.5b"
+
+
+def test_trl_cli_launch_arguments_give_the_gpus_and_the_accelerate_profile(imported):
+    """The TRL CLI passes ``accelerate launch`` arguments written in its config: ``num_processes: 4``, and
+    ``accelerate_config``, a path or the name of a profile TRL ships (trl/cli/accelerate_config.py,
+    trl/accelerate_configs/zero2.yaml: DeepSpeed ZeRO-2, bf16, 8 processes)."""
+    base = "model_name_or_path: Qwen/Qwen2.5-0.5B\ndataset_name: stanfordnlp/imdb\n"
+    r = imported({"a.yaml": base + "num_processes: 4\n"})
+    assert r.setup.gpus == 4
+    assert r.report.read["num_processes"] == 4
+    r = imported({"b.yaml": base + "accelerate_config: zero2\n"})
+    assert (r.setup.sharding.value, r.setup.gpus, r.setup.precision.value) == ("zero2", 8, "bf16-mixed")
+    assert r.report.assumed["sharding"] == "zero2"
+    r = imported({"c.yaml": base + "accelerate_config: zero3\nnum_processes: 2\n"})
+    assert (r.setup.sharding.value, r.setup.gpus) == ("zero3", 2)
+    acc = "distributed_type: FSDP\nmixed_precision: bf16\nnum_processes: 2\nfsdp_config:\n  fsdp_version: 2\n"
+    r = imported({"d.yaml": base + "accelerate_config: my_fsdp.yaml\n", "my_fsdp.yaml": acc}, given=["d.yaml"])
+    assert (r.setup.sharding.value, r.setup.gpus) == ("zero3", 2)
+    assert [f.rsplit("/", 1)[-1] for f in r.report.files] == ["d.yaml", "my_fsdp.yaml"]
+
+
+def test_an_rloo_config_is_not_grpo(imported):
+    """TRL 1.x's RLOOConfig shares GRPO's generation keys (``reward_funcs``, ``num_generations``): the recipe's name
+    tells them apart (docs/source/clis.md ``# rloo_config.yaml``)."""
+    text = "model_name_or_path: Qwen/Qwen2.5-0.5B\nreward_funcs:\n  - accuracy_reward\nnum_generations: 8\n"
+    assert imported({"x/y/rloo_config.yaml": text}).alignment is AlignmentMethod.RLOO
+    assert imported({"x/y/grpo_config.yaml": text}).alignment is AlignmentMethod.GRPO
+    assert imported({"x/y/config.yaml": text}).alignment is AlignmentMethod.GRPO  # (the test's folder says rloo)
