@@ -2555,7 +2555,7 @@ Device total: plus the CUDA context and libraries — what nvidia-smi shows.</so
     </message>
     <message>
         <source>{value} is not a ZeRO stage (0, 1, 2 or 3)</source>
-        <extracomment>DeepSpeed files the tools ship, by the path their examples name them with -&gt; (ZeRO stage, optimizer offloaded, parameters offloaded, 16-bit mode or None for &quot;auto&quot;); used when such a file is named but not found beside the config. Axolotl ``deepspeed_configs/`` (commits b0ee9ec7, 3742deb1, ccc94da8, 631268a0; its ``zero2.json`` offloads the optimizer) and LLaMA-Factory ``examples/deepspeed/`` (commit a0d44c65).</extracomment>
+        <extracomment>DeepSpeed files the tools ship, by the path their examples name them with -&gt; (ZeRO stage, optimizer offloaded, parameters offloaded, 16-bit mode or None for &quot;auto&quot;, AutoTP size); used when such a file is named but not found beside the config. Axolotl ``deepspeed_configs/`` (commits b0ee9ec7, 3742deb1, ccc94da8, 631268a0; its ``zero2.json`` offloads the optimizer), LLaMA-Factory ``examples/deepspeed/`` (commits a0d44c65, ff6d4d12) and accelerate ``examples/deepspeed_config_templates/`` (commit 16cb6eb8, named from ``config_yaml_templates/``).</extracomment>
         <translation>{value} 不是 ZeRO 階段（0、1、2 或 3）</translation>
     </message>
     <message>

@@ -291,3 +291,23 @@ def test_an_rloo_config_is_not_grpo(imported):
     assert imported({"x/y/rloo_config.yaml": text}).alignment is AlignmentMethod.RLOO
     assert imported({"x/y/grpo_config.yaml": text}).alignment is AlignmentMethod.GRPO
     assert imported({"x/y/config.yaml": text}).alignment is AlignmentMethod.GRPO  # (the test's folder says rloo)
+
+
+# -- DeepSpeed files named but not beside the config -------------------------------------------------------------
+
+def test_shipped_deepspeed_files_the_examples_name(imported):
+    """Files the tools ship that their examples name: LLaMA-Factory's ds_z2_autotp_config.json (ZeRO-2 with AutoTP
+    2) and ds_z3_fp8_config.json (ZeRO-3, optimizer on the CPU); accelerate's deepspeed_config_templates (fp16,
+    named from config_yaml_templates/deepspeed.yaml)."""
+    lf = ("model_name_or_path: Qwen/Qwen3-4B\nstage: sft\ndo_train: true\nfinetuning_type: full\nbf16: true\n"
+          "deepspeed: examples/deepspeed/{}\n")
+    r = imported({"a.yaml": lf.format("ds_z2_autotp_config.json")})
+    assert (r.setup.sharding.value, r.setup.parallel.tp, r.setup.gpus) == ("zero2", 2, 2)
+    r = imported({"b.yaml": lf.format("ds_z3_fp8_config.json")})
+    assert (r.setup.sharding.value, r.setup.offload_optimizer, r.setup.offload_params) == ("zero3", True, False)
+    acc = ("distributed_type: DEEPSPEED\nnum_processes: 2\ndeepspeed_config:\n"
+           "  deepspeed_config_file: ../deepspeed_config_templates/zero_stage3_offload_config.json\n")
+    r = imported({"c.yaml": acc})
+    s = r.setup
+    assert (s.sharding.value, s.offload_optimizer, s.offload_params, s.precision.value) == ("zero3", True, True,
+                                                                                            "fp16-mixed")
