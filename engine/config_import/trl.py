@@ -40,7 +40,8 @@ under ``model_init_kwargs``                           (``ModelConfig.dtype`` def
 The alignment method is the trainer's: keys only GRPO (``num_generations``, ``use_vllm``), PPO
 (``num_ppo_epochs``, ``vf_coef``), KTO (``desirable_weight``), RLOO (``rloo_k``) or reward modelling
 (``center_rewards_coefficient``) take name it; otherwise the file's folder or name (``recipes/.../dpo/``,
-``orpo``), reported as assumed; otherwise DPO's keys (``beta``, ``max_prompt_length``, ``loss_type``).
+``orpo``), reported as assumed; otherwise DPO's keys (``beta``, ``max_prompt_length``, a ``loss_type`` that is not
+SFT's ``nll`` / ``dft`` / ``chunked_nll``; ``ipo`` alone is IPO).
 """
 
 from __future__ import annotations
@@ -79,6 +80,8 @@ _SIGNATURES = (
 )
 _DPO_KEYS = ("beta", "max_prompt_length", "loss_type", "rpo_alpha", "precompute_ref_log_probs", "reference_free",
              "ref_model_init_kwargs")
+#: SFTConfig's own loss types (trl/trainer/sft_config.py): not DPO's
+_SFT_LOSSES = frozenset({"nll", "dft", "chunked_nll"})
 _PATH_WORDS = {m.value: m for m in AlignmentMethod} | {"rm": AlignmentMethod.REWARD, "sft": None}
 
 
@@ -105,9 +108,10 @@ def _alignment(d: Draft) -> None:
         if hint is not None:
             d.default(Field.ALIGNMENT, hint)
         return
-    found = [k for k in _DPO_KEYS if d.has(k)]
+    losses = {w.lower() for w in common.split_words(d.raw("loss_type") or [])}
+    found = [k for k in _DPO_KEYS if d.has(k) and not (k == "loss_type" and losses <= _SFT_LOSSES)]
     if found:
-        d.set(Field.ALIGNMENT, AlignmentMethod.DPO, found[0])
+        d.set(Field.ALIGNMENT, AlignmentMethod.IPO if losses == {"ipo"} else AlignmentMethod.DPO, found[0])
 
 
 def _method(d: Draft) -> None:

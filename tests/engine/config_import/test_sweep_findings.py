@@ -311,3 +311,18 @@ def test_shipped_deepspeed_files_the_examples_name(imported):
     s = r.setup
     assert (s.sharding.value, s.offload_optimizer, s.offload_params, s.precision.value) == ("zero3", True, True,
                                                                                             "fp16-mixed")
+
+
+@pytest.mark.parametrize("loss", ["chunked_nll", "nll", "dft"])
+def test_an_sft_loss_type_is_not_dpo(imported, loss: str):
+    """SFTConfig has a ``loss_type`` too (trl/trainer/sft_config.py: nll, dft, chunked_nll): an SFT recipe with one
+    (TRL's long-context recipes write ``loss_type: chunked_nll``) is no DPO run."""
+    text = f"model_name_or_path: Qwen/Qwen3-8B\nloss_type: {loss}\nmax_length: 8192\nbf16: true\n"
+    assert imported({"x/y/config.yaml": text}).alignment is None
+
+
+def test_dpo_loss_types_still_name_dpo_or_ipo(imported):
+    base = "model_name_or_path: Qwen/Qwen3-8B\nmax_length: 1024\n"
+    assert imported({"x/y/a.yaml": base + "loss_type: sigmoid\n"}).alignment is AlignmentMethod.DPO
+    assert imported({"x/y/b.yaml": base + "loss_type: [sigmoid, bco_pair]\n"}).alignment is AlignmentMethod.DPO
+    assert imported({"x/y/c.yaml": base + "loss_type: ipo\n"}).alignment is AlignmentMethod.IPO
