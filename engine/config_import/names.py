@@ -111,6 +111,8 @@ _PROJ = {
     "w2": "down", "fc1": "gateup", "fc2": "down", "fc_in": "gateup", "fc_out": "down", "qkv_proj": "qkv",
     "gate_up_proj": "gateup", "query_key_value": "qkv", "wq": "q", "wk": "k", "wv": "v", "wo": "o",
     "c_attn": "qkv", "c_proj": "odown", "c_fc": "gateup",
+    # GPT-NeoX / Falcon, MPT / Replit (Axolotl's archived examples name them)
+    "dense_h_to_4h": "gateup", "dense_4h_to_h": "down", "Wqkv": "qkv", "mlp_up": "gateup", "mlp_down": "down",
 }
 _REGEX_ALTERNATION = re.compile(r"\(([^()]*)\)_proj")
 

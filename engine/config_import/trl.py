@@ -80,7 +80,7 @@ _SIGNATURES = (
 )
 _DPO_KEYS = ("beta", "max_prompt_length", "loss_type", "rpo_alpha", "precompute_ref_log_probs", "reference_free",
              "ref_model_init_kwargs")
-#: SFTConfig's own loss types (trl/trainer/sft_config.py): not DPO's
+# SFTConfig's own loss types (trl/trainer/sft_config.py): not DPO's
 _SFT_LOSSES = frozenset({"nll", "dft", "chunked_nll"})
 _PATH_WORDS = {m.value: m for m in AlignmentMethod} | {"rm": AlignmentMethod.REWARD, "sft": None}
 

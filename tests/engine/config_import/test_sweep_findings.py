@@ -326,3 +326,11 @@ def test_dpo_loss_types_still_name_dpo_or_ipo(imported):
     assert imported({"x/y/a.yaml": base + "loss_type: sigmoid\n"}).alignment is AlignmentMethod.DPO
     assert imported({"x/y/b.yaml": base + "loss_type: [sigmoid, bco_pair]\n"}).alignment is AlignmentMethod.DPO
     assert imported({"x/y/c.yaml": base + "loss_type: ipo\n"}).alignment is AlignmentMethod.IPO
+
+
+@pytest.mark.parametrize("targets", ["[query_key_value, dense, dense_h_to_4h, dense_4h_to_h]",
+                                     "[Wqkv, mlp_up, mlp_down]"])
+def test_older_architectures_projection_names(imported, targets: str):
+    """Axolotl's archived Falcon (GPT-NeoX names) and Replit / MPT examples name their fused projections."""
+    r = imported({"a.yaml": AXOLOTL + f"adapter: lora\nlora_target_modules: {targets}\n"})
+    assert r.setup.lora.targets.value == "all-linear"
