@@ -169,6 +169,7 @@ def _distributed(d: Draft, recipe: str) -> None:
         d.set(Field.OFFLOAD_PARAMS, True, offload)
         d.set(Field.OFFLOAD_OPTIMIZER, True, offload)
     common.parallel_sizes(d, {Field.TP: "tensor_parallel_dim"})
+    common.replicated(d, "data_parallel_replicate_dim")  # HSDP: replicas of FSDP groups, reported
 
 
 def _optimizer(d: Draft, at: str) -> None:

@@ -334,3 +334,11 @@ def test_older_architectures_projection_names(imported, targets: str):
     """Axolotl's archived Falcon (GPT-NeoX names) and Replit / MPT examples name their fused projections."""
     r = imported({"a.yaml": AXOLOTL + f"adapter: lora\nlora_target_modules: {targets}\n"})
     assert r.setup.lora.targets.value == "all-linear"
+
+
+def test_torchtune_replicas_are_reported(imported):
+    """torchtune's ``data_parallel_replicate_dim`` (recipes/configs/llama3_3/70B_full_multinode.yaml has 1): above
+    one, HSDP, said as accelerate's and Axolotl's replicas are."""
+    text = TT.format(builder="llama3_1.llama3_1_8b", folder="/tmp/x") + "data_parallel_replicate_dim: 2\n"
+    r = imported({"a.yaml": text})
+    assert "2 copies of the model" in _why(r, "data_parallel_replicate_dim")
