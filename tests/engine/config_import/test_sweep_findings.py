@@ -342,3 +342,12 @@ def test_torchtune_replicas_are_reported(imported):
     text = TT.format(builder="llama3_1.llama3_1_8b", folder="/tmp/x") + "data_parallel_replicate_dim: 2\n"
     r = imported({"a.yaml": text})
     assert "2 copies of the model" in _why(r, "data_parallel_replicate_dim")
+
+
+def test_generic_keys_alone_do_not_make_a_trl_file(imported):
+    """torchtune's pre-release recipes (recipes/configs/alpaca_llama2_finetune.yaml, Dec 2023: ``model: llama2_7b``,
+    ``batch_size``, ``dtype``, ``output_dir``) share only keys every tool writes with TRL: refused, not read as TRL
+    with its defaults."""
+    text = "model: llama2_7b\nbatch_size: 2\nlr: 2e-5\nepochs: 3\noptimizer: SGD\ndtype: fp32\noutput_dir: /tmp/x\n"
+    with pytest.raises(ConfigRefusedError, match=r"^a\.yaml: not a training config of"):
+        imported({"a.yaml": text})
