@@ -351,3 +351,12 @@ def test_generic_keys_alone_do_not_make_a_trl_file(imported):
     text = "model: llama2_7b\nbatch_size: 2\nlr: 2e-5\nepochs: 3\noptimizer: SGD\ndtype: fp32\noutput_dir: /tmp/x\n"
     with pytest.raises(ConfigRefusedError, match=r"^a\.yaml: not a training config of"):
         imported({"a.yaml": text})
+
+
+def test_a_16_bit_reupload_is_its_model_but_a_quantized_one_is_not(imported):
+    """Axolotl examples/llama-3/qlora-fsdp-70b.yaml loads ``casperhansen/llama-3-70b-fp16``: Llama 3 70B's weights in
+    fp16; a bitsandbytes 4-bit re-upload (``...-bnb-nf4-bf16``) still matches nothing."""
+    r = imported({"a.yaml": "base_model: casperhansen/llama-3-70b-fp16\n"})
+    assert r.model == get_model("llama-3-70b")
+    with pytest.raises(ConfigRefusedError, match="is not a model VRAM Lab knows"):
+        imported({"b.yaml": "base_model: hugging-quants/Meta-Llama-3.1-405B-BNB-NF4-BF16\n"})
