@@ -2555,7 +2555,7 @@ Device total: plus the CUDA context and libraries — what nvidia-smi shows.</so
     </message>
     <message>
         <source>{value} is not a ZeRO stage (0, 1, 2 or 3)</source>
-        <extracomment>DeepSpeed files the tools ship, by the path their examples name them with -&gt; (ZeRO stage, optimizer offloaded, parameters offloaded, 16-bit mode or None for &quot;auto&quot;); used when such a file is named but not found beside the config. Axolotl ``deepspeed_configs/`` (commits b0ee9ec7, 3742deb1, ccc94da8, 631268a0; its ``zero2.json`` offloads the optimizer) and LLaMA-Factory ``examples/deepspeed/`` (commit a0d44c65).</extracomment>
+        <extracomment>DeepSpeed files the tools ship, by the path their examples name them with -&gt; (ZeRO stage, optimizer offloaded, parameters offloaded, 16-bit mode or None for &quot;auto&quot;, AutoTP size); used when such a file is named but not found beside the config. Axolotl ``deepspeed_configs/`` (commits b0ee9ec7, 3742deb1, ccc94da8, 631268a0; its ``zero2.json`` offloads the optimizer), LLaMA-Factory ``examples/deepspeed/`` (commits a0d44c65, ff6d4d12) and accelerate ``examples/deepspeed_config_templates/`` (commit 16cb6eb8, named from ``config_yaml_templates/``).</extracomment>
         <translation>{value} 不是 ZeRO 階段（0、1、2 或 3）</translation>
     </message>
     <message>
@@ -2637,6 +2637,18 @@ Device total: plus the CUDA context and libraries — what nvidia-smi shows.</so
     <message>
         <source>{value} names no attention or MLP projection VRAM Lab can cost</source>
         <translation>{value} 沒有指出任何 VRAM Lab 能估算的注意力或 MLP 投影層</translation>
+    </message>
+    <message>
+        <source>{value} are trained in full beside the adapters, with gradients and optimizer states VRAM Lab does not count</source>
+        <translation>{value} 會在 adapter 之外整個一起訓練，它們的梯度與優化器狀態 VRAM Lab 沒有計入</translation>
+    </message>
+    <message>
+        <source>only part of the model is trained; the estimate trains all of it, an upper bound</source>
+        <translation>只訓練模型的一部分；估算值把整個模型都當成要訓練，為上限</translation>
+    </message>
+    <message>
+        <source>{value} copies of the model, each sharded over its own GPUs; costed as sharded over all the GPUs given, which understates it (give the GPUs of one copy with --gpus)</source>
+        <translation>模型有 {value} 份副本，各自分片到自己的 GPU 上；以分片到所有給定的 GPU 估算，會低估（用 --gpus 給一份副本的 GPU 數）</translation>
     </message>
     <message>
         <source>{value} is not an alignment method VRAM Lab knows (DPO, IPO, ORPO, SimPO, CPO, KTO, PPO, GRPO, RLOO, reward modelling)</source>

@@ -14,7 +14,8 @@ Mapping table (accelerate v1.15.0.dev0, commit 16cb6eb8: ``src/accelerate/comman
 ``distributed_type``: XLA, MULTI_CPU ...               refused (not a GPU run)
 ``num_processes``                                      the GPU count (all machines together; 1 with ``NO``)
 ``parallelism_config`` ``tp_size`` / ``cp_size``         the tensor / context parallel sizes (``sp_size`` > 1,
-                                                       DeepSpeed-Ulysses, is refused)
+                                                       DeepSpeed-Ulysses, is refused; ``dp_replicate_size`` > 1,
+                                                       HSDP, is reported: costed as sharded over all the GPUs)
 ``mixed_precision``: no (the default) / bf16 / fp16    the 16-bit autocast; under FSDP accelerate upcasts the
                                                        trainable parameters to fp32 when it is on (the
                                                        "FSDP upcast of low precision parameters" of
@@ -34,9 +35,7 @@ from engine.specs import Sharding
 from engine.translatable import QT_TRANSLATE_NOOP
 
 NOT_GPU = QT_TRANSLATE_NOOP("engine", "{value} is not a run on NVIDIA or AMD GPUs that VRAM Lab costs")
-PARALLEL = QT_TRANSLATE_NOOP("engine", "{value}-way {kind} parallelism is not costed")
 ONE_PROCESS = QT_TRANSLATE_NOOP("engine", "distributed_type NO runs one process")
-FP8 = QT_TRANSLATE_NOOP("engine", "{value} training is not costed (bf16 and fp16 are)")
 BAD_STAGE = QT_TRANSLATE_NOOP("engine", "{value} is not a ZeRO stage (0, 1, 2 or 3)")
 
 _DATA_PARALLEL = ("NO", "MULTI_GPU")
@@ -90,9 +89,8 @@ def _parallelism(d: Draft) -> None:
     (``sp_size``) splits attention by heads, not as ring context parallelism does, and is refused."""
     prefix = "parallelism_config.parallelism_config_"
     common.parallel_sizes(d, {Field.TP: prefix + "tp_size", Field.CP: prefix + "cp_size"})
-    size = d.get(prefix + "sp_size")
-    if isinstance(size, int) and size > 1:
-        d.refuse(Field.SEQ_LEN, prefix + "sp_size", Message.of(PARALLEL, value=size, kind="sequence (Ulysses)"))
+    common.replicated(d, prefix + "dp_replicate_size")  # HSDP: FSDP within groups, replicas across them
+    common.ulysses(d, prefix + "sp_size")
 
 
 def _megatron(d: Draft) -> None:
@@ -118,7 +116,7 @@ def _mixed_precision(d: Draft) -> None:
     elif mode == "no":
         d.set(Field.HALF, "none", "mixed_precision")
     else:
-        d.refuse(Field.PRECISION, "mixed_precision", Message.of(FP8, value=value))
+        d.refuse(Field.PRECISION, "mixed_precision", Message.of(common.FP8, value=value))
 
 
 def map_file(d: Draft) -> None:

@@ -70,10 +70,12 @@ PACKING = QT_TRANSLATE_NOOP("engine", "packing fills each sequence to the maximu
 GLOBAL_BATCH = QT_TRANSLATE_NOOP("engine", "the global batch; memory depends on the micro-batch (micro_batch_size)")
 _NOT_MODELLED_KEYS = (
     "liger_rms_norm", "liger_glu_activation", "liger_layer_norm", "liger_rope", "liger_cross_entropy",
-    "lora_mlp_kernel", "lora_qkv_kernel", "lora_o_kernel", "unsloth_cross_entropy_loss", "chunked_cross_entropy",
-    "torch_compile", "plugins")
+    "liger_rms_norm_gated", "lora_mlp_kernel", "lora_qkv_kernel", "lora_o_kernel", "unsloth_cross_entropy_loss",
+    "chunked_cross_entropy", "torch_compile", "plugins", "tiled_mlp", "use_scattermoe", "use_sonicmoe",
+    "flash_attn_cross_entropy", "flash_attn_rms_norm", "flash_attn_fuse_qkv", "flash_attn_fuse_mlp")
 REASONS = {"batch_size": GLOBAL_BATCH, "sample_packing": PACKING, "pad_to_sequence_len": PACKING,
-           **dict.fromkeys(_NOT_MODELLED_KEYS, NOT_MODELLED)}
+           **dict.fromkeys(_NOT_MODELLED_KEYS, NOT_MODELLED),
+           **dict.fromkeys(("unfrozen_parameters", "lisa_n_layers"), common.PARTIAL)}
 _ALL_LINEAR = ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj")
 _LEGACY_ATTENTION = (("flash_attention", "flash_attention_2"), ("sdp_attention", "sdpa"),
                      ("xformers_attention", "xformers"), ("flex_attention", "flex_attention"),
@@ -105,14 +107,16 @@ def _method(d: Draft) -> None:
 
 def _lora(d: Draft) -> None:
     common.lora_numbers(d, ("lora_r", "lora_alpha", "lora_dropout"), (8, 8.0, 0.0))
-    if common.flag(d, "lora_target_linear"):
-        extra = d.get("lora_target_modules")
-        if extra:
-            common.lora_targets(d, "lora_target_modules", [*common.split_words(extra), *_ALL_LINEAR])
-        else:
-            d.set(Field.LORA_TARGETS, LoraTargets.ALL_LINEAR, "lora_target_linear")
-    else:
-        common.lora_targets(d, "lora_target_modules")
+    linear = common.flag(d, "lora_target_linear")
+    modules = common.split_words(d.get("lora_target_modules") or [])
+    params = common.split_words(d.get("lora_target_parameters") or [])  # MoE experts' fused weights
+    if linear and not modules and not params:
+        d.set(Field.LORA_TARGETS, LoraTargets.ALL_LINEAR, "lora_target_linear")
+    elif modules or params:
+        key = "lora_target_modules" if modules else "lora_target_parameters"
+        also = ("lora_target_parameters",) if modules and params else ()
+        common.lora_targets(d, key, [*modules, *(_ALL_LINEAR if linear else ()), *params], also=also)
+    common.trained_in_full(d, "lora_modules_to_save")
 
 
 def _precision(d: Draft) -> None:
@@ -137,6 +141,7 @@ def _precision(d: Draft) -> None:
         d.default(Field.WEIGHTS, "bf16")
     if fp16 and d.raw("adapter") is None and not d.has("deepspeed"):
         d.refuse(Field.PRECISION, "fp16", Message.of(FP16_FULL))
+    common.fp8(d, "fp8")
 
 
 def _checkpointing(d: Draft) -> None:
@@ -167,10 +172,13 @@ def _attention(d: Draft) -> None:
 
 def _long_context(d: Draft) -> None:
     """Liger's fused linear cross-entropy, Cut Cross-Entropy (costed as it, reported), activation offloading."""
+    plugins = [str(p) for p in common.split_words(d.raw("plugins") or [])]
+    cce_plugin = any("cut_cross_entropy" in p.lower() for p in plugins)
+    cce = common.flag(d, "cut_cross_entropy")
     if common.flag(d, "liger_fused_linear_cross_entropy"):
         d.set(Field.LOSS, Loss.FUSED_LINEAR_CE, "liger_fused_linear_cross_entropy")
-    elif common.flag(d, "cut_cross_entropy"):
-        d.approx(Field.LOSS, Loss.FUSED_LINEAR_CE, "cut_cross_entropy",
+    elif cce or (cce_plugin and cce is None):  # the plugin's cut_cross_entropy defaults to true
+        d.approx(Field.LOSS, Loss.FUSED_LINEAR_CE, "cut_cross_entropy" if cce else "plugins",
                  Message.of(common.NEAR_FUSED_LOSS, value="Cut Cross-Entropy"))
     common.activation_offload(d, "activation_offloading")
 
@@ -183,8 +191,26 @@ def _distributed(d: Draft) -> None:
         fsdp.read_config(d, "fsdp_config", "fsdp_version")
     elif not option:
         d.get("fsdp_version")
-    common.parallel_sizes(d, {Field.TP: "tensor_parallel_size", Field.CP: "context_parallel_size",
-                              Field.EP: "expert_parallel_size"})
+    cp = "context_parallel_size" if d.has("context_parallel_size") else "sequence_parallel_degree"  # the older name
+    common.parallel_sizes(d, {Field.TP: "tensor_parallel_size", Field.CP: cp, Field.EP: "expert_parallel_size"})
+    d.get("context_parallel_size")
+    _data_parallel(d)
+
+
+def _data_parallel(d: Draft) -> None:
+    """``dp_shard_size`` (FSDP's shard group) x ``dp_replicate_size`` (its replicas) x tp x cp GPUs; replicas above
+    one are reported (the estimate shards over every data-parallel GPU)."""
+    shard = d.raw("dp_shard_size")
+    if isinstance(shard, int) and not isinstance(shard, bool) and shard >= 1:
+        sizes = [d.raw(k) for k in ("dp_replicate_size", "tensor_parallel_size", "context_parallel_size",
+                                    "sequence_parallel_degree")]
+        world = shard
+        for size in sizes:
+            world *= size if isinstance(size, int) and not isinstance(size, bool) and size >= 1 else 1
+        d.set(Field.GPUS, world, "dp_shard_size")
+    else:
+        d.get("dp_shard_size")
+    common.replicated(d, "dp_replicate_size")
 
 
 def map_file(d: Draft) -> None:

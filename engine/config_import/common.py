@@ -55,6 +55,16 @@ ROUNDED_TARGETS = QT_TRANSLATE_NOOP(
 EXTRA_TARGETS = QT_TRANSLATE_NOOP(
     "engine", "LoRA on {value} is not costed (only the attention and MLP projections are); costed as {used}")
 NO_TARGETS = QT_TRANSLATE_NOOP("engine", "{value} names no attention or MLP projection VRAM Lab can cost")
+FP8 = QT_TRANSLATE_NOOP("engine", "{value} training is not costed (bf16 and fp16 are)")
+PARALLEL = QT_TRANSLATE_NOOP("engine", "{value}-way {kind} parallelism is not costed")
+TRAINED_IN_FULL = QT_TRANSLATE_NOOP(
+    "engine", "{value} are trained in full beside the adapters, with gradients and optimizer states VRAM Lab does "
+              "not count")
+PARTIAL = QT_TRANSLATE_NOOP("engine", "only part of the model is trained; the estimate trains all of it, an upper "
+                                      "bound")
+REPLICATED = QT_TRANSLATE_NOOP(
+    "engine", "{value} copies of the model, each sharded over its own GPUs; costed as sharded over all the GPUs given, "
+              "which understates it (give the GPUs of one copy with --gpus)")
 
 
 def split_words(value: Any) -> list[str]:
@@ -142,8 +152,8 @@ def attention(d: Draft, key: str) -> bool:
     return True
 
 
-def lora_targets(d: Draft, key: str, names: list[str] | None = None) -> bool:
-    """Record the LoRA target set ``key`` names (or ``names``, already gathered from several keys).
+def lora_targets(d: Draft, key: str, names: list[str] | None = None, also: tuple[str, ...] = ()) -> bool:
+    """Record the LoRA target set ``key`` names (or ``names``, already gathered from ``key`` and the keys ``also``).
 
     An exact qv / attention / all-linear set is read; another set is costed as the smallest of them that holds
     it (reported); a set naming no projection at all is refused.
@@ -158,14 +168,21 @@ def lora_targets(d: Draft, key: str, names: list[str] | None = None) -> bool:
         names = split_names(value)
     parts, unknown = target_parts(names)
     found = targets_of(parts)
+    why: Message | None = None
     if found is None:
         d.refuse(Field.LORA_TARGETS, key, Message.of(NO_TARGETS, value=names))
+        for k in also:
+            d.get(k)
     elif found[1] and not unknown:
-        d.set(Field.LORA_TARGETS, found[0], key)
+        d.set(Field.LORA_TARGETS, found[0], key, *also)
     elif unknown and found[1]:
-        d.approx(Field.LORA_TARGETS, found[0], key, Message.of(EXTRA_TARGETS, value=unknown, used=found[0].value))
+        why = Message.of(EXTRA_TARGETS, value=unknown, used=found[0].value)
     else:
-        d.approx(Field.LORA_TARGETS, found[0], key, Message.of(ROUNDED_TARGETS, value=names, used=found[0].value))
+        why = Message.of(ROUNDED_TARGETS, value=names, used=found[0].value)
+    if found is not None and why is not None:
+        d.approx(Field.LORA_TARGETS, found[0], key, why)
+        for k in also:
+            d.ignore(k, why)
     return True
 
 
@@ -175,6 +192,7 @@ ALIGNMENT_NAMES = {
     "simpo": AlignmentMethod.SIMPO, "cpo": AlignmentMethod.CPO, "kto": AlignmentMethod.KTO,
     "kto_pair": AlignmentMethod.KTO, "ppo": AlignmentMethod.PPO, "grpo": AlignmentMethod.GRPO,
     "rloo": AlignmentMethod.RLOO, "rm": AlignmentMethod.REWARD, "reward": AlignmentMethod.REWARD,
+    "gdpo": AlignmentMethod.GRPO,
 }
 UNKNOWN_ALIGNMENT = QT_TRANSLATE_NOOP("engine", "{value} is not an alignment method VRAM Lab knows (DPO, IPO, ORPO, "
                                                 "SimPO, CPO, KTO, PPO, GRPO, RLOO, reward modelling)")
@@ -185,6 +203,42 @@ NEAR_FUSED_LOSS = QT_TRANSLATE_NOOP(
               "is whole; costed as fused-linear-ce (Liger's)")
 NEAR_OFFLOAD = QT_TRANSLATE_NOOP("engine", "{value} moves saved activations off the GPU; costed as offloading them "
                                            "to host RAM")
+
+
+def fp8(d: Draft, key: str) -> None:
+    """``fp8: true`` (torchao float8 training in Axolotl and LLaMA-Factory) is refused, as accelerate's
+    ``mixed_precision: fp8`` is: VRAM Lab costs bf16 and fp16 compute only."""
+    if flag(d, key):
+        d.refuse(Field.PRECISION, key, Message.of(FP8, value="fp8"))
+
+
+def ulysses(d: Draft, key: str) -> None:
+    """Ulysses sequence parallelism (DeepSpeed-Ulysses; accelerate's ``sp_size``, LLaMA-Factory v1's ``cp_size``)
+    splits attention by heads, not as ring context parallelism does: a size above one is refused (set ``--cp`` to
+    cost it as ring context parallelism)."""
+    size = d.get(key)
+    if isinstance(size, int) and not isinstance(size, bool) and size > 1:
+        d.refuse(Field.CP, key, Message.of(PARALLEL, value=size, kind="sequence (Ulysses)"))
+
+
+def trained_in_full(d: Draft, key: str) -> None:
+    """Modules trained in full beside LoRA (PEFT's ``modules_to_save``: Axolotl's ``lora_modules_to_save``, TRL's
+    ``lora_modules_to_save``, LLaMA-Factory's ``additional_target``) are refused: their gradients and optimizer
+    states are not counted, so the estimate would fall short."""
+    value = d.get(key)
+    names = split_words(value) if value not in (None, "", []) else []
+    if names:
+        d.refuse(Field.METHOD, key, Message.of(TRAINED_IN_FULL, value=names))
+
+
+def replicated(d: Draft, key: str) -> None:
+    """A replicate count above one (HSDP: FSDP within groups, replicas across them) is reported: VRAM Lab shards
+    over every data-parallel GPU, which understates each copy's share."""
+    value = d.raw(key)
+    if isinstance(value, int) and not isinstance(value, bool) and value > 1:
+        d.ignore(key, Message.of(REPLICATED, value=value))
+    else:
+        d.get(key)
 
 
 def activation_offload(d: Draft, key: str) -> None:

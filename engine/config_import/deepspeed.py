@@ -39,23 +39,31 @@ from engine.translatable import QT_TRANSLATE_NOOP
 STAGES = {0: Sharding.NONE, 1: Sharding.ZERO1, 2: Sharding.ZERO2, 3: Sharding.ZERO3}
 
 #: DeepSpeed files the tools ship, by the path their examples name them with -> (ZeRO stage, optimizer offloaded,
-#: parameters offloaded, 16-bit mode or None for "auto"); used when such a file is named but not found beside the
-#: config. Axolotl ``deepspeed_configs/`` (commits b0ee9ec7, 3742deb1, ccc94da8, 631268a0; its ``zero2.json``
-#: offloads the optimizer) and LLaMA-Factory ``examples/deepspeed/`` (commit a0d44c65).
-KNOWN: dict[str, tuple[int, bool, bool, str | None]] = {
-    "deepspeed_configs/zero1.json": (1, False, False, None),
-    "deepspeed_configs/zero1_torch_compile.json": (1, False, False, None),
-    "deepspeed_configs/zero2.json": (2, True, False, None),
-    "deepspeed_configs/zero2_torch_compile.json": (2, True, False, None),
-    "deepspeed_configs/zero3.json": (3, False, False, None),
-    "deepspeed_configs/zero3_bf16.json": (3, False, False, "bf16"),
-    "deepspeed_configs/zero3_bf16_cpuoffload_all.json": (3, True, True, "bf16"),
-    "deepspeed_configs/zero3_bf16_cpuoffload_params.json": (3, False, True, "bf16"),
-    "examples/deepspeed/ds_z0_config.json": (0, False, False, None),
-    "examples/deepspeed/ds_z2_config.json": (2, False, False, None),
-    "examples/deepspeed/ds_z2_offload_config.json": (2, True, False, None),
-    "examples/deepspeed/ds_z3_config.json": (3, False, False, None),
-    "examples/deepspeed/ds_z3_offload_config.json": (3, True, True, None),
+#: parameters offloaded, 16-bit mode or None for "auto", AutoTP size); used when such a file is named but not found
+#: beside the config. Axolotl ``deepspeed_configs/`` (commits b0ee9ec7, 3742deb1, ccc94da8, 631268a0; its
+#: ``zero2.json`` offloads the optimizer), LLaMA-Factory ``examples/deepspeed/`` (commits a0d44c65, ff6d4d12) and
+#: accelerate ``examples/deepspeed_config_templates/`` (commit 16cb6eb8, named from ``config_yaml_templates/``).
+KNOWN: dict[str, tuple[int, bool, bool, str | None, int]] = {
+    "deepspeed_configs/zero1.json": (1, False, False, None, 1),
+    "deepspeed_configs/zero1_torch_compile.json": (1, False, False, None, 1),
+    "deepspeed_configs/zero2.json": (2, True, False, None, 1),
+    "deepspeed_configs/zero2_torch_compile.json": (2, True, False, None, 1),
+    "deepspeed_configs/zero3.json": (3, False, False, None, 1),
+    "deepspeed_configs/zero3_bf16.json": (3, False, False, "bf16", 1),
+    "deepspeed_configs/zero3_bf16_cpuoffload_all.json": (3, True, True, "bf16", 1),
+    "deepspeed_configs/zero3_bf16_cpuoffload_params.json": (3, False, True, "bf16", 1),
+    "examples/deepspeed/ds_z0_config.json": (0, False, False, None, 1),
+    "examples/deepspeed/ds_z2_config.json": (2, False, False, None, 1),
+    "examples/deepspeed/ds_z2_offload_config.json": (2, True, False, None, 1),
+    "examples/deepspeed/ds_z2_autotp_config.json": (2, False, False, None, 2),
+    "examples/deepspeed/ds_z3_config.json": (3, False, False, None, 1),
+    "examples/deepspeed/ds_z3_offload_config.json": (3, True, True, None, 1),
+    "examples/deepspeed/ds_z3_fp8_config.json": (3, True, False, None, 1),
+    "deepspeed_config_templates/zero_stage1_config.json": (1, False, False, "fp16", 1),
+    "deepspeed_config_templates/zero_stage2_config.json": (2, False, False, "fp16", 1),
+    "deepspeed_config_templates/zero_stage2_offload_config.json": (2, True, False, "fp16", 1),
+    "deepspeed_config_templates/zero_stage3_config.json": (3, False, False, "fp16", 1),
+    "deepspeed_config_templates/zero_stage3_offload_config.json": (3, True, True, "fp16", 1),
 }
 _ADAM_TYPES = {"adam", "adamw", "fusedadam", "cpuadam", "deepspeedcpuadam", "fusedadamw"}
 
@@ -85,20 +93,22 @@ def read_zero(d: Draft, base: str = "") -> None:
     common.parallel_sizes(d, {Field.TP: base + "tensor_parallel.autotp_size"})
 
 
-def known(name: str) -> tuple[int, bool, bool, str | None] | None:
+def known(name: str) -> tuple[int, bool, bool, str | None, int] | None:
     """The content of a shipped DeepSpeed file that ``name`` (as a config names it) ends with, if any."""
     path = name.replace("\\", "/").lstrip("./")
     return next((v for k, v in KNOWN.items() if path == k or path.endswith("/" + k)), None)
 
 
-def apply_known(d: Draft, content: tuple[int, bool, bool, str | None]) -> None:
+def apply_known(d: Draft, content: tuple[int, bool, bool, str | None, int]) -> None:
     """The facts of a shipped DeepSpeed file (as the tool's defaults: assumed, since the file was not read)."""
-    stage, offload_optimizer, offload_params, half = content
+    stage, offload_optimizer, offload_params, half, tp = content
     d.default(Field.SHARDING, STAGES[stage])
     d.default(Field.OFFLOAD_OPTIMIZER, offload_optimizer)
     d.default(Field.OFFLOAD_PARAMS, offload_params)
     if half is not None:
         d.default(Field.HALF, half)
+    if tp > 1:
+        d.default(Field.TP, tp)
 
 
 def _stage(d: Draft, key: str) -> None:

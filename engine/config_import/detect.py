@@ -33,7 +33,8 @@ SIGNATURES: tuple[tuple[Format, int, tuple[str, ...]], ...] = (
                                "preprocessing_num_workers", "overwrite_cache", "plot_loss", "max_samples",
                                "train_dataset", "kernel_config", "sample_backend", "pure_bf16",
                                "disable_gradient_checkpointing")),
-    (Format.TRL, 4, ("use_peft", "dataset_mixture", "dataset_mixer", "model_init_kwargs", "model_name_or_path",
+    (Format.TRL, 6, ("use_peft", "dataset_mixture", "dataset_mixer", "model_init_kwargs", "accelerate_config",
+                  "reward_funcs", "datasets", "model_name_or_path",
                   "per_device_train_batch_size", "lora_r", "lora_target_modules", "dataset_name", "max_seq_length",
                   "max_length", "torch_dtype", "dtype", "optim", "bf16", "output_dir", "per_device_eval_batch_size",
                   "logging_steps", "hub_model_id", "beta", "max_prompt_length",
@@ -45,6 +46,10 @@ SIGNATURES: tuple[tuple[Format, int, tuple[str, ...]], ...] = (
 _MODEL_CONFIG_KEYS = ("architectures", "model_type", "hidden_size", "num_hidden_layers", "vocab_size",
                       "transformers_version", "text_config", "torch_dtype")
 MIN_SCORE = 2  # one decisive key, or two others
+#: keys only a training-arguments file holds: without one (or a decisive key), keys any tool writes (``output_dir``,
+#: ``dtype``, ``learning_rate``...) do not make a TRL file (a pre-release torchtune config has just those)
+_TRL_CORE = frozenset({"model_name_or_path", "per_device_train_batch_size", "dataset_name", "max_length",
+                       "max_seq_length", "max_completion_length", "gradient_accumulation_steps"})
 
 
 def _torchtune(data: Mapping[str, Any]) -> bool:
@@ -62,6 +67,6 @@ def detect(data: Mapping[str, Any], name: str) -> Format:
     best = max(scores)
     if best[0] < 4 and sum(k in data for k in _MODEL_CONFIG_KEYS) >= 3:
         raise ConfigRefusedError(name, Message.of(MODEL_CONFIG))
-    if best[0] < MIN_SCORE:
+    if best[0] < MIN_SCORE or (best[2] is Format.TRL and best[0] < 3 and not _TRL_CORE & data.keys()):
         raise ConfigRefusedError(name, Message.of(UNKNOWN))
     return best[2]

@@ -51,7 +51,8 @@ class Field(StrEnum):
     # inputs of the precision (engine.config_import.resolve.precision_of)
     HALF = "half"  # the 16-bit compute a trainer's flag asks for: "bf16", "fp16" or "none"
     WEIGHTS = "weights"  # the dtype trainable weights are kept in: "fp32", "bf16" or "fp16"
-    BACKEND = "backend"  # "deepspeed", "fsdp", "megatron" or "none"
+    BACKEND = "backend"  # "deepspeed", "fsdp" (accelerate's, which upcasts), "fsdp-native" (keeps the dtype loaded),
+    #                      "megatron" or "none"
     # not part of the setup
     MODEL = "model"
     ALIGNMENT = "alignment"
@@ -192,6 +193,13 @@ class Draft:
                 for sub, sub_value in value.items():
                     dotted = f"{key}.{sub}"
                     if sub_value is not None and not self._touched(dotted):
-                        self.ignored.append(Ignored(self.shown(dotted), Message(reasons.get(dotted, NOT_USED))))
+                        self.ignored.append(Ignored(self.shown(dotted), _reason(reasons, dotted, sub_value)))
             elif not self._touched(key):
-                self.ignored.append(Ignored(self.shown(key), Message(reasons.get(key, NOT_USED))))
+                self.ignored.append(Ignored(self.shown(key), _reason(reasons, key, value)))
+
+
+def _reason(reasons: Mapping[str, str], key: str, value: Any) -> Message:
+    """Why an unused key is ignored: its reason, unless the file switches it off (``compile: False``,
+    ``sample_packing: false``), which does nothing the reason could speak of."""
+    off = value is False or (isinstance(value, str) and value.strip().lower() == "false")
+    return Message(NOT_USED if off else reasons.get(key, NOT_USED))

@@ -16,12 +16,13 @@ from pathlib import Path
 from typing import Any
 
 from engine.config_import import accelerate, axolotl, deepspeed, llama_factory, models, torchtune, trl
+from engine.config_import.common import FLAGS
 from engine.config_import.detect import detect
 from engine.config_import.draft import Draft, Field, Kind
 from engine.config_import.loading import Loaded, read_config
 from engine.config_import.names import AlignmentMethod
-from engine.config_import.report import ConfigRefusedError, Format, Ignored, ImportReport, Message
-from engine.config_import.resolve import Combined, build
+from engine.config_import.report import CHOOSE, ConfigRefusedError, Format, Ignored, ImportReport, Message
+from engine.config_import.resolve import INVALID, Combined, build
 from engine.specs import ModelSpec, TrainingSetup
 from engine.translatable import QT_TRANSLATE_NOOP
 
@@ -121,6 +122,33 @@ def _model(c: Combined, drafts: Sequence[Draft], model: ModelSpec | None,
     return found, not exact
 
 
+#: the setup fields a layout rule can break, by the short name the rules' sentences use
+_LAYOUT = ((Field.TP, "tp"), (Field.PP, "pp"), (Field.CP, "cp"), (Field.EP, "ep"),
+           (Field.SEQUENCE_PARALLEL, "sequence"), (Field.MICRO_BATCHES, "micro-batches"))
+
+
+def _check_layout(c: Combined, spec: ModelSpec, setup: TrainingSetup, explicit: Mapping[str, Any]) -> None:
+    """A layout the files set must suit the model (``engine.training.layout``'s rules: tp dividing the heads, QLoRA
+    not split...): else one line naming the file and the key that set it, as any refusal."""
+    stated = [(f, word) for f, word in _LAYOUT if f in c.facts and c.facts[f].kind is Kind.READ
+              and f.value not in explicit and c.facts[f].value not in (1, False)]
+    if not stated or not setup.layout_active:
+        return
+    from engine.training.layout import LayoutError, layout
+
+    try:
+        layout(spec, setup)
+    except LayoutError as err:
+        problem = str(err)
+        words = problem.lower()
+        field = min(stated, key=lambda fw: words.find(fw[1]) if fw[1] in words else len(words))[0]
+        fact = c.facts[field]
+        # the rule's whole sentence (Message.of would cut it at MAX_SHOWN)
+        raise ConfigRefusedError(fact.file, Message(INVALID, (("problem", problem),)),
+                                 key=fact.keys[0].split(":", 1)[-1],
+                                 hint=Message.of(CHOOSE, field="parallel layout", flag=FLAGS[field])) from None
+
+
 def import_configs(
     paths: Sequence[str | Path],
     explicit: Mapping[str, Any] | None = None,
@@ -146,6 +174,7 @@ def import_configs(
     c.override(overridden)
     spec, model_assumed = _model(c, drafts, model, default_model)
     setup, assumed = build(c, explicit, base or TrainingSetup(), drafts[0].path.name)
+    _check_layout(c, spec, setup, explicit)
     alignment = c.facts.get(Field.ALIGNMENT)
     if model_assumed:
         assumed = {"model": spec.id, **assumed}

@@ -110,6 +110,7 @@ def _lora(d: Draft, keys: tuple[str, str, str, str], rank: int) -> None:
     common.lora_numbers(d, keys[:3], (rank, None, 0.0))
     if not common.lora_targets(d, keys[3]):
         d.default(Field.LORA_TARGETS, LoraTargets.ALL_LINEAR)
+    common.trained_in_full(d, "additional_target")
 
 
 def _precision(d: Draft) -> None:
@@ -188,6 +189,7 @@ def _v0(d: Draft) -> None:
     else:
         d.set(Field.CHECKPOINTING, Checkpointing.NONE if off else Checkpointing.FULL, "disable_gradient_checkpointing")
     _precision(d)
+    common.fp8(d, "fp8")
     switch = next((k for k in _SWITCHES if common.flag(d, k)), None)
     if switch:
         d.refuse(Field.OPTIMIZER, switch, Message.of(OPTIMIZER_SWITCH, value=switch))
@@ -224,8 +226,9 @@ def _v1_dist(d: Draft) -> None:
     if name == "deepspeed" and d.has("dist_config.config_file"):
         d.set(Field.BACKEND, "deepspeed", "dist_config.name")
         d.follow_file("dist_config.config_file", str(d.get("dist_config.config_file")))
-    elif name.startswith("fsdp"):
-        d.set(Field.BACKEND, "fsdp", "dist_config.name")
+    elif name.startswith("fsdp"):  # fsdp2, or fsdpturbo with its expert parallel size
+        d.set(Field.BACKEND, "fsdp-native", "dist_config.name")  # its own plugin: no fp32 upcast
+        common.whole(d, Field.EP, "dist_config.ep_size")
         reshard = common.flag(d, "dist_config.reshard_after_forward")
         if reshard is None:
             d.default(Field.SHARDING, Sharding.ZERO3)
@@ -261,6 +264,7 @@ def _v1(d: Draft) -> None:
     else:
         d.default(Field.OPTIMIZER, Optimizer.ADAMW)
     _v1_dist(d)
+    common.ulysses(d, "cp_size")  # cp_mode: ulysses, the only one
     _attention(d, "flash_attn")
     d.finish(REASONS)
 

@@ -2,9 +2,12 @@
 
 A Hugging Face id matches a catalog model when it is the model's own repository, or the same repository name
 under another owner (mirrors such as ``NousResearch/Llama-2-7b-hf``), or a published variant of it that keeps
-the architecture: the chat / instruct / ``-it`` fine-tunes of the same base (``meta-llama/Meta-Llama-3-8B-Instruct``
-is Llama 3 8B; ``Llama-2-7b-chat-hf`` is Llama 2 7B). Such a match is reported as assumed. A quantized
-repository (``-GPTQ``, ``-bnb-4bit``) or another version (``Mistral-7B-Instruct-v0.2``) matches nothing.
+the architecture: the chat / instruct / ``-it`` / reasoning fine-tunes of the same base
+(``meta-llama/Meta-Llama-3-8B-Instruct`` is Llama 3 8B; ``Llama-2-7b-chat-hf`` is Llama 2 7B;
+``mistralai/Ministral-3-3B-Reasoning-2512`` is the Ministral 3 3B whose Instruct variant the catalog holds), or
+the same weights saved in another 16-bit dtype (``casperhansen/llama-3-70b-fp16``).
+Such a match is reported as assumed. A quantized repository (``-GPTQ``, ``-bnb-4bit``) or another version
+(``Mistral-7B-Instruct-v0.2``) matches nothing.
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ UNKNOWN = QT_TRANSLATE_NOOP(
     "engine", "{value} is not a model VRAM Lab knows, nor a local folder with a config.json; give the model with "
               "--model (a catalog id) or --config (its config.json)")
 NO_MODEL = QT_TRANSLATE_NOOP("engine", "the files name no model; give it with --model or --config")
-_VARIANT = re.compile(r"-(instruct|chat|it|base)(?=-|$)")
+_VARIANT = re.compile(r"-(instruct|chat|it|base|reasoning|fp16|bf16)(?=-|$)")
 
 
 def _normal(name: str) -> str:

@@ -17,7 +17,8 @@ Sources (read at these versions):
   ``v_proj``, ``output_proj`` and ``apply_lora_to_mlp``), and the "all linear layers" spellings: Axolotl's
   ``lora_target_linear: true``, LLaMA-Factory's ``lora_target: all``, PEFT's ``all-linear``.
 * Alignment methods: TRL's trainers (DPO, PPO, GRPO, KTO, ORPO, CPO, RLOO, reward modelling), LLaMA-Factory's
-  ``stage`` and Axolotl's ``rl``.
+  ``stage`` and Axolotl's ``rl``; Axolotl's ``gdpo`` runs TRL's GRPO trainer with each reward normalised on its
+  own (``src/axolotl/core/builders/rl.py``: ``if self.cfg.rl in {RLType.GRPO, RLType.GDPO}``), GRPO's memory.
 """
 
 from __future__ import annotations
@@ -110,6 +111,8 @@ _PROJ = {
     "w2": "down", "fc1": "gateup", "fc2": "down", "fc_in": "gateup", "fc_out": "down", "qkv_proj": "qkv",
     "gate_up_proj": "gateup", "query_key_value": "qkv", "wq": "q", "wk": "k", "wv": "v", "wo": "o",
     "c_attn": "qkv", "c_proj": "odown", "c_fc": "gateup",
+    # GPT-NeoX / Falcon, MPT / Replit (Axolotl's archived examples name them)
+    "dense_h_to_4h": "gateup", "dense_4h_to_h": "down", "Wqkv": "qkv", "mlp_up": "gateup", "mlp_down": "down",
 }
 _REGEX_ALTERNATION = re.compile(r"\(([^()]*)\)_proj")
 

@@ -12,7 +12,9 @@ Precision (``precision_of``) is what each regime of ``engine.specs.Precision`` h
   arXiv:1910.02054, s3.1; DeepSpeed's ``bf16`` and ``fp16`` config sections; Megatron-LM's
   ``Float16OptimizerWithFloat16Params`` / distributed optimizer keep fp32 main parameters);
 * FSDP through accelerate with mixed precision upcasts trainable parameters to fp32 (accelerate
-  ``accelerator.py``, "FSDP upcast of low precision parameters"): full fine-tuning is amp-bf16 / amp-fp16;
+  ``accelerator.py``, "FSDP upcast of low precision parameters"; ``utils/fsdp_utils.py`` for FSDP2): full
+  fine-tuning is amp-bf16 / amp-fp16; a tool's own FSDP2 that does not (``"fsdp-native"``: LLaMA-Factory v1's
+  plugin, ``v1/plugins/trainer_plugins/distributed/fsdp2.py``) leaves it to the weights, as below;
 * otherwise the weights decide: fp32 weights with autocast are amp-bf16 / amp-fp16 (fp32 without it); bf16
   weights are bf16, with or without autocast (the Hugging Face Trainer on a bf16 model holds 8 bytes per
   parameter with AdamW: ENVIRONMENT.md, "PyTorch as a ground truth"); fp16 weights are fp16-mixed for LoRA and
@@ -154,12 +156,16 @@ def _relevant(field: Field, method: Method, named: set[str]) -> bool:
 
 
 def _world(values: dict[str, Any], assumed: dict[str, Any], explicit: Mapping[str, Any]) -> None:
-    """With tensor, pipeline or context parallelism and no GPU count stated, the smallest world that holds it
-    (tp x pp x cp GPUs, a whole multiple of it), reported as assumed."""
-    mp = math.prod(int(_shown(values.get(f"parallel.{k}", 1))) for k in ("tp", "pp", "cp"))
+    """With a parallel layout and no GPU count stated, the smallest world that holds it, reported as assumed: a
+    whole multiple of tp x pp x cp whose ranks per pipeline stage (tp x cp x dp) the expert group etp x ep
+    divides (``engine.training.layout``: expert parallelism is carved from the data- and context-parallel ranks)."""
+    size = {k: int(_shown(values.get(f"parallel.{k}") or 1)) for k in ("tp", "pp", "cp", "ep")}
+    etp = int(_shown(values.get("parallel.etp") or size["tp"]))
+    step = math.lcm(size["tp"] * size["pp"] * size["cp"], size["pp"] * etp * size["ep"]) if size["ep"] > 1 \
+        else size["tp"] * size["pp"] * size["cp"]
     gpus = int(values["gpus"])
-    if mp > 1 and gpus % mp and "gpus" in assumed and "gpus" not in explicit:
-        values["gpus"] = mp * -(-gpus // mp)
+    if step > 1 and gpus % step and "gpus" in assumed and "gpus" not in explicit:
+        values["gpus"] = step * -(-gpus // step)
         assumed["gpus"] = values["gpus"]
 
 

@@ -33,8 +33,8 @@ the launch command in the file's comments,                       a ``*_distribut
                                                                  ``torch.nn.CrossEntropyLoss``: standard
 ``enable_activation_offloading``                                 saved activations offloaded to host RAM
 ``fsdp_reshard_after_forward`` (default true)                    zero3 / zero2
-``fsdp_cpu_offload: true``                                       parameters, gradients and the optimizer step on
-                                                                 the CPU
+``fsdp_cpu_offload: true`` (earlier ``fsdp.cpu_offload``,           parameters, gradients and the optimizer step on
+``cpu_offload``)                                                 the CPU
 ``tensor_parallel_dim``                                          the tensor-parallel size
 ===============================================================  ============================================
 """
@@ -42,6 +42,8 @@ the launch command in the file's comments,                       a ``*_distribut
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
+from typing import Any
 
 from engine.config_import import common
 from engine.config_import.draft import Draft, Field
@@ -61,6 +63,10 @@ BUILDERS = {
     "qwen2_5_0_5b": "qwen2.5-0.5b", "qwen2_5_7b": "qwen2.5-7b", "qwen2_5_14b": "qwen2.5-14b",
     "qwen2_5_32b": "qwen2.5-32b", "qwen2_5_72b": "qwen2.5-72b",
     "gemma2_2b": "gemma-2-2b", "gemma2_9b": "gemma-2-9b", "gemma2_27b": "gemma-2-27b",
+    "qwen2_5_3b": "qwen2.5-3b", "llama3_3_70b": "llama-3.3-70b", "phi4_14b": "phi-4",
+    "qwen3_0_6b": "qwen3-0.6b", "qwen3_1_7b": "qwen3-1.7b", "qwen3_4b": "qwen3-4b", "qwen3_8b": "qwen3-8b",
+    "qwen3_14b": "qwen3-14b", "qwen3_32b": "qwen3-32b",
+    "llama4_scout_17b_16e": "llama-4-scout", "llama4_maverick_17b_128e": "llama-4-maverick",
 }
 _LAUNCH = re.compile(r"#.*\btune run\b(?P<args>.*?)\s--config\b")
 _DTYPES = {"bf16": Precision.BF16, "fp32": Precision.FP32}
@@ -128,7 +134,8 @@ def _lora(d: Draft, section: str) -> None:
         names += ["output"]
     d.get(f"{section}.apply_lora_to_mlp")
     d.get(f"{section}.apply_lora_to_output")
-    common.lora_targets(d, f"{section}.lora_attn_modules", names)
+    if names:  # the builders require lora_attn_modules; without it the engine's default set stays
+        common.lora_targets(d, f"{section}.lora_attn_modules", names)
 
 
 def _launch(d: Draft, text: str) -> str:
@@ -146,49 +153,55 @@ def _launch(d: Draft, text: str) -> str:
     return recipe
 
 
+#: CPU offload of FSDP, by the names torchtune gave it over time (``cpu_offload`` in its first recipes)
+_OFFLOAD_KEYS = ("fsdp_cpu_offload", "fsdp.cpu_offload", "cpu_offload")
+
+
 def _distributed(d: Draft, recipe: str) -> None:
-    sharded = "distributed" in recipe or d.has("fsdp_cpu_offload") or d.has("fsdp_reshard_after_forward")
+    offload = next((k for k in _OFFLOAD_KEYS if d.has(k)), _OFFLOAD_KEYS[0])
+    sharded = "distributed" in recipe or d.has(offload) or d.has("fsdp_reshard_after_forward")
     reshard = common.flag(d, "fsdp_reshard_after_forward")
     if reshard is not None:
         d.set(Field.SHARDING, Sharding.ZERO3 if reshard else Sharding.ZERO2, "fsdp_reshard_after_forward")
     elif sharded:
         d.default(Field.SHARDING, Sharding.ZERO3)
-    if common.flag(d, "fsdp_cpu_offload"):
-        d.set(Field.OFFLOAD_PARAMS, True, "fsdp_cpu_offload")
-        d.set(Field.OFFLOAD_OPTIMIZER, True, "fsdp_cpu_offload")
+    if common.flag(d, offload):
+        d.set(Field.OFFLOAD_PARAMS, True, offload)
+        d.set(Field.OFFLOAD_OPTIMIZER, True, offload)
     common.parallel_sizes(d, {Field.TP: "tensor_parallel_dim"})
+    common.replicated(d, "data_parallel_replicate_dim")  # HSDP: replicas of FSDP groups, reported
 
 
-def _optimizer(d: Draft) -> None:
-    key = "optimizer._component_"
+def _optimizer(d: Draft, at: str) -> None:
+    key = at + "optimizer._component_"
     name = str(d.raw(key) or "").lower()
-    momentum = d.get("optimizer.momentum")
+    momentum = d.get(at + "optimizer.momentum")
     if name == "torch.optim.sgd" and isinstance(momentum, int | float) and momentum > 0:
-        d.set(Field.OPTIMIZER, Optimizer.SGD_MOMENTUM, key, "optimizer.momentum")
+        d.set(Field.OPTIMIZER, Optimizer.SGD_MOMENTUM, key, at + "optimizer.momentum")
     elif not common.optimizer(d, key):
         d.default(Field.OPTIMIZER, Optimizer.ADAMW)
 
 
-def _alignment(d: Draft, recipe: str) -> None:
-    loss = str(d.get("loss._component_") or "").lower()
+def _alignment(d: Draft, recipe: str, at: str) -> None:
+    loss = str(d.get(at + "loss._component_") or "").lower()
     for word, method in _ALIGNMENT:
         if word in loss.rsplit(".", 1)[-1]:
-            d.set(Field.ALIGNMENT, method, "loss._component_")
+            d.set(Field.ALIGNMENT, method, at + "loss._component_")
             return
         if word in recipe:
             d.default(Field.ALIGNMENT, method)
             return
 
 
-def _loss(d: Draft) -> None:
+def _loss(d: Draft, at: str) -> None:
     """``loss._component_``: ``CEWithChunkedOutputLoss`` is chunked-output (``num_output_chunks``, 8 by default);
     ``LinearCrossEntropyLoss`` projects and takes the loss chunk by chunk (costed as fused-linear-ce, reported);
     ``torch.nn.CrossEntropyLoss`` is standard."""
-    key = "loss._component_"
+    key = at + "loss._component_"
     name = str(d.raw(key) or "").rsplit(".", 1)[-1].lower()
     if name == "cewithchunkedoutputloss":
         d.set(Field.LOSS, Loss.CHUNKED_OUTPUT, key)
-        if not common.whole(d, Field.LOSS_CHUNKS, "loss.num_output_chunks"):
+        if not common.whole(d, Field.LOSS_CHUNKS, at + "loss.num_output_chunks"):
             d.default(Field.LOSS_CHUNKS, 8)
     elif name == "linearcrossentropyloss":
         d.approx(Field.LOSS, Loss.FUSED_LINEAR_CE, key, Message.of(common.NEAR_FUSED_LOSS, value=d.raw(key)))
@@ -206,28 +219,72 @@ def _precision(d: Draft) -> None:
         d.refuse(Field.PRECISION, "dtype", Message.of(FP16, value=value))
 
 
+_REFERENCE = re.compile(r"\$\{([A-Za-z_][\w.]*)\}")
+_MAX_HOPS = 8  # a reference to a reference... (a cycle stops here, left as written)
+
+
+def _lookup(data: Mapping[str, Any], dotted: str) -> Any:
+    node: Any = data
+    for part in dotted.split("."):
+        if not isinstance(node, Mapping) or part not in node:
+            return None
+        node = node[part]
+    return node
+
+
+def _resolve(value: Any, root: Mapping[str, Any], hops: int = 0) -> Any:
+    """``value`` with OmegaConf's plain references (``${base_model_path}``, ``${a.b}``) to scalars of the same file
+    replaced; a resolver (``${eval:...}``), a reference to a section or to nothing stays as written."""
+    if isinstance(value, Mapping):
+        return {k: _resolve(v, root, hops) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_resolve(v, root, hops) for v in value]
+    if not isinstance(value, str) or "${" not in value or hops >= _MAX_HOPS:
+        return value
+    whole = _REFERENCE.fullmatch(value.strip())
+    if whole is not None:
+        target = _lookup(root, whole.group(1))
+        return value if target is None or isinstance(target, Mapping | list) else _resolve(target, root, hops + 1)
+
+    def one(match: re.Match[str]) -> str:
+        target = _resolve(_lookup(root, match.group(1)), root, hops + 1)
+        return match.group(0) if target is None or isinstance(target, Mapping | list) else str(target)
+
+    return _REFERENCE.sub(one, value)
+
+
+def _training_section(d: Draft) -> str:
+    """Where the training keys are: the top level, or a ``training:`` section (recipes/configs/dev's async GRPO)."""
+    if not isinstance(d.raw("optimizer"), dict) and isinstance(d.raw("training.optimizer"), dict):
+        return "training."
+    return ""
+
+
 def map_loaded(d: Draft, loaded: Loaded) -> None:
     """A torchtune recipe config (its text is searched for the launch comment)."""
-    if not isinstance(d.raw("optimizer"), dict):
+    d.data = _resolve(d.data, d.data)
+    at = _training_section(d)
+    if not isinstance(d.raw(at + "optimizer"), dict):
         raise ConfigRefusedError(d.path.name, Message.of(NOT_TRAINING))
     section = "model" if isinstance(d.raw("model"), dict) else "policy_model"
     _model(d, section)
     common.whole(d, Field.SEQ_LEN, "tokenizer.max_seq_len")  # null: no truncation, the sequence is left open
-    if not common.whole(d, Field.BATCH, "batch_size"):
+    if not common.whole(d, Field.BATCH, at + "batch_size"):
         d.default(Field.BATCH, 1)
-    if not common.whole(d, Field.GRAD_ACCUM, "gradient_accumulation_steps"):
+    if not common.whole(d, Field.GRAD_ACCUM, at + "gradient_accumulation_steps"):
         d.default(Field.GRAD_ACCUM, 1)
-    on = common.flag(d, "enable_activation_checkpointing")
+    on = common.flag(d, at + "enable_activation_checkpointing")
     if on is None:
         d.default(Field.CHECKPOINTING, Checkpointing.NONE)
     else:
-        d.set(Field.CHECKPOINTING, Checkpointing.FULL if on else Checkpointing.NONE, "enable_activation_checkpointing")
+        d.set(Field.CHECKPOINTING, Checkpointing.FULL if on else Checkpointing.NONE,
+              at + "enable_activation_checkpointing")
     _precision(d)
-    _optimizer(d)
-    _loss(d)
-    common.activation_offload(d, "enable_activation_offloading")
+    _optimizer(d, at)
+    _loss(d, at)
+    common.activation_offload(d, at + "enable_activation_offloading")
     d.default(Field.ATTENTION, Attention.SDPA)
     recipe = _launch(d, loaded.text)
     _distributed(d, recipe)
-    _alignment(d, recipe)
+    _alignment(d, recipe, at)
     d.finish(REASONS)

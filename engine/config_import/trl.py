@@ -25,7 +25,10 @@ under ``model_init_kwargs``                           (``ModelConfig.dtype`` def
                                                       ``TrainingArguments`` has none, so it is left open
 ``max_prompt_length`` + ``max_completion_length``     the sequence of GRPO and RLOO (completion: 512 by
                                                       default); without a prompt bound it is left open
-``attn_implementation``                               the attention kernel
+``attn_implementation``                               the attention kernel (alignment-handbook's older
+                                                      ``use_flash_attention_2: true``: flash-attn 2)
+``lora_modules_to_save``                              modules trained in full beside LoRA: refused (their
+                                                      gradients and optimizer states are not counted)
 ``use_liger_kernel`` / ``loss_type: chunked_nll``       the loss: fused-linear-ce / chunked (TRL's own
                                                       chunked_nll, ``engine.training.loss``); absent, standard
                                                       is used, the upper bound (SFT's default is chunked_nll
@@ -37,7 +40,8 @@ under ``model_init_kwargs``                           (``ModelConfig.dtype`` def
 The alignment method is the trainer's: keys only GRPO (``num_generations``, ``use_vllm``), PPO
 (``num_ppo_epochs``, ``vf_coef``), KTO (``desirable_weight``), RLOO (``rloo_k``) or reward modelling
 (``center_rewards_coefficient``) take name it; otherwise the file's folder or name (``recipes/.../dpo/``,
-``orpo``), reported as assumed; otherwise DPO's keys (``beta``, ``max_prompt_length``, ``loss_type``).
+``orpo``), reported as assumed; otherwise DPO's keys (``beta``, ``max_prompt_length``, a ``loss_type`` that is not
+SFT's ``nll`` / ``dft`` / ``chunked_nll``; ``ipo`` alone is IPO).
 """
 
 from __future__ import annotations
@@ -49,7 +53,7 @@ from engine.config_import import common, training_args
 from engine.config_import.draft import Draft, Field
 from engine.config_import.names import AlignmentMethod, dtype_of
 from engine.config_import.report import Message
-from engine.specs import LoraTargets, Loss, Method
+from engine.specs import Attention, LoraTargets, Loss, Method, Sharding
 from engine.translatable import QT_TRANSLATE_NOOP
 
 EIGHT_BIT = QT_TRANSLATE_NOOP("engine", "a base model loaded in 8 bits is not a method VRAM Lab costs")
@@ -76,6 +80,8 @@ _SIGNATURES = (
 )
 _DPO_KEYS = ("beta", "max_prompt_length", "loss_type", "rpo_alpha", "precompute_ref_log_probs", "reference_free",
              "ref_model_init_kwargs")
+# SFTConfig's own loss types (trl/trainer/sft_config.py): not DPO's
+_SFT_LOSSES = frozenset({"nll", "dft", "chunked_nll"})
 _PATH_WORDS = {m.value: m for m in AlignmentMethod} | {"rm": AlignmentMethod.REWARD, "sft": None}
 
 
@@ -89,19 +95,23 @@ def _path_hint(path: Path) -> tuple[bool, AlignmentMethod | None]:
 
 
 def _alignment(d: Draft) -> None:
+    hinted, hint = _path_hint(d.path)
     for method, keys in _SIGNATURES:
         found = [k for k in keys if d.has(k)]
+        if found and method is AlignmentMethod.GRPO and hint is AlignmentMethod.RLOO:
+            d.default(Field.ALIGNMENT, hint)  # TRL 1.x's RLOOConfig has GRPO's generation keys: the name decides
+            return
         if found:
             d.set(Field.ALIGNMENT, method, found[0])
             return
-    hinted, hint = _path_hint(d.path)
     if hinted:
         if hint is not None:
             d.default(Field.ALIGNMENT, hint)
         return
-    found = [k for k in _DPO_KEYS if d.has(k)]
+    losses = {w.lower() for w in common.split_words(d.raw("loss_type") or [])}
+    found = [k for k in _DPO_KEYS if d.has(k) and not (k == "loss_type" and losses <= _SFT_LOSSES)]
     if found:
-        d.set(Field.ALIGNMENT, AlignmentMethod.DPO, found[0])
+        d.set(Field.ALIGNMENT, AlignmentMethod.IPO if losses == {"ipo"} else AlignmentMethod.DPO, found[0])
 
 
 def _method(d: Draft) -> None:
@@ -126,6 +136,8 @@ def _lora(d: Draft) -> None:
     if not common.lora_targets(d, "lora_target_modules"):
         d.default(Field.LORA_TARGETS, LoraTargets.QV)
     common.quantization(d, "bnb_4bit_quant_type", "use_bnb_nested_quant", double_default=False)
+    if common.flag(d, "use_peft"):
+        common.trained_in_full(d, "lora_modules_to_save")
 
 
 def _weights(d: Draft) -> None:
@@ -170,6 +182,37 @@ def _long_context(d: Draft) -> None:
     common.activation_offload(d, "activation_offloading")
 
 
+SHIPPED = QT_TRANSLATE_NOOP("engine", "{value} was not found beside the config; the content its tool ships is assumed")
+
+#: the accelerate configs TRL ships (``trl/accelerate_configs/<name>.yaml``, commit f2cd5771), which a TRL command
+#: line config names by ``accelerate_config: <name>``: backend, sharding; each runs 8 processes in bf16 (``single_gpu``
+#: is ``distributed_type: "NO"``: one)
+PROFILES: dict[str, tuple[str, Sharding]] = {
+    "zero1": ("deepspeed", Sharding.ZERO1), "zero2": ("deepspeed", Sharding.ZERO2),
+    "zero3": ("deepspeed", Sharding.ZERO3), "fsdp1": ("fsdp", Sharding.ZERO3), "fsdp2": ("fsdp", Sharding.ZERO3),
+    "multi_gpu": ("none", Sharding.NONE), "single_gpu": ("none", Sharding.NONE),
+}
+
+
+def _launch(d: Draft) -> None:
+    """The ``accelerate launch`` arguments a TRL command line config may hold (``trl/cli/commands/training.py``):
+    ``num_processes`` (the GPUs) and ``accelerate_config`` (a file, followed, or a profile TRL ships)."""
+    common.whole(d, Field.GPUS, "num_processes")
+    value = d.get("accelerate_config")
+    if not isinstance(value, str) or not value.strip():
+        return
+    name = value.strip()
+    if name in PROFILES:
+        backend, sharding = PROFILES[name]
+        d.default(Field.BACKEND, backend)
+        d.default(Field.SHARDING, sharding)
+        d.default(Field.GPUS, 1 if name == "single_gpu" else 8)
+        d.default(Field.HALF, "bf16")
+        d.ignore("accelerate_config", Message.of(SHIPPED, value=name))
+    else:
+        d.follow_file("accelerate_config", name)
+
+
 def map_file(d: Draft) -> None:
     """A TRL / transformers training-arguments file."""
     common.model(d, "model_name_or_path")
@@ -181,9 +224,12 @@ def map_file(d: Draft) -> None:
     training_args.checkpointing(d, default=True)
     training_args.optimizer(d)
     training_args.distributed(d)
+    _launch(d)
     _sequence(d)
     _long_context(d)
-    if not common.attention(d, "attn_implementation"):
-        common.attention(d, "model_init_kwargs.attn_implementation")
+    if not common.attention(d, "attn_implementation") \
+            and not common.attention(d, "model_init_kwargs.attn_implementation") \
+            and common.flag(d, "use_flash_attention_2"):  # alignment-handbook's ModelArguments before TRL's
+        d.set(Field.ATTENTION, Attention.FLASH, "use_flash_attention_2")
     _alignment(d)
     d.finish(REASONS)

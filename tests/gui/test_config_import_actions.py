@@ -36,6 +36,9 @@ IMPORTS = [
     ("alignment-handbook/accelerate_configs/deepspeed_zero3.yaml",),
     ("trl/example_config.yaml",), ("accelerate/fsdp.yaml",), ("deepspeed/zero_stage2_config.json",),
     ("transformers/training_args.json",),
+    ("axolotl/qwen3-8b-fsdp-tp-cp.yaml",), ("axolotl/qwen3_30ba3b_ep_lora_4gpu.yaml",),
+    ("llama-factory/examples/megatron/qwen3_moe_full.yaml",),
+    ("llama-factory/examples/v1/train_full/train_full_fsdp2.yaml",), ("accelerate/tp_hsdp.yaml",),
 ]
 MINE = get_model("llama-3-8b").model_copy(update={"id": "local/my-model", "num_layers": 7, "hf_repo": None})
 
@@ -164,6 +167,21 @@ def test_a_refused_file_says_one_line_and_changes_nothing(
     assert window.scenario.value == before
     assert not window.history.can_undo()
     assert window.imports.panel is None
+
+
+def test_a_layout_the_model_cannot_take_is_refused_in_one_line(
+    window: MainWindow, warnings: list[tuple[str, str]], tmp_path: Path
+) -> None:
+    """Expert parallelism on a model the files do not name, kept as the current dense one: the import refuses it
+    naming the file and the key (before, the scenario's own layout check raised out of the import)."""
+    before = window.scenario.value
+    path = write(tmp_path, "ep.yml", "base_model: /nowhere/my-own-moe\nexpert_parallel_size: 4\nsequence_len: 1024\n"
+                                     "micro_batch_size: 1\n")
+    assert not window.imports.import_paths([path])
+    line = warnings[0][1].split("\n\n")[0]
+    assert line.startswith("ep.yml: expert_parallel_size: ")
+    assert "needs a mixture-of-experts model" in line
+    assert window.scenario.value == before
 
 
 def test_a_fifo_is_refused_at_once(

@@ -182,6 +182,58 @@ def test_training_arguments_json_dump() -> None:
     assert r.report.assumed["seq_len"] == 4096  # TrainingArguments has no sequence length
 
 
+def test_axolotl_fsdp2_with_tensor_and_context_parallelism() -> None:
+    """dp_shard_size 2 x context_parallel_size 2 x tensor_parallel_size 2: eight GPUs; the Cut Cross-Entropy plugin
+    on its own turns it on (its cut_cross_entropy defaults to true); no gradient_checkpointing: none."""
+    r = _import("axolotl/qwen3-8b-fsdp-tp-cp.yaml")
+    assert r.model.id == "qwen3-8b"
+    _check(r, {"method": "full", "seq_len": 8192, "batch": 1, "grad_accum": 1, "optimizer": "adamw",
+               "attention": "flash", "checkpointing": "none", "precision": "amp-bf16", "gpus": 8,
+               "sharding": "zero3", "offload_params": False, "offload_optimizer": False, "loss": "fused-linear-ce"})
+    assert (r.setup.parallel.tp, r.setup.parallel.cp) == (2, 2)
+    assert r.report.read["dp_shard_size"] == 2
+    assert "gpus" not in r.report.assumed
+    assert r.report.assumed["loss"] == "fused-linear-ce"  # Cut Cross-Entropy, costed as Liger's fused loss
+
+
+def test_axolotl_expert_parallel_lora_assumes_its_four_gpus() -> None:
+    """expert_parallel_size 4 ("world size 4"), no GPU count: the smallest world expert parallelism fits in."""
+    r = _import("axolotl/qwen3_30ba3b_ep_lora_4gpu.yaml")
+    assert r.model.id == "qwen3-30b-a3b"
+    _check(r, {"method": "lora", "lora.rank": 32, "lora.alpha": 16.0, "lora.dropout": 0.0,
+               "lora.targets": "attention", "seq_len": 2048, "batch": 1, "grad_accum": 1, "optimizer": "adamw-8bit",
+               "checkpointing": "full", "attention": "flash", "precision": "bf16", "gpus": 4, "sharding": "zero3"})
+    assert r.setup.parallel.ep == 4
+    assert r.report.assumed["gpus"] == 4
+
+
+def test_llama_factory_megatron_moe() -> None:
+    """pp 4 x ep 2 with the distributed optimizer; its comment says 8 GPUs, the smallest world the layout fits."""
+    r = _import("llama-factory/examples/megatron/qwen3_moe_full.yaml")
+    _check(r, {"method": "full", "seq_len": 4096, "batch": 1, "grad_accum": 8, "checkpointing": "full",
+               "precision": "bf16-mixed", "sharding": "zero1", "gpus": 8})
+    p = r.setup.parallel
+    assert (p.tp, p.pp, p.ep, p.micro_batches, p.sequence_parallel) == (1, 4, 2, 8, False)
+
+
+def test_llama_factory_v1_fsdp2() -> None:
+    """v1's defaults: bf16 on, activation checkpointing on; its FSDP2 plugin keeps the bf16 weights it loads."""
+    r = _import("llama-factory/examples/v1/train_full/train_full_fsdp2.yaml")
+    assert r.report.format is Format.LLAMA_FACTORY
+    assert r.model.id == "qwen3-0.6b"
+    _check(r, {"method": "full", "seq_len": 2048, "batch": 1, "grad_accum": 1, "checkpointing": "full",
+               "precision": "bf16", "sharding": "zero3", "optimizer": "adamw"})
+
+
+def test_accelerate_tp_with_hybrid_sharding() -> None:
+    """Eight processes: tp 2 x (2 replicas x 2 shards); the replicas are reported (costed as sharded over all)."""
+    r = _import("accelerate/tp_hsdp.yaml")
+    _check(r, {"gpus": 8, "sharding": "zero3", "precision": "amp-bf16", "checkpointing": "none",
+               "offload_params": False})
+    assert r.setup.parallel.tp == 2
+    assert "parallelism_config.parallelism_config_dp_replicate_size" in [i.key for i in r.report.ignored]
+
+
 @pytest.mark.parametrize("path", sorted(p for p in FIXTURES.rglob("*") if p.suffix in (".yml", ".yaml", ".json")))
 def test_every_fixture_imports_and_reports_each_key_once(path: Path) -> None:
     r = import_configs([path], default_model=DEFAULT)

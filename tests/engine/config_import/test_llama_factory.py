@@ -98,13 +98,15 @@ def test_v1_layout(imported):
 def test_megatron_layout(imported):
     """LLaMA-Factory's examples/megatron/qwen3_moe_full.yaml, abridged: pipeline 4 x expert 2, Megatron's
     distributed optimizer and bf16 with fp32 main parameters."""
-    text = (BASE + "finetuning_type: full\nper_device_train_batch_size: 1\ngradient_accumulation_steps: 8\n"
+    text = (BASE.replace("meta-llama/Llama-2-7b-hf", "Qwen/Qwen3-30B-A3B")
+            + "finetuning_type: full\nper_device_train_batch_size: 1\ngradient_accumulation_steps: 8\n"
             "bf16: true\ntensor_model_parallel_size: 1\nsequence_parallel: false\npipeline_model_parallel_size: 4\n"
             "use_distributed_optimizer: true\nexpert_model_parallel_size: 2\nrecompute_granularity: selective\n")
     r = imported({"a.yaml": text})
     p = r.setup.parallel
     assert (p.tp, p.pp, p.ep, p.micro_batches) == (1, 4, 2, 8)
-    assert (r.setup.sharding.value, r.setup.precision.value, r.setup.gpus) == ("zero1", "bf16-mixed", 4)
+    # 8 GPUs: 4 stages of 2 data-parallel ranks, which ep 2 is carved from (engine.training.layout)
+    assert (r.setup.sharding.value, r.setup.precision.value, r.setup.gpus) == ("zero1", "bf16-mixed", 8)
     assert r.report.assumed["parallel.micro_batches"] == 8
     assert r.setup.checkpointing.value == "selective"
 
