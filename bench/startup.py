@@ -3,8 +3,10 @@
 Each run starts ``python -m gui`` afresh with ``VRAMLAB_STARTUP_PROBE`` holding the launch time; the app prints
 ``startup_s=...`` at its window's first paint and quits (``gui/startup_probe.py``). ``bench/bare_window.py`` does
 the same with one plot and nothing else. The two alternate (app, bare, app, bare, ...) so that both see the same
-machine load; the first pair is a warm-up (disk cache) and is not counted. Target: the app's median within 1.3x
-the bare window's (a ratio: no machine factor needed). Without a display both run offscreen.
+machine load; the first pair is a warm-up (disk cache, and the bytecode cache: both run without
+``PYTHONDONTWRITEBYTECODE``, so that the app's modules load from ``__pycache__`` as an installed app's do and as the
+bare window's libraries do) and is not counted. Target: the app's median within 1.3x the bare window's (a ratio:
+no machine factor needed). Without a display both run offscreen.
 
     python bench/startup.py [--runs 7] [--json] [--check]
 """
@@ -54,6 +56,7 @@ def one_bare(env: dict[str, str]) -> float:
 def measure(runs: int) -> tuple[list[float], list[float]]:
     """(app, bare) start-up seconds, interleaved."""
     env = dict(os.environ)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)  # else every start of a checkout compiles the app's modules again
     if sys.platform == "linux" and not (env.get("DISPLAY") or env.get("WAYLAND_DISPLAY")):
         env.setdefault("QT_QPA_PLATFORM", "offscreen")
     env.setdefault("VRAMLAB_SETTINGS_DIR", str(REPO / "build" / "bench-settings"))

@@ -14,7 +14,7 @@ No view computes a number: each gets its result from the engine.
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict
 from PySide6.QtCore import Qt
@@ -41,8 +41,6 @@ from gui.choices import method_label
 from gui.page_state import PageState
 from gui.pages import page_title
 from gui.pages.memory_controls import MemoryControls
-from gui.pages.memory_host import HostSection
-from gui.pages.memory_planner import PlannerSection
 from gui.recompute import PAUSE_MS, Recompute
 from gui.scenario import EVERYTHING, Scenario
 from gui.widgets.breakdown_chart import BreakdownChart, Row
@@ -52,6 +50,10 @@ from gui.widgets.page_layout import scroll_area
 from gui.widgets.peak_summary import PeakSummary
 from gui.widgets.roadmap_view import RoadmapView
 from gui.widgets.term_legend import TermLegend
+
+if TYPE_CHECKING:  # the Host RAM and Layout planner tabs load when first shown (LazyTab), not before the first paint
+    from gui.pages.memory_host import HostSection
+    from gui.pages.memory_planner import PlannerSection
 
 # x of the sequence-length curve: 48 points, log-spaced over the slider's range
 SEQ_POINTS = [round(ranges.SEQ_LEN[0] * (ranges.SEQ_LEN[1] / ranges.SEQ_LEN[0]) ** (i / 47)) for i in range(48)]
@@ -111,8 +113,8 @@ class MemoryPage(QWidget):
         self.roadmap = RoadmapView(self)
         self.notes = QLabel(self, wordWrap=True)
         # built when first shown: the page's first paint does not pay for them (gui.widgets.lazy_tab)
-        self._host_tab = LazyTab(lambda: HostSection(scenario), self)
-        self._planner_tab = LazyTab(lambda: PlannerSection(scenario, self.view), self)
+        self._host_tab = LazyTab(lambda: _host_section(scenario), self)
+        self._planner_tab = LazyTab(lambda: _planner_section(scenario, self.view), self)
         self.tabs = QTabWidget(self)
         self._layout()
         later = [self._show_comparison, self._show_seq_curve, self._show_gpu_curve, self._show_roadmap]
@@ -332,3 +334,15 @@ class MemoryPage(QWidget):
 
     def _import_noted(self, notes: str) -> None:
         QMessageBox.information(self, self.tr("Import notes"), notes)
+
+
+def _host_section(scenario: Scenario) -> HostSection:
+    from gui.pages.memory_host import HostSection
+
+    return HostSection(scenario)
+
+
+def _planner_section(scenario: Scenario, view: PageState[MemoryView]) -> PlannerSection:
+    from gui.pages.memory_planner import PlannerSection
+
+    return PlannerSection(scenario, view)
