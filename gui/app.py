@@ -31,8 +31,8 @@ class _Version(argparse._VersionAction):
     """``--version``: the package's version, looked up only when asked (reading the installed package's metadata
     costs tens of milliseconds that every other start would pay)."""
 
-    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: str | Sequence[Any] | None,
-                 option_string: str | None = None) -> None:
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: str | Sequence[Any] | None, option_string: str | None = None) -> None:
         from gui.about import app_version
 
         self.version = f"vramlab {app_version()}"
