@@ -46,6 +46,7 @@ def _page() -> MemoryPage:
     page = MemoryPage(Scenario())
     page.resize(1280, 800)
     page.show()
+    page.flush()  # its charts too (built after the first paint otherwise: gui.widgets.lazy_tab)
     QCoreApplication.processEvents()
     page.controls.seq_slider.setFocus()
     return page
@@ -72,6 +73,7 @@ def _in_window(lessons: bool) -> tuple[MemoryPage, QWidget, list[Recompute]]:
         panel.show_lesson(LESSON)
         panel.start()
         waits.append(panel.recompute)
+    page.flush()
     QCoreApplication.processEvents()
     page.controls.seq_slider.setFocus()
     return page, window, waits

@@ -123,7 +123,8 @@ class MemoryPage(QWidget):
         self._planner_tab = LazyTab(lambda: _planner_section(scenario, self.view), self)
         self.tabs = QTabWidget(self)
         self._layout()
-        later = [self._show_comparison, self._show_seq_curve, self._show_gpu_curve, self._show_roadmap]
+        later = [self._fit_legend, self._show_comparison, self._show_seq_curve, self._show_gpu_curve,
+                 self._show_roadmap]
         self.recompute = Recompute(self, now=self._show_headline, later=later, pause_ms=SECONDARY_MS)
         self.recompute.watch(scenario, EVERYTHING)
         self.recompute.flush()
@@ -265,12 +266,25 @@ class MemoryPage(QWidget):
         if self._breakdown.built:  # else drawn when built, just after the first paint
             self._show_breakdown()
         self.legend.show_terms(e.device_terms, unit)
+        self._hold_legend_height()
         self._show_stages_note(e)
         self._show_logits_note(e)
         host_tab = list(MemoryTab).index(MemoryTab.HOST)
         title = self.tr("Host RAM") if host_fits(e) else self.tr("Host RAM ✗")
         if self.tabs.tabText(host_tab) != title:  # a new title lays the tab bar out again: only when it changes
             self.tabs.setTabText(host_tab, title)
+
+    def _hold_legend_height(self) -> None:
+        """While input goes on (a drag), the legend keeps the most lines its text has wrapped to, so that the tabs
+        under it do not shrink and grow by a line as its figures and terms change (each time, every chart in them
+        laid out and drawn again: bench/gui_latency.py); ``_fit_legend`` lets it go once input pauses."""
+        height = self.legend.heightForWidth(self.legend.width())
+        if height > self.legend.minimumHeight():
+            self.legend.setMinimumHeight(height)
+
+    def _fit_legend(self) -> None:
+        """The legend at its own height again (the first of the views that wait for a pause in the input)."""
+        self.legend.setMinimumHeight(0)
 
     def _show_breakdown(self) -> None:
         """The breakdown bar(s) of the estimate the headline shows."""
