@@ -8,6 +8,9 @@ QLoRA comparison, the two curves, the roadmap), whose charts cost more to paint,
 ``SECONDARY_MS``, one view per event-loop turn, so that no frame of a drag waits for them (bench/gui_latency.py
 measures both paths). The Host RAM and Layout planner tabs (``gui.pages.memory_host``, ``memory_planner``)
 recompute only while shown; the planner searches in a background thread.
+At start-up the headline's figures are there at the window's first paint; the charts and the roadmap (pyqtgraph)
+are built and drawn the turn after it (``gui.widgets.lazy_tab.LazyView``; bench/startup.py), and the tabs when
+first opened. While input goes on, the legend keeps the lines it has wrapped to (nothing under it moves).
 No view computes a number: each gets its result from the engine.
 """
 
