@@ -1,7 +1,8 @@
 """The baseline for ``bench/startup.py``: a bare PySide6 + pyqtgraph window with one plot, started the same way.
 
-With ``VRAMLAB_STARTUP_PROBE`` holding the launch time, it prints ``startup_s=...`` at its window's first paint
-and quits, as the app does (``gui/startup_probe.py``). It imports what any PySide6 + pyqtgraph app must and
+With ``VRAMLAB_STARTUP_PROBE`` holding the launch time, it prints ``startup_s=...`` and ``startup_cpu_s=...`` at its
+window's first paint, then ``settled_s=...`` on the next event-loop turn (it defers nothing), and quits, as the app
+does (``gui/startup_probe.py``). It imports what any PySide6 + pyqtgraph app must and
 nothing else, so the app's start-up over this one's is what the app itself adds.
 """
 
@@ -19,7 +20,7 @@ from PySide6.QtWidgets import QApplication, QMainWindow  # noqa: E402
 
 
 class _FirstPaint(QObject):
-    """At the first paint of the window or of the plot (which covers it), print the time and quit."""
+    """At the first paint of the window or of the plot (which covers it), print the times; quit on the next turn."""
 
     def __init__(self, started: float, window: QMainWindow, plot: pg.PlotWidget) -> None:
         super().__init__(window)
@@ -33,10 +34,15 @@ class _FirstPaint(QObject):
             for w in self._watched:
                 w.removeEventFilter(self)
             self._watched = ()
-            sys.stdout.write(f"startup_s={time.time() - self._started:.4f}\n")
+            sys.stdout.write(f"startup_s={time.time() - self._started:.4f}\nstartup_cpu_s={time.process_time():.4f}\n")
             sys.stdout.flush()
-            QTimer.singleShot(0, QApplication.quit)
+            QTimer.singleShot(0, self._settled)
         return False
+
+    def _settled(self) -> None:
+        sys.stdout.write(f"settled_s={time.time() - self._started:.4f}\n")
+        sys.stdout.flush()
+        QTimer.singleShot(0, QApplication.quit)
 
 
 def main() -> int:

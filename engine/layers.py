@@ -56,7 +56,9 @@ def sliding_layers(n: int, fraction: float) -> list[bool]:
 
 @cache
 def _derived(m: ModelSpec) -> tuple[LayerRun, ...]:
-    """The layer list the flat fields describe (module docstring)."""
+    """The layer list the flat fields describe (module docstring), as runs: a layer is keyed by (sliding, routed),
+    and equal keys are equal layers, so consecutive equal keys fold into one run (what :func:`group` would give,
+    without building a spec per layer: the catalog's 80 models are counted at start-up)."""
     first_dense = m.moe.first_dense_layers if m.moe is not None else 0
     slides = sliding_layers(m.num_layers, m.sliding_layers_fraction if m.sliding_window else 0.0)
     fused = m.fused_gate_up
@@ -65,13 +67,23 @@ def _derived(m: ModelSpec) -> tuple[LayerRun, ...]:
     if m.moe is not None:
         moe = m.moe.model_copy(update={"first_dense_layers": 0})
         routed = MlpSpec(kind=m.mlp, bias=m.mlp_bias, fused_gate_up=fused, moe=moe)
-    layers = []
-    for i in range(m.num_layers):
-        attention = AttentionSpec(
+    keys = [(slides[i], routed is not None and i >= first_dense) for i in range(m.num_layers)]
+    folded: list[tuple[tuple[bool, bool], int]] = []
+    for key in keys:
+        if folded and folded[-1][0] == key:
+            folded[-1] = (key, folded[-1][1] + 1)
+        else:
+            folded.append((key, 1))
+    attention = {
+        slide: AttentionSpec(
             num_heads=m.num_heads, num_kv_heads=m.num_kv_heads, head_dim=max(1, m.head_size),
-            window=m.sliding_window if slides[i] else None, qkv_bias=m.qkv_bias, o_bias=m.o_bias,
+            window=m.sliding_window if slide else None, qkv_bias=m.qkv_bias, o_bias=m.o_bias,
             fused_qkv=m.fused_qkv, softcap=m.attn_softcap, mla=m.mla,
         )
-        mlp = dense if routed is None or i < first_dense else routed
-        layers.append(LayerSpec(attention=attention, mlp=mlp, norms=m.norms_per_layer))
-    return group(layers)
+        for slide in {k[0] for k in keys}
+    }
+    return tuple(
+        LayerRun(count=n, attention=attention[slide], mlp=routed if is_routed and routed is not None else dense,
+                 norms=m.norms_per_layer)
+        for (slide, is_routed), n in folded
+    )

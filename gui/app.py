@@ -27,12 +27,23 @@ class _Parser(argparse.ArgumentParser):
         raise SystemExit(2)
 
 
+class _Version(argparse._VersionAction):
+    """``--version``: the package's version, looked up only when asked (reading the installed package's metadata
+    costs tens of milliseconds that every other start would pay)."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: str | Sequence[Any] | None, option_string: str | None = None) -> None:
+        from gui.about import app_version
+
+        self.version = f"vramlab {app_version()}"
+        super().__call__(parser, namespace, values, option_string)
+
+
 def build_parser() -> argparse.ArgumentParser:
-    from gui.about import app_version
     from gui.i18n import LANGUAGES
 
     p = _Parser(prog="vramlab", description="VRAM Lab: GPU memory in LLM fine-tuning, explained.")
-    p.add_argument("--version", action="version", version=f"vramlab {app_version()}")
+    p.add_argument("--version", action=_Version)
     p.add_argument("scenario", nargs="?", type=Path, help="a saved scenario (*.vramlab.json) to open")
     p.add_argument("--page", choices=PAGE_IDS, default=PAGE_IDS[0], help="page to open first")
     p.add_argument("--theme", choices=THEMES, help="light, dark, or follow the OS (default: last used)")
@@ -75,7 +86,6 @@ def _run(args: argparse.Namespace) -> int:
     from PySide6.QtCore import QTimer
     from PySide6.QtGui import QIcon
 
-    from gui import screenshot
     from gui.main_window import MainWindow
     from gui.resources import find_asset
     from gui.scenario import Scenario
@@ -89,11 +99,13 @@ def _run(args: argparse.Namespace) -> int:
     if args.loaded is not None:  # headless: checked already; a bad file has exited 2
         apply(scenario, args.loaded)
     window = MainWindow(scenario, theme, initial_page=args.page)
-    if args.screenshot is not None:
-        screenshot.save_screenshots(app, window, args.screenshot)
-        return 0
-    if args.smoke_test:
-        screenshot.smoke_test(app, window)
+    if args.screenshot is not None or args.smoke_test:
+        from gui import screenshot
+
+        if args.smoke_test:
+            screenshot.smoke_test(app, window)
+        else:
+            screenshot.save_screenshots(app, window, args.screenshot)
         return 0
     started = launch_time()
     if started is not None:

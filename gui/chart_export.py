@@ -15,7 +15,6 @@ from pathlib import Path
 
 from PySide6.QtCore import QPoint, QRect, QSize
 from PySide6.QtGui import QGuiApplication, QImage, QPainter, QPalette
-from PySide6.QtSvg import QSvgGenerator
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsView, QWidget
 
 SCALES = (1, 2, 3)
@@ -76,6 +75,8 @@ def _uncached(widget: QWidget) -> Iterator[None]:
 
 def save_svg(widget: QWidget, path: Path, title: str = "") -> None:
     """Write ``widget`` as an SVG drawing of its on-screen size (vector paths and text)."""
+    from PySide6.QtSvg import QSvgGenerator  # Qt SVG is loaded on the first SVG export, not at start-up
+
     generator = QSvgGenerator()
     generator.setFileName(str(path))
     generator.setSize(widget.size())

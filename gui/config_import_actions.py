@@ -17,21 +17,22 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
 
-from engine.config_import import ConfigRefusedError, ImportedConfig, import_configs
-from engine.config_import import models as import_models
-from gui import config_import_texts as texts
 from gui.pages import page_title
 from gui.pages.contract import ImportsModel, ShowsStage
 from gui.scenario import Scenario
 from gui.scenario_file import ScenarioData
 from gui.scenario_history import ScenarioHistory, Step
 from gui.settings import IMPORT_FOLDER_KEY, settings
-from gui.widgets.import_report import ImportReportPanel
+
+if TYPE_CHECKING:  # the importers and the report panel load on the first import, not at start-up
+    from engine.config_import import ConfigRefusedError, ImportedConfig
+    from gui.widgets.import_report import ImportReportPanel
 
 #: shows a page by its id and returns it (built if need be)
 ShowPage = Callable[[str], QWidget]
@@ -67,6 +68,8 @@ class ConfigImports(QObject):
 
     def import_paths(self, paths: Sequence[Path]) -> bool:
         """Import ``paths`` together (module docstring); False, with one line said, when they are refused."""
+        from gui import config_import_texts as texts
+
         try:
             result, unknown_model = self._import(paths)
         except (ValueError, OSError) as err:  # ConfigRefusedError, or a local model folder's config.json
@@ -86,6 +89,9 @@ class ConfigImports(QObject):
 
     def _import(self, paths: Sequence[Path]) -> tuple[ImportedConfig, ConfigRefusedError | None]:
         """The import, and the refusal of the files' model when it is unknown and the current one is kept."""
+        from engine.config_import import ConfigRefusedError, import_configs
+        from engine.config_import import models as import_models
+
         sc = self._scenario
         try:
             return import_configs(paths, default_model=sc.model), None
@@ -104,6 +110,9 @@ class ConfigImports(QObject):
             return page.import_model(str(path))
 
     def _show_report(self, result: ImportedConfig, page_id: str, unknown_model: ConfigRefusedError | None) -> None:
+        from gui import config_import_texts as texts
+        from gui.widgets.import_report import ImportReportPanel
+
         if self.panel is None:
             self.panel = ImportReportPanel(self._window)
         keys = QKeySequence(QKeySequence.StandardKey.Undo).toString(QKeySequence.SequenceFormat.NativeText)

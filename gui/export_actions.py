@@ -62,8 +62,8 @@ class ExportActions(QObject):
 
     def enabled(self) -> dict[str, bool]:
         """Which export actions the current page supports."""
-        page = self._current()
-        chart, table = chart_of(page) is not None, breakdown_of(page) is not None
+        page = self._current()  # asked of the page's type: building its chart or its table costs (a first paint)
+        chart, table = isinstance(page, ExportsChart), isinstance(page, ExportsBreakdown)
         return {**dict.fromkeys(CHART_ACTIONS, chart), **dict.fromkeys(TABLE_ACTIONS, table)}
 
     def export_png(self, scale: int, path: Path | None = None) -> Path | None:

@@ -25,7 +25,6 @@ from PySide6.QtCore import QEvent, QMimeData, QObject, QTimer
 from PySide6.QtGui import QDragEnterEvent, QDragMoveEvent, QDropEvent
 from PySide6.QtWidgets import QMessageBox, QWidget
 
-from gui import config_import_texts as texts
 from gui.file_kind import FileKind, Sniffed, sniff
 
 MAX_DROPPED = 16
@@ -115,6 +114,8 @@ class FileDrop(QObject):
             line = self.tr("{name}: a PyTorch memory snapshot; this version of VRAM Lab has no Timeline page to "
                            "open it (python -m engine snapshot reads it).").format(name=found.path.name)
         else:
+            from gui import config_import_texts as texts  # the importers' texts: loaded when needed
+
             why = texts.refusal_line(found.why) if found.why is not None else found.path.name
             line = self.tr("VRAM Lab opens training configs, model config.json files and folders, scenarios "
                            "(*.vramlab.json) and PyTorch memory snapshots; this is none of them: {why}").format(why=why)

@@ -23,10 +23,6 @@ from pathlib import Path
 from typing import Any
 
 from engine import safe_io
-from engine.config_import import ConfigRefusedError
-from engine.config_import.detect import MODEL_CONFIG, detect
-from engine.config_import.loading import MAX_BYTES, read_config
-from engine.hf_import import ConfigImportError, find_config
 from gui.scenario_file import FORMAT as SCENARIO_FORMAT
 from gui.scenario_file import SUFFIX as SCENARIO_SUFFIX
 
@@ -58,6 +54,8 @@ class Sniffed:
 
 def sniff(path: Path) -> Sniffed:
     """The kind of ``path`` (module docstring); never blocks on a special file."""
+    from engine.hf_import import ConfigImportError, find_config  # the importers load on the first drop
+
     if path.is_dir():
         try:
             find_config(path)
@@ -73,6 +71,9 @@ def sniff(path: Path) -> Sniffed:
 
 
 def _by_content(path: Path, size: int, head: bytes) -> Sniffed:
+    from engine.config_import import ConfigRefusedError
+    from engine.config_import.loading import MAX_BYTES, read_config
+
     if path.name.lower() == "training_args.bin":
         return Sniffed(path, FileKind.TRAINING_CONFIG)
     if path.name.lower().endswith(SCENARIO_SUFFIX):
@@ -93,6 +94,9 @@ def _by_content(path: Path, size: int, head: bytes) -> Sniffed:
 
 
 def _by_keys(path: Path, data: dict[str, Any]) -> Sniffed:
+    from engine.config_import import ConfigRefusedError
+    from engine.config_import.detect import MODEL_CONFIG, detect
+
     if data.get("format") == SCENARIO_FORMAT:
         return Sniffed(path, FileKind.SCENARIO)
     if any(k in data for k in _SNAPSHOT_KEYS):

@@ -18,7 +18,6 @@ from PySide6.QtGui import QAction, QCloseEvent, QIcon
 from PySide6.QtWidgets import QApplication, QHBoxLayout, QMainWindow, QMenu, QMenuBar, QWidget
 
 from gui import i18n, snapshot_open
-from gui.about import AboutDialog
 from gui.config_import_actions import ConfigImports
 from gui.export_actions import ExportActions
 from gui.file_drop import FileDrop
@@ -155,6 +154,8 @@ class MainWindow(QMainWindow):
         self.rebuild()
 
     def show_about(self) -> None:
+        from gui.about import AboutDialog  # imported when asked for: not before the first paint
+
         AboutDialog(self).exec()
 
     def _on_page_shown(self, page_id: str) -> None:

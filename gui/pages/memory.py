@@ -8,13 +8,16 @@ QLoRA comparison, the two curves, the roadmap), whose charts cost more to paint,
 ``SECONDARY_MS``, one view per event-loop turn, so that no frame of a drag waits for them (bench/gui_latency.py
 measures both paths). The Host RAM and Layout planner tabs (``gui.pages.memory_host``, ``memory_planner``)
 recompute only while shown; the planner searches in a background thread.
+At start-up the headline's figures are there at the window's first paint; the charts and the roadmap (pyqtgraph)
+are built and drawn the turn after it (``gui.widgets.lazy_tab.LazyView``; bench/startup.py), and the tabs when
+first opened. While input goes on, the legend keeps the lines it has wrapped to (nothing under it moves).
 No view computes a number: each gets its result from the engine.
 """
 
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict
 from PySide6.QtCore import Qt
@@ -41,17 +44,20 @@ from gui.choices import method_label
 from gui.page_state import PageState
 from gui.pages import page_title
 from gui.pages.memory_controls import MemoryControls
-from gui.pages.memory_host import HostSection
-from gui.pages.memory_planner import PlannerSection
 from gui.recompute import PAUSE_MS, Recompute
 from gui.scenario import EVERYTHING, Scenario
-from gui.widgets.breakdown_chart import BreakdownChart, Row
-from gui.widgets.curve_plot import CurvePlot
-from gui.widgets.lazy_tab import LazyTab
+from gui.widgets.lazy_tab import LazyTab, LazyView
 from gui.widgets.page_layout import scroll_area
 from gui.widgets.peak_summary import PeakSummary
 from gui.widgets.roadmap_view import RoadmapView
 from gui.widgets.term_legend import TermLegend
+
+if TYPE_CHECKING:  # the Host RAM and Layout planner tabs load when first shown (LazyTab), the charts (pyqtgraph)
+    # just after the window's first paint (LazyView): nothing before the first paint waits for them
+    from gui.pages.memory_host import HostSection
+    from gui.pages.memory_planner import PlannerSection
+    from gui.widgets.breakdown_chart import BreakdownChart, Row
+    from gui.widgets.curve_plot import CurvePlot
 
 # x of the sequence-length curve: 48 points, log-spaced over the slider's range
 SEQ_POINTS = [round(ranges.SEQ_LEN[0] * (ranges.SEQ_LEN[1] / ranges.SEQ_LEN[0]) ** (i / 47)) for i in range(48)]
@@ -97,25 +103,31 @@ class MemoryPage(QWidget):
         self.controls.import_failed.connect(self._import_failed)
         self.controls.import_noted.connect(self._import_noted)
         self.summary = PeakSummary(self)
-        self.breakdown = BreakdownChart(self)
-        self.breakdown.setMinimumHeight(self._lines(BAR_CHART_LINES))
+        # the charts and the roadmap: built and drawn just after the page's first paint, or when first asked for
+        # (the properties below); the headline's figures are right from the first paint (gui.widgets.lazy_tab)
+        self._breakdown = LazyView(lambda: _bar_chart(self), lambda _: self._show_breakdown(), self)
+        self._breakdown.setMinimumHeight(self._lines(BAR_CHART_LINES))
         self.stages_note = QLabel(self, wordWrap=True)
         self.logits_note = QLabel(self, wordWrap=True)
         self.legend = TermLegend(self)
-        self.compare = BreakdownChart(self, min_label_share=0.12)
-        self.compare.setMinimumHeight(self._lines(COMPARE_LINES))
-        self.seq_curve = CurvePlot(self.tr("sequence length (tokens, log scale)"), log_x=True, parent=self)
-        self.gpu_curve = CurvePlot(self.tr("GPUs"), parent=self)
-        for plot in (self.seq_curve, self.gpu_curve):
+        self._compare = LazyView(lambda: _bar_chart(self, min_label_share=0.12), lambda _: self._show_comparison(),
+                                 self)
+        self._compare.setMinimumHeight(self._lines(COMPARE_LINES))
+        self._seq_curve = LazyView(lambda: _curve(self.tr("sequence length (tokens, log scale)"), True, self),
+                                   lambda _: self._show_seq_curve(), self)
+        self._gpu_curve = LazyView(lambda: _curve(self.tr("GPUs"), False, self), lambda _: self._show_gpu_curve(), self)
+        for plot in (self._seq_curve, self._gpu_curve):
             plot.setMinimumHeight(self._lines(CURVE_LINES))
-        self.roadmap = RoadmapView(self)
+        self._roadmap = LazyView(lambda: RoadmapView(self), lambda _: self._show_roadmap(), self)
+        self._views = (self._breakdown, self._compare, self._seq_curve, self._gpu_curve, self._roadmap)
         self.notes = QLabel(self, wordWrap=True)
         # built when first shown: the page's first paint does not pay for them (gui.widgets.lazy_tab)
-        self._host_tab = LazyTab(lambda: HostSection(scenario), self)
-        self._planner_tab = LazyTab(lambda: PlannerSection(scenario, self.view), self)
+        self._host_tab = LazyTab(lambda: _host_section(scenario), self)
+        self._planner_tab = LazyTab(lambda: _planner_section(scenario, self.view), self)
         self.tabs = QTabWidget(self)
         self._layout()
-        later = [self._show_comparison, self._show_seq_curve, self._show_gpu_curve, self._show_roadmap]
+        later = [self._fit_legend, self._show_comparison, self._show_seq_curve, self._show_gpu_curve,
+                 self._show_roadmap]
         self.recompute = Recompute(self, now=self._show_headline, later=later, pause_ms=SECONDARY_MS)
         self.recompute.watch(scenario, EVERYTHING)
         self.recompute.flush()
@@ -153,10 +165,10 @@ class MemoryPage(QWidget):
         left.setMinimumWidth(round(SETTINGS_CHARS[0] * digit))
         left.setMaximumWidth(round(SETTINGS_CHARS[1] * digit))
         grid = QGridLayout()
-        grid.addWidget(self._titled(self.tr("Same settings, three methods"), self.compare), 0, 0)
-        grid.addWidget(self.roadmap, 0, 1)
-        grid.addWidget(self._titled(self.tr("Per GPU against sequence length"), self.seq_curve), 1, 0)
-        grid.addWidget(self._titled(self.tr("Per GPU against GPU count"), self.gpu_curve), 1, 1)
+        grid.addWidget(self._titled(self.tr("Same settings, three methods"), self._compare), 0, 0)
+        grid.addWidget(self._roadmap, 0, 1)
+        grid.addWidget(self._titled(self.tr("Per GPU against sequence length"), self._seq_curve), 1, 0)
+        grid.addWidget(self._titled(self.tr("Per GPU against GPU count"), self._gpu_curve), 1, 1)
         grid.setColumnStretch(0, 1)
         grid.setColumnStretch(1, 1)
         overview = QWidget(self)
@@ -175,7 +187,7 @@ class MemoryPage(QWidget):
         right = QWidget(self)
         v = QVBoxLayout(right)
         v.addWidget(self.summary)
-        v.addWidget(self.breakdown)
+        v.addWidget(self._breakdown)
         v.addWidget(self.stages_note)
         v.addWidget(self.legend)
         v.addWidget(self.logits_note)
@@ -199,6 +211,28 @@ class MemoryPage(QWidget):
         return holder
 
     @property
+    def breakdown(self) -> BreakdownChart:
+        """This setup's breakdown bar(s) (built now if it was not yet)."""
+        return self._breakdown.content()
+
+    @property
+    def compare(self) -> BreakdownChart:
+        """Full / LoRA / QLoRA side by side (built now if it was not yet)."""
+        return self._compare.content()
+
+    @property
+    def seq_curve(self) -> CurvePlot:
+        return self._seq_curve.content()
+
+    @property
+    def gpu_curve(self) -> CurvePlot:
+        return self._gpu_curve.content()
+
+    @property
+    def roadmap(self) -> RoadmapView:
+        return self._roadmap.content()
+
+    @property
     def host(self) -> HostSection:
         """The Host RAM tab's content (built now if it was not yet)."""
         return self._host_tab.content()
@@ -216,6 +250,8 @@ class MemoryPage(QWidget):
         binders += [self.planner.binder] if self._planner_tab.built else []
         for binder in binders:
             binder.flush()
+        for view in self._views:
+            view.content()
         self.recompute.flush()
         if self._host_tab.built:
             self.host.flush()
@@ -226,12 +262,14 @@ class MemoryPage(QWidget):
         e = estimate(m, s, gpu)
         self.current = e
         self.summary.show_estimate(e, unit)
-        rows = self._stage_rows(e) or [Row(self.tr("This setup"), e.device_terms, highlight=True)]
-        height = self._lines(BAR_CHART_LINES + PER_BAR_LINES * (len(rows) - 1))
-        if self.breakdown.minimumHeight() != height:
-            self.breakdown.setMinimumHeight(height)
-        self.breakdown.show_rows(rows, gpu.memory_bytes, unit)
+        bars = len(e.ranks) if len(e.ranks) > 1 else 1  # one per pipeline stage (_stage_rows)
+        height = self._lines(BAR_CHART_LINES + PER_BAR_LINES * (bars - 1))
+        if self._breakdown.minimumHeight() != height:
+            self._breakdown.setMinimumHeight(height)
+        if self._breakdown.built:  # else drawn when built, just after the first paint
+            self._show_breakdown()
         self.legend.show_terms(e.device_terms, unit)
+        self._hold_legend_height()
         self._show_stages_note(e)
         self._show_logits_note(e)
         host_tab = list(MemoryTab).index(MemoryTab.HOST)
@@ -239,8 +277,30 @@ class MemoryPage(QWidget):
         if self.tabs.tabText(host_tab) != title:  # a new title lays the tab bar out again: only when it changes
             self.tabs.setTabText(host_tab, title)
 
+    def _hold_legend_height(self) -> None:
+        """While input goes on (a drag), the legend keeps the most lines its text has wrapped to, so that the tabs
+        under it do not shrink and grow by a line as its figures and terms change (each time, every chart in them
+        laid out and drawn again: bench/gui_latency.py); ``_fit_legend`` lets it go once input pauses."""
+        height = self.legend.heightForWidth(self.legend.width())
+        if height > self.legend.minimumHeight():
+            self.legend.setMinimumHeight(height)
+
+    def _fit_legend(self) -> None:
+        """The legend at its own height again (the first of the views that wait for a pause in the input)."""
+        self.legend.setMinimumHeight(0)
+
+    def _show_breakdown(self) -> None:
+        """The breakdown bar(s) of the estimate the headline shows."""
+        from gui.widgets.breakdown_chart import Row
+
+        e = self.current
+        rows = self._stage_rows(e) or [Row(self.tr("This setup"), e.device_terms, highlight=True)]
+        self.breakdown.show_rows(rows, self.scenario.gpu.memory_bytes, self.scenario.unit)
+
     def _stage_rows(self, e: Estimate) -> list[Row]:
         """One bar per pipeline stage (none without a pipeline): the most loaded outlined."""
+        from gui.widgets.breakdown_chart import Row
+
         if len(e.ranks) < 2:
             return []
         return [Row(self.tr("Stage {n} · layers {first}–{last}").format(n=r.stage, first=r.layers[0],
@@ -273,6 +333,10 @@ class MemoryPage(QWidget):
         self.logits_note.show()
 
     def _show_comparison(self) -> None:
+        if not self._compare.built:  # drawn when built
+            return
+        from gui.widgets.breakdown_chart import Row
+
         m, s, gpu = self.scenario.model, self.scenario.setup, self.scenario.gpu
         rows = []
         for k in Method:
@@ -285,6 +349,8 @@ class MemoryPage(QWidget):
         self.compare.show_rows(rows, gpu.memory_bytes, self.scenario.unit)
 
     def _show_seq_curve(self) -> None:
+        if not self._seq_curve.built:  # drawn when built
+            return
         m, s, gpu = self.scenario.model, self.scenario.setup, self.scenario.gpu
         seq = sweep_seq_len(m, s, gpu, SEQ_POINTS)
         now = (s.seq_len, estimate(m, s, gpu).device_bytes)
@@ -296,6 +362,8 @@ class MemoryPage(QWidget):
         return s if s.sharding is not Sharding.NONE or s.gpus > 1 else s.with_(sharding=Sharding.ZERO3)
 
     def _show_gpu_curve(self) -> None:
+        if not self._gpu_curve.built:  # drawn when built
+            return
         m, gpu, wide = self.scenario.model, self.scenario.gpu, self._curve_setup()
         counts = [n for n in GPU_POINTS if ranges.GPUS[0] <= n <= ranges.GPUS[1]]
         g = sweep_gpus(m, wide, gpu, counts)
@@ -303,6 +371,8 @@ class MemoryPage(QWidget):
         self.gpu_curve.show_curve(g.x, g.device, gpu.memory_bytes, now, self.scenario.unit)
 
     def _show_roadmap(self) -> None:
+        if not self._roadmap.built:  # drawn when built
+            return
         m, s, gpu = self.scenario.model, self.scenario.setup, self.scenario.gpu
         self.roadmap.show_steps(roadmap(m, s, gpu), max_seq_len(m, s, gpu, ranges.SEQ_LEN[1] * 8),
                                 max_batch(m, s, gpu, 4096), self.scenario.unit)
@@ -332,3 +402,27 @@ class MemoryPage(QWidget):
 
     def _import_noted(self, notes: str) -> None:
         QMessageBox.information(self, self.tr("Import notes"), notes)
+
+
+def _host_section(scenario: Scenario) -> HostSection:
+    from gui.pages.memory_host import HostSection
+
+    return HostSection(scenario)
+
+
+def _planner_section(scenario: Scenario, view: PageState[MemoryView]) -> PlannerSection:
+    from gui.pages.memory_planner import PlannerSection
+
+    return PlannerSection(scenario, view)
+
+
+def _bar_chart(page: QWidget, **options: float) -> BreakdownChart:
+    from gui.widgets.breakdown_chart import BreakdownChart  # pyqtgraph: after the first paint
+
+    return BreakdownChart(page, **options)
+
+
+def _curve(x_label: str, log_x: bool, page: QWidget) -> CurvePlot:
+    from gui.widgets.curve_plot import CurvePlot  # pyqtgraph: after the first paint
+
+    return CurvePlot(x_label, log_x=log_x, parent=page)

@@ -49,6 +49,7 @@ class BreakdownChart(pg.PlotWidget):  # type: ignore[misc]
         self._rows: list[Row] = []
         self._capacity = 0.0
         self._unit = Unit.GB
+        self._unit_label: Unit | None = None  # the unit the bottom axis is labelled with
         self._min_label_share = min_label_share
         self._bars: list[pg.BarGraphItem] = []
         self._labels: list[pg.TextItem] = []
@@ -140,7 +141,9 @@ class BreakdownChart(pg.PlotWidget):  # type: ignore[misc]
             # that silently drops the labels that did not fit
             widest = max((QFontMetrics(axis.font()).horizontalAdvance(r.label) for r in self._rows), default=0)
             axis.setWidth(widest + 18)
-        self.getPlotItem().setLabel("bottom", self._unit.value)
+        if self._unit_label is not self._unit:  # a label re-draws the axis from scratch: only when the unit changes
+            self._unit_label = self._unit
+            self.getPlotItem().setLabel("bottom", self._unit.value)
         self.setXRange(0, x_max, padding=0)
         self.setYRange(0.5, n + 0.5, padding=0.02)
 

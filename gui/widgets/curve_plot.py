@@ -55,6 +55,7 @@ class CurvePlot(pg.PlotWidget):  # type: ignore[misc]
         self._marker = pg.ScatterPlotItem(size=11)
         self.addItem(self._marker)
         self._data: tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]] = (np.zeros(0), np.zeros(0))
+        self._unit_label: Unit | None = None  # the unit the left axis is labelled with
         self._restyle()
         self._ready = True
 
@@ -74,7 +75,9 @@ class CurvePlot(pg.PlotWidget):  # type: ignore[misc]
         self._limit.setValue(capacity_bytes / unit.size)
         cx, cy = current
         self._marker.setData([np.log10(cx) if self._log_x else cx], [cy / unit.size])
-        self.getPlotItem().setLabel("left", unit.value)
+        if self._unit_label is not unit:  # a label re-draws the axis from scratch: only when the unit changes
+            self._unit_label = unit
+            self.getPlotItem().setLabel("left", unit.value)
         # keep the capacity line and the current point legible: a curve that leaves the top is the lesson
         cap = capacity_bytes / unit.size
         top = min(float(ys.max()) if ys.size else cap, max(2 * cap, 1.3 * cy / unit.size))

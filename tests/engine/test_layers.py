@@ -88,6 +88,7 @@ def test_flat_specs_derive_their_layer_list(model):
     assert [layer.mlp.moe is not None for layer in layers] == [i >= dense for i in range(model.num_layers)]
     sliding = sum(layer.attention.window is not None for layer in layers)
     assert sliding == (round(model.num_layers * model.sliding_layers_fraction) if model.sliding_window else 0)
+    assert group(layers) == runs(model)  # folded as group() folds a layer list: no two equal runs in a row
 
 
 def test_an_old_scenario_dump_without_layers_loads_and_costs_the_same():

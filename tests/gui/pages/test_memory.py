@@ -206,3 +206,20 @@ def test_gradient_accumulation_keeps_gradients(qtbot: QtBot, page: MemoryPage) -
     assert page.scenario.setup.grad_accum == 4
     assert page.current.peak_allocated_bytes > before
     assert page.summary.big.text() == format_bytes(_expected(page).device_bytes, Unit.GB, 1)
+
+
+def test_the_legend_keeps_its_lines_while_input_goes_on(page: MemoryPage, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A change that wraps the legend to a line fewer does not shrink it while input goes on (the tabs under it
+    would move up, and every chart in them be laid out and drawn again: bench/gui_latency.py); once input pauses
+    (the views that wait for it; page.flush runs them) it takes its own height again."""
+    line = page.legend.fontMetrics().height()
+    wrapped = {"lines": 2}
+    monkeypatch.setattr(page.legend, "heightForWidth", lambda _width: wrapped["lines"] * line)
+    page._show_headline()  # the part recomputed in the change's own turn
+    assert page.legend.minimumHeight() == 2 * line
+    wrapped["lines"] = 1
+    page._show_headline()
+    assert page.legend.minimumHeight() == 2 * line  # held
+    page.scenario.update(seq_len=2048)
+    page.flush()  # the headline, then the views that wait for a pause
+    assert page.legend.minimumHeight() == 0

@@ -95,3 +95,24 @@ def test_image_matches_the_approved_rendering(chart: BreakdownChart) -> None:
     assert diff.mean() < 2.0
     assert (diff.max(axis=1) > 0).mean() <= 1.0  # rows may differ in anti-aliasing only
     assert (diff > 96).mean() < 0.01
+
+
+def test_the_axis_is_labelled_again_only_when_the_unit_changes(chart: BreakdownChart,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """A new label makes pyqtgraph draw the axis from scratch: on every frame of a drag that was most of its cost."""
+    axis = chart.getPlotItem().getAxis("bottom")
+    assert axis.labelText == "GB"
+    labels: list[str] = []
+    labelled = axis.setLabel
+
+    def spy(text: str, *args: object, **kwargs: object) -> None:
+        labels.append(text)
+        labelled(text, *args, **kwargs)
+
+    monkeypatch.setattr(axis, "setLabel", spy)
+    for gb in (13.5, 14.0, 14.5):
+        chart.show_rows([Row("Full", _terms(gb, 13.5, 81))], 80 * GB, Unit.GB)
+    assert labels == []
+    chart.show_rows([Row("Full", _terms(13.5, 13.5, 81))], 80 * GB, Unit.GIB)
+    assert labels == ["GiB"]
+    assert axis.labelText == "GiB"

@@ -26,3 +26,24 @@ def test_the_curve_is_shown_in_the_unit(qtbot: QtBot) -> None:
     assert top == nice_ceiling(min(80.0, max(48.0, 52.0)) * 1.05)  # the current point stays legible
     plot.show_curve([1], [2**30], 2**30, (1, 2**30), Unit.GIB)
     assert list(plot.data()[1]) == [1.0]
+
+
+def test_the_axis_is_labelled_again_only_when_the_unit_changes(qtbot: QtBot, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A new label makes pyqtgraph draw the axis from scratch: on every frame of a drag that was most of its cost."""
+    plot = CurvePlot("GPUs")
+    qtbot.addWidget(plot)
+    axis = plot.getPlotItem().getAxis("left")
+    labels: list[str] = []
+    labelled = axis.setLabel
+
+    def spy(text: str, *args: object, **kwargs: object) -> None:
+        labels.append(text)
+        labelled(text, *args, **kwargs)
+
+    monkeypatch.setattr(axis, "setLabel", spy)
+    for y in (80e9, 81e9, 82e9):
+        plot.show_curve([1, 2], [y, y / 2], 24e9, (1, y), Unit.GB)
+    assert labels == ["GB"]
+    plot.show_curve([1, 2], [2**36, 2**35], 2**34, (1, 2**36), Unit.GIB)
+    assert labels == ["GB", "GiB"]
+    assert axis.labelText == "GiB"
