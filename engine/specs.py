@@ -94,6 +94,7 @@ class Optimizer(StrEnum):
     ADAMW = "adamw"
     ADAMW_8BIT = "adamw-8bit"
     PAGED_ADAMW_8BIT = "paged-adamw-8bit"
+    PAGED_ADAMW = "paged-adamw"  # bitsandbytes PagedAdamW32bit: AdamW's fp32 states in CUDA unified memory
     ADAFACTOR = "adafactor"
     LION = "lion"
     SGD = "sgd"

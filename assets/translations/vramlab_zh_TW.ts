@@ -1129,6 +1129,10 @@
         <translation>Paged AdamW 8-bit</translation>
     </message>
     <message>
+        <source>Paged AdamW (32-bit)</source>
+        <translation>分頁式 AdamW（32 位元）</translation>
+    </message>
+    <message>
         <source>SGD with momentum</source>
         <translation>SGD（含 momentum）</translation>
     </message>

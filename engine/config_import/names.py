@@ -8,9 +8,10 @@ Sources (read at these versions):
   ``bitsandbytes.optim.PagedAdamW8bit``). Memory follows the state each keeps per parameter: AdamW two fp32
   states (Loshchilov & Hutter 2019, arXiv:1711.05101); 8-bit AdamW two 8-bit states with one fp32 scale per block
   (Dettmers et al. 2022, arXiv:2110.02861, s2); paged ones keep them in CUDA unified memory (bitsandbytes docs,
-  "Paged optimizers"). torchao's ``AdamW8bit`` (``adamw_torch_8bit``) keeps the same two 8-bit states with an
+  "Paged optimizers"): ``paged_adamw_8bit`` the 8-bit states, ``paged_adamw_32bit`` (``PagedAdamW32bit``) AdamW's
+  two fp32 states. torchao's ``AdamW8bit`` (``adamw_torch_8bit``) keeps the same two 8-bit states with an
   fp32 scale per 256 values (torchao ``torchao/optim/subclass_8bit.py``): costed as ``adamw-8bit``, an
-  approximation within 0.03 bytes per parameter, and reported as such. A paged *32-bit* AdamW, GaLore, APOLLO,
+  approximation within 0.03 bytes per parameter, and reported as such. GaLore, APOLLO,
   Muon, AdEMAMix, LOMO, schedule-free and the 4-bit and 8-bit Lion variants have no counterpart in the engine and
   are refused by name.
 * LoRA targets: PEFT's projection names (``q_proj`` ... ``down_proj``), torchtune's (``q_proj``, ``k_proj``,
@@ -56,6 +57,7 @@ OPTIMIZERS: dict[str, Optimizer] = {
     "adamw_bnb_8bit": Optimizer.ADAMW_8BIT,
     "adamw_8bit": Optimizer.ADAMW_8BIT,
     "paged_adamw_8bit": Optimizer.PAGED_ADAMW_8BIT,
+    "paged_adamw_32bit": Optimizer.PAGED_ADAMW,
     "adafactor": Optimizer.ADAFACTOR,
     "lion_32bit": Optimizer.LION,
     "sgd": Optimizer.SGD,
@@ -65,6 +67,8 @@ OPTIMIZERS: dict[str, Optimizer] = {
     "bitsandbytes.optim.adamw8bit": Optimizer.ADAMW_8BIT,
     "bitsandbytes.optim.adam8bit": Optimizer.ADAMW_8BIT,
     "bitsandbytes.optim.pagedadamw8bit": Optimizer.PAGED_ADAMW_8BIT,
+    "bitsandbytes.optim.pagedadamw": Optimizer.PAGED_ADAMW,
+    "bitsandbytes.optim.pagedadamw32bit": Optimizer.PAGED_ADAMW,
     "bitsandbytes.optim.lion": Optimizer.LION,
     "bitsandbytes.optim.lion32bit": Optimizer.LION,
     "torch.optim.sgd": Optimizer.SGD,

@@ -37,13 +37,13 @@ from engine.params import (
     lora_targets,
     norm_params,
 )
-from engine.specs import LayerRun, LayerSpec, LoraSpec, Method, ModelSpec, Optimizer, Sharding, TrainingSetup
+from engine.specs import LayerRun, LayerSpec, LoraSpec, Method, ModelSpec, Sharding, TrainingSetup
 from engine.training import sharding
 from engine.training.activations import ActivationCoeffs, LayerCoeffs, activation_coeffs
 from engine.training.layout import Layout
 from engine.training.moments import Cost, Gradients, StepContext, assemble
 from engine.training.precision import ADAPTER_PLAN, FP32, dtype_plan
-from engine.training.states import Counts, ModelStates, counts, optimizer_state_bytes, weight_parts
+from engine.training.states import PAGED, Counts, ModelStates, counts, optimizer_state_bytes, weight_parts
 
 COLUMN = frozenset({"q", "k", "v", "qkv", "q_b", "kv_b", "gate", "up", "gate_up", "shared_gate", "shared_up",
                     "shared_gate_up", "experts_gate", "experts_up", "experts_gate_up"})
@@ -192,7 +192,7 @@ def _states(m: ModelSpec, s: TrainingSetup, lay: Layout, held: Held) -> ModelSta
         host, weights = host + weights, 0
     if s.offload_optimizer:
         host, states = host + states + sharded(c.trainable * FP32, expert_share, 1), 0
-    paged = s.optimizer is Optimizer.PAGED_ADAMW_8BIT and not s.offload_optimizer
+    paged = s.optimizer in PAGED and not s.offload_optimizer
     divisor = lay.zero_group
     detail = f"{c.total - (0 if full else c.trainable):,} params on this GPU" + (
         "" if full else f" + {c.trainable:,} adapter params (fp32)")

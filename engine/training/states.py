@@ -102,12 +102,18 @@ def trainable_matrices(m: ModelSpec, s: TrainingSetup) -> list[tuple[int, int, i
     return mats
 
 
+#: bitsandbytes' paged optimizers: their states live in CUDA unified memory (``cudaMallocManaged``), outside
+#: PyTorch's caching allocator, paged to the host only when the GPU runs short (bitsandbytes docs, "Paged
+#: optimizers"; Dettmers et al. 2023, QLoRA, arXiv:2305.14314, s3): on the device, not in the allocated peak
+PAGED = (Optimizer.PAGED_ADAMW_8BIT, Optimizer.PAGED_ADAMW)
+
+
 def optimizer_state_bytes(m: ModelSpec, s: TrainingSetup, trainable: int) -> int:
     """Optimizer states plus the fp32 master copy, for the whole model (before sharding)."""
     plan = _trainable_plan(s)
     master = trainable * plan.master
     o = s.optimizer
-    if o is Optimizer.ADAMW:
+    if o in (Optimizer.ADAMW, Optimizer.PAGED_ADAMW):
         return master + 2 * trainable * plan.state
     if o in (Optimizer.ADAMW_8BIT, Optimizer.PAGED_ADAMW_8BIT):
         return master + 2 * (trainable + FP32 * -(-trainable // OPT8_BLOCK))
@@ -189,7 +195,7 @@ def model_states(m: ModelSpec, s: TrainingSetup) -> ModelStates:
         states_gpu = 0
     else:
         states_gpu = states
-    paged = s.optimizer is Optimizer.PAGED_ADAMW_8BIT and not s.offload_optimizer
+    paged = s.optimizer in PAGED and not s.offload_optimizer
     return ModelStates(
         weights=-(-weights // dw),
         gradients=-(-c.trainable * plan.grad // dg),

@@ -163,7 +163,8 @@ class MemoryControls(QWidget):
                            default_off=Optimizer.ADAMW)
         self.optimizer = self._combo(box, "optimizer", [
             ("AdamW", Optimizer.ADAMW), (self.tr("AdamW 8-bit"), Optimizer.ADAMW_8BIT),
-            (self.tr("Paged AdamW 8-bit"), Optimizer.PAGED_ADAMW_8BIT), ("Adafactor", Optimizer.ADAFACTOR),
+            (self.tr("Paged AdamW 8-bit"), Optimizer.PAGED_ADAMW_8BIT),
+            (self.tr("Paged AdamW (32-bit)"), Optimizer.PAGED_ADAMW), ("Adafactor", Optimizer.ADAFACTOR),
             ("Lion", Optimizer.LION), ("SGD", Optimizer.SGD), (self.tr("SGD with momentum"), Optimizer.SGD_MOMENTUM)])
         self.precision = self._combo(box, "precision", [
             (self.tr("BF16 mixed (fp32 master + states)"), Precision.BF16_MIXED),

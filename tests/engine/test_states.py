@@ -60,6 +60,18 @@ def test_paged_optimizer_states_leave_the_allocator():
     assert st.paged_states > 0
 
 
+def test_paged_32bit_adamw_keeps_adamws_states_in_unified_memory():
+    """PagedAdamW32bit: AdamW's two fp32 states per trainable parameter (LoRA: 8 bytes x 39,976,960 adapters),
+    all of them paged (device total), none in the allocator; offloaded by ZeRO they leave the GPU as AdamW's do."""
+    lora = {"method": Method.LORA}
+    adamw = model_states(M, TrainingSetup(optimizer=Optimizer.ADAMW, **lora))
+    paged = model_states(M, TrainingSetup(optimizer=Optimizer.PAGED_ADAMW, **lora))
+    assert (paged.optimizer_states, paged.paged_states) == (0, adamw.optimizer_states)
+    assert paged.paged_states == 8 * 39_976_960
+    offloaded = model_states(M, TrainingSetup(optimizer=Optimizer.PAGED_ADAMW, offload_optimizer=True, **lora))
+    assert (offloaded.paged_states, offloaded.host) == (0, adamw.optimizer_states + 4 * 39_976_960)
+
+
 def test_lora_trains_only_adapters_in_fp32():
     st = model_states(M, TrainingSetup(method=Method.LORA, precision=Precision.BF16))
     assert st.counts.trainable == 39_976_960

@@ -48,7 +48,7 @@ def test_checkpointing_can_be_disabled(imported):
     ("quantization_bit: 8\n", "quantization_bit: a base quantized to 8 bits"),
     ("quantization_bit: 4\nquantization_method: hqq\n", "quantization_method: hqq quantization"),
     ("use_galore: true\n", "use_galore: use_galore replaces the optimizer"),
-    ("optim: paged_adamw_32bit\n", "optim: paged_adamw_32bit is not an optimizer"),
+    ("optim: adamw_torch_4bit\n", "optim: adamw_torch_4bit is not an optimizer"),
 ])
 def test_refusals(imported, text: str, says: str):
     with pytest.raises(ConfigRefusedError, match=f"^a.yaml: {says}"):

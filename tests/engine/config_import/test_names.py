@@ -56,13 +56,15 @@ def test_target_spellings() -> None:
     ("adamw_8bit", Optimizer.ADAMW_8BIT), ("paged_adamw_8bit", Optimizer.PAGED_ADAMW_8BIT),
     ("adafactor", Optimizer.ADAFACTOR), ("lion_32bit", Optimizer.LION), ("sgd", Optimizer.SGD),
     ("torch.optim.adamw", Optimizer.ADAMW), ("bitsandbytes.optim.pagedadamw8bit", Optimizer.PAGED_ADAMW_8BIT),
+    ("paged_adamw_32bit", Optimizer.PAGED_ADAMW), ("bitsandbytes.optim.pagedadamw", Optimizer.PAGED_ADAMW),
+    ("bitsandbytes.optim.pagedadamw32bit", Optimizer.PAGED_ADAMW),
 ])
 def test_optimizer_names(name: str, optimizer: Optimizer) -> None:
     assert OPTIMIZERS[name] is optimizer
 
 
 def test_optimizers_without_a_counterpart_are_absent() -> None:
-    for name in ("paged_adamw_32bit", "adamw_torch_4bit", "lion_8bit", "galore_adamw", "rmsprop", "ademamix"):
+    for name in ("rmsprop_bnb_32bit", "adamw_torch_4bit", "lion_8bit", "galore_adamw", "rmsprop", "ademamix"):
         assert name not in OPTIMIZERS
         assert name not in NEAR_OPTIMIZERS
     assert NEAR_OPTIMIZERS["adamw_torch_8bit"] is Optimizer.ADAMW_8BIT

@@ -6,7 +6,7 @@ import pytest
 
 from engine.config_import.report import ConfigRefusedError
 from engine.config_import.resolve import precision_of
-from engine.specs import LoraTargets, Method, Precision
+from engine.specs import LoraTargets, Method, Optimizer, Precision
 
 AXOLOTL = "base_model: meta-llama/Llama-2-7b-hf\nsequence_len: 1024\nmicro_batch_size: 2\nbf16: true\n"
 
@@ -46,11 +46,18 @@ def test_explicit_precision_overrides_the_inputs_of_precision(imported):
     assert "precision" not in r.report.assumed
 
 
+def test_a_paged_32bit_adamw_is_costed_as_paged_adamw(imported):
+    """Axolotl's QLoRA examples train with ``optimizer: paged_adamw_32bit`` (bitsandbytes PagedAdamW32bit)."""
+    r = imported({"a.yaml": AXOLOTL + "optimizer: paged_adamw_32bit\n"})
+    assert r.setup.optimizer is Optimizer.PAGED_ADAMW
+    assert r.report.read["optimizer"] == "paged_adamw_32bit"
+
+
 def test_a_refusal_is_lifted_by_an_explicit_setting(imported):
-    text = AXOLOTL + "optimizer: paged_adamw_32bit\n"
+    text = AXOLOTL + "optimizer: adamw_torch_4bit\n"
     with pytest.raises(ConfigRefusedError) as info:
         imported({"a.yaml": text})
-    assert str(info.value) == ("a.yaml: optimizer: paged_adamw_32bit is not an optimizer VRAM Lab can cost; choose the "
+    assert str(info.value) == ("a.yaml: optimizer: adamw_torch_4bit is not an optimizer VRAM Lab can cost; choose the "
                                "optimizer explicitly (--optimizer) to estimate it anyway")
     r = imported({"a.yaml": text}, explicit={"optimizer": "adamw"})
     assert r.setup.optimizer.value == "adamw"
