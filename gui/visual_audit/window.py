@@ -1,0 +1,87 @@
+"""Setting a main window up for one audit: language, theme or presentation scale, size, page, Lessons drawer.
+
+A ``Look`` is what the user sees: the light or dark theme in a normal window, or presentation mode at a type scale
+(presentation mode has its own high-contrast palette, whatever the theme). ``arrange`` changes only what differs
+from the window's present state, so a test matrix reuses one window (a language or a scale rebuilds the pages).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from PySide6.QtCore import QCoreApplication
+from PySide6.QtWidgets import QApplication
+
+from gui import i18n
+from gui.main_window import MainWindow
+from gui.pages.contract import Page
+from gui.theme import ThemeMode
+
+LIGHT, DARK = "light", "dark"
+
+
+@dataclass(frozen=True, slots=True)
+class Look:
+    """A normal window in a theme (``scale`` 0) or presentation mode at ``scale`` percent."""
+
+    theme: str = LIGHT
+    scale: int = 0
+
+    def __str__(self) -> str:
+        return f"present{self.scale}" if self.scale else self.theme
+
+
+@dataclass(frozen=True, slots=True)
+class Setup:
+    """One audit: what the window shows."""
+
+    page: str
+    look: Look
+    size: tuple[int, int]
+    language: str
+    lessons: bool = False
+
+    def __str__(self) -> str:
+        page = f"{self.page}+lessons" if self.lessons else self.page
+        return f"{page}-{self.look}-{self.size[0]}x{self.size[1]}-{self.language}"
+
+
+def arrange(window: MainWindow, setup: Setup) -> None:
+    """Bring ``window`` to ``setup`` and let it settle (pending recomputes done, laid out, painted)."""
+    app = QApplication.instance()
+    assert isinstance(app, QApplication)
+    if i18n.current_language(app) != setup.language:
+        window.set_language(setup.language)
+    _set_look(window, setup.look)
+    if window.lessons.isVisible() != setup.lessons:
+        window.lessons.set_open(setup.lessons)
+    if window.size().toTuple() != setup.size:
+        window.resize(*setup.size)
+    window.pages.show_page(setup.page)
+    settle(app, window)
+
+
+def _set_look(window: MainWindow, look: Look) -> None:
+    presentation = window.presentation
+    if not look.scale:
+        presentation.leave()
+        if window.theme is not None and window.theme.mode != ThemeMode(look.theme):
+            window.theme.set_mode(ThemeMode(look.theme))
+        return
+    if presentation.scale != look.scale:
+        presentation.set_scale(look.scale)
+    presentation.enter()
+
+
+def settle(app: QApplication, window: MainWindow) -> None:
+    """Deliver pending events, finish the page's (and the drawer's) pending work, and lay everything out."""
+    for _ in range(2):
+        QCoreApplication.sendPostedEvents()
+        app.processEvents()
+        page = window.pages.currentWidget()
+        if isinstance(page, Page):
+            page.flush()
+        panel = window.lessons.panel
+        if panel is not None:
+            panel.flush()
+        app.processEvents()
