@@ -34,6 +34,7 @@ from gui.page_state import Fields, PageState, touches
 from gui.pages import page_title
 from gui.pages.alignment_controls import RL_STAGES, AlignmentChoices, AlignmentControls
 from gui.pages.alignment_texts import facts_html, intro, node_labels, rollout_text, stage_blurb, stage_name
+from gui.palette import CHECKED_BUTTON
 from gui.recompute import Recompute
 from gui.scenario import EVERYTHING, Scenario
 from gui.widgets.page_layout import fill_with_scroll, page_heading
@@ -83,8 +84,7 @@ class AlignmentPage(QWidget):
         buttons = []
         for i, stage in enumerate(Stage):
             button = QPushButton(stage_name(stage), parent)
-            button.setStyleSheet("QPushButton:checked { background: palette(highlight); "
-                                 "color: palette(highlighted-text); }")
+            button.setStyleSheet(CHECKED_BUTTON)
             self.stage_buttons.addButton(button, i)
             buttons.append((button, stage))
             row.addWidget(button)

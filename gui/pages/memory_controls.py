@@ -45,6 +45,7 @@ from gui.binding import Binder
 from gui.choices import method_label
 from gui.page_state import Fields, StateError, touches
 from gui.pages.memory_parallel import ParallelControls
+from gui.palette import CHECKED_BUTTON
 from gui.scenario import Scenario
 from gui.slider_scale import ScaleKind, SliderScale
 from gui.widgets.long_context_group import LongContextGroup
@@ -120,7 +121,7 @@ class MemoryControls(QWidget):
         seg = QHBoxLayout()
         seg.setSpacing(0)
         for b in self.method_buttons.values():
-            b.setStyleSheet("QPushButton:checked { background: palette(highlight); color: palette(highlighted-text); }")
+            b.setStyleSheet(CHECKED_BUTTON)
             seg.addWidget(b)
         self.rank = QSpinBox(box)
         self.rank.setRange(*ranges.LORA_RANK)

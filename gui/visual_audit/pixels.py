@@ -17,7 +17,8 @@ RGB = tuple[int, int, int]
 Pixels = NDArray[np.uint8]
 
 STANDS_OUT = 40.0  # RGB distance from the background above which a pixel counts as ink
-SAME = 24.0  # RGB distance within which a pixel counts as the declared ink
+SAME = 24.0  # RGB distance within which a declared ink is as good as the background (the text cannot be seen)
+EXACT = 10.0  # RGB distance within which a pixel is the declared ink itself (a glyph's core, not a blended edge)
 UI_SHARE = 0.04  # a colour covering this share of an indicator is part of its drawing, not a stray edge pixel
 
 
@@ -100,8 +101,8 @@ def _distance(flat: Pixels, colour: RGB) -> NDArray[np.float64]:
 
 
 def shows(flat: Pixels, colour: RGB) -> bool:
-    """Whether ``colour`` is drawn here (a few pixels within ``SAME`` of it)."""
-    return int((_distance(flat, colour) < SAME).sum()) >= 3
+    """Whether ``colour`` is drawn here (a few pixels within ``EXACT`` of it)."""
+    return int((_distance(flat, colour) < EXACT).sum()) >= 3
 
 
 def ink(flat: Pixels, background: RGB) -> RGB | None:
