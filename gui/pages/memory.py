@@ -19,7 +19,6 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
-    QGridLayout,
     QHBoxLayout,
     QLabel,
     QMessageBox,
@@ -50,6 +49,7 @@ from gui.widgets.curve_plot import CurvePlot
 from gui.widgets.lazy_tab import LazyTab
 from gui.widgets.page_layout import scroll_area
 from gui.widgets.peak_summary import PeakSummary
+from gui.widgets.reflow_grid import ReflowGrid
 from gui.widgets.roadmap_view import RoadmapView
 from gui.widgets.term_legend import TermLegend
 
@@ -60,6 +60,8 @@ SECONDARY_MS = PAUSE_MS
 # sizes in lines of text (and characters), so that they grow with the type (presentation mode's 150-200%):
 # the breakdown chart with one bar, each more bar (a pipeline stage), the comparison and the curves
 BAR_CHART_LINES, PER_BAR_LINES, COMPARE_LINES, CURVE_LINES = 7.0, 3.2, 10.5, 12.0
+# the overview's cells side by side while each can be this many lines wide (else one under another)
+OVERVIEW_CELL_LINES = 18.0
 # the settings column's width: at least and at most this many digits' widths
 SETTINGS_CHARS = (43.5, 50.0)
 
@@ -104,7 +106,7 @@ class MemoryPage(QWidget):
         self.legend = TermLegend(self)
         self.compare = BreakdownChart(self, min_label_share=0.12)
         self.compare.setMinimumHeight(self._lines(COMPARE_LINES))
-        self.seq_curve = CurvePlot(self.tr("sequence length (tokens, log scale)"), log_x=True, parent=self)
+        self.seq_curve = CurvePlot(self.tr("tokens (log scale)"), log_x=True, parent=self)
         self.gpu_curve = CurvePlot(self.tr("GPUs"), parent=self)
         for plot in (self.seq_curve, self.gpu_curve):
             plot.setMinimumHeight(self._lines(CURVE_LINES))
@@ -152,17 +154,15 @@ class MemoryPage(QWidget):
         digit = self.fontMetrics().horizontalAdvance("0123456789") / 10  # a Latin width, in CJK fonts too
         left.setMinimumWidth(round(SETTINGS_CHARS[0] * digit))
         left.setMaximumWidth(round(SETTINGS_CHARS[1] * digit))
-        grid = QGridLayout()
-        grid.addWidget(self._titled(self.tr("Same settings, three methods"), self.compare), 0, 0)
-        grid.addWidget(self.roadmap, 0, 1)
-        grid.addWidget(self._titled(self.tr("Per GPU against sequence length"), self.seq_curve), 1, 0)
-        grid.addWidget(self._titled(self.tr("Per GPU against GPU count"), self.gpu_curve), 1, 1)
-        grid.setColumnStretch(0, 1)
-        grid.setColumnStretch(1, 1)
         overview = QWidget(self)
+        self.overview_grid = ReflowGrid([
+            self._titled(self.tr("Same settings, three methods"), self.compare), self.roadmap,
+            self._titled(self.tr("Per GPU against sequence length"), self.seq_curve),
+            self._titled(self.tr("Per GPU against GPU count"), self.gpu_curve)], cell_lines=OVERVIEW_CELL_LINES,
+            parent=overview)
         o = QVBoxLayout(overview)
         o.setContentsMargins(0, 4, 0, 0)
-        o.addLayout(grid, 1)
+        o.addWidget(self.overview_grid, 1)
         o.addWidget(self.notes)
         self.tabs.addTab(overview, self.tr("Overview"))
         self.tabs.addTab(self._host_tab, self.tr("Host RAM"))
@@ -193,7 +193,7 @@ class MemoryPage(QWidget):
         holder = QWidget(self)
         v = QVBoxLayout(holder)
         v.setContentsMargins(0, 0, 0, 0)
-        label = QLabel(f"<b>{title}</b>", holder)
+        label = QLabel(f"<b>{title}</b>", holder, wordWrap=True)
         v.addWidget(label)
         v.addWidget(w, 1)
         return holder

@@ -151,16 +151,23 @@ def _axis_boxes(v: _View, axis: QGraphicsItem) -> list[TextBox]:
         return []
     metrics, transform = QFontMetrics(font), v.device(axis)
     ink = axis.textPen().color()  # type: ignore[attr-defined]
+    clip = v.item_clip(axis)
+    if axis.cacheMode() != QGraphicsItem.CacheMode.NoCache:  # drawn through a pixmap of its bounding rect
+        clip = clip.intersected(transform.mapRect(axis.boundingRect()))
     boxes: list[TextBox] = []
     for rect, flags, text in specs[2]:
+        if not text.strip():
+            continue
         size = metrics.size(0, text)
         align = Qt.AlignmentFlag(int(flags) & 0xFF | int(flags) & 0x1E0)
         line = QStyle.alignedRect(Qt.LayoutDirection.LeftToRight, align, size, rect.toRect())
         tight = metrics.tightBoundingRect(text)  # the glyphs' own height: digits leave the line's descent empty
         drawn = QRect(line.left(), line.top() + metrics.ascent() + tight.top(), line.width(), tight.height())
         owner = f"{describe(v.view)} › {type(axis).__name__}({axis.orientation}) tick '{text}'"  # type: ignore[attr-defined]
-        boxes.append(TextBox(text, owner, v.canvas, transform.mapRect(QRectF(drawn)), v.item_clip(axis), font,
-                             (ink,), True, group=axis, source=axis))
+        box = TextBox(text, owner, v.canvas, transform.mapRect(QRectF(drawn)), clip, font, (ink,), True, group=axis,
+                      source=axis)
+        if not box.visible().isEmpty():  # wholly outside: not drawn at all (a tick without its label)
+            boxes.append(box)
     return boxes
 
 

@@ -134,17 +134,22 @@ def _rgb(colour: QColor) -> pixels.RGB:
 def measure(box: TextBox, flat: pixels.Pixels, around: pixels.Pixels) -> tuple[float, float, pixels.RGB | None,
                                                                                pixels.RGB]:
     """The text's weakest contrast here against what it needs: ``(ratio, needed, ink, background)``. Each
-    declared ink that is drawn is measured (words need 4.5:1 or 3:1 when large, symbols 3:1); with none drawn,
-    the ink is read from the pixels. ``flat`` are the pixels of the text's rectangle, ``around`` a thin ring
-    around it."""
+    declared ink that is drawn is measured (words need 4.5:1 or 3:1 when large, symbols 3:1), unless it is only
+    the blended edge of another ink (a style sheet's colour drawn instead of the palette's); a declared ink that the
+    pixels show only blended (a thin glyph) still counts; with none drawn, the ink is read from the pixels.
+    ``flat`` are the pixels of the text's rectangle, ``around`` a thin ring around it."""
     words_need = wcag.UI_PART_MIN if is_symbol(box.text) else wcag.text_minimum(box.pixel_size(), box.font.bold())
     pairs = [(_rgb(c), wcag.UI_PART_MIN if c.alpha() == SYMBOL_ALPHA else words_need) for c in box.inks]
-    drawn = [(c, n) for c, n in pairs if pixels.shows(flat, c)]
-    background = pixels.background(flat, around, [c for c, _ in drawn])
-    assert background is not None
+    first = pixels.background(flat, around, [c for c, _ in pairs])
+    assert first is not None
+    seen = pixels.ink(flat, first)
+    drawn = [(c, n) for c, n in pairs if pixels.shows(flat, c, first)
+             and not (seen is not None and pixels.blends_toward(c, first, seen) and not pixels.blends_toward(seen, first, c))]
+    background = pixels.background(flat, around, [c for c, _ in drawn]) or first
     faint = [(c, n) for c, n in pairs if float(np.linalg.norm(np.subtract(c, background))) < pixels.SAME]
     found = pixels.ink(flat, background)
-    candidates = drawn or faint or ([(found, words_need)] if found is not None else [])
+    thin = [(c, n) for c, n in pairs if found is not None and pixels.blends_toward(found, background, c)]
+    candidates = drawn or faint or thin or ([(found, words_need)] if found is not None else [])
     if not candidates:
         return 1.0, words_need, None, background
     ink, need = min(candidates, key=lambda p: wcag.contrast_ratio(p[0], background) / p[1])

@@ -100,9 +100,25 @@ def _distance(flat: Pixels, colour: RGB) -> NDArray[np.float64]:
     return np.asarray(np.sqrt(((flat.astype(np.float64) - np.array(colour, np.float64)) ** 2).sum(axis=1)))
 
 
-def shows(flat: Pixels, colour: RGB) -> bool:
-    """Whether ``colour`` is drawn here (a few pixels within ``EXACT`` of it)."""
-    return int((_distance(flat, colour) < EXACT).sum()) >= 3
+def shows(flat: Pixels, colour: RGB, background: RGB) -> bool:
+    """Whether ``colour`` is drawn here as a text's ink: a few pixels within ``EXACT`` of it, as many as a quarter
+    of the commonest colour standing out from the background (blended edges near another ink are rare)."""
+    near = int((_distance(flat, colour) < EXACT).sum())
+    counts = colour_counts(flat[_distance(flat, background) > STANDS_OUT])
+    return near >= 3 and (not counts or near * 4 >= counts[0][1])
+
+
+def blends_toward(found: RGB, background: RGB, colour: RGB) -> bool:
+    """Whether ``found`` is ``colour`` blended into the background (a thin glyph has no solid core pixels): it lies
+    on the line from the background to ``colour``, at least a third of the way and not beyond."""
+    b, c, f = (np.asarray(x, np.float64) for x in (background, colour, found))
+    span = c - b
+    length = float(span @ span)
+    if length == 0.0:
+        return False
+    t = float((f - b) @ span) / length
+    residual = float(np.linalg.norm(f - (b + t * span)))
+    return 0.33 <= t <= 1.05 and residual <= 12.0
 
 
 def ink(flat: Pixels, background: RGB) -> RGB | None:

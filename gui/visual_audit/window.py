@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from PySide6.QtCore import QCoreApplication
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QScrollArea, QWidget
 
 from gui import i18n
 from gui.main_window import MainWindow
@@ -74,7 +74,9 @@ def _set_look(window: MainWindow, look: Look) -> None:
 
 
 def settle(app: QApplication, window: MainWindow) -> None:
-    """Deliver pending events, finish the page's (and the drawer's) pending work, and lay everything out."""
+    """Deliver pending events, finish the page's (and the drawer's) pending work, and paint everything twice:
+    pyqtgraph sizes an axis for its labels only after it first paints them, so what the user sees a moment after
+    a change is the second paint, not the first."""
     for _ in range(2):
         QCoreApplication.sendPostedEvents()
         app.processEvents()
@@ -85,3 +87,15 @@ def settle(app: QApplication, window: MainWindow) -> None:
         if panel is not None:
             panel.flush()
         app.processEvents()
+        paint(window)
+
+
+def paint(window: QWidget) -> None:
+    """Paint the window and the whole of every scroll area's content (scrolled-out parts included) once."""
+    window.grab()
+    for area in window.findChildren(QScrollArea):
+        content = area.widget()
+        if area.isVisible() and content is not None:
+            content.grab()
+    QCoreApplication.sendPostedEvents()
+    QApplication.processEvents()

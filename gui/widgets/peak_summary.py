@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QFormLayout, QHBoxLayout, QLabel, QVBoxLayout, QWidget
+from PySide6.QtGui import QResizeEvent
+from PySide6.QtWidgets import QBoxLayout, QFormLayout, QLabel, QVBoxLayout, QWidget
 
 from engine.training import Estimate, Verdict
 from engine.units import Unit, format_bytes
@@ -48,10 +49,19 @@ class PeakSummary(QWidget):
         left.addWidget(self.big)
         left.addWidget(self.caption)
         left.addWidget(self.verdict)
-        row = QHBoxLayout(self)
-        row.setContentsMargins(0, 0, 0, 0)
-        row.addLayout(left, 3)
-        row.addLayout(levels, 2)
+        self._row = QBoxLayout(QBoxLayout.Direction.LeftToRight, self)
+        self._row.setContentsMargins(0, 0, 0, 0)
+        self._row.addLayout(left, 3)
+        self._row.addLayout(levels, 2)
+        self._parts = (left, levels)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        """The three levels beside the number when both fit across, under it when not (a large type size)."""
+        super().resizeEvent(event)
+        need = sum(part.minimumSize().width() for part in self._parts) + self._row.spacing()
+        wanted = QBoxLayout.Direction.LeftToRight if event.size().width() >= need else QBoxLayout.Direction.TopToBottom
+        if self._row.direction() != wanted:
+            self._row.setDirection(wanted)
 
     def _level_tip(self) -> str:
         return self.tr(

@@ -13,6 +13,12 @@ from gui.palette import colors_for
 from gui.words import term_title
 
 
+def _unbroken(text: str) -> str:
+    """``text`` with no break inside it: a wrapped legend breaks between entries, never inside one ("CUDA /
+    context")."""
+    return text.replace(" ", "&nbsp;")
+
+
 class TermLegend(QLabel):
     """Rich-text legend; the swatch colours follow the theme (re-shown by the page on each recompute).
 
@@ -31,8 +37,8 @@ class TermLegend(QLabel):
         """Each (term name, bytes) above zero, in the order given."""
         c = colors_for(self)
         parts = [
-            f'<span style="color:{c.term(name)}">■</span>&nbsp;{term_title(name)}&nbsp;'
-            f"<b>{format_bytes(n_bytes, unit, 1)}</b>"
+            f'<span style="color:{c.term(name)}">■</span>&nbsp;{_unbroken(term_title(name))}&nbsp;'
+            f"<b>{_unbroken(format_bytes(n_bytes, unit, 1))}</b>"
             for name, n_bytes in amounts
             if n_bytes > 0
         ]
