@@ -51,6 +51,7 @@ from gui.slider_scale import ScaleKind, SliderScale
 from gui.widgets.long_context_group import LongContextGroup
 from gui.widgets.model_picker import ModelPicker, cached_models
 from gui.widgets.reason_note import ReasonNote, reason_of
+from gui.widgets.slider_row import SliderRow
 
 # what the two switches show: attention without the s x s scores in memory; an 8-bit optimizer
 NO_SCORES = (Attention.SDPA, Attention.FLASH)
@@ -227,14 +228,8 @@ class MemoryControls(QWidget):
         return slider, spin
 
     @staticmethod
-    def _row(*widgets: QWidget) -> QWidget:
-        holder = QWidget()
-        h = QHBoxLayout(holder)
-        h.setContentsMargins(0, 0, 0, 0)
-        h.addWidget(widgets[0], 3)
-        for w in widgets[1:]:
-            h.addWidget(w, 1)
-        return holder
+    def _row(slider: QSlider, spin: QSpinBox) -> QWidget:
+        return SliderRow(slider, spin)
 
     def _sync_enabled(self, fields: Fields) -> None:
         if not touches(fields, ENABLING):

@@ -30,6 +30,19 @@ def cache_axes(plot: pg.PlotItem) -> None:
         plot.getAxis(name).setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
 
 
+class DecadeAxis(pg.AxisItem):  # type: ignore[misc]
+    """An axis that, on a log scale, labels the powers of ten only: pyqtgraph also labels 2x to 9x each power when
+    it judges there is room, and on a wide chart those labels run into each other ("3·10²4·10²")."""
+
+    def tickStrings(self, values: list[float], scale: float, spacing: float | None) -> list[str]:
+        strings: list[str] = super().tickStrings(values, scale, spacing)
+        if not self.logMode:
+            return strings
+        if spacing is None:  # pyqtgraph's minor level (1x-9x each power): the powers are the major level's
+            return [""] * len(strings)
+        return [text if abs(v - round(v)) < 1e-9 else "" for v, text in zip(values, strings, strict=True)]
+
+
 class CurvePlot(pg.PlotWidget):  # type: ignore[misc]
     """Bytes (shown in GB or GiB) against x, optionally on a log-2 x axis.
 
@@ -39,7 +52,7 @@ class CurvePlot(pg.PlotWidget):  # type: ignore[misc]
     _ready = False  # set once built: Qt sends a PaletteChange while the base class is constructed
 
     def __init__(self, x_label: str, log_x: bool = False, parent: QWidget | None = None) -> None:
-        super().__init__(parent, background=None)
+        super().__init__(parent, background=None, axisItems={"bottom": DecadeAxis("bottom")})
         self._log_x = log_x
         self.setMenuEnabled(False)
         self.setMouseEnabled(False, False)
