@@ -30,6 +30,13 @@ def cache_axes(plot: pg.PlotItem) -> None:
         plot.getAxis(name).setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
 
 
+def tick_room(plot: pg.PlotItem, line_height: int) -> None:
+    """Leave a quarter of a line under the bottom axis: pyqtgraph sizes it for 80% of its labels' height, so tall
+    glyphs (Chinese) lose their last pixels at the edge of the view."""
+    left, top, right, bottom = plot.layout.getContentsMargins()
+    plot.layout.setContentsMargins(left, top, right, max(bottom, 0.25 * line_height))
+
+
 class DecadeAxis(pg.AxisItem):  # type: ignore[misc]
     """An axis that, on a log scale, labels the powers of ten only: pyqtgraph also labels 2x to 9x each power when
     it judges there is room, and on a wide chart those labels run into each other ("3·10²4·10²")."""
