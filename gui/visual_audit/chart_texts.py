@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from PySide6.QtCore import QPoint, QPointF, QRect, QRectF, Qt
 from PySide6.QtGui import (
     QFont,
+    QFontInfo,
     QFontMetrics,
     QPainter,
     QPainterPath,
@@ -85,6 +86,24 @@ def document_extent(item: QGraphicsTextItem) -> QRectF:
     return extent if not extent.isNull() else item.boundingRect()
 
 
+def smallest_font(item: QGraphicsTextItem) -> QFont:
+    """The smallest font a text item's words are drawn in (rich text sets its own sizes: a pyqtgraph label's
+    ``font-size: 9pt`` does not follow the application's type)."""
+    smallest = QFont(item.font())
+    block = item.document().begin()
+    while block.isValid():
+        it = block.begin()
+        while not it.atEnd():
+            fragment = it.fragment()
+            if fragment.isValid() and fragment.text().strip():
+                font = fragment.charFormat().font()
+                if QFontInfo(font).pixelSize() < QFontInfo(smallest).pixelSize():
+                    smallest = QFont(font)
+            it += 1
+        block = block.next()
+    return smallest
+
+
 def _box_behind(item: QGraphicsItem, scene_rect: QRectF) -> QGraphicsItem | None:
     """A filled box under a text item whose centre it holds (the text is drawn on it and must fit it)."""
     centre = scene_rect.center()
@@ -100,7 +119,7 @@ def _box_behind(item: QGraphicsItem, scene_rect: QRectF) -> QGraphicsItem | None
 def _text_item_box(v: _View, item: QGraphicsItem) -> TextBox | None:
     if isinstance(item, QGraphicsTextItem):
         text, local = item.toPlainText(), document_extent(item)
-        inks, font = document_inks(item.document(), item.defaultTextColor()), item.font()
+        inks, font = document_inks(item.document(), item.defaultTextColor()), smallest_font(item)
     elif isinstance(item, QGraphicsSimpleTextItem):
         text, local = item.text(), item.boundingRect()
         inks, font = (item.brush().color(),), item.font()

@@ -131,6 +131,12 @@ def _rgb(colour: QColor) -> pixels.RGB:
     return colour.red(), colour.green(), colour.blue()
 
 
+def _edge_of(declared: pixels.RGB, seen: pixels.RGB | None, background: pixels.RGB) -> bool:
+    """Whether a declared ink is only the blended edge of the ink really drawn (``seen``), not an ink itself."""
+    return seen is not None and pixels.blends_toward(declared, background, seen) and \
+        not pixels.blends_toward(seen, background, declared)
+
+
 def measure(box: TextBox, flat: pixels.Pixels, around: pixels.Pixels) -> tuple[float, float, pixels.RGB | None,
                                                                                pixels.RGB]:
     """The text's weakest contrast here against what it needs: ``(ratio, needed, ink, background)``. Each
@@ -143,8 +149,7 @@ def measure(box: TextBox, flat: pixels.Pixels, around: pixels.Pixels) -> tuple[f
     first = pixels.background(flat, around, [c for c, _ in pairs])
     assert first is not None
     seen = pixels.ink(flat, first)
-    drawn = [(c, n) for c, n in pairs if pixels.shows(flat, c, first)
-             and not (seen is not None and pixels.blends_toward(c, first, seen) and not pixels.blends_toward(seen, first, c))]
+    drawn = [(c, n) for c, n in pairs if pixels.shows(flat, c, first) and not _edge_of(c, seen, first)]
     background = pixels.background(flat, around, [c for c, _ in drawn]) or first
     faint = [(c, n) for c, n in pairs if float(np.linalg.norm(np.subtract(c, background))) < pixels.SAME]
     found = pixels.ink(flat, background)

@@ -19,6 +19,7 @@ MAX_PANELS = 3
 OPERATOR_WIDTH = 34
 MAX_CELL = 64  # pixels: beyond this, bigger cells only spread the numbers apart
 TALLEST = 1.3  # a cell may be this much taller than wide when the stage is narrow
+MIN_LINES = (24.0, 13.0)  # the stage's least width and height in lines of text
 
 
 class AttentionStage(QWidget):
@@ -27,7 +28,8 @@ class AttentionStage(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
-        self.setMinimumSize(420, 220)
+        line = self.fontMetrics().height()  # sizes in lines of text: the matrices grow with presentation's type
+        self.setMinimumSize(round(MIN_LINES[0] * line), round(MIN_LINES[1] * line))
         self.views = [MatrixView(self) for _ in range(MAX_PANELS)]
         self.operators = [QLabel(self) for _ in range(MAX_PANELS - 1)]
         for op in self.operators:

@@ -71,7 +71,7 @@ class MatrixView(pg.PlotWidget):  # type: ignore[misc]
         plot.getAxis("left").setTicks([[(i + 0.5, _elide(t)) for i, t in enumerate(rows)]])
         plot.getAxis("top").setTicks([[(j + 0.5, _elide(t)) for j, t in enumerate(cols)]])
         self._title = title
-        plot.setTitle(title, color=colors_for(self).foreground)
+        plot.setTitle(title, color=colors_for(self).foreground, size=self._title_size())
         plot.getViewBox().setRange(QRectF(0, 0, n_cols, n_rows), padding=0.0)
         self._mark.hide()
         self._redraw()
@@ -147,8 +147,12 @@ class MatrixView(pg.PlotWidget):  # type: ignore[misc]
         mark_pen = QPen(QColor(colors.foreground), 2.5)
         mark_pen.setCosmetic(True)
         self._mark.setPen(mark_pen)
-        plot.setTitle(self._title, color=colors.foreground)
+        plot.setTitle(self._title, color=colors.foreground, size=self._title_size())
         self._redraw()
+
+    def _title_size(self) -> str:
+        """The title in the widget's own type (pyqtgraph's default stays at 9 pt in presentation mode)."""
+        return f"{self.font().pointSizeF():.1f}pt"
 
     def changeEvent(self, event: QEvent) -> None:
         super().changeEvent(event)
