@@ -18,7 +18,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt, SignalInstance
-from PySide6.QtGui import QPalette
+from PySide6.QtGui import QPalette, QResizeEvent
 from PySide6.QtWidgets import (
     QButtonGroup,
     QGridLayout,
@@ -45,6 +45,9 @@ from gui.widgets.stage_diagram import StageDiagram
 
 if TYPE_CHECKING:
     from engine.lessons import Situation
+
+# the diagram and the stage's side column side by side from this many lines of text across (else stacked)
+BESIDE_LINES = 60.0
 
 
 class AlignmentPage(QWidget):
@@ -113,19 +116,37 @@ class AlignmentPage(QWidget):
                              "reserve and the CUDA context. Click a bar to draw its stage."), parent)
         key.setWordWrap(True)
         key.setForegroundRole(QPalette.ColorRole.PlaceholderText)
-        side = QVBoxLayout()
+        self.side = QWidget(parent)
+        side = QVBoxLayout(self.side)
+        side.setContentsMargins(0, 0, 0, 0)
         for w in (self.blurb, self.controls.rl, self.table, self.facts):
             side.addWidget(w)
         side.addStretch(1)
-        grid.addWidget(self.diagram, 0, 0)
-        grid.addLayout(side, 0, 1)
-        grid.addWidget(self.bars, 1, 0, 1, 2)
-        grid.addWidget(key, 2, 0, 1, 2)
-        grid.setColumnStretch(0, 3)
-        grid.setColumnStretch(1, 2)
-        grid.setRowStretch(0, 3)
-        grid.setRowStretch(1, 2)
+        self._grid, self._key, self._beside = grid, key, None
+        self._place(beside=True)
         return grid
+
+    def _place(self, beside: bool) -> None:
+        """The diagram with the stage's side column beside it, or, when both do not fit across (a large type on
+        a small screen), the diagram across the page and the side column under it; the four stages' bars below."""
+        grid = self._grid
+        for w in (self.diagram, self.side, self.bars, self._key):
+            grid.removeWidget(w)
+        grid.addWidget(self.diagram, 0, 0, 1, 1 if beside else 2, Qt.AlignmentFlag.AlignTop)
+        grid.addWidget(self.side, 0 if beside else 1, 1 if beside else 0, 1, 1 if beside else 2)
+        grid.addWidget(self.bars, 2, 0, 1, 2)
+        grid.addWidget(self._key, 3, 0, 1, 2)
+        grid.setColumnStretch(0, 3)
+        grid.setColumnStretch(1, 2 if beside else 0)
+        grid.setRowStretch(0, 3)
+        grid.setRowStretch(2, 2)
+        self._beside = beside
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        beside = event.size().width() >= round(BESIDE_LINES * self.fontMetrics().height())
+        if beside != self._beside:
+            self._place(beside)
 
     def title(self) -> str:
         return page_title(self.page_id)

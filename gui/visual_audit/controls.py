@@ -29,6 +29,7 @@ from gui.visual_audit.checks import Grab
 SLIDER_LINES = 4.0
 PLOT_LINES = 4.0
 EMPTY_SHARE = 0.995  # a view whose pixels are this much one colour shows nothing
+BLANK_SHARE = 0.35  # a diagram with a blank band this share of its height is mostly an empty box
 
 
 def _on_canvas(widget: QWidget, rect: QRect) -> QRect:
@@ -92,16 +93,33 @@ def plots(window: QWidget) -> list[Finding]:
 
 
 def empty_views(window: QWidget, grab: Grab) -> list[Finding]:
-    """Graphics views (charts, diagrams) that draw nothing: their pixels all one colour."""
+    """Graphics views (charts, diagrams) that draw nothing (their pixels all one colour), and diagrams (views that
+    are not pyqtgraph plots) with a blank band across them more than ``BLANK_SHARE`` of their height: a drawing
+    fitted into a view of another shape, leaving an empty box where a screen's worth of it should be."""
     found: list[Finding] = []
     for view in window.findChildren(QGraphicsView):
         if not view.isVisible() or view.scene() is None or view.width() < 8 or view.height() < 8:
             continue
-        flat = pixels.region(grab(canvas_of(view)), _on_canvas(view.viewport(), view.viewport().rect()))
+        rect = _on_canvas(view.viewport(), view.viewport().rect())
+        area = grab(canvas_of(view))[rect.top():rect.bottom() + 1, rect.left():rect.right() + 1]
+        flat = area.reshape(-1, 3)
         counts = pixels.colour_counts(flat)
         if counts and counts[0][1] / len(flat) >= EMPTY_SHARE:
             found.append(Finding(Kind.EMPTY, describe(view), f"{len(flat)} px, all one colour"))
+        elif counts and not hasattr(view, "getPlotItem"):
+            band = _longest_run((area == area[:, :1]).all(axis=(1, 2)).tolist()) / len(area)
+            if band > BLANK_SHARE:
+                found.append(Finding(Kind.EMPTY, describe(view), f"a blank band {band:.0%} of its height"))
     return found
+
+
+def _longest_run(flags: list[bool]) -> int:
+    """The length of the longest run of ``True``."""
+    best = run = 0
+    for flag in flags:
+        run = run + 1 if flag else 0
+        best = max(best, run)
+    return best
 
 
 def sideways(window: QWidget) -> list[Finding]:
