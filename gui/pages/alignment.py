@@ -18,7 +18,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt, SignalInstance
-from PySide6.QtGui import QPalette, QResizeEvent
+from PySide6.QtGui import QFontInfo, QPalette, QResizeEvent
 from PySide6.QtWidgets import (
     QButtonGroup,
     QGridLayout,
@@ -46,8 +46,8 @@ from gui.widgets.stage_diagram import StageDiagram
 if TYPE_CHECKING:
     from engine.lessons import Situation
 
-# the diagram and the stage's side column side by side from this many lines of text across (else stacked)
-BESIDE_LINES = 60.0
+# the diagram takes this share of the width beside the stage's column; its text at least this share of the page's
+MARGIN, DIAGRAM_SHARE, LEGIBLE = 24, 0.6, 0.78
 
 
 class AlignmentPage(QWidget):
@@ -69,7 +69,7 @@ class AlignmentPage(QWidget):
         self._stages: dict[Stage, StageMemory] = {}
         content = QWidget(self)
         layout = QVBoxLayout(content)
-        layout.setContentsMargins(24, 16, 24, 16)
+        layout.setContentsMargins(MARGIN, 16, MARGIN, 16)
         heading = page_heading(self.title(), content)
         blurb = QLabel(intro(), content)
         blurb.setWordWrap(True)
@@ -136,15 +136,18 @@ class AlignmentPage(QWidget):
         grid.addWidget(self.side, 0 if beside else 1, 1 if beside else 0, 1, 1 if beside else 2)
         grid.addWidget(self.bars, 2, 0, 1, 2)
         grid.addWidget(self._key, 3, 0, 1, 2)
-        grid.setColumnStretch(0, 3)
-        grid.setColumnStretch(1, 2 if beside else 0)
+        grid.setColumnStretch(0, round(10 * DIAGRAM_SHARE))
+        grid.setColumnStretch(1, round(10 * (1 - DIAGRAM_SHARE)) if beside else 0)
         grid.setRowStretch(0, 3)
         grid.setRowStretch(2, 2)
         self._beside = beside
 
     def resizeEvent(self, event: QResizeEvent) -> None:
+        """Side by side only while the diagram, at its share of the width, still draws its text at least
+        ``LEGIBLE`` of the page's size (the drawing is scaled to its view's width)."""
         super().resizeEvent(event)
-        beside = event.size().width() >= round(BESIDE_LINES * self.fontMetrics().height())
+        share = DIAGRAM_SHARE * (event.size().width() - 2 * MARGIN)
+        beside = share >= self.diagram.width_for_text(LEGIBLE * QFontInfo(self.font()).pixelSize())
         if beside != self._beside:
             self._place(beside)
 

@@ -18,8 +18,9 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import (
-    QHBoxLayout,
+    QBoxLayout,
     QLabel,
     QMessageBox,
     QTabWidget,
@@ -62,8 +63,11 @@ SECONDARY_MS = PAUSE_MS
 BAR_CHART_LINES, PER_BAR_LINES, COMPARE_LINES, CURVE_LINES = 7.0, 3.2, 10.5, 12.0
 # the overview's cells side by side while each can be this many lines wide (else one under another)
 OVERVIEW_CELL_LINES = 18.0
-# the settings column's width: at least and at most this many digits' widths
+# the settings column's width: at least and at most this many digits' widths; the results beside it at least this
+# many lines of text wide (else the settings go under the results)
 SETTINGS_CHARS = (43.5, 50.0)
+RESULTS_LINES = 24.0
+QWIDGETSIZE_MAX = (1 << 24) - 1
 
 
 class MemoryTab(StrEnum):
@@ -149,11 +153,8 @@ class MemoryPage(QWidget):
         return self.controls.import_config(path)
 
     def _layout(self) -> None:
-        left = scroll_area(self.controls, self)
+        left = self._settings = scroll_area(self.controls, self)
         left.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        digit = self.fontMetrics().horizontalAdvance("0123456789") / 10  # a Latin width, in CJK fonts too
-        left.setMinimumWidth(round(SETTINGS_CHARS[0] * digit))
-        left.setMaximumWidth(round(SETTINGS_CHARS[1] * digit))
         overview = QWidget(self)
         self.overview_grid = ReflowGrid([
             self._titled(self.tr("Same settings, three methods"), self.compare), self.roadmap,
@@ -181,9 +182,31 @@ class MemoryPage(QWidget):
         v.addWidget(self.logits_note)
         v.addWidget(self.tabs, 1)
         scroll = scroll_area(right, self)
-        h = QHBoxLayout(self)
-        h.addWidget(left)
-        h.addWidget(scroll, 1)
+        self._split = QBoxLayout(QBoxLayout.Direction.LeftToRight, self)
+        self._split.addWidget(left)
+        self._split.addWidget(scroll, 1)
+        self._place_settings(beside=True)
+
+    def _settings_width(self) -> tuple[int, int]:
+        digit = self.fontMetrics().horizontalAdvance("0123456789") / 10  # a Latin width, in CJK fonts too
+        return round(SETTINGS_CHARS[0] * digit), round(SETTINGS_CHARS[1] * digit)
+
+    def _place_settings(self, beside: bool) -> None:
+        """The settings column beside the results, or, when the page is too narrow for both (a large type with
+        the Lessons drawer open), the results on top and the settings under them, each scrolling."""
+        least, most = self._settings_width()
+        self._settings.setMinimumWidth(least if beside else 0)
+        self._settings.setMaximumWidth(most if beside else QWIDGETSIZE_MAX)
+        self._split.setDirection(QBoxLayout.Direction.LeftToRight if beside else QBoxLayout.Direction.BottomToTop)
+        self._split.setStretch(0, 0 if beside else 2)
+        self._split.setStretch(1, 1 if beside else 3)
+        self._beside = beside
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        beside = event.size().width() >= self._settings_width()[0] + self._lines(RESULTS_LINES)
+        if beside != self._beside:
+            self._place_settings(beside)
 
     def _lines(self, n: float) -> int:
         """``n`` lines of the page's text, in pixels."""

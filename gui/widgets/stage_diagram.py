@@ -15,7 +15,7 @@ from PySide6.QtWidgets import QGraphicsScene, QGraphicsView, QSizePolicy, QWidge
 from engine.alignment import FLOWS, Mode, RoleCost, StageMemory
 from engine.units import Unit, format_bytes
 from gui.palette import colors_for
-from gui.widgets.diagram_items import add_arrow, add_box, arrow_path, diagram_font
+from gui.widgets.diagram_items import TEXT_PX, add_arrow, add_box, arrow_path, diagram_font
 from gui.widgets.flow_player import FlowPlayer
 from gui.widgets.role_style import fill, in_memory, outline, role_color
 from gui.words import engine_text, held_as, role_name
@@ -142,6 +142,10 @@ class StageDiagram(QGraphicsView):
         """The drawing's height at ``width``: the view's shape is the scene's."""
         rect = self.sceneRect()
         return round(width * rect.height() / rect.width()) if rect.width() > 0 else super().heightForWidth(width)
+
+    def width_for_text(self, pixels: float) -> float:
+        """The view's width at which its text is drawn ``pixels`` tall (the drawing fills the width)."""
+        return self.sceneRect().width() * pixels / TEXT_PX
 
     def sizeHint(self) -> QSize:
         width = round(HINT_LINES * self.fontMetrics().height())
