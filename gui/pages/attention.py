@@ -144,6 +144,7 @@ class AttentionPage(QWidget):
         page.addLayout(self._body, 1)
         self._scroll = fill_with_scroll(self, content)
         self._scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self._scroll.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # a click on the stage gives the keys to the page
         self._place_panel(beside=True)
 
     def _place_panel(self, beside: bool) -> None:

@@ -31,10 +31,9 @@ def cache_axes(plot: pg.PlotItem) -> None:
 
 
 def tick_room(plot: pg.PlotItem, line_height: int) -> None:
-    """Leave a quarter of a line under the bottom axis: pyqtgraph sizes it for 80% of its labels' height, so tall
-    glyphs (Chinese) lose their last pixels at the edge of the view."""
-    left, top, right, bottom = plot.layout.getContentsMargins()
-    plot.layout.setContentsMargins(left, top, right, max(bottom, 0.25 * line_height))
+    """Give the bottom axis a whole line of height for its labels: pyqtgraph sizes it for 80% of their height, so
+    tall glyphs (Chinese) lose their last pixels, at the edge of the view or of the axis' cached drawing."""
+    plot.getAxis("bottom").setStyle(autoExpandTextSpace=False, tickTextHeight=line_height)
 
 
 class DecadeAxis(pg.AxisItem):  # type: ignore[misc]
