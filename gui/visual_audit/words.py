@@ -1,18 +1,21 @@
 """Untranslated English in the Traditional Chinese interface: which visible words are allowed, and why.
 
-A word is a run of Latin letters. It is allowed when it is not prose but a name or a symbol that Taiwanese ML
-engineers write as it is (``assets/translations/README.md``):
+A word is a run of Latin letters and digits (joined by ``. _ - / '``). It is allowed when it is not English prose
+but a name or a symbol that Taiwanese ML engineers write as it is (``assets/translations/README.md``):
 
-- an **identifier**: it has a digit (``bf16``, ``H200``, ``ZeRO-3``), a capital after its first letter (``LoRA``,
-  ``QLoRA``, ``PyTorch``, ``FlashAttention``, ``vLLM``, ``AdamW``, ``DeepSpeed``), is all capitals (``GPU``,
-  ``KV``, ``DPO``, ``SFT``, ``GB``), or carries code punctuation (``config.json``, ``chunked_nll``,
-  ``model.generate``);
+- an **identifier**: it has a digit (``bf16``, ``H200``, ``ZeRO-3``, ``8-bit``), a capital after its first letter
+  (``LoRA``, ``QLoRA``, ``PyTorch``, ``FlashAttention``, ``vLLM``, ``AdamW``), is all capitals (``GPU``, ``KV``,
+  ``DPO``, ``GB``), or carries code punctuation (``config.json``, ``chunked_nll``, ``model.generate``);
+- a **proper name**, capitalised (``Llama``, ``Hugging Face``, ``Rafailov``, a paper's title, ``VRAM Lab``): names
+  of people, products and papers stay as they are;
 - a **single letter** (a formula's ``s``, ``b``, ``h``);
-- a word of a **model or GPU name** in the catalog (``Llama``, ``Mistral``, ``Tesla``...), or of text the user typed
-  (an editor's content, such as the attention page's sentence, and the tokens shown from it);
+- a word of a **model or GPU name** in the catalog, or of text the user typed (an editor's content, such as the
+  attention page's sentence, and the tokens shown from it);
+- a **gloss**: Latin text in parentheses right after a Chinese word (``對數機率（log-probs）``) names the original
+  term for the reader who knows it; the Chinese comes first;
 - one of ``ALLOWED`` below, each with its reason.
 
-Everything else (``activations``, ``tokens``, ``full``, ``none``, ``policy``...) is a finding.
+Everything else (``activations``, ``tokens``, ``heads``, ``full``, ``none``, ``policy``...) is a finding.
 """
 
 from __future__ import annotations
@@ -22,22 +25,27 @@ from collections.abc import Iterable
 
 from gui.visual_audit.boxes import Finding, Kind, TextBox
 
-#: lower-case or capitalised words allowed in zh_TW, each kept as written for a stated reason
+#: lower-case words allowed in zh_TW, each kept as written for a stated reason
 ALLOWED: dict[str, str] = {
-    "token": "a token is written 'token' in Taiwanese ML writing (the guide's usage; 詞元 is mainland usage)",
-    "head": "an attention head, as Taiwanese ML engineers write it ('每個 head')",
+    "token": "a token is written 'token' in Taiwanese ML writing (the translation guide's usage; 詞元 is mainland "
+             "usage); never the plural 'tokens' (Chinese counts with 個)",
+    "head": "an attention head, as Taiwanese ML engineers write it ('每個 head'), singular",
     "query": "attention's query, key and value: the names of the three projections, kept as written",
     "key": "attention's key (see 'query')",
     "value": "attention's value (see 'query')",
     "adapter": "a LoRA adapter: PEFT's term, kept as written",
-    "rank": "LoRA's rank r (the hyper-parameter's name in PEFT's config)",
+    "rank": "LoRA's rank r (the hyper-parameter's name in PEFT's config), and a process's rank",
     "batch": "the batch size's usual name in Taiwanese ML writing ('batch 1')",
-    "prompt": "a prompt, as written in Taiwanese ML writing",
-    "cache": "the KV cache ('KV cache', the guide's usage)",
+    "prompt": "a prompt, as written in Taiwanese ML writing (singular)",
+    "cache": "the KV cache ('KV cache', the translation guide's usage)",
     "softmax": "the function's name (attention's softmax step)",
+    "log": "the logarithm in a formula (−log σ(...))",
+    "et": "'et al.' in a citation",
+    "al": "'et al.' in a citation",
 }
 
-_WORD = re.compile(r"[A-Za-z0-9]*[A-Za-z][A-Za-z0-9]*(?:[._\-/'][A-Za-z0-9]+)*")
+_WORD = re.compile(r"[A-Za-z0-9]+(?:[._\-/'][A-Za-z0-9]+)*")
+_GLOSS = re.compile(r"(?<=[\u3400-\u9fff])\s*[（(][^（）()\u3400-\u9fff]*[）)]")
 
 
 def _is_identifier(word: str) -> bool:
@@ -45,14 +53,21 @@ def _is_identifier(word: str) -> bool:
             or any(ch.isupper() for ch in word[1:]) or any(ch in "._/" for ch in word))
 
 
+def _is_name(word: str) -> bool:
+    return word[:1].isupper() and word[1:].islower()
+
+
 def english_words(text: str, allowed: Iterable[str] = ()) -> list[str]:
-    """The words of ``text`` that are English prose, not identifiers nor allowed names (case-insensitive)."""
+    """The words of ``text`` that are English prose, not identifiers, names, glosses nor allowed words."""
     extra = {w.lower() for w in allowed}
     found = []
-    for word in _WORD.findall(text):
-        parts = [word] if _is_identifier(word) else word.split("-")
-        for part in parts:
-            if not _is_identifier(part) and part.lower() not in ALLOWED and part.lower() not in extra:
+    for word in _WORD.findall(_GLOSS.sub("", text)):
+        if not any(ch.isalpha() for ch in word) or _is_identifier(word):
+            continue
+        for part in word.split("-"):
+            lower = part.lower()
+            if part and not _is_identifier(part) and not _is_name(part) and lower not in ALLOWED \
+                    and lower not in extra:
                 found.append(part)
     return found
 
