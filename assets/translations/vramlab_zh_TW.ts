@@ -813,6 +813,10 @@
         <translation>動到：梯度、優化器狀態（QLoRA 也動到權重）</translation>
     </message>
     <message>
+        <source>FlashAttention · checkpointing</source>
+        <translation>FlashAttention · 梯度檢查點</translation>
+    </message>
+    <message>
         <source>Shrinks activations: FlashAttention computes attention in tiles and never writes the s×s scores to memory, with the same result; checkpointing keeps each layer&apos;s input and recomputes the rest in backward.</source>
         <translation>縮小「激活值」：FlashAttention 分塊計算注意力、不把 s×s 分數寫進記憶體，結果完全相同；梯度檢查點只存每層的輸入，反向時再算一次。</translation>
     </message>
