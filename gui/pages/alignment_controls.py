@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
     QGridLayout,
     QGroupBox,
     QLabel,
+    QLayout,
     QSpinBox,
     QWidget,
 )
@@ -95,6 +96,7 @@ class AlignmentControls(QWidget):
     def _layout(self) -> None:
         grid = QGridLayout(self)
         grid.setContentsMargins(0, 0, 0, 0)
+        grid.setSizeConstraint(QLayout.SizeConstraint.SetNoConstraint)  # its least width: minimumSizeHint
         pairs = [(self.tr("Method"), self.method), (self.tr("GPUs"), self.gpus), (self.tr("Sharding"), self.sharding)]
         for i, (text, widget) in enumerate(pairs):  # three pairs a row, the check boxes under them
             grid.addWidget(QLabel(text, self), 0, 3 * i)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QSize, Qt
 from PySide6.QtGui import QResizeEvent
-from PySide6.QtWidgets import QComboBox, QGridLayout, QLabel, QSlider, QWidget
+from PySide6.QtWidgets import QComboBox, QGridLayout, QLabel, QLayout, QSlider, QWidget
 
 from engine.catalog import gpus, models
 from engine.serving import ServingSetup, WeightDtype
@@ -58,6 +58,7 @@ class ServingControls(QWidget):
     def _layout(self) -> None:
         self._grid = QGridLayout(self)
         self._grid.setContentsMargins(0, 0, 0, 0)
+        self._grid.setSizeConstraint(QLayout.SizeConstraint.SetNoConstraint)  # its least width: minimumSizeHint
         self._pairs = [(QLabel(text, self), box) for text, box in (
             (self.tr("Model"), self.model_box), (self.tr("GPU"), self.gpu_box),
             (self.tr("KV cache dtype"), self.kv_box), (self.tr("Weights dtype"), self.weight_box))]

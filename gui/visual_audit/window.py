@@ -14,10 +14,12 @@ from PySide6.QtWidgets import QApplication, QScrollArea, QWidget
 
 from gui import i18n
 from gui.main_window import MainWindow
+from gui.pages import PAGE_IDS
 from gui.pages.contract import Page
 from gui.theme import ThemeMode
 
 LIGHT, DARK = "light", "dark"
+_SCALE = "visual_audit_scale"  # window property: the presentation scale arrange() last set (settings may change)
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,8 +70,9 @@ def _set_look(window: MainWindow, look: Look) -> None:
         if window.theme is not None and window.theme.mode != ThemeMode(look.theme):
             window.theme.set_mode(ThemeMode(look.theme))
         return
-    if presentation.scale != look.scale:
+    if not presentation.active or window.property(_SCALE) != look.scale:
         presentation.set_scale(look.scale)
+        window.setProperty(_SCALE, look.scale)
     presentation.enter()
 
 
@@ -99,3 +102,23 @@ def paint(window: QWidget) -> None:
             content.grab()
     QCoreApplication.sendPostedEvents()
     QApplication.processEvents()
+
+
+LOOKS = (Look(LIGHT), Look(DARK), Look(scale=100), Look(scale=150), Look(scale=200))
+SIZES = ((1280, 720), (1920, 1080))
+LANGUAGES = ("en", "zh_TW")
+
+
+def matrix(full: bool = True) -> list[Setup]:
+    """Every page, and the Lessons drawer open on the memory page, in every look (light, dark, presentation at
+    100%, 150%, 200%), size and language, ordered so that a window changes language and look as rarely as it can;
+    ``full=False`` keeps one of the two sizes for each page, look and language, alternating (every page at every
+    scale, in each language and theme, at least once)."""
+    pages = [(page, False) for page in PAGE_IDS] + [(PAGE_IDS[0], True)]
+    setups = []
+    for li, language in enumerate(LANGUAGES):
+        for ki, look in enumerate(LOOKS):
+            for si, size in enumerate(SIZES):
+                setups += [Setup(page, look, size, language, lessons) for pi, (page, lessons) in enumerate(pages)
+                           if full or (pi + ki + li) % len(SIZES) == si]
+    return setups

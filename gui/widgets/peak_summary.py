@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from PySide6.QtCore import QSize
 from PySide6.QtGui import QResizeEvent
-from PySide6.QtWidgets import QBoxLayout, QFormLayout, QLabel, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QBoxLayout, QFormLayout, QLabel, QLayout, QVBoxLayout, QWidget
 
 from engine.training import Estimate, Verdict
 from engine.units import Unit, format_bytes
@@ -51,9 +52,15 @@ class PeakSummary(QWidget):
         left.addWidget(self.verdict)
         self._row = QBoxLayout(QBoxLayout.Direction.LeftToRight, self)
         self._row.setContentsMargins(0, 0, 0, 0)
+        self._row.setSizeConstraint(QLayout.SizeConstraint.SetNoConstraint)  # narrow enough to stack (below)
         self._row.addLayout(left, 3)
         self._row.addLayout(levels, 2)
         self._parts = (left, levels)
+
+    def minimumSizeHint(self) -> QSize:
+        """As narrow as the number over the levels: side by side is a choice made when there is room."""
+        hint = super().minimumSizeHint()
+        return QSize(max(part.minimumSize().width() for part in self._parts), hint.height())
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         """The three levels beside the number when both fit across, under it when not (a large type size)."""

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from PySide6.QtCore import QSize
 from PySide6.QtGui import QResizeEvent
-from PySide6.QtWidgets import QGridLayout, QWidget
+from PySide6.QtWidgets import QGridLayout, QLayout, QWidget
 
 
 class ReflowGrid(QWidget):
@@ -26,6 +27,7 @@ class ReflowGrid(QWidget):
         self._cells, self._columns, self._cell_lines = list(cells), columns, cell_lines
         self._grid = QGridLayout(self)
         self._grid.setContentsMargins(0, 0, 0, 0)
+        self._grid.setSizeConstraint(QLayout.SizeConstraint.SetNoConstraint)  # its least width: minimumSizeHint
         self._shown = 0
         self._place(columns)
 
@@ -37,6 +39,11 @@ class ReflowGrid(QWidget):
     def columns_for(self, width: int) -> int:
         """How many columns fit ``width`` pixels."""
         return self._columns if width >= self._columns * self._cell_lines * self.fontMetrics().height() else 1
+
+    def minimumSizeHint(self) -> QSize:
+        """As narrow as one column: two are a choice made when there is room."""
+        hint = super().minimumSizeHint()
+        return QSize(max((cell.minimumSizeHint().width() for cell in self._cells), default=0), hint.height())
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)

@@ -7,8 +7,9 @@ lines of its text long by stacking the two when side by side it would be shorter
 
 from __future__ import annotations
 
+from PySide6.QtCore import QSize
 from PySide6.QtGui import QResizeEvent
-from PySide6.QtWidgets import QAbstractSpinBox, QBoxLayout, QSlider, QWidget
+from PySide6.QtWidgets import QAbstractSpinBox, QBoxLayout, QLayout, QSlider, QWidget
 
 MIN_SLIDER_LINES = 5.0
 
@@ -24,6 +25,7 @@ class SliderRow(QWidget):
         self.slider, self.spin = slider, spin
         self._box = QBoxLayout(QBoxLayout.Direction.LeftToRight, self)
         self._box.setContentsMargins(0, 0, 0, 0)
+        self._box.setSizeConstraint(QLayout.SizeConstraint.SetNoConstraint)  # its least width: minimumSizeHint
         self._box.addWidget(slider, 3)
         self._box.addWidget(spin, 1)
 
@@ -31,12 +33,10 @@ class SliderRow(QWidget):
         """Whether the spin box sits over the slider now."""
         return self._box.direction() == QBoxLayout.Direction.TopToBottom
 
-    def minimumSizeHint(self):  # type: ignore[no-untyped-def]
+    def minimumSizeHint(self) -> QSize:
         """Narrow enough to stack: the wider of the two, not their sum."""
         hint = super().minimumSizeHint()
-        if not self.stacked():
-            hint.setWidth(max(self.spin.minimumSizeHint().width(), self._slider_min()))
-        return hint
+        return QSize(max(self.spin.minimumSizeHint().width(), self._slider_min()), hint.height())
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
