@@ -141,6 +141,34 @@ def document_inks(doc: QTextDocument, default: QColor) -> tuple[QColor, ...]:
     return (*inks.values(), *marked) or (default,)
 
 
+def smallest_font(doc: QTextDocument, default: QFont) -> QFont:
+    """The smallest font a rich text's words are drawn in (its markup may set sizes: ``<small>``, a pyqtgraph
+    label's ``font-size: 9pt``, which does not follow the application's type)."""
+    smallest = QFont(default)
+    block = doc.begin()
+    while block.isValid():
+        it = block.begin()
+        while not it.atEnd():
+            fragment = it.fragment()
+            if fragment.isValid() and fragment.text().strip():
+                font = fragment.charFormat().font()
+                if QFontInfo(font).pixelSize() < QFontInfo(smallest).pixelSize():
+                    smallest = QFont(font)
+            it += 1
+        block = block.next()
+    return smallest
+
+
+def label_font(text: str, default: QFont) -> QFont:
+    """A label's smallest font: ``default`` for plain text, the smallest its markup sets for rich text."""
+    if not _TAG.search(text):
+        return QFont(default)
+    doc = QTextDocument()
+    doc.setDefaultFont(default)
+    doc.setHtml(text)
+    return smallest_font(doc, default)
+
+
 def text_inks(text: str, default: QColor) -> tuple[QColor, ...]:
     """The colours of a label's text: ``default``, or each colour its markup names."""
     if not _TAG.search(text):

@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from PySide6.QtCore import QPoint, QPointF, QRect, QRectF, Qt
 from PySide6.QtGui import (
     QFont,
-    QFontInfo,
     QFontMetrics,
     QPainter,
     QPainterPath,
@@ -35,7 +34,15 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from gui.visual_audit.boxes import TextBox, canvas_of, clip_rect, describe, document_inks, parent_item
+from gui.visual_audit.boxes import (
+    TextBox,
+    canvas_of,
+    clip_rect,
+    describe,
+    document_inks,
+    parent_item,
+    smallest_font,
+)
 
 
 @dataclass(slots=True)
@@ -86,24 +93,6 @@ def document_extent(item: QGraphicsTextItem) -> QRectF:
     return extent if not extent.isNull() else item.boundingRect()
 
 
-def smallest_font(item: QGraphicsTextItem) -> QFont:
-    """The smallest font a text item's words are drawn in (rich text sets its own sizes: a pyqtgraph label's
-    ``font-size: 9pt`` does not follow the application's type)."""
-    smallest = QFont(item.font())
-    block = item.document().begin()
-    while block.isValid():
-        it = block.begin()
-        while not it.atEnd():
-            fragment = it.fragment()
-            if fragment.isValid() and fragment.text().strip():
-                font = fragment.charFormat().font()
-                if QFontInfo(font).pixelSize() < QFontInfo(smallest).pixelSize():
-                    smallest = QFont(font)
-            it += 1
-        block = block.next()
-    return smallest
-
-
 def _box_behind(item: QGraphicsItem, scene_rect: QRectF) -> QGraphicsItem | None:
     """A filled box under a text item whose centre it holds (the text is drawn on it and must fit it)."""
     centre = scene_rect.center()
@@ -119,7 +108,8 @@ def _box_behind(item: QGraphicsItem, scene_rect: QRectF) -> QGraphicsItem | None
 def _text_item_box(v: _View, item: QGraphicsItem) -> TextBox | None:
     if isinstance(item, QGraphicsTextItem):
         text, local = item.toPlainText(), document_extent(item)
-        inks, font = document_inks(item.document(), item.defaultTextColor()), smallest_font(item)
+        inks = document_inks(item.document(), item.defaultTextColor())
+        font = smallest_font(item.document(), item.font())
     elif isinstance(item, QGraphicsSimpleTextItem):
         text, local = item.text(), item.boundingRect()
         inks, font = (item.brush().color(),), item.font()
@@ -152,10 +142,11 @@ def describe_item(item: QGraphicsItem, text: str) -> str:
     return f"{name}{type(item).__name__} '{quote[:48]}'"
 
 
-def _axis_boxes(v: _View, axis: QGraphicsItem) -> list[TextBox]:
-    """An axis' tick labels where ``AxisItem.paint`` would put them."""
+def _axis_boxes(v: _View, axis: QGraphicsItem) -> tuple[list[TextBox], bool]:
+    """An axis' tick labels where ``AxisItem.paint`` would put them, and whether it has ticks but no label at all
+    (a scale nobody can read)."""
     if not axis.isVisible() or not axis.style.get("showValues", True):  # type: ignore[attr-defined]
-        return []
+        return [], False
     picture = QPicture()
     painter = QPainter(picture)
     try:
@@ -167,7 +158,7 @@ def _axis_boxes(v: _View, axis: QGraphicsItem) -> list[TextBox]:
     finally:
         painter.end()
     if specs is None:
-        return []
+        return [], False
     metrics, transform = QFontMetrics(font), v.device(axis)
     ink = axis.textPen().color()  # type: ignore[attr-defined]
     clip = v.item_clip(axis)
@@ -187,7 +178,7 @@ def _axis_boxes(v: _View, axis: QGraphicsItem) -> list[TextBox]:
                       source=axis)
         if not box.visible().isEmpty():  # wholly outside: not drawn at all (a tick without its label)
             boxes.append(box)
-    return boxes
+    return boxes, bool(specs[1]) and not any(text.strip() for _, _, text in specs[2])
 
 
 def _stroke(v: _View, item: QGraphicsItem) -> Stroke | None:
@@ -226,10 +217,12 @@ def view_of(view: QGraphicsView) -> _View:
     return _View(view, canvas, offset, clip_rect(viewport, canvas))
 
 
-def chart_texts(window: QWidget) -> tuple[list[TextBox], list[Stroke]]:
-    """Every visible text and line in the graphics views of ``window``."""
+def chart_texts(window: QWidget) -> tuple[list[TextBox], list[Stroke], list[str]]:
+    """Every visible text and line in the graphics views of ``window``, and the axes that show ticks without a
+    single label."""
     boxes: list[TextBox] = []
     strokes: list[Stroke] = []
+    bare: list[str] = []
     for view in window.findChildren(QGraphicsView):
         if not view.isVisible() or view.scene() is None:
             continue
@@ -238,7 +231,10 @@ def chart_texts(window: QWidget) -> tuple[list[TextBox], list[Stroke]]:
             if not item.isVisible() or item.effectiveOpacity() < 0.05:
                 continue
             if type(item).__name__ == "AxisItem" or hasattr(item, "generateDrawSpecs"):
-                boxes += _axis_boxes(v, item)
+                texts, unlabelled = _axis_boxes(v, item)
+                boxes += texts
+                if unlabelled:
+                    bare.append(f"{describe(v.view)} › {type(item).__name__}({item.orientation})")  # type: ignore[attr-defined]
                 continue
             box = _text_item_box(v, item)
             if box is not None:
@@ -247,5 +243,5 @@ def chart_texts(window: QWidget) -> tuple[list[TextBox], list[Stroke]]:
             stroke = _stroke(v, item)
             if stroke is not None:
                 strokes.append(stroke)
-    return boxes, strokes
+    return boxes, strokes, bare
 

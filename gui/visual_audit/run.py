@@ -8,7 +8,7 @@ from PySide6.QtGui import QFontInfo
 from PySide6.QtWidgets import QApplication, QWidget
 
 from gui.visual_audit import checks, controls, pixels, words
-from gui.visual_audit.boxes import Finding
+from gui.visual_audit.boxes import Finding, Kind
 from gui.visual_audit.chart_texts import chart_texts
 from gui.visual_audit.widget_texts import widget_texts
 
@@ -42,13 +42,14 @@ def audit(window: QWidget, language: str = "en", names: Iterable[str] | None = N
     """Every finding in ``window`` as it is now (shown, laid out); English is looked for when ``language`` is
     ``zh_TW``, allowing the words of ``names`` (default: the catalog's models and GPUs)."""
     texts = widget_texts(window)
-    chart, strokes = chart_texts(window)
+    chart, strokes, bare = chart_texts(window)
     boxes = texts + chart
     grab = _Grabs()
     found = checks.clipped(boxes) + checks.overlaps(boxes) + checks.crossings(chart, strokes)
     found += checks.contrast(boxes, grab) + controls.indicators(window, grab)
     found += controls.sliders(window) + controls.plots(window) + controls.empty_views(window, grab)
     found += controls.sideways(window) + checks.small(boxes, body_px(window))
+    found += [Finding(Kind.EMPTY, axis, "ticks without a single label") for axis in bare]
     if language == "zh_TW":
         found += words.untranslated(boxes, catalog_names() if names is None else names)
     return list(dict.fromkeys(found))

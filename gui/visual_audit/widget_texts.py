@@ -35,7 +35,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from gui.visual_audit.boxes import TextBox, canvas_of, clip_rect, describe, plain, text_inks
+from gui.visual_audit.boxes import TextBox, canvas_of, clip_rect, describe, label_font, plain, text_inks
 
 _ALIGN_DEFAULT = Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter
 _Role = QPalette.ColorRole
@@ -71,7 +71,8 @@ def label_texts(label: QLabel) -> list[TextBox]:
     else:
         need = label.sizeHint() - chrome
     align = label.alignment()
-    return [_box(label, label.text(), need, room, align, ink=text_inks(label.text(), _ink(label)))]
+    return [_box(label, label.text(), need, room, align, ink=text_inks(label.text(), _ink(label)),
+                 font=label_font(label.text(), label.font()))]
 
 
 def _text_width(metrics: QFontMetrics, text: str) -> int:

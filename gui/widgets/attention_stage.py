@@ -13,7 +13,7 @@ from PySide6.QtWidgets import QLabel, QSizePolicy, QWidget
 
 from gui.tr import translate
 from gui.widgets.attention_frames import Frame, Panel
-from gui.widgets.matrix_view import CHROME, MatrixView
+from gui.widgets.matrix_view import MatrixView, chrome
 
 MAX_PANELS = 3
 OPERATOR_WIDTH = 34
@@ -72,20 +72,21 @@ class AttentionStage(QWidget):
         if not self._shapes:
             return
         n = len(self._shapes)
-        spare_w = self.width() - n * CHROME[0] - (n - 1) * OPERATOR_WIDTH
-        spare_h = self.height() - CHROME[1]
+        frame = chrome(self.fontMetrics().height())  # the matrices' labels and titles, in pixels
+        spare_w = self.width() - n * frame[0] - (n - 1) * OPERATOR_WIDTH
+        spare_h = self.height() - frame[1]
         cols = sum(c for _, c in self._shapes)
         rows = max(r for r, _ in self._shapes)
         cell_w = max(8, min(MAX_CELL, spare_w // cols, spare_h // rows))
         cell_h = max(8, min(MAX_CELL, spare_h // rows, int(cell_w * TALLEST)))
-        widths = [c * cell_w + CHROME[0] for _, c in self._shapes]
+        widths = [c * cell_w + frame[0] for _, c in self._shapes]
         x = max(0, (self.width() - sum(widths) - (n - 1) * OPERATOR_WIDTH) // 2)
         y = max(0, (spare_h - rows * cell_h) // 3)
         for i, ((r, _), w) in enumerate(zip(self._shapes, widths, strict=True)):
             if i:
-                self.operators[i - 1].setGeometry(QRect(x, y + CHROME[1], OPERATOR_WIDTH, rows * cell_h))
+                self.operators[i - 1].setGeometry(QRect(x, y + frame[1], OPERATOR_WIDTH, rows * cell_h))
                 x += OPERATOR_WIDTH
-            self.views[i].setGeometry(QRect(x, y, w, r * cell_h + CHROME[1]))
+            self.views[i].setGeometry(QRect(x, y, w, r * cell_h + frame[1]))
             x += w
 
     def resizeEvent(self, event: QResizeEvent) -> None:

@@ -37,8 +37,16 @@ def tick_room(plot: pg.PlotItem, line_height: int) -> None:
 
 
 class DecadeAxis(pg.AxisItem):  # type: ignore[misc]
-    """An axis that, on a log scale, labels the powers of ten only: pyqtgraph also labels 2x to 9x each power when
-    it judges there is room, and on a wide chart those labels run into each other ("3·10²4·10²")."""
+    """An axis that, on a log scale, ticks every power of ten with a label and 2x to 9x each power without one:
+    pyqtgraph labels those too when it judges there is room, and on a wide chart they run into each other
+    ("3·10²4·10²"); at some widths its major level is half a decade and the powers lose their labels altogether."""
+
+    def tickValues(self, low: float, high: float, size: float) -> list[tuple[float | None, list[float]]]:
+        if not self.logMode:
+            return list(super().tickValues(low, high, size))
+        powers = [float(p) for p in range(math.ceil(low), math.floor(high) + 1)]
+        minor = [p + math.log10(m) for p in range(math.floor(low), math.ceil(high)) for m in range(2, 10)]
+        return [(1.0, powers), (None, [v for v in minor if low < v < high])]
 
     def tickStrings(self, values: list[float], scale: float, spacing: float | None) -> list[str]:
         strings: list[str] = super().tickStrings(values, scale, spacing)
