@@ -13,8 +13,8 @@ def test_the_line_follows_the_scenario(qtbot: QtBot) -> None:
     scenario = Scenario()
     line = ScenarioSummary(scenario)
     qtbot.addWidget(line)
-    assert line.text() == ("For your setup: Llama 2 7B, Full, bf16-mixed, AdamW, batch 1 × 4,096 tokens, SDPA attention, "
-                           "no checkpointing, 1 × A100 80 GB")
+    assert line.text() == ("For your setup: Llama 2 7B, Full, bf16-mixed, AdamW, batch 1 × 4,096 tokens, "
+                           "SDPA attention, no checkpointing, 1 × A100 80 GB")
     scenario.update(method=Method.LORA, gpus=4)
     assert ", LoRA, " in line.text()
     assert line.text().endswith("4 × A100 80 GB, data parallel")
