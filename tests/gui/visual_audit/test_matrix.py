@@ -20,13 +20,17 @@ import shiboken6
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
+from engine.alignment import Stage
 from gui import i18n
 from gui.fonts import register_fonts
 from gui.main_window import MainWindow
+from gui.pages.alignment import AlignmentPage
+from gui.pages.memory import MemoryPage
 from gui.scenario import Scenario
 from gui.theme import ThemeManager, ThemeMode, light_palette
+from gui.visual_audit.chart_texts import chart_texts
 from gui.visual_audit.run import audit
-from gui.visual_audit.window import Setup, arrange, matrix
+from gui.visual_audit.window import Look, Setup, arrange, matrix, settle
 
 SETUPS = matrix(full=os.environ.get("VRAMLAB_VISUAL", "full") != "slice")
 SHOTS = os.environ.get("VRAMLAB_VISUAL_SHOTS")
@@ -65,3 +69,35 @@ def test_the_matrix_covers_every_page_look_size_and_language() -> None:
     covered = {(s.page, s.lessons, s.look, s.language) for s in slice_}
     assert covered == {(s.page, s.lessons, s.look, s.language) for s in full}
     assert len(slice_) == len(full) // 2
+
+
+@pytest.mark.parametrize("stage", list(Stage), ids=[s.value for s in Stage])
+def test_every_alignment_stage_reads_at_200_percent(window: MainWindow, qapp: QApplication, stage: Stage) -> None:
+    """Issue 17: the Alignment page lost its stage labels and its diagram text overflowed its boxes; the matrix
+    shows the DPO stage only, so each stage is drawn here at the hardest size and audited."""
+    arrange(window, Setup("alignment", Look(scale=200), (1280, 720), "zh_TW"))
+    page = window.pages.currentWidget()
+    assert isinstance(page, AlignmentPage)
+    page.select(stage)
+    settle(qapp, window)
+    assert audit(window, "zh_TW") == []
+    boxes, _strokes, _bare = chart_texts(window)
+    stage_labels = [b.text for b in boxes if b.owner.startswith("StageBars") and "(left)" in b.owner]
+    assert len(stage_labels) == len(Stage)
+
+
+@pytest.mark.parametrize("language", ["en", "zh_TW"])
+def test_the_settings_column_reaches_offload_and_units_at_1280x800(window: MainWindow, qapp: QApplication,
+                                                                     language: str) -> None:
+    """Issue 17: in zh_TW at 1280x800 the memory page's settings column hid the offload and units rows."""
+    arrange(window, Setup("memory", Look(), (1280, 800), language))
+    page = window.pages.currentWidget()
+    assert isinstance(page, MemoryPage)
+    scroll = page._settings
+    for widget in (page.controls.offload_optimizer, page.controls.offload_params, page.controls.unit):
+        scroll.ensureWidgetVisible(widget)
+        qapp.processEvents()
+        top_left = widget.mapTo(scroll.viewport(), widget.rect().topLeft())
+        assert scroll.viewport().rect().contains(top_left)
+        assert widget.isVisibleTo(window)
+    assert audit(window, language) == []

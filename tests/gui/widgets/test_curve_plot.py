@@ -26,3 +26,17 @@ def test_the_curve_is_shown_in_the_unit(qtbot: QtBot) -> None:
     assert top == nice_ceiling(min(80.0, max(48.0, 52.0)) * 1.05)  # the current point stays legible
     plot.show_curve([1], [2**30], 2**30, (1, 2**30), Unit.GIB)
     assert list(plot.data()[1]) == [1.0]
+
+
+def test_a_log_axis_labels_every_power_of_ten_and_nothing_else() -> None:
+    """Issue 17: at 1920 wide pyqtgraph labelled 2x-9x each power and the labels ran into each other; at other
+    widths its major level was half a decade and the powers lost their labels."""
+    from gui.widgets.curve_plot import DecadeAxis
+
+    axis = DecadeAxis("bottom")
+    axis.setLogMode(True)
+    levels = axis.tickValues(2.1, 5.2, 1800)
+    assert levels[0] == (1.0, [3.0, 4.0, 5.0])
+    assert levels[1][0] is None
+    assert axis.tickStrings(levels[0][1], 1.0, levels[0][0]) == ["10³", "10⁴", "10⁵"]
+    assert set(axis.tickStrings(levels[1][1], 1.0, levels[1][0])) == {""}
