@@ -65,7 +65,8 @@ def test_the_key_is_about_outline_styles_not_colours(qtbot: QtBot) -> None:
     from PySide6.QtWidgets import QGraphicsRectItem
 
     view = _diagram(qtbot, Stage.DPO)
-    swatches = [i for i in view.scene().items() if isinstance(i, QGraphicsRectItem) and i.brush().style() == Qt.BrushStyle.NoBrush]
+    swatches = [i for i in view.scene().items()
+                if isinstance(i, QGraphicsRectItem) and i.brush().style() == Qt.BrushStyle.NoBrush]
     assert len(swatches) == 3
     assert len({s.pen().color().name() for s in swatches}) == 1
     assert {s.pen().style() for s in swatches} == {Qt.PenStyle.SolidLine, Qt.PenStyle.DashLine, Qt.PenStyle.DotLine}
