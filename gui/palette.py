@@ -156,11 +156,14 @@ def colors_for(widget: QWidget) -> Colors:
     return colors(is_dark(widget.palette()))
 
 
+def _rgb(colour: QColor) -> tuple[int, int, int]:
+    return colour.red(), colour.green(), colour.blue()
+
+
 def ink_on(fill: str) -> str:
     """The text colour for a label drawn on ``fill``: near-black or white, whichever contrasts more (WCAG 2.1).
     White on the dark theme's light bar colours reads at about 2.2:1; near-black on them at 8:1 or more."""
-    rgb = QColor(fill).getRgb()[:3]
-    dark = QColor(LIGHT.foreground).getRgb()[:3]
+    rgb, dark = _rgb(QColor(fill)), _rgb(QColor(LIGHT.foreground))
     return LIGHT.foreground if contrast_ratio(rgb, dark) >= contrast_ratio(rgb, (255, 255, 255)) else "#ffffff"
 
 

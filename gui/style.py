@@ -32,9 +32,9 @@ class AppStyle(QProxyStyle):
 def _outline(element: QStyle.PrimitiveElement, option: QStyleOption, painter: QPainter) -> None:
     painter.save()
     painter.setRenderHint(QPainter.RenderHint.Antialiasing, element == _PE.PE_IndicatorRadioButton)
-    painter.setPen(QPen(option.palette.color(QPalette.ColorRole.PlaceholderText), 1.0))  # type: ignore[attr-defined]
+    painter.setPen(QPen(option.palette.color(QPalette.ColorRole.PlaceholderText), 1.0))
     painter.setBrush(Qt.BrushStyle.NoBrush)
-    rect = QRectF(option.rect).adjusted(0.5, 0.5, -0.5, -0.5)  # type: ignore[attr-defined]
+    rect = QRectF(option.rect).adjusted(0.5, 0.5, -0.5, -0.5)
     if element == _PE.PE_IndicatorRadioButton:
         painter.drawEllipse(rect.adjusted(0.5, 0.5, -0.5, -0.5))
     else:

@@ -122,7 +122,8 @@ class AlignmentPage(QWidget):
         for w in (self.blurb, self.controls.rl, self.table, self.facts):
             side.addWidget(w)
         side.addStretch(1)
-        self._grid, self._key, self._beside = grid, key, None
+        self._grid, self._key = grid, key
+        self._beside: bool | None = None
         self._place(beside=True)
         return grid
 

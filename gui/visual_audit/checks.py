@@ -92,6 +92,7 @@ def crossings(boxes: list[TextBox], strokes: list[Stroke]) -> list[Finding]:
 
 def _is_patch(item: QGraphicsItem) -> bool:
     """An item that paints an opaque area: a filled shape, a pyqtgraph text with a fill, a legend with a brush."""
+    brush: object
     if isinstance(item, QAbstractGraphicsShapeItem):
         brush = item.brush()
     else:
@@ -120,7 +121,7 @@ def _covered(box: TextBox, stroke: Stroke) -> bool:
 def _is_own_label(box: TextBox, stroke: Stroke) -> bool:
     """Whether the text is a label the line carries (an infinite line's label sits on the line)."""
     item = box.source
-    while item is not None and hasattr(item, "parentItem"):
+    while isinstance(item, QGraphicsItem):
         if item is stroke.item:
             return True
         item = parent_item(item)

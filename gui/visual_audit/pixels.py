@@ -8,6 +8,8 @@ from the background: anti-aliased edges spread over many blended shades, the gly
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from numpy.typing import NDArray
 from PySide6.QtCore import QRect
@@ -42,7 +44,7 @@ def region(pixels: Pixels, rect: QRect) -> Pixels:
     return pixels[y0:y1, x0:x1].reshape(-1, 3)
 
 
-def _keys(flat: Pixels) -> NDArray[np.int64]:
+def _keys(flat: NDArray[Any]) -> NDArray[np.int64]:
     c = flat.astype(np.int64)
     return np.asarray((c[:, 0] << 16) | (c[:, 1] << 8) | c[:, 2])
 
@@ -93,7 +95,7 @@ def ring(pixels: Pixels, rect: QRect, clip: QRect, width: int = 3) -> Pixels:
     ys, xs = np.mgrid[y0:y1, x0:x1]
     inner = (xs >= rect.left()) & (xs < rect.left() + rect.width()) & (ys >= rect.top()) & \
         (ys < rect.top() + rect.height())
-    return pixels[y0:y1, x0:x1][~inner]
+    return np.asarray(pixels[y0:y1, x0:x1][~inner], np.uint8)
 
 
 def _distance(flat: Pixels, colour: RGB) -> NDArray[np.float64]:

@@ -8,7 +8,7 @@ a text needing more than its room sticks out of its clip and is reported as clip
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 
 from PySide6.QtCore import QAbstractListModel, QModelIndex, QPoint, QRect, QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QFont, QFontMetrics, QPalette
@@ -259,16 +259,25 @@ def cell_texts(view: QAbstractItemView) -> list[TextBox]:
     return boxes
 
 
-COLLECTORS: tuple[tuple[type[QWidget], Callable[[QWidget], list[TextBox]]], ...] = (
-    (QLabel, label_texts),  # type: ignore[list-item]
-    (QAbstractButton, button_texts),  # type: ignore[list-item]
-    (QComboBox, combo_texts),  # type: ignore[list-item]
-    (QLineEdit, line_edit_texts),  # type: ignore[list-item]
-    (QGroupBox, group_box_texts),  # type: ignore[list-item]
-    (QTabBar, tab_texts),  # type: ignore[list-item]
-    (QHeaderView, header_texts),  # type: ignore[list-item]
-    (QAbstractItemView, cell_texts),  # type: ignore[list-item]
-)
+def collect(widget: QWidget) -> list[TextBox]:
+    """The texts one widget draws itself (a header before the item view it is, a button before its kinds)."""
+    if isinstance(widget, QLabel):
+        return label_texts(widget)
+    if isinstance(widget, QAbstractButton):
+        return button_texts(widget)
+    if isinstance(widget, QComboBox):
+        return combo_texts(widget)
+    if isinstance(widget, QLineEdit):
+        return line_edit_texts(widget)
+    if isinstance(widget, QGroupBox):
+        return group_box_texts(widget)
+    if isinstance(widget, QTabBar):
+        return tab_texts(widget)
+    if isinstance(widget, QHeaderView):
+        return header_texts(widget)
+    if isinstance(widget, QAbstractItemView):
+        return cell_texts(widget)
+    return []
 
 
 def widget_texts(window: QWidget) -> list[TextBox]:
@@ -277,8 +286,5 @@ def widget_texts(window: QWidget) -> list[TextBox]:
     for widget in window.findChildren(QWidget):
         if not widget.isVisible() or widget.width() <= 0 or widget.height() <= 0:
             continue
-        for kind, collect in COLLECTORS:
-            if isinstance(widget, kind):
-                boxes += collect(widget)
-                break
+        boxes += collect(widget)
     return boxes

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from PySide6.QtCore import QByteArray, Qt
 from PySide6.QtGui import QKeySequence
@@ -103,8 +105,8 @@ def test_a_theme_change_builds_the_pages_again_in_its_colours(qtbot: QtBot, wind
     before = window.pages.currentWidget()
     window.scenario.update(batch=2)
     window.actions_by_id["theme:dark"].trigger()
-    page = window.pages.currentWidget()
+    page: Any = window.pages.currentWidget()
     assert page is not before
-    assert colors_for(page.breakdown) is DARK  # type: ignore[attr-defined]
+    assert colors_for(page.breakdown) is DARK
     assert window.scenario.setup.batch == 2  # nothing the user set is lost
     assert window.actions_by_id["theme:dark"].isChecked()

@@ -23,8 +23,9 @@ def test_set_mode_applies_and_signals(qtbot: QtBot, qapp: QApplication, theme: T
     assert signal.args == ["dark"]
     assert theme.is_dark()
     assert is_dark(qapp.palette())
-    assert isinstance(qapp.style(), AppStyle)
-    assert qapp.style().baseStyle().name().lower() == "fusion"
+    style = qapp.style()
+    assert isinstance(style, AppStyle)
+    assert style.baseStyle().name().lower() == "fusion"
 
 
 def test_same_mode_does_not_signal(qtbot: QtBot, theme: ThemeManager) -> None:
