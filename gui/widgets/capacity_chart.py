@@ -9,7 +9,6 @@ The numbers are the engine's (``engine.serving.serving_fit``); this widget only 
 
 from __future__ import annotations
 
-import html
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -21,6 +20,7 @@ from engine.results import Term
 from engine.units import Unit, to_unit
 from gui.palette import colors_for
 from gui.widgets.curve_plot import tick_room
+from gui.widgets.term_legend import unbroken
 from gui.words import term_name
 
 Bars = Sequence[tuple[str, Sequence[Term]]]
@@ -99,8 +99,8 @@ class CapacityChart(QWidget):
         c = colors_for(self)
         entries = [(c.term(n), "■", term_name(n)) for n in names]
         entries += [(c.muted if dashed else c.limit, DASHED if dashed else SOLID, label) for label, _, dashed in lines]
-        return "&nbsp;&nbsp; ".join(f'<span style="color:{colour}">{mark}</span>&nbsp;'
-                                    f"{html.escape(text).replace(' ', '&nbsp;')}" for colour, mark, text in entries)
+        return "&nbsp;&nbsp; ".join(f'<span style="color:{colour}">{mark}</span>&nbsp;{unbroken(text)}'
+                                    for colour, mark, text in entries)
 
     def _add_term(self, item: pg.PlotItem, name: str, color: str) -> None:
         assert self._shown is not None

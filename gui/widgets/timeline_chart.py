@@ -24,6 +24,7 @@ from engine.training.timeline import Timeline
 from engine.units import Unit
 from gui.palette import colors_for
 from gui.widgets.curve_plot import cache_axes, nice_ceiling, tick_room
+from gui.widgets.term_legend import unbroken
 from gui.words import phase_name
 
 # the term bands' opacity (the measured lines stay readable on top)
@@ -267,7 +268,7 @@ class TimelineKey(QLabel):
                         (c.muted, "╍╍╍", self.tr("measured: reserved"))]
         self._entries = [text for _, _, text in entries]
         self.setText("&nbsp;&nbsp;&nbsp; ".join(
-            f'<span style="color:{color}">{line}</span>&nbsp;{text.replace(" ", "&nbsp;")}'
+            f'<span style="color:{color}">{line}</span>&nbsp;{unbroken(text)}'
             for color, line, text in entries))
 
     def entries(self) -> list[str]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pytestqt.qtbot import QtBot
 
 from engine.units import Unit
-from gui.widgets.term_legend import TermLegend
+from gui.widgets.term_legend import TermLegend, unbroken
 
 
 def test_an_entry_never_breaks_inside(qtbot: QtBot) -> None:
@@ -17,3 +17,25 @@ def test_an_entry_never_breaks_inside(qtbot: QtBot) -> None:
     assert len(entries) == 2
     for entry in entries:
         assert " " not in entry.replace('<span style="color:', "").replace("</span>", "")
+        assert "\u2060" in entry  # no break between characters either
+
+
+def test_a_chinese_entry_does_not_break_between_its_characters(qtbot: QtBot) -> None:
+    """Chinese breaks a line between any two characters ("CUDA 執行環 / 境 0.6 GB" at 150%)."""
+    from PySide6.QtGui import QTextDocument
+
+    entries = ["■ 權重 13.5 GB", "■ 梯度 27.0 GB", "■ 優化器狀態 80.9 GB", "■ 配置器保留量 8.4 GB",
+               "■ CUDA 執行環境 0.6 GB"]
+    doc = QTextDocument()
+    doc.setHtml("&nbsp;&nbsp; ".join(unbroken(e) for e in entries))
+    doc.setTextWidth(300)
+    doc.size()
+    layout = doc.begin().layout()
+    text = doc.begin().text()
+    lines = [text[layout.lineAt(i).textStart():layout.lineAt(i).textStart() + layout.lineAt(i).textLength()]
+             for i in range(layout.lineCount())]
+    assert len(lines) > 1
+    n = len(entries)
+    runs = {" ".join(" ".join(entries[a:b]).split()) for a in range(n) for b in range(a + 1, n + 1)}
+    for line in lines:  # each line is whole entries
+        assert " ".join(line.replace("\u2060", "").split()) in runs
