@@ -6,7 +6,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: run test lint fuzz bench screenshots constraints clean bundle bundle-check dist dist-check deb-check
+.PHONY: run test lint fuzz bench screenshots visual constraints clean bundle bundle-check dist dist-check deb-check
 
 $(STAMP): pyproject.toml setup.py constraints.txt tools/venv.sh
 	@PYTHON=$(PYTHON) sh tools/venv.sh $(VENV)
@@ -36,6 +36,11 @@ fuzz: $(STAMP)
 # every benchmark; exits non-zero when one misses its target (bench/run_all.py)
 bench: $(STAMP)
 	QT_QPA_PLATFORM=offscreen $(BIN)/python bench/run_all.py
+
+# the visual audit's whole matrix (140 screens), each screen saved as build/visual/<screen>.png to look at
+visual: $(STAMP)
+	VRAMLAB_VISUAL=full VRAMLAB_VISUAL_SHOTS=build/visual QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q \
+		tests/gui/visual_audit
 
 screenshots: $(STAMP)
 	$(BIN)/vramlab --screenshot docs/screenshots

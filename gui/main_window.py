@@ -3,7 +3,7 @@ that own each behaviour: ``ScenarioFiles`` (open, save, recent, reset), ``Export
 ``Presentation`` (F5), the language (``gui.i18n``), ``ConfigImports`` (File ▸ Import training config),
 ``ScenarioHistory`` (Edit ▸ Undo / Redo), ``FileDrop`` (files dropped on the window) and the Lessons drawer
 (``LessonsDock``, View ▸ Lessons). Its own job is to remember its geometry and to rebuild its pages and menus when
-the language or the type size changes, keeping the scenario, the current page, each page's own state
+the language, the theme or the type size changes, keeping the scenario, the current page, each page's own state
 (``PageStack.view_states``) and the geometry.
 """
 
@@ -74,6 +74,8 @@ class MainWindow(QMainWindow):
         self._restore_geometry()
         self.lessons.open_changed.connect(self._sync_lessons_action)
         self.lessons.restore()
+        if theme is not None:
+            theme.changed.connect(self._on_theme_changed)
 
     def _build(self, page_id: str, states: dict[str, dict[str, Any]]) -> None:
         self.nav = NavBar(self)
@@ -168,6 +170,13 @@ class MainWindow(QMainWindow):
         if self.theme is not None:
             self.theme.set_mode(mode)
             settings().setValue(THEME_KEY, mode.value)
+
+    def _on_theme_changed(self, _mode: str) -> None:
+        """A new palette: build the pages again in it, as for a new language (charts and coloured labels take
+        their colours when they are drawn; presentation mode keeps its own palette)."""
+        if not self.presentation.active:
+            self.rebuild()
+        self._sync_theme_actions()
 
     def _sync_lessons_action(self, on: bool) -> None:
         self.actions_by_id["lessons"].setChecked(on)

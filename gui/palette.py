@@ -21,6 +21,7 @@ from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import QWidget
 
 from engine.terms import TermName as T
+from gui.visual_audit.wcag import contrast_ratio
 
 #: one colour per memory term (``engine.terms.TermName``), light theme: dark enough for white backgrounds
 _LIGHT_TERMS: dict[str, str] = {
@@ -131,6 +132,13 @@ HIGH_CONTRAST = Colors(
 )
 
 
+#: a segmented toggle's checked button, flat in the highlight colour with its own text colour: left to Fusion, the
+#: highlight is drawn as a lighter gradient and white text on it falls to about 3.5:1 (a border makes Qt draw the
+#: whole button from this style sheet)
+CHECKED_BUTTON = ("QPushButton:checked { background: palette(highlight); color: palette(highlighted-text); "
+                  "border: 1px solid palette(highlight); border-radius: 3px; }")
+
+
 def colors(dark: bool) -> Colors:
     """The light or the dark set."""
     return DARK if dark else LIGHT
@@ -146,6 +154,17 @@ def colors_for(widget: QWidget) -> Colors:
     if widget.palette().color(QPalette.ColorRole.Window) == QColor(HIGH_CONTRAST.background):
         return HIGH_CONTRAST
     return colors(is_dark(widget.palette()))
+
+
+def _rgb(colour: QColor) -> tuple[int, int, int]:
+    return colour.red(), colour.green(), colour.blue()
+
+
+def ink_on(fill: str) -> str:
+    """The text colour for a label drawn on ``fill``: near-black or white, whichever contrasts more (WCAG 2.1).
+    White on the dark theme's light bar colours reads at about 2.2:1; near-black on them at 8:1 or more."""
+    rgb, dark = _rgb(QColor(fill)), _rgb(QColor(LIGHT.foreground))
+    return LIGHT.foreground if contrast_ratio(rgb, dark) >= contrast_ratio(rgb, (255, 255, 255)) else "#ffffff"
 
 
 def qcolor(hex_code: str) -> QColor:

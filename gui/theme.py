@@ -1,9 +1,9 @@
 """Light and dark themes: follow the OS colour scheme (Qt 6.5+ ``QStyleHints.colorScheme``) unless the
 View menu forces one.
 
-The application runs the Fusion style with one of two explicit palettes, so that both themes look the same on
-every platform (and offscreen, where the OS reports no scheme and the light theme is used). Charts read their
-colours from ``gui.palette``, which keys off the resulting ``QPalette``.
+The application runs the Fusion style (``gui.style.AppStyle``: its indicators outlined) with one of two explicit
+palettes, so that both themes look the same on every platform (and offscreen, where the OS reports no scheme and the
+light theme is used). Charts read their colours from ``gui.palette``, which keys off the resulting ``QPalette``.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from PySide6.QtGui import QColor, QGuiApplication, QPalette
 from PySide6.QtWidgets import QApplication
 
 from gui import palette as colours
+from gui.style import AppStyle
 
 _ROLE = QPalette.ColorRole
 
@@ -48,7 +49,7 @@ def light_palette() -> QPalette:
 
 def dark_palette() -> QPalette:
     return _build_palette(
-        colours.DARK, window="#23262d", base="#1b1d22", button="#2f333b", highlight="#3d7fe0", link="#7fb0ff"
+        colours.DARK, window="#23262d", base="#1b1d22", button="#2f333b", highlight="#2f6fd0", link="#7fb0ff"
     )
 
 
@@ -68,7 +69,8 @@ class ThemeManager(QObject):
     """Applies a theme to the application and re-applies it when the OS scheme changes in SYSTEM mode.
 
     Signals:
-        changed(str): the mode now in force (a ``ThemeMode`` value), emitted when it is set.
+        changed(str): the mode now in force (a ``ThemeMode`` value), emitted when it is set, and when the OS
+            scheme changes in SYSTEM mode (the palette changed: windows rebuild their pages).
     """
 
     changed = Signal(str)
@@ -78,7 +80,7 @@ class ThemeManager(QObject):
         self._app = app
         self._mode = mode
         self._high_contrast = False
-        app.setStyle("Fusion")
+        app.setStyle(AppStyle())
         app.styleHints().colorSchemeChanged.connect(self._on_scheme_changed)
         self._apply()
 
@@ -105,6 +107,7 @@ class ThemeManager(QObject):
     def _on_scheme_changed(self, _scheme: Qt.ColorScheme) -> None:
         if self._mode is ThemeMode.SYSTEM:
             self._apply()
+            self.changed.emit(self._mode.value)
 
     def _apply(self) -> None:
         if self._high_contrast:

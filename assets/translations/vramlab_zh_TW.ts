@@ -29,15 +29,15 @@
     </message>
     <message>
         <source>LoRA: the reference is the base with adapters off (no copy)</source>
-        <translation>LoRA：reference 用關掉 adapter 的基底模型（不另存一份）</translation>
+        <translation>LoRA：參考模型用關掉 adapter 的基底模型（不另存一份）</translation>
     </message>
     <message>
         <source>DPO: reference log-probs precomputed</source>
-        <translation>DPO：事先算好 reference 的 log-probs</translation>
+        <translation>DPO：事先算好參考模型的對數機率</translation>
     </message>
     <message>
         <source>GRPO: KL coefficient 0, no reference (TRL&apos;s default)</source>
-        <translation>GRPO：KL 係數為 0，不載入 reference（TRL 預設）</translation>
+        <translation>GRPO：KL 係數為 0，不載入參考模型（TRL 預設）</translation>
     </message>
     <message>
         <source>GRPO: a reward model instead of a rule</source>
@@ -64,7 +64,7 @@
     </message>
     <message>
         <source>Per GPU: solid, what stays all step (weights, optimizer states, the rollout engine&apos;s share); light, the working set that sets the peak; grey, the allocator&apos;s reserve and the CUDA context. Click a bar to draw its stage.</source>
-        <translation>每張 GPU：實心是整步都留著的（權重、優化器狀態、rollout 引擎的份額）；淺色是決定尖峰的工作集；灰色是配置器保留量與 CUDA context。點一條長條，畫出它的階段。</translation>
+        <translation>每張 GPU：實心是整步都留著的（權重、優化器狀態、生成引擎（rollout）的份額）；淺色是決定尖峰的工作集；灰色是配置器保留量與 CUDA 執行環境。點一條長條，畫出它的階段。</translation>
     </message>
     <message>
         <source>{stage} · {n} model(s)</source>
@@ -80,15 +80,15 @@
     </message>
     <message>
         <source>Direct preference optimisation: the loss comes straight from (better, worse) answer pairs, and a frozen reference sits inside it.</source>
-        <translation>直接偏好最佳化：損失直接從「較好／較差」的回答配對算出，損失裡還有一個凍結的 reference。</translation>
+        <translation>直接偏好最佳化：損失直接從「較好／較差」的回答配對算出，損失裡還有一個凍結的參考模型。</translation>
     </message>
     <message>
         <source>The classic RLHF recipe: the policy and a critic (value model) train, the reference and the reward model stay frozen, and the policy samples its own answers.</source>
-        <translation>RLHF 經典做法：policy 和 critic（價值模型）要訓練，reference 與獎勵模型凍結，policy 自己取樣回答。</translation>
+        <translation>RLHF 經典做法：策略模型和價值模型要訓練，參考模型與獎勵模型凍結，策略模型自己取樣回答。</translation>
     </message>
     <message>
         <source>DeepSeekMath&apos;s and R1&apos;s choice: no critic. Each prompt gets a group of answers; their rewards, normalised within the group, are the advantages.</source>
-        <translation>DeepSeekMath 與 R1 採用：沒有 critic。每個 prompt 取樣一組回答，獎勵在組內標準化後就是 advantage。</translation>
+        <translation>DeepSeekMath 與 R1 採用：沒有價值模型。每個 prompt 取樣一組回答，獎勵在組內標準化後就是優勢值。</translation>
     </message>
     <message>
         <source>prompt / answer pairs</source>
@@ -96,11 +96,11 @@
     </message>
     <message>
         <source>chosen / rejected pairs</source>
-        <translation>chosen／rejected 配對</translation>
+        <translation>較佳／較差回答配對</translation>
     </message>
     <message>
         <source>prompts</source>
-        <translation>prompts</translation>
+        <translation>prompt</translation>
     </message>
     <message>
         <source>cross-entropy</source>
@@ -108,11 +108,11 @@
     </message>
     <message>
         <source>−log σ(β · log-ratio margin)</source>
-        <translation>−log σ(β · log-ratio 差距)</translation>
+        <translation>−log σ(β · 對數機率比的差距)</translation>
     </message>
     <message>
         <source>GAE advantages, clipped ratio</source>
-        <translation>GAE advantage，裁切比率</translation>
+        <translation>GAE 優勢值，裁切比率</translation>
     </message>
     <message>
         <source>(reward − group mean) / group std</source>
@@ -132,7 +132,7 @@
     </message>
     <message>
         <source>Logits for the last {n} positions only (TRL&apos;s logits_to_keep).</source>
-        <translation>只為最後 {n} 個位置產生 logits（TRL 的 logits_to_keep）。</translation>
+        <translation>只為最後 {n} 個位置產生輸出分數（TRL 的 logits_to_keep）。</translation>
     </message>
     <message>
         <source>The vLLM server needs {bytes} on GPUs of its own.</source>
@@ -157,8 +157,16 @@
 <context>
     <name>AttentionSizePanel</name>
     <message>
+        <source>hidden</source>
+        <translation>隱藏維度</translation>
+    </message>
+    <message>
+        <source>heads</source>
+        <translation>head 數</translation>
+    </message>
+    <message>
         <source> tokens</source>
-        <translation> tokens</translation>
+        <translation> 個 token</translation>
     </message>
     <message>
         <source>Tensor</source>
@@ -352,11 +360,11 @@
     </message>
     <message>
         <source>The file trains with KTO, which holds DPO&apos;s models (the policy and a frozen reference): the Alignment page shows the DPO stage. Its second sequence per example keeps activations for the backward pass, where KTO&apos;s (the mismatched completion of its KL estimate) runs without gradients, so the activations shown are an upper bound.</source>
-        <translation>這個檔案用 KTO 訓練，它放在記憶體裡的模型和 DPO 相同（policy 與凍結的 reference）：「對齊」頁顯示 DPO 階段。DPO 每個範例的第二條序列會為反向傳播保留激活值，而 KTO 的第二條（估計 KL 用的錯配回答）不計算梯度，所以顯示的激活值是上限。</translation>
+        <translation>這個檔案用 KTO 訓練，它放在記憶體裡的模型和 DPO 相同（策略模型與凍結的參考模型）：「對齊」頁顯示 DPO 階段。DPO 每個範例的第二條序列會為反向傳播保留激活值，而 KTO 的第二條（估計 KL 用的錯配回答）不計算梯度，所以顯示的激活值是上限。</translation>
     </message>
     <message>
         <source>The file trains with RLOO, which holds GRPO&apos;s models (the policy, a frozen reference, the reward) and samples several completions per prompt: the Alignment page shows the GRPO stage.</source>
-        <translation>這個檔案用 RLOO 訓練，它放的模型和 GRPO 相同（policy、凍結的 reference、獎勵），每個提示也取樣多個回答：「對齊」頁顯示 GRPO 階段。</translation>
+        <translation>這個檔案用 RLOO 訓練，它放的模型和 GRPO 相同（策略模型、凍結的參考模型、獎勵），每個提示也取樣多個回答：「對齊」頁顯示 GRPO 階段。</translation>
     </message>
     <message>
         <source>The file trains with {method}, for which the Alignment page has no stage: the Memory page shows the training at the file&apos;s micro-batch, one sequence per example, where {method} runs two (the chosen and the rejected answer).</source>
@@ -505,7 +513,7 @@
     </message>
     <message>
         <source> M tokens</source>
-        <translation> M tokens</translation>
+        <translation> M token</translation>
     </message>
     <message>
         <source>none given</source>
@@ -545,7 +553,7 @@
     </message>
     <message>
         <source>A binary columnar file, memory-mapped: its pages are shared by every process and worker of the node, not copied</source>
-        <translation>二進位欄式檔案，以記憶體映射開啟：同一節點的所有行程與 worker 共用它的分頁，不會複製</translation>
+        <translation>二進位欄式檔案，以記憶體映射開啟：同一節點的所有行程與工作行程共用它的分頁，不會複製</translation>
     </message>
     <message>
         <source>Dataset</source>
@@ -573,11 +581,11 @@
     </message>
     <message>
         <source>DataLoader workers</source>
-        <translation>DataLoader workers</translation>
+        <translation>DataLoader 工作行程</translation>
     </message>
     <message>
         <source>Worker processes prepare the next batches while the GPU computes</source>
-        <translation>worker 行程在 GPU 計算時準備下一批資料</translation>
+        <translation>工作行程在 GPU 計算時準備下一批資料</translation>
     </message>
     <message>
         <source>Pinned memory (pin_memory=True)</source>
@@ -593,7 +601,7 @@
     </message>
     <message>
         <source>Prefetch per worker</source>
-        <translation>每個 worker 預取</translation>
+        <translation>每個工作行程預取</translation>
     </message>
     <message>
         <source>Nodes</source>
@@ -655,11 +663,11 @@
     </message>
     <message>
         <source>{kind}, {kv} KV heads for {q} query heads</source>
-        <translation>{kind}，{q} 個 query heads 共用 {kv} 個 KV heads</translation>
+        <translation>{kind}，{q} 個 query head 共用 {kv} 個 KV head</translation>
     </message>
     <message>
         <source>; {n} layers slide over {w:,} tokens</source>
-        <translation>；{n} 層用 {w:,} tokens 的滑動視窗</translation>
+        <translation>；{n} 層用 {w:,} token 的滑動視窗</translation>
     </message>
 </context>
 <context>
@@ -805,12 +813,16 @@
         <translation>動到：梯度、優化器狀態（QLoRA 也動到權重）</translation>
     </message>
     <message>
+        <source>FlashAttention · checkpointing</source>
+        <translation>FlashAttention · 梯度檢查點</translation>
+    </message>
+    <message>
         <source>Shrinks activations: FlashAttention computes attention in tiles and never writes the s×s scores to memory, with the same result; checkpointing keeps each layer&apos;s input and recomputes the rest in backward.</source>
-        <translation>縮小「activations」：FlashAttention 分塊計算注意力、不把 s×s 分數寫進記憶體，結果完全相同；梯度檢查點只存每層的輸入，反向時再算一次。</translation>
+        <translation>縮小「激活值」：FlashAttention 分塊計算注意力、不把 s×s 分數寫進記憶體，結果完全相同；梯度檢查點只存每層的輸入，反向時再算一次。</translation>
     </message>
     <message>
         <source>Moves: activations</source>
-        <translation>動到：activations</translation>
+        <translation>動到：激活值</translation>
     </message>
     <message>
         <source>Eager</source>
@@ -826,7 +838,7 @@
     </message>
     <message>
         <source>Splits the model states over N GPUs: each holds 1/N of the weights, gradients and optimizer states. Activations do not shrink.</source>
-        <translation>把模型狀態分給 N 張卡：每張只放 1/N 的權重、梯度和優化器狀態。activations 不會因此變小。</translation>
+        <translation>把模型狀態分給 N 張卡：每張只放 1/N 的權重、梯度和優化器狀態。激活值不會因此變小。</translation>
     </message>
     <message>
         <source>Moves: weights, gradients, optimizer states (÷N)</source>
@@ -838,11 +850,11 @@
     </message>
     <message>
         <source>Shrinks what grows with the sequence and what LoRA does not touch: a chunked loss runs the output layer and the loss over a few hundred tokens at a time, so the fp32 logits are never whole; a fused linear cross-entropy does it in one kernel; activation offloading moves the saved activations to host RAM and brings them back in backward.</source>
-        <translation>縮小隨序列長度成長、LoRA 動不到的部分：分塊損失每次只對幾百個 token 計算輸出層與損失，fp32 logits 從不完整存在；線性層與交叉熵合併計算在一個 kernel 裡做到同樣的事；激活值卸載把存下的激活值搬到主機記憶體，反向傳播時再搬回來。</translation>
+        <translation>縮小隨序列長度成長、LoRA 動不到的部分：分塊損失每次只對幾百個 token 計算輸出層與損失，fp32 輸出分數從不完整存在；線性層與交叉熵合併計算在一個核心函式裡做到同樣的事；激活值卸載把存下的激活值搬到主機記憶體，反向傳播時再搬回來。</translation>
     </message>
     <message>
         <source>Moves: logits, activations (offload: to host RAM)</source>
-        <translation>動到：logits、激活值（卸載：搬到主機記憶體）</translation>
+        <translation>動到：輸出分數、激活值（卸載：搬到主機記憶體）</translation>
     </message>
     <message>
         <source>Standard</source>
@@ -862,7 +874,7 @@
     </message>
     <message>
         <source>Standard loss: transformers&apos; cross-entropy over the whole fp32 logits</source>
-        <translation>標準損失：transformers 對完整 fp32 logits 計算交叉熵</translation>
+        <translation>標準損失：transformers 對完整 fp32 輸出分數計算交叉熵</translation>
     </message>
     <message>
         <source>Chunked loss: TRL&apos;s loss_type=&apos;chunked_nll&apos;, 256-token checkpointed chunks</source>
@@ -968,7 +980,7 @@
     </message>
     <message>
         <source>Standard (whole fp32 logits)</source>
-        <translation>標準（完整的 fp32 logits）</translation>
+        <translation>標準（完整的 fp32 輸出分數）</translation>
     </message>
     <message>
         <source>Chunked (TRL chunked_nll)</source>
@@ -984,7 +996,7 @@
     </message>
     <message>
         <source>How the loss over the vocabulary is computed: a chunked or fused loss never holds the whole fp32 logits</source>
-        <translation>對整個詞彙表的損失怎麼算：分塊或合併計算的損失從不存下完整的 fp32 logits</translation>
+        <translation>對整個詞彙表的損失怎麼算：分塊或合併計算的損失從不存下完整的 fp32 輸出分數</translation>
     </message>
     <message>
         <source>the tool&apos;s own</source>
@@ -1086,7 +1098,7 @@
     </message>
     <message>
         <source> tokens</source>
-        <translation> tokens</translation>
+        <translation> 個 token</translation>
     </message>
     <message>
         <source>Sequence</source>
@@ -1119,22 +1131,6 @@
     <message>
         <source>8-bit optimizer</source>
         <translation>8-bit 優化器</translation>
-    </message>
-    <message>
-        <source>AdamW 8-bit</source>
-        <translation>AdamW 8-bit</translation>
-    </message>
-    <message>
-        <source>Paged AdamW 8-bit</source>
-        <translation>Paged AdamW 8-bit</translation>
-    </message>
-    <message>
-        <source>Paged AdamW (32-bit)</source>
-        <translation>分頁式 AdamW（32 位元）</translation>
-    </message>
-    <message>
-        <source>SGD with momentum</source>
-        <translation>SGD（含 momentum）</translation>
     </message>
     <message>
         <source>BF16 mixed (fp32 master + states)</source>
@@ -1236,8 +1232,8 @@
 <context>
     <name>MemoryPage</name>
     <message>
-        <source>sequence length (tokens, log scale)</source>
-        <translation>序列長度（tokens，對數刻度）</translation>
+        <source>tokens (log scale)</source>
+        <translation>token 數（對數刻度）</translation>
     </message>
     <message>
         <source>GPUs</source>
@@ -1285,7 +1281,7 @@
     </message>
     <message>
         <source>The logits ({logits}) are larger than the weights ({weights}): LoRA and QLoRA do not shrink them; a chunked loss or a shorter sequence does.</source>
-        <translation>logits（{logits}）比權重（{weights}）還大：LoRA 與 QLoRA 縮不了它；分塊計算 loss 或縮短序列才行。</translation>
+        <translation>輸出分數（{logits}）比權重（{weights}）還大：LoRA 與 QLoRA 縮不了它；分塊計算損失或縮短序列才行。</translation>
     </message>
     <message>
         <source>{method}: n/a</source>
@@ -1297,7 +1293,7 @@
     </message>
     <message>
         <source>Assumptions: activations counted tensor by tensor for Hugging Face layers (the method of Korthikanti et al. 2022); LoRA adapters in fp32 (PEFT&apos;s default); QLoRA stores the frozen linear layers in 4-bit NF4 with double quantization, embeddings and output layer in 16 bits; the GPU-count curve uses {sharding}.</source>
-        <translation>假設：activations 依 Hugging Face 各層逐個張量計算（Korthikanti 等人 2022 的方法）；LoRA adapter 用 fp32（PEFT 預設）；QLoRA 把凍結的線性層存成 4-bit NF4 加雙重量化，嵌入層與輸出層維持 16 位元；GPU 數量曲線使用 {sharding}。</translation>
+        <translation>假設：激活值依 Hugging Face 各層逐個張量計算（Korthikanti 等人 2022 的方法）；LoRA adapter 用 fp32（PEFT 預設）；QLoRA 把凍結的線性層存成 4-bit NF4 加雙重量化，嵌入層與輸出層維持 16 位元；GPU 數量曲線使用 {sharding}。</translation>
     </message>
     <message>
         <source>Could not import the config</source>
@@ -1325,6 +1321,10 @@
     <message>
         <source>Published: {p:.1%} smaller; rebuilt from the formulas with V2&apos;s 6-bit cache: {r:.1%}.</source>
         <translation>官方數據：小 {p:.1%}；用公式加上 V2 的 6-bit cache 重算：{r:.1%}。</translation>
+    </message>
+    <message>
+        <source>The published {p:.1%} compares {mla}&apos;s deployed cache (about {bits} bits per element, {mla_layers} layers) with {gqa}&apos;s (16-bit, {gqa_layers} layers). In the same dtype ({dtype}), {mla} caches {lfl:.1%} less per token ({mla_layers} vs {gqa_layers} layers) and {layer:.1%} less per layer.</source>
+        <translation>官方數據的 {p:.1%} 是拿 {mla} 實際部署的 cache（每個元素約 {bits} 位元、{mla_layers} 層）和 {gqa} 的（16 位元、{gqa_layers} 層）相比。在同樣的資料型別（{dtype}）下，{mla} 每個 token 的 cache 少 {lfl:.1%}（{mla_layers} 層對 {gqa_layers} 層），每層少 {layer:.1%}。</translation>
     </message>
 </context>
 <context>
@@ -1366,7 +1366,7 @@
     </message>
     <message>
         <source>Reserved at the maximum length ({n:,} tokens)</source>
-        <translation>按最大長度預留（{n:,} tokens）</translation>
+        <translation>按最大長度預留（{n:,} token）</translation>
     </message>
     <message>
         <source>Paged: blocks of {n} tokens</source>
@@ -1484,7 +1484,7 @@ Reserved: plus the caching allocator&apos;s rounding and fragmentation.
 Device total: plus the CUDA context and libraries — what nvidia-smi shows.</source>
         <translation>已配置尖峰：torch.cuda.max_memory_allocated() 回報的值（存活中的張量）。
 保留量：再加上快取配置器的進位與碎片。
-裝置總量：再加上 CUDA context 與函式庫，也就是 nvidia-smi 看到的數字。</translation>
+裝置總量：再加上 CUDA 執行環境與函式庫，也就是 nvidia-smi 看到的數字。</translation>
     </message>
     <message>
         <source>first step</source>
@@ -1736,7 +1736,7 @@ Device total: plus the CUDA context and libraries — what nvidia-smi shows.</so
     </message>
     <message>
         <source>{n} tokens</source>
-        <translation>{n} tokens</translation>
+        <translation>{n} token</translation>
     </message>
     <message>
         <source>none</source>
@@ -1767,11 +1767,11 @@ Device total: plus the CUDA context and libraries — what nvidia-smi shows.</so
     </message>
     <message>
         <source>Bytes per GPU held all step long: weights, optimizer states, a rollout engine&apos;s share</source>
-        <translation>整步都佔用的每張 GPU 位元組：權重、優化器狀態、rollout 引擎的份額</translation>
+        <translation>整步都佔用的每張 GPU 位元組：權重、優化器狀態、生成引擎（rollout）的份額</translation>
     </message>
     <message>
         <source>Bytes per GPU only while this model runs: activations, gradients, logits, a forward pass</source>
-        <translation>只在這個模型執行時佔用的每張 GPU 位元組：activations、梯度、logits、一次前向傳播</translation>
+        <translation>只在這個模型執行時佔用的每張 GPU 位元組：激活值、梯度、輸出分數、一次前向傳播</translation>
     </message>
     <message>
         <source>Allocated peak</source>
@@ -1807,18 +1807,18 @@ Device total: plus the CUDA context and libraries — what nvidia-smi shows.</so
     </message>
     <message>
         <source>The allocated peak with the allocator&apos;s reserve, plus the rollout engine&apos;s share and the CUDA context.</source>
-        <translation>已配置尖峰加上配置器保留量，再加上 rollout 引擎的份額與 CUDA context。</translation>
+        <translation>已配置尖峰加上配置器保留量，再加上生成引擎（rollout）的份額與 CUDA 執行環境。</translation>
     </message>
     <message>
         <source>The rollout server&apos;s 16-bit weights and the KV cache of every training GPU&apos;s generation batch, on GPUs of its own: not in the device total.</source>
-        <translation>rollout 伺服器的 16 位元權重，以及每張訓練 GPU 的生成批次的 KV cache，放在它自己的 GPU 上：不算進裝置總量。</translation>
+        <translation>生成伺服器（rollout）的 16 位元權重，以及每張訓練 GPU 的生成批次的 KV cache，放在它自己的 GPU 上：不算進裝置總量。</translation>
     </message>
 </context>
 <context>
     <name>RolloutControls</name>
     <message>
         <source>PPO / GRPO rollout</source>
-        <translation>PPO／GRPO rollout</translation>
+        <translation>PPO／GRPO 生成（rollout）</translation>
     </message>
     <message>
         <source>Sample completions (TRL GRPOConfig)</source>
@@ -1826,7 +1826,7 @@ Device total: plus the CUDA context and libraries — what nvidia-smi shows.</so
     </message>
     <message>
         <source>On: the policy trains on G completions of C tokens per prompt of P tokens, sampled by the rollout engine. Off: the setup&apos;s batch and sequence length.</source>
-        <translation>開：每個 P 個 token 的 prompt 由 rollout 引擎取樣 G 個 C 個 token 的回答，policy 在這些回答上訓練。關：按設定的批次與序列長度。</translation>
+        <translation>開：每個 P 個 token 的 prompt 由生成引擎（rollout）取樣 G 個 C 個 token 的回答，策略模型在這些回答上訓練。關：按設定的批次與序列長度。</translation>
     </message>
     <message>
         <source>model.generate (in training)</source>
@@ -1842,7 +1842,7 @@ Device total: plus the CUDA context and libraries — what nvidia-smi shows.</so
     </message>
     <message>
         <source>vLLM&apos;s gpu_memory_utilization: the share of each GPU a colocated rollout engine reserves for its weights and KV cache (TRL&apos;s colocate default: 0.3). 0: no separate engine.</source>
-        <translation>vLLM 的 gpu_memory_utilization：同卡共置的 rollout 引擎在每張 GPU 上為權重與 KV cache 保留的比例（TRL colocate 模式預設 0.3）。0 表示沒有獨立的引擎。</translation>
+        <translation>vLLM 的 gpu_memory_utilization：同卡共置的生成引擎（rollout）在每張 GPU 上為權重與 KV cache 保留的比例（TRL colocate 模式預設 0.3）。0 表示沒有獨立的引擎。</translation>
     </message>
     <message>
         <source>Generations per prompt (G)</source>
@@ -1858,7 +1858,7 @@ Device total: plus the CUDA context and libraries — what nvidia-smi shows.</so
     </message>
     <message>
         <source>Rollout engine</source>
-        <translation>rollout 引擎</translation>
+        <translation>生成引擎（rollout）</translation>
     </message>
     <message>
         <source>vLLM GPU memory utilization</source>
@@ -1967,12 +1967,8 @@ Device total: plus the CUDA context and libraries — what nvidia-smi shows.</so
 <context>
     <name>ScenarioSummary</name>
     <message>
-        <source>For your setup: {model}, {method}, {precision}, {optimizer}, batch {batch} × {seq} tokens, {attention} attention, checkpointing {ckpt}, {gpus} × {gpu}{sharding}</source>
-        <translation>你的設定：{model}，{method}，{precision}，{optimizer}，batch {batch} × {seq} tokens，{attention} 注意力，梯度檢查點 {ckpt}，{gpus} × {gpu}{sharding}</translation>
-    </message>
-    <message>
-        <source>, loss {loss}</source>
-        <translation>，損失 {loss}</translation>
+        <source>For your setup: {model}, {method}, {precision}, {optimizer}, batch {batch} × {seq} tokens, {attention}, {ckpt}, {gpus} × {gpu}{sharding}</source>
+        <translation>你的設定：{model}，{method}，{precision}，{optimizer}，batch {batch} × {seq} 個 token，{attention}，{ckpt}，{gpus} × {gpu}{sharding}</translation>
     </message>
     <message>
         <source>, activations offloaded</source>
@@ -2026,7 +2022,7 @@ Device total: plus the CUDA context and libraries — what nvidia-smi shows.</so
     </message>
     <message>
         <source>{n:,} tokens</source>
-        <translation>{n:,} tokens</translation>
+        <translation>{n:,} token</translation>
     </message>
     <message>
         <source>{n:,} sequences</source>
@@ -2057,7 +2053,7 @@ Device total: plus the CUDA context and libraries — what nvidia-smi shows.</so
     </message>
     <message>
         <source>2 × layers × KV heads × head dim × tokens × bytes per element, per sequence (GB: 10⁹ bytes).</source>
-        <translation>2 × 層數 × KV heads × head 維度 × token 數 × 每個元素的位元組，每條序列（GB：10⁹ 位元組）。</translation>
+        <translation>2 × 層數 × KV head 數 × head 維度 × token 數 × 每個元素的位元組，每條序列（GB：10⁹ 位元組）。</translation>
     </message>
     <message>
         <source>How many users fit</source>
@@ -2113,7 +2109,7 @@ Device total: plus the CUDA context and libraries — what nvidia-smi shows.</so
     </message>
     <message>
         <source>&lt;b&gt;At most {max:,} sequences of {t:,} tokens fit&lt;/b&gt; {where}: {kv} of KV cache per sequence per GPU, {left} left per GPU beside the weights. {verdict}</source>
-        <translation>&lt;b&gt;{where}最多放得下 {max:,} 條 {t:,} tokens 的序列&lt;/b&gt;：每條序列在每張 GPU 上要 {kv} 的 KV cache，扣掉權重後每張 GPU 剩 {left}。{verdict}</translation>
+        <translation>&lt;b&gt;{where}最多放得下 {max:,} 條 {t:,} token 的序列&lt;/b&gt;：每條序列在每張 GPU 上要 {kv} 的 KV cache，扣掉權重後每張 GPU 剩 {left}。{verdict}</translation>
     </message>
 </context>
 <context>
@@ -2138,15 +2134,15 @@ Device total: plus the CUDA context and libraries — what nvidia-smi shows.</so
         <translation> + vLLM 伺服器上 {bytes}</translation>
     </message>
     <message>
-        <source>per GPU</source>
-        <translation>（每張 GPU）</translation>
+        <source>{unit} per GPU · dashed line: {gpu}</source>
+        <translation>每張 GPU 的 {unit} · 虛線：{gpu}</translation>
     </message>
 </context>
 <context>
     <name>StageDiagram</name>
     <message>
         <source>policy&apos;s weights</source>
-        <translation>policy 的權重</translation>
+        <translation>策略模型的權重</translation>
     </message>
     <message>
         <source>no GPU memory</source>
@@ -2281,7 +2277,7 @@ Device total: plus the CUDA context and libraries — what nvidia-smi shows.</so
     </message>
     <message>
         <source>logits and loss</source>
-        <translation>logits 與損失</translation>
+        <translation>輸出分數與損失</translation>
     </message>
     <message>
         <source>the loss&apos;s gradients</source>
@@ -2345,6 +2341,94 @@ Device total: plus the CUDA context and libraries — what nvidia-smi shows.</so
     <message>
         <source>QLoRA</source>
         <translation>QLoRA</translation>
+    </message>
+    <message>
+        <source>AdamW</source>
+        <translation>AdamW</translation>
+    </message>
+    <message>
+        <source>AdamW 8-bit</source>
+        <translation>8-bit AdamW</translation>
+    </message>
+    <message>
+        <source>Paged AdamW 8-bit</source>
+        <translation>分頁式 8-bit AdamW</translation>
+    </message>
+    <message>
+        <source>Paged AdamW (32-bit)</source>
+        <translation>分頁式 32-bit AdamW</translation>
+    </message>
+    <message>
+        <source>Adafactor</source>
+        <translation>Adafactor</translation>
+    </message>
+    <message>
+        <source>Lion</source>
+        <translation>Lion</translation>
+    </message>
+    <message>
+        <source>SGD</source>
+        <translation>SGD</translation>
+    </message>
+    <message>
+        <source>SGD with momentum</source>
+        <translation>SGD（含動量）</translation>
+    </message>
+    <message>
+        <source>eager attention</source>
+        <translation>Eager 注意力</translation>
+    </message>
+    <message>
+        <source>SDPA attention</source>
+        <translation>SDPA 注意力</translation>
+    </message>
+    <message>
+        <source>FlashAttention 2</source>
+        <translation>FlashAttention 2</translation>
+    </message>
+    <message>
+        <source>no checkpointing</source>
+        <translation>不做梯度檢查點</translation>
+    </message>
+    <message>
+        <source>full checkpointing</source>
+        <translation>完整梯度檢查點</translation>
+    </message>
+    <message>
+        <source>selective checkpointing</source>
+        <translation>選擇性梯度檢查點</translation>
+    </message>
+    <message>
+        <source>data parallel</source>
+        <translation>資料平行</translation>
+    </message>
+    <message>
+        <source>ZeRO-1</source>
+        <translation>ZeRO-1</translation>
+    </message>
+    <message>
+        <source>ZeRO-2</source>
+        <translation>ZeRO-2</translation>
+    </message>
+    <message>
+        <source>ZeRO-3</source>
+        <translation>ZeRO-3</translation>
+    </message>
+    <message>
+        <source>standard loss</source>
+        <translation>標準損失</translation>
+    </message>
+    <message>
+        <source>chunked loss</source>
+        <translation>分塊損失</translation>
+    </message>
+    <message>
+        <source>chunked output and loss</source>
+        <translation>分塊輸出層與損失</translation>
+    </message>
+    <message>
+        <source>fused linear cross-entropy</source>
+        <translation>合併的線性層與交叉熵</translation>
     </message>
 </context>
 <context>
@@ -2427,27 +2511,27 @@ Device total: plus the CUDA context and libraries — what nvidia-smi shows.</so
     </message>
     <message>
         <source>The reward is implicit in the policy / reference log-probability ratio.</source>
-        <translation>獎勵隱含在 policy／reference 的 log 機率比值裡。</translation>
+        <translation>獎勵隱含在策略模型／參考模型的對數機率比值裡。</translation>
     </message>
     <message>
         <source>The frozen reference is part of the loss.</source>
-        <translation>凍結的 reference 是損失的一部分。</translation>
+        <translation>凍結的參考模型是損失的一部分。</translation>
     </message>
     <message>
         <source>Without it nothing holds the policy near the SFT model it starts from.</source>
-        <translation>少了它，就沒有東西讓 policy 留在出發時的 SFT 模型附近。</translation>
+        <translation>少了它，就沒有東西讓策略模型留在出發時的 SFT 模型附近。</translation>
     </message>
     <message>
         <source>A small learning rate, about 5e-7, for 1 to 2 epochs.</source>
-        <translation>學習率很小（約 5e-7），1–2 個 epoch。</translation>
+        <translation>學習率很小（約 5e-7），1–2 輪。</translation>
     </message>
     <message>
         <source>Zephyr-7B-beta&apos;s DPO recipe uses 5e-7 for one epoch; the DPO paper&apos;s own default is 1e-6 with RMSprop.</source>
-        <translation>Zephyr-7B-beta 的 DPO 設定用 5e-7、一個 epoch；DPO 論文自己的預設是 1e-6 搭配 RMSprop。</translation>
+        <translation>Zephyr-7B-beta 的 DPO 設定用 5e-7、一輪；DPO 論文自己的預設是 1e-6 搭配 RMSprop。</translation>
     </message>
     <message>
         <source>Four models: policy and critic trained, reference and reward model frozen.</source>
-        <translation>四個模型：要訓練的 policy 和 critic，加上凍結的 reference 與獎勵模型。</translation>
+        <translation>四個模型：要訓練的策略模型和價值模型，加上凍結的參考模型與獎勵模型。</translation>
     </message>
     <message>
         <source>The classic RLHF recipe; the most flexible, and the hungriest and hardest to tune.</source>
@@ -2455,7 +2539,7 @@ Device total: plus the CUDA context and libraries — what nvidia-smi shows.</so
     </message>
     <message>
         <source>The critic is as large as the model it judges.</source>
-        <translation>critic 和它評分的模型一樣大。</translation>
+        <translation>價值模型和它評分的模型一樣大。</translation>
     </message>
     <message>
         <source>InstructGPT initialises its value function from its 6B reward model.</source>
@@ -2463,7 +2547,7 @@ Device total: plus the CUDA context and libraries — what nvidia-smi shows.</so
     </message>
     <message>
         <source>Removes the critic, not the reward.</source>
-        <translation>拿掉的是 critic，不是獎勵。</translation>
+        <translation>拿掉的是價值模型，不是獎勵。</translation>
     </message>
     <message>
         <source>The baseline is the group&apos;s mean reward instead of a learned value.</source>
@@ -2471,7 +2555,7 @@ Device total: plus the CUDA context and libraries — what nvidia-smi shows.</so
     </message>
     <message>
         <source>Samples a group of answers per prompt and normalises each reward by the group&apos;s mean and standard deviation: that is the advantage.</source>
-        <translation>每個 prompt 取樣一組回答，用組內平均和標準差把每個獎勵標準化：這就是 advantage。</translation>
+        <translation>每個 prompt 取樣一組回答，用組內平均和標準差把每個獎勵標準化：這就是優勢值。</translation>
     </message>
     <message>
         <source>DeepSeekMath samples 64 outputs per question, with a KL coefficient of 0.04.</source>
@@ -2491,7 +2575,7 @@ Device total: plus the CUDA context and libraries — what nvidia-smi shows.</so
     </message>
     <message>
         <source>log-probs</source>
-        <translation>log-probs</translation>
+        <translation>對數機率</translation>
     </message>
     <message>
         <source>gradients</source>
@@ -2499,11 +2583,11 @@ Device total: plus the CUDA context and libraries — what nvidia-smi shows.</so
     </message>
     <message>
         <source>chosen + rejected</source>
-        <translation>chosen + rejected</translation>
+        <translation>較佳 + 較差回答</translation>
     </message>
     <message>
         <source>prompts</source>
-        <translation>prompts</translation>
+        <translation>prompt</translation>
     </message>
     <message>
         <source>samples</source>
@@ -2515,7 +2599,7 @@ Device total: plus the CUDA context and libraries — what nvidia-smi shows.</so
     </message>
     <message>
         <source>log-probs (KL)</source>
-        <translation>log-probs（KL）</translation>
+        <translation>對數機率（KL）</translation>
     </message>
     <message>
         <source>values</source>
@@ -2523,7 +2607,7 @@ Device total: plus the CUDA context and libraries — what nvidia-smi shows.</so
     </message>
     <message>
         <source>advantages</source>
-        <translation>advantage</translation>
+        <translation>優勢值</translation>
     </message>
     <message>
         <source>returns</source>
@@ -3102,7 +3186,7 @@ VRAM Lab 保留了目前的狀態，可以照常使用。詳細資訊已寫入 {
     </message>
     <message>
         <source>a CUDA kernel library (Liger-Kernel, use_liger_kernel=True); usually no slower, the logits are never materialised</source>
-        <translation>一個 CUDA 函式庫（Liger-Kernel，use_liger_kernel=True）；通常不會變慢，logits 從不完整產生</translation>
+        <translation>一個 CUDA 函式庫（Liger-Kernel，use_liger_kernel=True）；通常不會變慢，輸出分數從不完整產生</translation>
     </message>
     <message>
         <source>host RAM for the saved activations and PCIe traffic every step: slower unless the copies overlap with compute (torchtune / TRL offload on a side stream)</source>
@@ -3130,7 +3214,7 @@ VRAM Lab 保留了目前的狀態，可以照常使用。詳細資訊已寫入 {
     </message>
     <message>
         <source>a one-off conversion (datasets&apos; save_to_disk); its pages are shared by every process and worker of the node, not copied</source>
-        <translation>只需轉換一次（datasets 的 save_to_disk）；節點上所有行程與 worker 共用它的分頁，不會複製</translation>
+        <translation>只需轉換一次（datasets 的 save_to_disk）；節點上所有行程與工作行程共用它的分頁，不會複製</translation>
     </message>
     <message>
         <source>no random access: examples are shuffled within a buffer, and each reader holds one row group</source>
@@ -3169,7 +3253,7 @@ VRAM Lab 保留了目前的狀態，可以照常使用。詳細資訊已寫入 {
     </message>
     <message>
         <source>logits</source>
-        <translation>logits（對數機率）</translation>
+        <translation>輸出分數（logits）</translation>
     </message>
     <message>
         <source>sharding buffers</source>
@@ -3197,7 +3281,7 @@ VRAM Lab 保留了目前的狀態，可以照常使用。詳細資訊已寫入 {
     </message>
     <message>
         <source>DataLoader workers</source>
-        <translation>DataLoader workers</translation>
+        <translation>DataLoader 工作行程</translation>
     </message>
     <message>
         <source>pinned buffers</source>
@@ -3217,7 +3301,7 @@ VRAM Lab 保留了目前的狀態，可以照常使用。詳細資訊已寫入 {
     </message>
     <message>
         <source>CUDA context</source>
-        <translation>CUDA context</translation>
+        <translation>CUDA 執行環境</translation>
     </message>
     <message>
         <source>activation workspace</source>
@@ -3229,11 +3313,11 @@ VRAM Lab 保留了目前的狀態，可以照常使用。詳細資訊已寫入 {
     </message>
     <message>
         <source>policy</source>
-        <translation>policy</translation>
+        <translation>策略模型</translation>
     </message>
     <message>
         <source>reference</source>
-        <translation>reference</translation>
+        <translation>參考模型</translation>
     </message>
     <message>
         <source>reward</source>
@@ -3241,11 +3325,11 @@ VRAM Lab 保留了目前的狀態，可以照常使用。詳細資訊已寫入 {
     </message>
     <message>
         <source>critic</source>
-        <translation>critic</translation>
+        <translation>價值模型</translation>
     </message>
     <message>
         <source>rollout engine</source>
-        <translation>rollout 引擎</translation>
+        <translation>生成引擎（rollout）</translation>
     </message>
     <message>
         <source>data</source>
@@ -3277,7 +3361,7 @@ VRAM Lab 保留了目前的狀態，可以照常使用。詳細資訊已寫入 {
     </message>
     <message>
         <source>log-probs precomputed</source>
-        <translation>log-probs 事先算好</translation>
+        <translation>對數機率事先算好</translation>
     </message>
     <message>
         <source>not loaded (KL coefficient 0)</source>
@@ -3289,7 +3373,7 @@ VRAM Lab 保留了目前的狀態，可以照常使用。詳細資訊已寫入 {
     </message>
     <message>
         <source>the policy (model.generate)</source>
-        <translation>policy 本身（model.generate）</translation>
+        <translation>策略模型本身（model.generate）</translation>
     </message>
     <message>
         <source>vLLM server, own GPUs</source>

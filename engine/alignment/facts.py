@@ -53,8 +53,8 @@ FACTS: dict[Stage, tuple[Fact, ...]] = {
         Fact(QT_TRANSLATE_NOOP("engine", "A small learning rate, about 5e-7, for 1 to 2 epochs."),
              QT_TRANSLATE_NOOP("engine", "Zephyr-7B-beta's DPO recipe uses 5e-7 for one epoch; the DPO paper's own "
                                          "default is 1e-6 with RMSprop."),
-             "alignment-handbook recipes/zephyr-7b-beta/dpo/config_full.yaml; Tunstall et al. 2023 (Zephyr, "
-             "arXiv:2310.16944); " + DPO_SOURCE + " appendix B"),
+             "huggingface/alignment-handbook recipes/zephyr-7b-beta/dpo/config_full.yaml; Tunstall et al. 2023 "
+             "(Zephyr, arXiv:2310.16944); " + DPO_SOURCE + " App. B"),
     ),
     Stage.PPO: (
         Fact(QT_TRANSLATE_NOOP("engine", "Four models: policy and critic trained, reference and reward model "

@@ -84,7 +84,7 @@ TERM_ZH = {
     "gradients": "梯度",
     "optimizer_states": "優化器狀態",
     "activations": "激活值",
-    "logits": "logits（對數機率）",
+    "logits": "輸出分數（logits）",
     "sharding_buffers": "分片緩衝區",
     "temporaries": "暫存張量",
     "parallel_buffers": "平行化緩衝區",

@@ -18,7 +18,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt, SignalInstance
-from PySide6.QtGui import QPalette
+from PySide6.QtGui import QFontInfo, QPalette, QResizeEvent
 from PySide6.QtWidgets import (
     QButtonGroup,
     QGridLayout,
@@ -34,6 +34,7 @@ from gui.page_state import Fields, PageState, touches
 from gui.pages import page_title
 from gui.pages.alignment_controls import RL_STAGES, AlignmentChoices, AlignmentControls
 from gui.pages.alignment_texts import facts_html, intro, node_labels, rollout_text, stage_blurb, stage_name
+from gui.palette import CHECKED_BUTTON
 from gui.recompute import Recompute
 from gui.scenario import EVERYTHING, Scenario
 from gui.widgets.page_layout import fill_with_scroll, page_heading
@@ -44,6 +45,9 @@ from gui.widgets.stage_diagram import StageDiagram
 
 if TYPE_CHECKING:
     from engine.lessons import Situation
+
+# the diagram takes this share of the width beside the stage's column; its text at least this share of the page's
+MARGIN, DIAGRAM_SHARE, LEGIBLE = 24, 0.6, 0.78
 
 
 class AlignmentPage(QWidget):
@@ -65,7 +69,7 @@ class AlignmentPage(QWidget):
         self._stages: dict[Stage, StageMemory] = {}
         content = QWidget(self)
         layout = QVBoxLayout(content)
-        layout.setContentsMargins(24, 16, 24, 16)
+        layout.setContentsMargins(MARGIN, 16, MARGIN, 16)
         heading = page_heading(self.title(), content)
         blurb = QLabel(intro(), content)
         blurb.setWordWrap(True)
@@ -83,8 +87,7 @@ class AlignmentPage(QWidget):
         buttons = []
         for i, stage in enumerate(Stage):
             button = QPushButton(stage_name(stage), parent)
-            button.setStyleSheet("QPushButton:checked { background: palette(highlight); "
-                                 "color: palette(highlighted-text); }")
+            button.setStyleSheet(CHECKED_BUTTON)
             self.stage_buttons.addButton(button, i)
             buttons.append((button, stage))
             row.addWidget(button)
@@ -113,19 +116,41 @@ class AlignmentPage(QWidget):
                              "reserve and the CUDA context. Click a bar to draw its stage."), parent)
         key.setWordWrap(True)
         key.setForegroundRole(QPalette.ColorRole.PlaceholderText)
-        side = QVBoxLayout()
+        self.side = QWidget(parent)
+        side = QVBoxLayout(self.side)
+        side.setContentsMargins(0, 0, 0, 0)
         for w in (self.blurb, self.controls.rl, self.table, self.facts):
             side.addWidget(w)
         side.addStretch(1)
-        grid.addWidget(self.diagram, 0, 0)
-        grid.addLayout(side, 0, 1)
-        grid.addWidget(self.bars, 1, 0, 1, 2)
-        grid.addWidget(key, 2, 0, 1, 2)
-        grid.setColumnStretch(0, 3)
-        grid.setColumnStretch(1, 2)
-        grid.setRowStretch(0, 3)
-        grid.setRowStretch(1, 2)
+        self._grid, self._key = grid, key
+        self._beside: bool | None = None
+        self._place(beside=True)
         return grid
+
+    def _place(self, beside: bool) -> None:
+        """The diagram with the stage's side column beside it, or, when both do not fit across (a large type on
+        a small screen), the diagram across the page and the side column under it; the four stages' bars below."""
+        grid = self._grid
+        for w in (self.diagram, self.side, self.bars, self._key):
+            grid.removeWidget(w)
+        grid.addWidget(self.diagram, 0, 0, 1, 1 if beside else 2, Qt.AlignmentFlag.AlignTop)
+        grid.addWidget(self.side, 0 if beside else 1, 1 if beside else 0, 1, 1 if beside else 2)
+        grid.addWidget(self.bars, 2, 0, 1, 2)
+        grid.addWidget(self._key, 3, 0, 1, 2)
+        grid.setColumnStretch(0, round(10 * DIAGRAM_SHARE))
+        grid.setColumnStretch(1, round(10 * (1 - DIAGRAM_SHARE)) if beside else 0)
+        grid.setRowStretch(0, 3)
+        grid.setRowStretch(2, 2)
+        self._beside = beside
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        """Side by side only while the diagram, at its share of the width, still draws its text at least
+        ``LEGIBLE`` of the page's size (the drawing is scaled to its view's width)."""
+        super().resizeEvent(event)
+        share = DIAGRAM_SHARE * (event.size().width() - 2 * MARGIN)
+        beside = share >= self.diagram.width_for_text(LEGIBLE * QFontInfo(self.font()).pixelSize())
+        if beside != self._beside:
+            self._place(beside)
 
     def title(self) -> str:
         return page_title(self.page_id)

@@ -14,6 +14,8 @@ from __future__ import annotations
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict
+from PySide6.QtCore import QSize
+from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -22,6 +24,7 @@ from PySide6.QtWidgets import (
     QGridLayout,
     QGroupBox,
     QLabel,
+    QLayout,
     QSpinBox,
     QWidget,
 )
@@ -93,14 +96,38 @@ class AlignmentControls(QWidget):
     def _layout(self) -> None:
         grid = QGridLayout(self)
         grid.setContentsMargins(0, 0, 0, 0)
+        grid.setSizeConstraint(QLayout.SizeConstraint.SetNoConstraint)  # its least width: minimumSizeHint
         pairs = [(self.tr("Method"), self.method), (self.tr("GPUs"), self.gpus), (self.tr("Sharding"), self.sharding)]
         for i, (text, widget) in enumerate(pairs):  # three pairs a row, the check boxes under them
             grid.addWidget(QLabel(text, self), 0, 3 * i)
             grid.addWidget(widget, 0, 3 * i + 1)
-        for i, box in enumerate((self.shared_base, self.precomputed, self.kl_zero, self.reward_model)):
-            grid.addWidget(box, 1 + i // 2, 3 * (i % 2), 1, 3 + 3 * (i % 2))
+        self._grid, self._boxes, self._box_columns = grid, [self.shared_base, self.precomputed, self.kl_zero,
+                                                             self.reward_model], 0
+        self._place_boxes(2)
         for col in (2, 5, 8):
             grid.setColumnStretch(col, 1)
+
+    def _place_boxes(self, columns: int) -> None:
+        """The variants' check boxes two to a row, or one (a large type on a small screen)."""
+        for box in self._boxes:
+            self._grid.removeWidget(box)
+        for i, box in enumerate(self._boxes):
+            r, c = divmod(i, columns)
+            self._grid.addWidget(box, 1 + r, 3 * c, 1, (3 + 3 * c) if columns == 2 else 9)
+        self._box_columns = columns
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        widths = [box.minimumSizeHint().width() for box in self._boxes]
+        two = max(widths[0], widths[2]) + max(widths[1], widths[3]) + self._grid.horizontalSpacing()
+        wanted = 2 if event.size().width() >= two else 1
+        if wanted != self._box_columns:
+            self._place_boxes(wanted)
+
+    def minimumSizeHint(self) -> QSize:
+        """As narrow as one check box to a row."""
+        hint = super().minimumSizeHint()
+        return QSize(min(hint.width(), max(box.minimumSizeHint().width() for box in self._boxes)), hint.height())
 
     def _enable(self, fields: Fields) -> None:
         if touches(fields, {"setup.method"}):

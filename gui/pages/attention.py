@@ -15,10 +15,11 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt, SignalInstance
-from PySide6.QtGui import QCloseEvent, QHideEvent, QKeyEvent, QShowEvent
-from PySide6.QtWidgets import QApplication, QHBoxLayout, QLabel, QVBoxLayout, QWidget
+from PySide6.QtGui import QCloseEvent, QHideEvent, QKeyEvent, QResizeEvent, QShowEvent
+from PySide6.QtWidgets import QApplication, QBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from engine.attention import DEFAULT_SENTENCE, MAX_TOKENS, AttentionStep, attention_steps
+from engine.attention_sizes import StepKey
 from engine.attention_text import CONTEXT as TEXT_CONTEXT
 from gui.pages import page_title
 from gui.recompute import Recompute
@@ -28,7 +29,7 @@ from gui.widgets.attention_frames import build_ms, frame
 from gui.widgets.attention_size_panel import DTYPE, AttentionSizePanel
 from gui.widgets.attention_stage import AttentionStage
 from gui.widgets.heat_legend import HeatLegend
-from gui.widgets.page_layout import page_heading
+from gui.widgets.page_layout import fill_with_scroll, page_heading
 from gui.widgets.player_bar import PlayerBar
 from gui.widgets.sentence_box import SentenceBox
 from gui.widgets.step_caption import StepCaption
@@ -38,6 +39,10 @@ if TYPE_CHECKING:
     from engine.lessons import Situation
 
 _STEP_COUNT = 8
+QUERY_KEY_STEPS = frozenset({StepKey.SCORES, StepKey.MASKED, StepKey.SOFTMAX})  # rows queries, columns keys
+# widths in lines of text: the size panel's, and what the stage needs beside it (else the panel goes under it)
+PANEL_LINES, STAGE_LINES = 20.0, 26.0
+QWIDGETSIZE_MAX = (1 << 24) - 1
 # what the real sizes beside the steps read from the scenario
 READS = frozenset({"model", "setup.seq_len", "setup.batch", "unit"})
 
@@ -71,6 +76,7 @@ class AttentionPage(QWidget):
         self.sentence = SentenceBox(self._sentence, MAX_TOKENS, self)
         self.sentence.submitted.connect(self.apply_sentence)
         self.caption = StepCaption(self)
+        self.legend = HeatLegend(self)
         self._build()
         self.player.frame.connect(self.show_frame)
         self.recompute = Recompute(self, now=self._on_scenario_changed).watch(scenario, READS)
@@ -121,19 +127,44 @@ class AttentionPage(QWidget):
             self,
         )
         intro.setWordWrap(True)
+        content = QWidget(self)
+        heading.setParent(content)
+        intro.setParent(content)
         left = QVBoxLayout()
-        for widget, stretch in ((self.sentence, 0), (self.caption, 0), (self.stage, 1), (HeatLegend(self), 0)):
+        for widget, stretch in ((self.sentence, 0), (self.caption, 0), (self.stage, 1), (self.legend, 0)):
             left.addWidget(widget, stretch)
         left.addWidget(self.bar)
-        body = QHBoxLayout()
-        body.addLayout(left, 1)
-        self.size_panel.setFixedWidth(340)
-        body.addWidget(self.size_panel)
-        page = QVBoxLayout(self)
+        self._body = QBoxLayout(QBoxLayout.Direction.LeftToRight)
+        self._body.addLayout(left, 1)
+        self._body.addWidget(self.size_panel)
+        page = QVBoxLayout(content)
         page.setContentsMargins(16, 12, 16, 12)
         page.addWidget(heading)
         page.addWidget(intro)
-        page.addLayout(body, 1)
+        page.addLayout(self._body, 1)
+        self._scroll = fill_with_scroll(self, content)
+        self._scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self._scroll.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # a click on the stage gives the keys to the page
+        self._place_panel(beside=True)
+
+    def _place_panel(self, beside: bool) -> None:
+        """The size panel beside the stage, ``PANEL_LINES`` lines of text wide, or under it, as wide as the page
+        (a large type on a small screen: the stage keeps the width)."""
+        self._body.setDirection(QBoxLayout.Direction.LeftToRight if beside else QBoxLayout.Direction.TopToBottom)
+        if beside:
+            self.size_panel.setFixedWidth(self._lines(PANEL_LINES))
+        else:
+            self.size_panel.setMinimumWidth(0)
+            self.size_panel.setMaximumWidth(QWIDGETSIZE_MAX)
+
+    def _lines(self, n: float) -> int:
+        return round(n * self.fontMetrics().height())
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        beside = event.size().width() >= self._lines(PANEL_LINES + STAGE_LINES)
+        if beside != (self._body.direction() == QBoxLayout.Direction.LeftToRight):
+            self._place_panel(beside)
 
     # -- behaviour --------------------------------------------------------------------------------------------
     def _compute(self, sentence: str) -> tuple[AttentionStep, ...]:
@@ -151,6 +182,7 @@ class AttentionPage(QWidget):
         self._text_index = index
         self.caption.show_step(index + 1, _engine_text(step.name), step.formula, _engine_text(step.explanation))
         self.size_panel.show_step(step)
+        self.legend.show_convention(step.key in QUERY_KEY_STEPS)
 
     def apply_sentence(self, text: str) -> None:
         """Recompute the walk-through for ``text``; when the engine refuses it, say why and keep the old one."""

@@ -12,7 +12,7 @@ from engine.levers import Advice, LeverKind
 from engine.specs import Method, Sharding, TrainingSetup
 from engine.training.estimate import Estimate
 from engine.units import Unit, format_bytes
-from gui.choices import method_label
+from gui.choices import method_label, short_label
 from gui.words import term_name
 
 CardTexts = tuple[str, str, str, list[str]]  # title, subtitle, what it moves, position labels
@@ -22,7 +22,7 @@ def zero3_steps(n: int, s: TrainingSetup | None) -> list[str]:
     off = QCoreApplication.translate("LeversPage", "1 GPU")
     if s is not None and s.gpus > 1 and s.sharding is not Sharding.ZERO3:
         off = QCoreApplication.translate("LeversPage", "{n} GPUs, {sharding}").format(
-            n=s.gpus, sharding=s.sharding.value)
+            n=s.gpus, sharding=short_label(s.sharding))
     return [off, QCoreApplication.translate("LeversPage", "ZeRO-3 × {n}").format(n=n)]
 
 
@@ -37,7 +37,7 @@ def card_texts(kind: LeverKind, n: int = 8, s: TrainingSetup | None = None) -> C
                 QCoreApplication.translate("LeversPage", "Moves: gradients, optimizer states (QLoRA: weights too)"),
                 [method_label(m) for m in Method])
     if kind is LeverKind.ACTIVATIONS:
-        return ("FlashAttention · checkpointing",
+        return (QCoreApplication.translate("LeversPage", "FlashAttention · checkpointing"),
                 QCoreApplication.translate("LeversPage", "Shrinks activations: FlashAttention computes attention "
                                            "in tiles and never writes the s×s scores to memory, with the same "
                                            "result; checkpointing keeps each layer's input and recomputes the rest "

@@ -21,9 +21,9 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import (
-    QGridLayout,
-    QHBoxLayout,
+    QBoxLayout,
     QLabel,
     QMessageBox,
     QTabWidget,
@@ -49,6 +49,7 @@ from gui.scenario import EVERYTHING, Scenario
 from gui.widgets.lazy_tab import LazyTab, LazyView
 from gui.widgets.page_layout import scroll_area
 from gui.widgets.peak_summary import PeakSummary
+from gui.widgets.reflow_grid import ReflowGrid
 from gui.widgets.roadmap_view import RoadmapView
 from gui.widgets.term_legend import TermLegend
 
@@ -66,8 +67,13 @@ SECONDARY_MS = PAUSE_MS
 # sizes in lines of text (and characters), so that they grow with the type (presentation mode's 150-200%):
 # the breakdown chart with one bar, each more bar (a pipeline stage), the comparison and the curves
 BAR_CHART_LINES, PER_BAR_LINES, COMPARE_LINES, CURVE_LINES = 7.0, 3.2, 10.5, 12.0
-# the settings column's width: at least and at most this many digits' widths
+# the overview's cells side by side while each can be this many lines wide (else one under another)
+OVERVIEW_CELL_LINES = 18.0
+# the settings column's width: at least and at most this many digits' widths; the results beside it at least this
+# many lines of text wide (else the settings go under the results)
 SETTINGS_CHARS = (43.5, 50.0)
+RESULTS_LINES = 24.0
+QWIDGETSIZE_MAX = (1 << 24) - 1
 
 
 class MemoryTab(StrEnum):
@@ -113,7 +119,7 @@ class MemoryPage(QWidget):
         self._compare = LazyView(lambda: _bar_chart(self, min_label_share=0.12), lambda _: self._show_comparison(),
                                  self)
         self._compare.setMinimumHeight(self._lines(COMPARE_LINES))
-        self._seq_curve = LazyView(lambda: _curve(self.tr("sequence length (tokens, log scale)"), True, self),
+        self._seq_curve = LazyView(lambda: _curve(self.tr("tokens (log scale)"), True, self),
                                    lambda _: self._show_seq_curve(), self)
         self._gpu_curve = LazyView(lambda: _curve(self.tr("GPUs"), False, self), lambda _: self._show_gpu_curve(), self)
         for plot in (self._seq_curve, self._gpu_curve):
@@ -159,22 +165,17 @@ class MemoryPage(QWidget):
         return self.controls.import_config(path)
 
     def _layout(self) -> None:
-        left = scroll_area(self.controls, self)
+        left = self._settings = scroll_area(self.controls, self)
         left.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        digit = self.fontMetrics().horizontalAdvance("0123456789") / 10  # a Latin width, in CJK fonts too
-        left.setMinimumWidth(round(SETTINGS_CHARS[0] * digit))
-        left.setMaximumWidth(round(SETTINGS_CHARS[1] * digit))
-        grid = QGridLayout()
-        grid.addWidget(self._titled(self.tr("Same settings, three methods"), self._compare), 0, 0)
-        grid.addWidget(self._roadmap, 0, 1)
-        grid.addWidget(self._titled(self.tr("Per GPU against sequence length"), self._seq_curve), 1, 0)
-        grid.addWidget(self._titled(self.tr("Per GPU against GPU count"), self._gpu_curve), 1, 1)
-        grid.setColumnStretch(0, 1)
-        grid.setColumnStretch(1, 1)
         overview = QWidget(self)
+        self.overview_grid = ReflowGrid([
+            self._titled(self.tr("Same settings, three methods"), self._compare), self._roadmap,
+            self._titled(self.tr("Per GPU against sequence length"), self._seq_curve),
+            self._titled(self.tr("Per GPU against GPU count"), self._gpu_curve)], cell_lines=OVERVIEW_CELL_LINES,
+            parent=overview)
         o = QVBoxLayout(overview)
         o.setContentsMargins(0, 4, 0, 0)
-        o.addLayout(grid, 1)
+        o.addWidget(self.overview_grid, 1)
         o.addWidget(self.notes)
         self.tabs.addTab(overview, self.tr("Overview"))
         self.tabs.addTab(self._host_tab, self.tr("Host RAM"))
@@ -193,9 +194,31 @@ class MemoryPage(QWidget):
         v.addWidget(self.logits_note)
         v.addWidget(self.tabs, 1)
         scroll = scroll_area(right, self)
-        h = QHBoxLayout(self)
-        h.addWidget(left)
-        h.addWidget(scroll, 1)
+        self._split = QBoxLayout(QBoxLayout.Direction.LeftToRight, self)
+        self._split.addWidget(left)
+        self._split.addWidget(scroll, 1)
+        self._place_settings(beside=True)
+
+    def _settings_width(self) -> tuple[int, int]:
+        digit = self.fontMetrics().horizontalAdvance("0123456789") / 10  # a Latin width, in CJK fonts too
+        return round(SETTINGS_CHARS[0] * digit), round(SETTINGS_CHARS[1] * digit)
+
+    def _place_settings(self, beside: bool) -> None:
+        """The settings column beside the results, or, when the page is too narrow for both (a large type with
+        the Lessons drawer open), the results on top and the settings under them, each scrolling."""
+        least, most = self._settings_width()
+        self._settings.setMinimumWidth(least if beside else 0)
+        self._settings.setMaximumWidth(most if beside else QWIDGETSIZE_MAX)
+        self._split.setDirection(QBoxLayout.Direction.LeftToRight if beside else QBoxLayout.Direction.BottomToTop)
+        self._split.setStretch(0, 0 if beside else 2)
+        self._split.setStretch(1, 1 if beside else 3)
+        self._beside = beside
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        beside = event.size().width() >= self._settings_width()[0] + self._lines(RESULTS_LINES)
+        if beside != self._beside:
+            self._place_settings(beside)
 
     def _lines(self, n: float) -> int:
         """``n`` lines of the page's text, in pixels."""
@@ -205,7 +228,7 @@ class MemoryPage(QWidget):
         holder = QWidget(self)
         v = QVBoxLayout(holder)
         v.setContentsMargins(0, 0, 0, 0)
-        label = QLabel(f"<b>{title}</b>", holder)
+        label = QLabel(f"<b>{title}</b>", holder, wordWrap=True)
         v.addWidget(label)
         v.addWidget(w, 1)
         return holder

@@ -42,14 +42,16 @@ from engine.specs import (
 from engine.units import Unit, format_bytes
 from gui import ranges
 from gui.binding import Binder
-from gui.choices import method_label
+from gui.choices import method_label, short_label
 from gui.page_state import Fields, StateError, touches
 from gui.pages.memory_parallel import ParallelControls
+from gui.palette import CHECKED_BUTTON
 from gui.scenario import Scenario
 from gui.slider_scale import ScaleKind, SliderScale
 from gui.widgets.long_context_group import LongContextGroup
 from gui.widgets.model_picker import ModelPicker, cached_models
 from gui.widgets.reason_note import ReasonNote, reason_of
+from gui.widgets.slider_row import SliderRow
 
 # what the two switches show: attention without the s x s scores in memory; an 8-bit optimizer
 NO_SCORES = (Attention.SDPA, Attention.FLASH)
@@ -120,7 +122,7 @@ class MemoryControls(QWidget):
         seg = QHBoxLayout()
         seg.setSpacing(0)
         for b in self.method_buttons.values():
-            b.setStyleSheet("QPushButton:checked { background: palette(highlight); color: palette(highlighted-text); }")
+            b.setStyleSheet(CHECKED_BUTTON)
             seg.addWidget(b)
         self.rank = QSpinBox(box)
         self.rank.setRange(*ranges.LORA_RANK)
@@ -161,11 +163,7 @@ class MemoryControls(QWidget):
         self.eight_bit = QCheckBox(self.tr("8-bit optimizer"), box)
         self.binder.switch(self.eight_bit, "optimizer", on=EIGHT_BIT, default_on=Optimizer.ADAMW_8BIT,
                            default_off=Optimizer.ADAMW)
-        self.optimizer = self._combo(box, "optimizer", [
-            ("AdamW", Optimizer.ADAMW), (self.tr("AdamW 8-bit"), Optimizer.ADAMW_8BIT),
-            (self.tr("Paged AdamW 8-bit"), Optimizer.PAGED_ADAMW_8BIT),
-            (self.tr("Paged AdamW (32-bit)"), Optimizer.PAGED_ADAMW), ("Adafactor", Optimizer.ADAFACTOR),
-            ("Lion", Optimizer.LION), ("SGD", Optimizer.SGD), (self.tr("SGD with momentum"), Optimizer.SGD_MOMENTUM)])
+        self.optimizer = self._combo(box, "optimizer", [(short_label(o), o) for o in Optimizer])
         self.precision = self._combo(box, "precision", [
             (self.tr("BF16 mixed (fp32 master + states)"), Precision.BF16_MIXED),
             (self.tr("FP16 mixed (fp32 master + states)"), Precision.FP16_MIXED),
@@ -227,14 +225,8 @@ class MemoryControls(QWidget):
         return slider, spin
 
     @staticmethod
-    def _row(*widgets: QWidget) -> QWidget:
-        holder = QWidget()
-        h = QHBoxLayout(holder)
-        h.setContentsMargins(0, 0, 0, 0)
-        h.addWidget(widgets[0], 3)
-        for w in widgets[1:]:
-            h.addWidget(w, 1)
-        return holder
+    def _row(slider: QSlider, spin: QSpinBox) -> QWidget:
+        return SliderRow(slider, spin)
 
     def _sync_enabled(self, fields: Fields) -> None:
         if not touches(fields, ENABLING):

@@ -7,8 +7,9 @@ ranges are the engine's bounds narrowed to the GUI's windows (``gui.ranges``).
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QComboBox, QGridLayout, QLabel, QSlider, QWidget
+from PySide6.QtCore import QSize, Qt
+from PySide6.QtGui import QResizeEvent
+from PySide6.QtWidgets import QComboBox, QGridLayout, QLabel, QLayout, QSlider, QWidget
 
 from engine.catalog import gpus, models
 from engine.serving import ServingSetup, WeightDtype
@@ -55,27 +56,54 @@ class ServingControls(QWidget):
         self._show_values(SHOWN)
 
     def _layout(self) -> None:
-        grid = QGridLayout(self)
-        grid.setContentsMargins(0, 0, 0, 0)
-        rows = (
-            (self.tr("Model"), self.model_box, self.tr("GPU"), self.gpu_box),
-            (self.tr("KV cache dtype"), self.kv_box, self.tr("Weights dtype"), self.weight_box),
-        )
-        for r, (a, wa, b, wb) in enumerate(rows):
-            for c, w in enumerate((QLabel(a, self), wa, QLabel(b, self), wb)):
-                grid.addWidget(w, r, c + (1 if c >= 2 else 0))
-        sliders = (
+        self._grid = QGridLayout(self)
+        self._grid.setContentsMargins(0, 0, 0, 0)
+        self._grid.setSizeConstraint(QLayout.SizeConstraint.SetNoConstraint)  # its least width: minimumSizeHint
+        self._pairs = [(QLabel(text, self), box) for text, box in (
+            (self.tr("Model"), self.model_box), (self.tr("GPU"), self.gpu_box),
+            (self.tr("KV cache dtype"), self.kv_box), (self.tr("Weights dtype"), self.weight_box))]
+        self._sliders = [(QLabel(text, self), slider, self.values[name]) for text, slider, name in (
             (self.tr("Context length"), self.tokens, "tokens"),
             (self.tr("Concurrent sequences"), self.sequences, "sequences"),
-            (self.tr("Tensor-parallel GPUs"), self.tp, "tp"),
-        )
-        for r, (text, slider, name) in enumerate(sliders, start=2):
-            grid.addWidget(QLabel(text, self), r, 0)
+            (self.tr("Tensor-parallel GPUs"), self.tp, "tp"))]
+        self._per_row = 0
+        self._place(2)
+
+    def _place(self, per_row: int) -> None:
+        """The pickers two pairs to a row (label, box, gap, label, box) or one; the sliders under them."""
+        grid = self._grid
+        for label, box in self._pairs:
+            grid.removeWidget(label)
+            grid.removeWidget(box)
+        for i, (label, box) in enumerate(self._pairs):
+            r, c = divmod(i, per_row)
+            grid.addWidget(label, r, 3 * c)
+            grid.addWidget(box, r, 3 * c + 1, 1, 1 if per_row > 1 else 4)
+        first = (len(self._pairs) + per_row - 1) // per_row
+        for r, (label, slider, value) in enumerate(self._sliders, start=first):
+            for w in (label, slider, value):
+                grid.removeWidget(w)
+            grid.addWidget(label, r, 0)
             grid.addWidget(slider, r, 1, 1, 3)
-            grid.addWidget(self.values[name], r, 4)
+            grid.addWidget(value, r, 4)
         grid.setColumnStretch(1, 2)
         grid.setColumnStretch(4, 1)
-        grid.setColumnMinimumWidth(2, 16)
+        grid.setColumnMinimumWidth(2, 16 if per_row > 1 else 0)
+        self._per_row = per_row
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        """Two picker pairs to a row while both fit across, else one (a large type on a small screen)."""
+        super().resizeEvent(event)
+        pair = max(label.minimumSizeHint().width() + box.minimumSizeHint().width() for label, box in self._pairs)
+        wanted = 2 if event.size().width() >= 2 * pair + 16 + 4 * self._grid.horizontalSpacing() else 1
+        if wanted != self._per_row:
+            self._place(wanted)
+
+    def minimumSizeHint(self) -> QSize:
+        """As narrow as one pair to a row."""
+        hint = super().minimumSizeHint()
+        pair = max(label.minimumSizeHint().width() + box.minimumSizeHint().width() for label, box in self._pairs)
+        return QSize(min(hint.width(), pair + self._grid.horizontalSpacing()), hint.height())
 
     def _show_values(self, fields: Fields) -> None:
         if not touches(fields, SHOWN):

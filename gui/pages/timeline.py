@@ -27,6 +27,7 @@ from engine.snapshot.overlay import Alignment, Overlay, default_alignment, overl
 from engine.training import estimate
 from engine.training.result import Estimate
 from engine.training.timeline import Timeline, timeline
+from engine.units import format_bytes
 from gui.breakdown_table import Breakdown, training_title
 from gui.page_state import PageState
 from gui.pages import page_title
@@ -173,7 +174,7 @@ class TimelinePage(QWidget):
         self.overlay = None if self.measurement is None else overlay(self.measurement, t, self.state.value)
         self.chart.show_prediction(t, sc.unit, e.reserved_bytes)
         self.chart.show_measured(self.overlay)
-        self.key.show_entries(measured=self.overlay is not None)
+        self.key.show_entries(measured=self.overlay is not None, reserved=format_bytes(e.reserved_bytes, sc.unit))
         self.controls.show_peak(t, sc.unit)
         report = None if self.measurement is None else self.measurement.report
         self.controls.show_terms(self._term_rows(e), report is not None, sc.unit)

@@ -10,6 +10,8 @@ Signals: none (it writes the sequence length to the scenario, which emits ``chan
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFormLayout, QFrame, QLabel, QSlider, QSpinBox, QVBoxLayout, QWidget
@@ -21,10 +23,22 @@ from gui import ranges
 from gui.binding import Binder
 from gui.scenario import Scenario
 from gui.slider_scale import ScaleKind, SliderScale
+from gui.tr import QT_TRANSLATE_NOOP, translate
 from gui.widgets.bytes_curve_plot import BytesCurvePlot, Curve
 
 DTYPE = ATTENTION_DTYPE  # the engine's: the activations' dtype under bf16 mixed precision
 _LENGTHS = np.unique(np.geomspace(*ranges.ATTENTION_SEQ_LEN, num=80).round())  # whole tokens
+
+
+# the engine's shape letters that are words: translated (b, s, d_v, kv_heads are symbols and stay)
+_SHAPE_WORDS = {"hidden": QT_TRANSLATE_NOOP("AttentionSizePanel", "hidden"),
+                "heads": QT_TRANSLATE_NOOP("AttentionSizePanel", "heads")}
+
+
+def shape_text(shape: str) -> str:
+    """An engine shape ("b x s x hidden") as the panel shows it: × signs, its words translated."""
+    text = re.sub(r"\b(hidden|heads)\b", lambda m: translate("AttentionSizePanel", _SHAPE_WORDS[m.group(1)]), shape)
+    return text.replace(" x ", " × ")
 
 
 class AttentionSizePanel(QFrame):
@@ -81,7 +95,7 @@ class AttentionSizePanel(QFrame):
             )
         )
         size = step.sizes
-        self.tensor.setText(size.shape.replace(" x ", " × "))
+        self.tensor.setText(shape_text(size.shape))
         self.per_head.setText(
             self.tr("shared by all heads") if size.per_head_bytes is None else format_bytes(size.per_head_bytes, unit)
         )

@@ -13,12 +13,13 @@ from PySide6.QtWidgets import QLabel, QSizePolicy, QWidget
 
 from gui.tr import translate
 from gui.widgets.attention_frames import Frame, Panel
-from gui.widgets.matrix_view import CHROME, MatrixView
+from gui.widgets.matrix_view import MatrixView, chrome
 
 MAX_PANELS = 3
 OPERATOR_WIDTH = 34
 MAX_CELL = 64  # pixels: beyond this, bigger cells only spread the numbers apart
 TALLEST = 1.3  # a cell may be this much taller than wide when the stage is narrow
+MIN_LINES = (24.0, 13.0)  # the stage's least width and height in lines of text
 
 
 class AttentionStage(QWidget):
@@ -27,7 +28,8 @@ class AttentionStage(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
-        self.setMinimumSize(420, 220)
+        line = self.fontMetrics().height()  # sizes in lines of text: the matrices grow with presentation's type
+        self.setMinimumSize(round(MIN_LINES[0] * line), round(MIN_LINES[1] * line))
         self.views = [MatrixView(self) for _ in range(MAX_PANELS)]
         self.operators = [QLabel(self) for _ in range(MAX_PANELS - 1)]
         for op in self.operators:
@@ -70,20 +72,21 @@ class AttentionStage(QWidget):
         if not self._shapes:
             return
         n = len(self._shapes)
-        spare_w = self.width() - n * CHROME[0] - (n - 1) * OPERATOR_WIDTH
-        spare_h = self.height() - CHROME[1]
+        frame = chrome(self.fontMetrics().height())  # the matrices' labels and titles, in pixels
+        spare_w = self.width() - n * frame[0] - (n - 1) * OPERATOR_WIDTH
+        spare_h = self.height() - frame[1]
         cols = sum(c for _, c in self._shapes)
         rows = max(r for r, _ in self._shapes)
         cell_w = max(8, min(MAX_CELL, spare_w // cols, spare_h // rows))
         cell_h = max(8, min(MAX_CELL, spare_h // rows, int(cell_w * TALLEST)))
-        widths = [c * cell_w + CHROME[0] for _, c in self._shapes]
+        widths = [c * cell_w + frame[0] for _, c in self._shapes]
         x = max(0, (self.width() - sum(widths) - (n - 1) * OPERATOR_WIDTH) // 2)
         y = max(0, (spare_h - rows * cell_h) // 3)
         for i, ((r, _), w) in enumerate(zip(self._shapes, widths, strict=True)):
             if i:
-                self.operators[i - 1].setGeometry(QRect(x, y + CHROME[1], OPERATOR_WIDTH, rows * cell_h))
+                self.operators[i - 1].setGeometry(QRect(x, y + frame[1], OPERATOR_WIDTH, rows * cell_h))
                 x += OPERATOR_WIDTH
-            self.views[i].setGeometry(QRect(x, y, w, r * cell_h + CHROME[1]))
+            self.views[i].setGeometry(QRect(x, y, w, r * cell_h + frame[1]))
             x += w
 
     def resizeEvent(self, event: QResizeEvent) -> None:

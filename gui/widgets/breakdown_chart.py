@@ -17,7 +17,7 @@ from PySide6.QtWidgets import QToolTip, QWidget
 
 from engine.results import Term
 from engine.units import Unit, format_bytes, to_unit
-from gui.palette import colors_for
+from gui.palette import colors_for, ink_on
 from gui.widgets.curve_plot import cache_axes, nice_ceiling
 from gui.words import term_title
 
@@ -33,6 +33,7 @@ class Row:
 
 #: the segments' labels against the widget's type (8.5 pt beside the usual 9 pt)
 LABEL_SCALE = 0.94
+LINE_Z, LABEL_Z = 5, 10  # the capacity line over the bars, the labels (on patches of their bar colour) over it
 
 
 class BreakdownChart(pg.PlotWidget):  # type: ignore[misc]
@@ -62,6 +63,7 @@ class BreakdownChart(pg.PlotWidget):  # type: ignore[misc]
         self.getPlotItem().showGrid(x=True, y=False, alpha=0.25)
         cache_axes(self.getPlotItem())
         self._line = pg.InfiniteLine(angle=90, movable=False)
+        self._line.setZValue(LINE_Z)
         self.addItem(self._line)
         self.scene().sigMouseMoved.connect(self._hover)
         self.getPlotItem().vb.sigResized.connect(self._on_resized)  # which labels fit depends on the width
@@ -109,7 +111,7 @@ class BreakdownChart(pg.PlotWidget):  # type: ignore[misc]
             self._bars.append(bar)
         for extra in self._bars[n:]:
             extra.setOpts(x0=[0.0], y=[0.0], width=[0.0])
-        labels: list[tuple[str, float, float, float]] = []
+        labels: list[tuple[str, float, float, float, str]] = []
         top = 0.0
         for i, row in enumerate(self._rows):
             terms = [t for t in row.terms if t.bytes > 0]
@@ -122,7 +124,7 @@ class BreakdownChart(pg.PlotWidget):  # type: ignore[misc]
                 brushes=[pg.mkBrush(c.term(t.name)) for t in terms], pen=pen,
             )
             labels += [
-                (f"{term_title(t.name)}\n{format_bytes(t.bytes, self._unit, 1)}", x0 + w / 2, y, w)
+                (f"{term_title(t.name)}\n{format_bytes(t.bytes, self._unit, 1)}", x0 + w / 2, y, w, c.term(t.name))
                 for t, x0, w in zip(terms, starts, widths, strict=True)
                 if t.share >= self._min_label_share
             ]
@@ -147,29 +149,40 @@ class BreakdownChart(pg.PlotWidget):  # type: ignore[misc]
         self.setXRange(0, x_max, padding=0)
         self.setYRange(0.5, n + 0.5, padding=0.02)
 
-    def _fitting(self, labels: list[tuple[str, float, float, float]], x_max: float) -> list[tuple[str, float, float]]:
-        """The labels whose text fits inside their segment at the chart's current width (all of them, by share
-        alone, before the chart has a size)."""
-        px = self.getPlotItem().vb.width() / x_max if x_max > 0 else 0.0
+    def _fitting(self, labels: list[tuple[str, float, float, float, str]],
+                 x_max: float) -> list[tuple[str, float, float, str]]:
+        """The labels whose text fits inside their segment at the chart's current size, across and down (all of
+        them, by share alone, before the chart has a size)."""
+        box = self.getPlotItem().vb
+        px = box.width() / x_max if x_max > 0 else 0.0
         if px <= 0:
-            return [(text, x, y) for text, x, y, _ in labels]
+            return [(text, x, y, fill) for text, x, y, _, fill in labels]
         metrics = QFontMetrics(self._label_font)
+        bar_px = self.BAR_HEIGHT * box.height() / (max(len(self._rows), 1) * 1.04)  # setYRange's 2% padding
         return [
-            (text, x, y) for text, x, y, w in labels
+            (text, x, y, fill) for text, x, y, w, fill in labels
             if max(metrics.horizontalAdvance(line) for line in text.split("\n")) + 6 <= w * px
+            and metrics.height() * len(text.split("\n")) <= bar_px
         ]
 
-    def _show_labels(self, labels: list[tuple[str, float, float]]) -> None:
+    def _show_labels(self, labels: list[tuple[str, float, float, str]]) -> None:
+        """Each label in the ink that reads on its segment, on a patch of the segment's colour (the capacity line
+        passes under the text, not through it)."""
         while len(self._labels) < len(labels):
-            label = pg.TextItem("", color="#ffffff", anchor=(0.5, 0.5))
+            label = pg.TextItem("", anchor=(0.5, 0.5))
             label.setFont(self._label_font)
+            label.textItem.document().setDocumentMargin(1)  # the patch hugs the text: no box beyond the bar
+            label.setZValue(LABEL_Z)
             self.addItem(label)
             self._labels.append(label)
-        for item, (text, x, y) in zip(self._labels, labels, strict=False):
+        for item, (text, x, y, fill) in zip(self._labels, labels, strict=False):
             if item.toPlainText() != text:
                 item.setText(text)
+            item.setColor(ink_on(fill))
+            item.fill = pg.mkBrush(fill)
             item.setPos(x, y)
             item.setVisible(True)
+            item.update()
         for item in self._labels[len(labels):]:
             item.setVisible(False)
 

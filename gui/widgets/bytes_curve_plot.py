@@ -23,6 +23,7 @@ from gui.palette import colors_for
 
 _BYTE_NAMES = ("B", "kB", "MB", "GB", "TB", "PB", "EB")
 _COUNT_NAMES = ("", "k", "M")
+PLOT_LINES = 10.0  # the plot's least height in lines of text
 
 
 @dataclass(frozen=True)
@@ -51,7 +52,8 @@ class BytesCurvePlot(pg.PlotWidget):  # type: ignore[misc]
         plot.setMouseEnabled(False, False)
         plot.setMenuEnabled(False)
         plot.hideButtons()
-        self._legend = plot.addLegend(offset=(-4, -4), labelTextSize="8pt")  # bottom right: empty there
+        size = f"{self.font().pointSizeF() * 0.9:.1f}pt"  # the page's type, a little smaller: presentation scales it
+        self._legend = plot.addLegend(offset=(-4, -4), labelTextSize=size)  # bottom right: empty there
         self._items: list[pg.PlotDataItem] = []
         self._limit = pg.InfiniteLine(angle=0, movable=False)
         self._limit_label = pg.InfLineLabel(self._limit, text="", position=0.03, anchors=[(0, 1), (0, 1)])
@@ -60,7 +62,7 @@ class BytesCurvePlot(pg.PlotWidget):  # type: ignore[misc]
         plot.addItem(self._marker)
         self._curves: tuple[npt.NDArray[np.float64], list[Curve], tuple[float, str] | None] = (np.ones(1), [], None)
         self._marker_at = (1.0, 1.0)
-        self.setMinimumHeight(170)
+        self.setMinimumHeight(round(PLOT_LINES * self.fontMetrics().height()))  # grows with the type
         self.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         self._ready = True
 

@@ -1,7 +1,9 @@
 """A stacked bar per scenario (weights, workspace, CUDA context, KV cache) against one GPU's memory.
 
-Each bar is a stack of ``BarGraphItem`` segments (``y0`` for stacking), one item per term so that the legend
-names each colour once; two horizontal lines mark the GPU's memory and the share the serving engine may use.
+Each bar is a stack of ``BarGraphItem`` segments (``y0`` for stacking), one item per term; two horizontal lines
+mark the GPU's memory and the share the serving engine may use. The key (each term's colour, each line's style)
+is a wrapped line of text under the plot, in the page's type: a legend or a line label inside the plot would sit on
+the lines (the two lines are a few pixels apart) and would not grow with presentation mode's type.
 The numbers are the engine's (``engine.serving.serving_fit``); this widget only draws them.
 """
 
@@ -12,16 +14,19 @@ from dataclasses import dataclass
 
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, Qt
-from PySide6.QtWidgets import QVBoxLayout, QWidget
+from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from engine.results import Term
 from engine.units import Unit, to_unit
 from gui.palette import colors_for
+from gui.widgets.curve_plot import tick_room
+from gui.widgets.term_legend import unbroken
 from gui.words import term_name
 
 Bars = Sequence[tuple[str, Sequence[Term]]]
 BAR_WIDTH = 0.55
-LEGEND_ROOM = 0.9  # x-range units to the right of the last bar, where the legend sits
+PLOT_LINES = 15.0  # the plot's height in lines of text (grows with presentation mode's type)
+SOLID, DASHED = "━━", "╍╍"
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,7 +39,7 @@ class _Shown:
 
 
 class CapacityChart(QWidget):
-    """Stacked bars of per-GPU terms, the GPU's memory and the usable budget as lines.
+    """Stacked bars of per-GPU terms, the GPU's memory and the usable budget as lines, and their key under them.
 
     Signals: none.
     """
@@ -45,10 +50,14 @@ class CapacityChart(QWidget):
         self.plot.setMenuEnabled(False)
         self.plot.setMouseEnabled(x=False, y=False)
         self.plot.hideButtons()
-        self.plot.setMinimumHeight(260)
+        self.plot.setMinimumHeight(round(PLOT_LINES * self.fontMetrics().height()))
+        tick_room(self.plot.getPlotItem(), self.fontMetrics().height())
+        self.key = QLabel(self, wordWrap=True)
+        self.key.setObjectName("capacityKey")
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.plot)
+        layout.addWidget(self.key)
         self._shown: _Shown | None = None
         self.bar_items: dict[str, pg.BarGraphItem] = {}
 
@@ -71,22 +80,27 @@ class CapacityChart(QWidget):
         item = self.plot.getPlotItem()
         item.clear()
         self.plot.setBackground(c.background)
-        legend = item.legend or item.addLegend(offset=(-10, 10), labelTextColor=c.foreground)
-        legend.clear()
-        names = [t.name for _, terms in bars for t in terms]
+        names = list(dict.fromkeys(t.name for _, terms in bars for t in terms))
         self.bar_items = {}
-        for name in dict.fromkeys(names):
+        for name in names:
             self._add_term(item, name, c.term(name))
-        for label, value, dashed in lines:
+        for _label, value, dashed in lines:
             style = Qt.PenStyle.DashLine if dashed else Qt.PenStyle.SolidLine
             pen = pg.mkPen(c.limit if not dashed else c.muted, width=c.pen(2), style=style)
-            line = pg.InfiniteLine(pos=to_unit(value, unit), angle=0, pen=pen, label=label,
-                                   labelOpts={"position": 0.02, "color": c.foreground, "anchors": [(0, 1), (0, 1)]})
-            item.addItem(line)
+            item.addItem(pg.InfiniteLine(pos=to_unit(value, unit), angle=0, pen=pen))
         self._style_axes(item, [name for name, _ in bars], unit, c.foreground)
         top = max([to_unit(v, unit) for _, v, _ in lines] + [self._stack_top(bars, unit)])
         item.setYRange(0, top * 1.08, padding=0)
-        item.setXRange(-0.6, len(bars) - 0.4 + LEGEND_ROOM, padding=0)
+        item.setXRange(-0.6, len(bars) - 0.4, padding=0)
+        self.key.setText(self._key(names, lines))
+
+    def _key(self, names: list[str], lines: Sequence[tuple[str, int, bool]]) -> str:
+        """Each term's swatch and name, then each line's style and label; no break inside an entry."""
+        c = colors_for(self)
+        entries = [(c.term(n), "■", term_name(n)) for n in names]
+        entries += [(c.muted if dashed else c.limit, DASHED if dashed else SOLID, label) for label, _, dashed in lines]
+        return "&nbsp;&nbsp; ".join(f'<span style="color:{colour}">{mark}</span>&nbsp;{unbroken(text)}'
+                                    for colour, mark, text in entries)
 
     def _add_term(self, item: pg.PlotItem, name: str, color: str) -> None:
         assert self._shown is not None
@@ -104,7 +118,6 @@ class CapacityChart(QWidget):
                 below += to_unit(t.bytes, unit)
         bar = pg.BarGraphItem(x=xs, height=heights, y0=bottoms, width=BAR_WIDTH, brush=color, pen=pg.mkPen(None))
         item.addItem(bar)
-        item.legend.addItem(bar, term_name(name))
         self.bar_items[name] = bar
 
     @staticmethod

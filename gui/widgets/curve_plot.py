@@ -30,6 +30,33 @@ def cache_axes(plot: pg.PlotItem) -> None:
         plot.getAxis(name).setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
 
 
+def tick_room(plot: pg.PlotItem, line_height: int) -> None:
+    """Give the bottom axis a whole line of height for its labels: pyqtgraph sizes it for 80% of their height, so
+    tall glyphs (Chinese) lose their last pixels, at the edge of the view or of the axis' cached drawing."""
+    plot.getAxis("bottom").setStyle(autoExpandTextSpace=False, tickTextHeight=line_height)
+
+
+class DecadeAxis(pg.AxisItem):  # type: ignore[misc]
+    """An axis that, on a log scale, ticks every power of ten with a label and 2x to 9x each power without one:
+    pyqtgraph labels those too when it judges there is room, and on a wide chart they run into each other
+    ("3·10²4·10²"); at some widths its major level is half a decade and the powers lose their labels altogether."""
+
+    def tickValues(self, low: float, high: float, size: float) -> list[tuple[float | None, list[float]]]:
+        if not self.logMode:
+            return list(super().tickValues(low, high, size))
+        powers = [float(p) for p in range(math.ceil(low), math.floor(high) + 1)]
+        minor = [p + math.log10(m) for p in range(math.floor(low), math.ceil(high)) for m in range(2, 10)]
+        return [(1.0, powers), (None, [v for v in minor if low < v < high])]
+
+    def tickStrings(self, values: list[float], scale: float, spacing: float | None) -> list[str]:
+        strings: list[str] = super().tickStrings(values, scale, spacing)
+        if not self.logMode:
+            return strings
+        if spacing is None:  # pyqtgraph's minor level (1x-9x each power): the powers are the major level's
+            return [""] * len(strings)
+        return [text if abs(v - round(v)) < 1e-9 else "" for v, text in zip(values, strings, strict=True)]
+
+
 class CurvePlot(pg.PlotWidget):  # type: ignore[misc]
     """Bytes (shown in GB or GiB) against x, optionally on a log-2 x axis.
 
@@ -39,7 +66,7 @@ class CurvePlot(pg.PlotWidget):  # type: ignore[misc]
     _ready = False  # set once built: Qt sends a PaletteChange while the base class is constructed
 
     def __init__(self, x_label: str, log_x: bool = False, parent: QWidget | None = None) -> None:
-        super().__init__(parent, background=None)
+        super().__init__(parent, background=None, axisItems={"bottom": DecadeAxis("bottom")})
         self._log_x = log_x
         self.setMenuEnabled(False)
         self.setMouseEnabled(False, False)

@@ -13,7 +13,7 @@ from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QBrush, QColor, QFont, QPainterPath, QPen, QPolygonF
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsPathItem, QGraphicsScene, QGraphicsTextItem
 
-BOX_W, BOX_H = 176.0, 78.0
+BOX_W, BOX_H = 168.0, 78.0
 BEND = 26.0  # how far an arrow bows out to its left (two opposite arrows never overlap)
 HEAD = 9.0
 LABEL_AT = 0.4  # labels sit before the middle, so two crossing arrows never stack their labels

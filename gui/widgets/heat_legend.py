@@ -1,5 +1,6 @@
 """The key to the heat maps: swatches for positive, negative and masked (−∞) cells, and the reading
-convention (rows are queries, columns are keys).
+convention of the query × key matrices (rows are queries, columns are keys), shown only under those: under the
+token matrices (X, Q, K, V, the output) rows are tokens and columns their dimensions.
 
 Signals: none.
 """
@@ -31,6 +32,10 @@ class HeatLegend(QWidget):
         layout.addStretch(1)
         layout.addWidget(self.convention)
         self._paint()
+
+    def show_convention(self, on: bool) -> None:
+        """Show the rows-and-columns convention (for a query × key matrix) or hide it."""
+        self.convention.setVisible(on)
 
     def _paint(self) -> None:
         hc = heat_colors(colors_for(self))

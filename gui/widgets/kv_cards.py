@@ -27,7 +27,7 @@ class KvCard(QFrame):
         self.setFrameShape(QFrame.Shape.StyledPanel)
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Maximum)
         self.name = QLabel(self)
-        self.kind = QLabel(self)
+        self.kind = QLabel(self, wordWrap=True)  # three cards share a row, at any type size
         self.value = QLabel(self)
         self.value.setObjectName("kvValue")
         font = self.value.font()

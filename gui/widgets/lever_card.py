@@ -20,12 +20,11 @@ from engine.levers import Lever
 from engine.terms import Scope, in_scope
 from engine.training.estimate import Estimate
 from engine.units import Unit, format_bytes
-from gui.palette import colors_for
+from gui.palette import CHECKED_BUTTON, colors_for
 from gui.widgets.term_bars import BarRow, TermBars
 from gui.words import term_name
 
-STYLE = ("QPushButton:checked { background: palette(highlight); color: palette(highlighted-text); }"
-         "LeverCard[leading=\"true\"] { border: 2px solid palette(highlight); border-radius: 4px; }")
+STYLE = CHECKED_BUTTON + "LeverCard[leading=\"true\"] { border: 2px solid palette(highlight); border-radius: 4px; }"
 
 
 def _label(parent: QWidget, *, bold: bool = False, muted: bool = False, scale: float = 1.0) -> QLabel:
@@ -61,7 +60,7 @@ class LeverCard(QFrame):
         self._lever: Lever | None = None
         layout = QVBoxLayout(self)
         self.badge = _label(self, bold=True)
-        self.badge.setForegroundRole(QPalette.ColorRole.Highlight)
+        self.badge.setForegroundRole(QPalette.ColorRole.Link)  # the highlight is for fills: too dark as ink
         self.badge.setVisible(False)
         heading, sub, self.moves = _label(self, bold=True, scale=1.25), _label(self), _label(self, muted=True)
         heading.setText(title)

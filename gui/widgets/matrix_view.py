@@ -19,10 +19,17 @@ from gui.palette import colors_for
 from gui.widgets.cell_text import CellTextItem, cell_label
 from gui.widgets.heat_colors import cell_rgba, heat_colors, ink_for
 
-LABEL_WIDTH = 52  # the row labels' axis
-LABEL_HEIGHT = 24  # the column labels' axis
-#: pixels around the cells (labels, title, frame), so that a layout can give every cell the same square size
-CHROME = (LABEL_WIDTH + 2, LABEL_HEIGHT + 32)
+
+def label_sizes(line: int) -> tuple[int, int]:
+    """The row labels' axis width and the column labels' axis height for text ``line`` pixels tall (a larger
+    type, presentation mode's, needs larger axes: pyqtgraph drops a label that does not fit its axis)."""
+    return max(52, round(3.1 * line)), max(24, round(1.45 * line))
+
+
+def chrome(line: int) -> tuple[int, int]:
+    """Pixels around the cells (labels, title, frame), so that a layout can give every cell the same square size."""
+    width, height = label_sizes(line)
+    return width + 2, height + max(32, round(1.9 * line))
 
 
 class MatrixView(pg.PlotWidget):  # type: ignore[misc]
@@ -50,8 +57,9 @@ class MatrixView(pg.PlotWidget):  # type: ignore[misc]
         plot.hideButtons()
         plot.hideAxis("bottom")
         plot.showAxis("top")
-        plot.getAxis("left").setWidth(LABEL_WIDTH)
-        plot.getAxis("top").setHeight(LABEL_HEIGHT)
+        label_w, label_h = label_sizes(self.fontMetrics().height())
+        plot.getAxis("left").setWidth(label_w)
+        plot.getAxis("top").setHeight(label_h)
         plot.getViewBox().setDefaultPadding(0.0)
         self.setMinimumSize(90, 90)
         self.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # a click focuses the page, whose keys drive the steps
@@ -71,7 +79,7 @@ class MatrixView(pg.PlotWidget):  # type: ignore[misc]
         plot.getAxis("left").setTicks([[(i + 0.5, _elide(t)) for i, t in enumerate(rows)]])
         plot.getAxis("top").setTicks([[(j + 0.5, _elide(t)) for j, t in enumerate(cols)]])
         self._title = title
-        plot.setTitle(title, color=colors_for(self).foreground)
+        plot.setTitle(title, color=colors_for(self).foreground, size=self._title_size())
         plot.getViewBox().setRange(QRectF(0, 0, n_cols, n_rows), padding=0.0)
         self._mark.hide()
         self._redraw()
@@ -147,8 +155,12 @@ class MatrixView(pg.PlotWidget):  # type: ignore[misc]
         mark_pen = QPen(QColor(colors.foreground), 2.5)
         mark_pen.setCosmetic(True)
         self._mark.setPen(mark_pen)
-        plot.setTitle(self._title, color=colors.foreground)
+        plot.setTitle(self._title, color=colors.foreground, size=self._title_size())
         self._redraw()
+
+    def _title_size(self) -> str:
+        """The title in the widget's own type (pyqtgraph's default stays at 9 pt in presentation mode)."""
+        return f"{self.font().pointSizeF():.1f}pt"
 
     def changeEvent(self, event: QEvent) -> None:
         super().changeEvent(event)

@@ -11,6 +11,7 @@ from PySide6.QtGui import QColor, QPainter, QPaintEvent
 from PySide6.QtWidgets import QLabel, QSizePolicy, QVBoxLayout, QWidget
 
 from engine.serving import MlaComparison
+from engine.serving.mla import DEPLOYED_KV_BITS
 from gui.palette import colors_for
 
 MAX_WIDTH = 520
@@ -76,5 +77,10 @@ class MlaPanel(QWidget):
         self.published.setText(self.tr(
             "Published: {p:.1%} smaller; rebuilt from the formulas with V2's 6-bit cache: {r:.1%}.").format(
             p=c.published, r=c.published_reconstructed))
-        self.note.setText(c.note)
+        self.note.setText(self.tr(
+            "The published {p:.1%} compares {mla}'s deployed cache (about {bits} bits per element, {mla_layers} "
+            "layers) with {gqa}'s (16-bit, {gqa_layers} layers). In the same dtype ({dtype}), {mla} caches {lfl:.1%} "
+            "less per token ({mla_layers} vs {gqa_layers} layers) and {layer:.1%} less per layer.").format(
+            p=c.published, mla=c.mla_model, bits=DEPLOYED_KV_BITS, mla_layers=c.mla_layers, gqa=c.gqa_model,
+            gqa_layers=c.gqa_layers, dtype=c.dtype.value, lfl=c.like_for_like, layer=c.per_layer))  # c.note, in words
         self.setToolTip(c.source)

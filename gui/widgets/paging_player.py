@@ -16,6 +16,7 @@ from gui.widgets.paging_lane import Lane
 
 TICK_MS = 33
 SPEEDS = (1, 2, 4, 8, 16, 32, 64)  # decoding steps per tick
+SPEED_LINES = 6.0  # the speed slider's length in lines of text
 
 
 class PagingPlayer(QWidget):
@@ -45,6 +46,8 @@ class PagingPlayer(QWidget):
         self.speed = QSlider(Qt.Orientation.Horizontal, self)
         self.speed.setRange(0, len(SPEEDS) - 1)
         self.speed.setValue(3)
+        self.speed.setObjectName("pagingSpeed")
+        self.speed.setMinimumWidth(round(SPEED_LINES * self.fontMetrics().height()))  # grows with the type
         self.speed_label = QLabel(self)
         self.speed.valueChanged.connect(self._show_speed)
         self._layout()

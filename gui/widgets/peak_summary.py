@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QFormLayout, QHBoxLayout, QLabel, QVBoxLayout, QWidget
+from PySide6.QtCore import QSize
+from PySide6.QtGui import QResizeEvent
+from PySide6.QtWidgets import QBoxLayout, QFormLayout, QLabel, QLayout, QVBoxLayout, QWidget
 
 from engine.training import Estimate, Verdict
 from engine.units import Unit, format_bytes
@@ -48,10 +50,25 @@ class PeakSummary(QWidget):
         left.addWidget(self.big)
         left.addWidget(self.caption)
         left.addWidget(self.verdict)
-        row = QHBoxLayout(self)
-        row.setContentsMargins(0, 0, 0, 0)
-        row.addLayout(left, 3)
-        row.addLayout(levels, 2)
+        self._row = QBoxLayout(QBoxLayout.Direction.LeftToRight, self)
+        self._row.setContentsMargins(0, 0, 0, 0)
+        self._row.setSizeConstraint(QLayout.SizeConstraint.SetNoConstraint)  # narrow enough to stack (below)
+        self._row.addLayout(left, 3)
+        self._row.addLayout(levels, 2)
+        self._parts = (left, levels)
+
+    def minimumSizeHint(self) -> QSize:
+        """As narrow as the number over the levels: side by side is a choice made when there is room."""
+        hint = super().minimumSizeHint()
+        return QSize(max(part.minimumSize().width() for part in self._parts), hint.height())
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        """The three levels beside the number when both fit across, under it when not (a large type size)."""
+        super().resizeEvent(event)
+        need = sum(part.minimumSize().width() for part in self._parts) + self._row.spacing()
+        wanted = QBoxLayout.Direction.LeftToRight if event.size().width() >= need else QBoxLayout.Direction.TopToBottom
+        if self._row.direction() != wanted:
+            self._row.setDirection(wanted)
 
     def _level_tip(self) -> str:
         return self.tr(

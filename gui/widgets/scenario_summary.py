@@ -7,6 +7,7 @@ from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QLabel, QWidget
 
 from engine.specs import Loss
+from gui.choices import method_label, short_label
 from gui.page_state import Fields, touches
 from gui.scenario import Scenario
 
@@ -35,17 +36,18 @@ class ScenarioSummary(QLabel):
     def refresh(self) -> None:
         sc = self._scenario
         s = sc.setup
-        sharding = "" if s.gpus == 1 else f", {s.sharding.value}"
+        sharding = "" if s.gpus == 1 else f", {short_label(s.sharding)}"
         self.setText(
             self.tr("For your setup: {model}, {method}, {precision}, {optimizer}, batch {batch} × {seq} tokens, "
-                    "{attention} attention, checkpointing {ckpt}, {gpus} × {gpu}{sharding}").format(
-                model=sc.model.label, method=s.method.value, precision=s.precision.value,
-                optimizer=s.optimizer.value, batch=s.batch, seq=f"{s.seq_len:,}", attention=s.attention.value,
-                ckpt=s.checkpointing.value, gpus=s.gpus, gpu=sc.gpu.name, sharding=sharding)
+                    "{attention}, {ckpt}, {gpus} × {gpu}{sharding}").format(
+                model=sc.model.label, method=method_label(s.method), precision=s.precision.value,
+                optimizer=short_label(s.optimizer), batch=s.batch, seq=f"{s.seq_len:,}",
+                attention=short_label(s.attention), ckpt=short_label(s.checkpointing), gpus=s.gpus, gpu=sc.gpu.name,
+                sharding=sharding)
             + self._long_context()
         )
 
     def _long_context(self) -> str:
         s = self._scenario.setup
-        loss = self.tr(", loss {loss}").format(loss=s.loss.value) if s.loss is not Loss.STANDARD else ""
+        loss = f", {short_label(s.loss)}" if s.loss is not Loss.STANDARD else ""
         return loss + (self.tr(", activations offloaded") if s.activation_offload else "")

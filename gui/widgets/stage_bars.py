@@ -3,7 +3,7 @@
 Segments are ``StageMemory.segments()`` (each role's resident bytes, the working set that sets the peak, the
 allocator's reserve and the CUDA context), so a bar's length is the stage's device total: a colocated rollout
 engine's share is a segment of it. A vLLM server's bytes, on GPUs of their own, are named after the total, not
-drawn. A dashed line marks the GPU's memory; a click on a bar selects that stage.
+drawn. A dashed line marks the GPU's memory (named under the axis); a click on a bar selects that stage.
 """
 
 from __future__ import annotations
@@ -90,8 +90,7 @@ class StageBars(pg.PlotWidget):  # type: ignore[misc]
         if stages:
             gpu = stages[0].gpu
             line = pg.InfiniteLine(pos=gpu.memory_bytes / unit.size, angle=90,
-                                   pen=pg.mkPen(c.limit, width=c.pen(1.5), style=pg.QtCore.Qt.PenStyle.DashLine),
-                                   label=gpu.name, labelOpts={"position": 0.04, "color": c.foreground})
+                                   pen=pg.mkPen(c.limit, width=c.pen(1.5), style=pg.QtCore.Qt.PenStyle.DashLine))
             self.addItem(line)
             longest = max(*self.totals().values(), gpu.memory_bytes / unit.size)
             self.setXRange(0, longest * 1.22, padding=0)
@@ -103,7 +102,10 @@ class StageBars(pg.PlotWidget):  # type: ignore[misc]
         for side in ("left", "bottom"):
             self.getAxis(side).setPen(pg.mkPen(c.muted))
             self.getAxis(side).setTextPen(pg.mkPen(c.foreground))
-        self.setLabel("bottom", unit.value + " " + self.tr("per GPU"))
+        # the GPU is named under the axis: a label on the line sat on the first bar's total, or above the plot
+        gpu_name = stages[0].gpu.name if stages else ""
+        self.setLabel("bottom", self.tr("{unit} per GPU · dashed line: {gpu}").format(unit=unit.value, gpu=gpu_name)
+                      if stages else unit.value)
 
     def _clicked(self, event: object) -> None:
         if self._args is None:

@@ -8,21 +8,22 @@ fed with its weights. Bytes on the boxes are the engine's, per GPU.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, QPointF, QRectF, Qt, Signal
+from PySide6.QtCore import QEvent, QPointF, QRectF, QSize, Qt, Signal
 from PySide6.QtGui import QColor, QHideEvent, QPainter, QPen, QResizeEvent
-from PySide6.QtWidgets import QGraphicsScene, QGraphicsView, QWidget
+from PySide6.QtWidgets import QGraphicsScene, QGraphicsView, QSizePolicy, QWidget
 
 from engine.alignment import FLOWS, Mode, RoleCost, StageMemory
 from engine.units import Unit, format_bytes
 from gui.palette import colors_for
-from gui.widgets.diagram_items import add_arrow, add_box, arrow_path, diagram_font
+from gui.widgets.diagram_items import TEXT_PX, add_arrow, add_box, arrow_path, diagram_font
 from gui.widgets.flow_player import FlowPlayer
 from gui.widgets.role_style import fill, in_memory, outline, role_color
 from gui.words import engine_text, held_as, role_name
 
-POSITIONS = {"rollout": (0, 0), "critic": (320, 0), "reward": (640, 0), "data": (0, 150), "policy": (320, 150),
-             "loss": (640, 150), "reference": (320, 300)}
-LEGEND_Y = 400.0
+POSITIONS = {"rollout": (0, 0), "critic": (300, 0), "reward": (600, 0), "data": (0, 150), "policy": (300, 150),
+             "loss": (600, 150), "reference": (300, 300)}
+LEGEND_GAP = 34.0  # from the lowest box to the key under the drawing
+MIN_LINES, HINT_LINES = 22.0, 40.0  # the view's least and preferred width in lines of text
 
 
 class StageDiagram(QGraphicsView):
@@ -41,7 +42,11 @@ class StageDiagram(QGraphicsView):
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.setFrameShape(QGraphicsView.Shape.NoFrame)
-        self.setMinimumSize(360, 240)
+        line = self.fontMetrics().height()
+        self.setMinimumSize(round(MIN_LINES * line), round(MIN_LINES * line * 0.5))
+        policy = QSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Maximum)
+        policy.setHeightForWidth(True)  # as tall as its drawing at this width: no empty band above or below
+        self.setSizePolicy(policy)
         self.player = FlowPlayer(self)
         self.player.playing_changed.connect(self.playing_changed)
         self._shown: tuple[StageMemory, dict[str, str], Unit] | None = None
@@ -101,6 +106,7 @@ class StageDiagram(QGraphicsView):
                       background=QColor(c.background), dashed=True)
         self._legend(scene)
         scene.setSceneRect(scene.itemsBoundingRect().adjusted(-10, -10, 10, 10))
+        self.updateGeometry()  # a stage of another shape: the layout asks heightForWidth again
         self._fit()
 
     def _box_text(self, node: str, role: RoleCost | None, labels: dict[str, str], unit: Unit) -> str:
@@ -115,18 +121,35 @@ class StageDiagram(QGraphicsView):
 
     def _legend(self, scene: QGraphicsScene) -> None:
         c = colors_for(self)
+        ink = QColor(c.foreground)  # the key is about the outline's style: each role keeps its own colour
         entries = [
-            (QPen(role_color(c, "policy"), 2), self.tr("trained")),
-            (QPen(role_color(c, "policy"), 2, Qt.PenStyle.DashLine), self.tr("frozen (inference only)")),
-            (QPen(QColor(c.muted), 2, Qt.PenStyle.DotLine), self.tr("can be a program rather than a model")),
+            (QPen(ink, 2), self.tr("trained")),
+            (QPen(ink, 2, Qt.PenStyle.DashLine), self.tr("frozen (inference only)")),
+            (QPen(ink, 2, Qt.PenStyle.DotLine), self.tr("can be a program rather than a model")),
         ]
-        x = 0.0
+        x, y = 0.0, scene.itemsBoundingRect().bottom() + LEGEND_GAP  # under the drawing, whatever its rows
         for pen, text in entries:
-            scene.addRect(QRectF(x, LEGEND_Y, 28, 18), pen)
+            scene.addRect(QRectF(x, y, 28, 18), pen)
             label = scene.addSimpleText(text, diagram_font())
             label.setBrush(QColor(c.foreground))
-            label.setPos(x + 36, LEGEND_Y)
+            label.setPos(x + 36, y)
             x += 36 + label.boundingRect().width() + 28
+
+    def hasHeightForWidth(self) -> bool:
+        return True
+
+    def heightForWidth(self, width: int) -> int:
+        """The drawing's height at ``width``: the view's shape is the scene's."""
+        rect = self.sceneRect()
+        return round(width * rect.height() / rect.width()) if rect.width() > 0 else super().heightForWidth(width)
+
+    def width_for_text(self, pixels: float) -> float:
+        """The view's width at which its text is drawn ``pixels`` tall (the drawing fills the width)."""
+        return self.sceneRect().width() * pixels / TEXT_PX
+
+    def sizeHint(self) -> QSize:
+        width = round(HINT_LINES * self.fontMetrics().height())
+        return QSize(width, self.heightForWidth(width))
 
     def _fit(self) -> None:
         self.fitInView(self.sceneRect(), Qt.AspectRatioMode.KeepAspectRatio)

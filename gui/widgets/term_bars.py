@@ -21,6 +21,7 @@ from gui.palette import colors_for
 
 FADED_ALPHA = 70
 BAR_WIDTH = 0.6
+MIN_LINES = 9.0  # the chart's least height in lines of text (grows with presentation mode's type)
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,10 +45,12 @@ class TermBars(pg.PlotWidget):  # type: ignore[misc]
         self.setMenuEnabled(False)
         self.setMouseEnabled(x=False, y=False)
         self.hideButtons()
-        self.setMinimumHeight(150)
         metrics = QFontMetrics(self.font())  # room for the tick labels at any type size (presentation mode)
+        self.setMinimumHeight(max(150, round(MIN_LINES * metrics.height())))
         self.getAxis("left").setStyle(autoExpandTextSpace=False, tickTextWidth=metrics.horizontalAdvance("00000"))
         self.getAxis("bottom").setStyle(autoExpandTextSpace=False, tickTextHeight=metrics.height())
+        left, _top, right, bottom = self.getPlotItem().layout.getContentsMargins()
+        self.getPlotItem().layout.setContentsMargins(left, metrics.height() / 2, right, bottom)  # the top label's half
         self._rows: list[BarRow] = []
         self._unit = Unit.GB
         self._labels = ("before", "after")

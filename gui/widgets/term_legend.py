@@ -3,6 +3,7 @@ under a breakdown bar, or one term a line (``vertical``) in a side panel."""
 
 from __future__ import annotations
 
+import html
 from collections.abc import Sequence
 
 from PySide6.QtWidgets import QLabel, QWidget
@@ -11,6 +12,14 @@ from engine.results import Term
 from engine.units import Unit, format_bytes
 from gui.palette import colors_for
 from gui.words import term_title
+
+WORD_JOINER = "\u2060"  # no line break here (Chinese otherwise breaks between any two characters)
+
+
+def unbroken(text: str) -> str:
+    """Plain ``text`` (HTML-escaped) with no line break inside it: a wrapped legend breaks between its entries,
+    never inside one ("CUDA / context", "CUDA 執行環 / 境")."""
+    return WORD_JOINER.join("&nbsp;" if ch == " " else html.escape(ch) for ch in text)
 
 
 class TermLegend(QLabel):
@@ -31,8 +40,8 @@ class TermLegend(QLabel):
         """Each (term name, bytes) above zero, in the order given."""
         c = colors_for(self)
         parts = [
-            f'<span style="color:{c.term(name)}">■</span>&nbsp;{term_title(name)}&nbsp;'
-            f"<b>{format_bytes(n_bytes, unit, 1)}</b>"
+            f'<span style="color:{c.term(name)}">■</span>&nbsp;{unbroken(term_title(name))}&nbsp;'
+            f"<b>{unbroken(format_bytes(n_bytes, unit, 1))}</b>"
             for name, n_bytes in amounts
             if n_bytes > 0
         ]

@@ -2,7 +2,8 @@
 
 The x axis is the prediction's moments (``engine.training.timeline``: each layer's forward and backward, the
 loss, the optimizer step), ticked where each phase begins; y is bytes in the scenario's unit. Each term is a band
-(``pyqtgraph.FillBetweenItem`` between running totals) in its colour from ``gui.palette``; the peak is marked.
+(``pyqtgraph.FillBetweenItem`` between running totals) in its colour from ``gui.palette``; the peak is marked
+(its value is the side panel's headline: a label beside the dot sat on the step labels and the reserved line).
 A measurement (``engine.snapshot.overlay.Overlay``) adds the measured allocated curve (solid) and reserved curve
 (dashed), and its peak. Hovering moves a cursor and emits ``hovered`` with the nearest moment; the page says
 what it holds. Every number drawn is the engine's; this widget only places it.
@@ -10,23 +11,27 @@ what it holds. Every number drawn is the engine's; this widget only places it.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, QPointF, Qt, Signal
-from PySide6.QtGui import QColor
+from PySide6.QtGui import QColor, QFontMetrics
 from PySide6.QtWidgets import QLabel, QWidget
 
 from engine.snapshot.overlay import Overlay
 from engine.training.timeline import Timeline
-from engine.units import Unit, format_bytes
+from engine.units import Unit
 from gui.palette import colors_for
-from gui.widgets.curve_plot import cache_axes, nice_ceiling
+from gui.widgets.curve_plot import cache_axes, nice_ceiling, tick_room
+from gui.widgets.term_legend import unbroken
 from gui.words import phase_name
 
 # the term bands' opacity (the measured lines stay readable on top)
 BAND_ALPHA = 215
 # how far a phase's label may reach past the end of the axis (the optimizer step's, at the last moment)
 LABEL_OVERFLOW_PX = 40
+PLOT_LINES = 15.0  # the chart's least height in lines of text
 
 
 class TimelineChart(pg.PlotWidget):  # type: ignore[misc]
@@ -59,22 +64,21 @@ class TimelineChart(pg.PlotWidget):  # type: ignore[misc]
         for z, item in enumerate(self._measured):
             item.setZValue(20 - z)
         self._reserved_line = pg.InfiniteLine(angle=0, movable=False)
-        self._reserved_label = pg.InfLineLabel(self._reserved_line, text="", position=0.02, anchors=[(0, 1), (0, 1)])
         self._steps = [pg.InfiniteLine(angle=90, movable=False) for _ in range(2)]
         self._step_labels = [pg.InfLineLabel(line, text="", position=0.97, anchors=[(0, 0), (0, 0)])
                              for line in self._steps]
         self._cursor = pg.InfiniteLine(angle=90, movable=False)
         self._peak = pg.ScatterPlotItem(size=11, symbol="o")
         self._measured_peak = pg.ScatterPlotItem(size=12, symbol="d")
-        self._peak_label = pg.TextItem(anchor=(1.0, 1.0))
-        for item in (self._reserved_line, *self._steps, self._cursor, self._peak, self._measured_peak,
-                     self._peak_label):
+        for item in (self._reserved_line, *self._steps, self._cursor, self._peak, self._measured_peak):
             plot.addItem(item)
-        for item in (self._peak, self._measured_peak, self._peak_label):
+        for item in (self._peak, self._measured_peak):
             item.setZValue(30)
         self._cursor.setVisible(False)
         self.scene().sigMouseMoved.connect(self._mouse_moved)
-        self.setMinimumHeight(260)
+        self.setMinimumHeight(round(PLOT_LINES * self.fontMetrics().height()))  # grows with the type
+        tick_room(plot, self.fontMetrics().height())
+        plot.vb.sigResized.connect(self._show_ticks)  # which phase labels fit depends on the width
         self._restyle()
         self._ready = True
 
@@ -134,7 +138,6 @@ class TimelineChart(pg.PlotWidget):  # type: ignore[misc]
         self._measured[0].setPen(pg.mkPen(c.foreground, width=c.pen(1.6)))
         self._measured[1].setPen(pg.mkPen(c.muted, width=c.pen(1.4), style=Qt.PenStyle.DashLine))
         self._reserved_line.setPen(pg.mkPen(c.limit, width=c.pen(1), style=Qt.PenStyle.DotLine))
-        self._reserved_label.setColor(c.muted)
         for line, label in zip(self._steps, self._step_labels, strict=True):
             line.setPen(pg.mkPen(c.grid, width=c.pen(1), style=Qt.PenStyle.DashLine))
             label.setColor(c.muted)
@@ -143,7 +146,6 @@ class TimelineChart(pg.PlotWidget):  # type: ignore[misc]
         self._peak.setPen(pg.mkPen(c.background, width=c.pen(1.5)))
         self._measured_peak.setBrush(pg.mkBrush(c.foreground))
         self._measured_peak.setPen(pg.mkPen(c.background, width=c.pen(1.5)))
-        self._peak_label.setColor(c.foreground)
 
     def _redraw(self) -> None:
         t = self._timeline
@@ -180,19 +182,35 @@ class TimelineChart(pg.PlotWidget):  # type: ignore[misc]
         peak = t.points[t.peak_index]
         y = peak.allocated_bytes / self._unit.size
         self._peak.setData([float(t.peak_index)], [y])
-        self._peak_label.setText(format_bytes(peak.allocated_bytes, self._unit))
-        self._peak_label.setPos(float(t.peak_index), y)
-        self._peak_label.setAnchor((1.0, 1.0) if t.peak_index > len(t.points) / 2 else (0.0, 1.0))
         starts = [next(p.index for p in t.points if p.step == step) for step in (1, 2)]
         for line, label, at, step in zip(self._steps, self._step_labels, starts, (1, 2), strict=True):
             line.setPos(at)
             label.setFormat(self.tr("Step {n}").format(n=step))
-        self._reserved_line.setVisible(self._reserved is not None)
+        self._reserved_line.setVisible(self._reserved is not None)  # its value is in the key (TimelineKey)
         if self._reserved is not None:
             self._reserved_line.setPos(self._reserved / self._unit.size)
-            self._reserved_label.setFormat(format_bytes(self._reserved, self._unit))
-        self.getPlotItem().getAxis("bottom").setTicks([self._phase_ticks(t)])
+        self._show_ticks()
         self.getPlotItem().setLabel("left", self._unit.value)
+
+    def _show_ticks(self) -> None:
+        """The phase labels that fit side by side at the chart's width (left to right, half a line apart)."""
+        if self._timeline is None:
+            return
+        ticks = self._phase_ticks(self._timeline)
+        box, n = self.getPlotItem().vb, len(self._timeline.points)
+        px = box.width() / (n * 1.03 + 1.5) if box.width() > 0 else 0.0
+        metrics = QFontMetrics(self.getPlotItem().getAxis("bottom").font())
+        kept: list[tuple[float, str]] = []
+        right = -math.inf
+        for x, text in ticks:
+            half = metrics.horizontalAdvance(text) / 2
+            if px <= 0 or x * px - half >= right + metrics.height() / 2:
+                kept.append((x, text))
+                right = x * px + half
+        axis = self.getPlotItem().getAxis("bottom")
+        if getattr(self, "_ticks", None) != kept:
+            self._ticks = kept
+            axis.setTicks([kept])
 
     def _phase_ticks(self, t: Timeline) -> list[tuple[float, str]]:
         """One label per phase of each step, at the middle of its moments; the optimizer step (one moment, right
@@ -241,15 +259,17 @@ class TimelineKey(QLabel):
         self.setTextFormat(Qt.TextFormat.RichText)
         self._entries: list[str] = []
 
-    def show_entries(self, measured: bool) -> None:
+    def show_entries(self, measured: bool, reserved: str = "") -> None:
+        """The lines' names; ``reserved`` is the predicted reserved level's value (the line carries no label)."""
         c = colors_for(self)
-        entries = [(c.limit, "┈┈┈", self.tr("reserved (predicted)"))]
+        entries = [(c.limit, "┈┈┈", self.tr("reserved (predicted)") + (f" {reserved}" if reserved else ""))]
         if measured:
             entries += [(c.foreground, "━━━", self.tr("measured: allocated")),
                         (c.muted, "╍╍╍", self.tr("measured: reserved"))]
         self._entries = [text for _, _, text in entries]
         self.setText("&nbsp;&nbsp;&nbsp; ".join(
-            f'<span style="color:{color}">{line}</span>&nbsp;{text}' for color, line, text in entries))
+            f'<span style="color:{color}">{line}</span>&nbsp;{unbroken(text)}'
+            for color, line, text in entries))
 
     def entries(self) -> list[str]:
         return list(self._entries)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from PySide6.QtCore import QByteArray, Qt
 from PySide6.QtGui import QKeySequence
 from pytestqt.qtbot import QtBot
@@ -84,3 +86,19 @@ def test_quit_action_closes(qtbot: QtBot, window: MainWindow) -> None:
     qtbot.waitExposed(window)
     window.actions_by_id["quit"].trigger()
     assert not window.isVisible()
+
+
+def test_a_theme_change_builds_the_pages_again_in_its_colours(qtbot: QtBot, window: MainWindow,
+                                                               theme: ThemeManager) -> None:
+    """Issue 17: after View > Theme > Dark the charts kept their light background (pyqtgraph caches it) and the
+    verdict, legend and roadmap their light-theme colours; the pages are now rebuilt, as for a language."""
+    from gui.palette import DARK, colors_for
+
+    before = window.pages.currentWidget()
+    window.scenario.update(batch=2)
+    window.actions_by_id["theme:dark"].trigger()
+    page: Any = window.pages.currentWidget()
+    assert page is not before
+    assert colors_for(page.breakdown) is DARK
+    assert window.scenario.setup.batch == 2  # nothing the user set is lost
+    assert window.actions_by_id["theme:dark"].isChecked()

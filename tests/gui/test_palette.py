@@ -63,3 +63,15 @@ def test_host_terms_drawn_together_are_distinct(theme: Colors) -> None:
     assert len({theme.term(t) for t in host}) == len(host)
     assert theme.term("model_loading") == theme.term("weights")
     assert theme.term("offloaded_states") == theme.term("optimizer_states")
+
+
+def test_labels_on_bars_take_the_ink_that_reads() -> None:
+    """Issue 17: white labels on the dark theme's light bar colours read at about 2.2:1."""
+    from gui.palette import DARK, LIGHT, ink_on
+
+    for colours in (LIGHT, DARK):
+        for name, fill in colours.terms.items():
+            best = max(contrast("#ffffff", fill), contrast(LIGHT.foreground, fill))
+            assert contrast(ink_on(fill), fill) == best, name
+    assert ink_on(DARK.term("weights")) == LIGHT.foreground
+    assert ink_on(LIGHT.term("weights")) == "#ffffff"

@@ -8,6 +8,7 @@ from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
 from gui.palette import is_dark
+from gui.style import AppStyle
 from gui.theme import ThemeManager, ThemeMode, dark_palette, light_palette
 
 
@@ -22,7 +23,9 @@ def test_set_mode_applies_and_signals(qtbot: QtBot, qapp: QApplication, theme: T
     assert signal.args == ["dark"]
     assert theme.is_dark()
     assert is_dark(qapp.palette())
-    assert qapp.style().name().lower() == "fusion"
+    style = qapp.style()
+    assert isinstance(style, AppStyle)
+    assert style.baseStyle().name().lower() == "fusion"
 
 
 def test_same_mode_does_not_signal(qtbot: QtBot, theme: ThemeManager) -> None:

@@ -215,3 +215,12 @@ def test_the_page_takes_the_keys_when_shown(qtbot: QtBot) -> None:
     qtbot.keyClick(page, Qt.Key.Key_End)
     assert page.player.index == 7
     page.close()
+
+
+def test_rows_are_queries_only_under_the_query_by_key_matrices(page: AttentionPage) -> None:
+    """Issue 17: "Rows are queries, columns are keys" stood under the X matrix of step 1 (rows are tokens there)."""
+    shown = {}
+    for i, step in enumerate(page.steps):
+        page.player.go(i)
+        shown[step.key] = page.legend.convention.isVisibleTo(page)
+    assert shown == {key: key in (StepKey.SCORES, StepKey.MASKED, StepKey.SOFTMAX) for key in StepKey}

@@ -148,7 +148,7 @@ def test_the_logits_note(page: MemoryPage, qapp: QApplication) -> None:
     try:
         other = MemoryPage(page.scenario)
         other.flush()
-        assert other.logits_note.text().startswith("logits（50.4 GB）比權重（16.2 GB）還大")
+        assert other.logits_note.text().startswith("輸出分數（50.4 GB）比權重（16.2 GB）還大")
         other.deleteLater()
     finally:
         i18n.set_language(qapp, "en")

@@ -229,6 +229,10 @@ def test_presentation_mode_pages_to_it_in_high_contrast(qtbot: QtBot, theme: The
 def test_the_page_exports_its_chart_with_its_key(page: TimelinePage, tmp_path: Path) -> None:
     from gui.chart_export import save_png
 
+    page.resize(1100, 700)  # laid out as on screen (File > Export writes a shown page's chart)
+    page.setAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen, True)
+    page.show()
+    page.flush()
     box = page.export_chart()
     assert box.isAncestorOf(page.chart)
     assert box.isAncestorOf(page.key)

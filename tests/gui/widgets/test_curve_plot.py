@@ -47,3 +47,17 @@ def test_the_axis_is_labelled_again_only_when_the_unit_changes(qtbot: QtBot, mon
     plot.show_curve([1, 2], [2**36, 2**35], 2**34, (1, 2**36), Unit.GIB)
     assert labels == ["GB", "GiB"]
     assert axis.labelText == "GiB"
+
+
+def test_a_log_axis_labels_every_power_of_ten_and_nothing_else() -> None:
+    """Issue 17: at 1920 wide pyqtgraph labelled 2x-9x each power and the labels ran into each other; at other
+    widths its major level was half a decade and the powers lost their labels."""
+    from gui.widgets.curve_plot import DecadeAxis
+
+    axis = DecadeAxis("bottom")
+    axis.setLogMode(True)
+    levels = axis.tickValues(2.1, 5.2, 1800)
+    assert levels[0] == (1.0, [3.0, 4.0, 5.0])
+    assert levels[1][0] is None
+    assert axis.tickStrings(levels[0][1], 1.0, levels[0][0]) == ["10³", "10⁴", "10⁵"]
+    assert set(axis.tickStrings(levels[1][1], 1.0, levels[1][0])) == {""}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
 from engine.alignment import FLOWS, AlignmentOptions, Stage, stage_memory
@@ -56,3 +57,26 @@ def test_hiding_stops_the_animation(qtbot: QtBot) -> None:
     assert view.player.is_playing()
     view.hide()
     assert not view.player.is_playing()
+
+
+def test_the_key_is_about_outline_styles_not_colours(qtbot: QtBot) -> None:
+    """Issue 17: the key's "frozen" swatch was the policy's blue while the frozen box (the reference) is orange;
+    the key now draws its three outline styles in the ink, the same colour for all."""
+    from PySide6.QtWidgets import QGraphicsRectItem
+
+    view = _diagram(qtbot, Stage.DPO)
+    swatches = [i for i in view.scene().items()
+                if isinstance(i, QGraphicsRectItem) and i.brush().style() == Qt.BrushStyle.NoBrush]
+    assert len(swatches) == 3
+    assert len({s.pen().color().name() for s in swatches}) == 1
+    assert {s.pen().style() for s in swatches} == {Qt.PenStyle.SolidLine, Qt.PenStyle.DashLine, Qt.PenStyle.DotLine}
+
+
+def test_the_view_is_as_tall_as_its_drawing(qtbot: QtBot) -> None:
+    """Issue 17: at 1280x720 and 200% the first screen was an empty diagram box (a wide drawing fitted into a tall
+    view); the view now asks for the drawing's shape."""
+    for stage in Stage:
+        view = _diagram(qtbot, stage)
+        rect = view.sceneRect()
+        assert view.hasHeightForWidth()
+        assert view.heightForWidth(1000) == round(1000 * rect.height() / rect.width())
