@@ -8,11 +8,12 @@ page is audited whole, not just its first screen), or the window itself.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from enum import StrEnum
 
 from PySide6.QtCore import QPoint, QRectF
-from PySide6.QtGui import QColor, QFont, QFontInfo, QTextDocument, QTextFormat
+from PySide6.QtGui import QColor, QFont, QFontInfo, QTextDocument, QTextFormat, QTextFragment
 from PySide6.QtWidgets import QGraphicsItem, QScrollArea, QWidget
 
 TOLERANCE = 1.0  # px a text may exceed its room by across (rounding in font metrics) before it counts as clipped
@@ -120,23 +121,28 @@ def is_symbol(text: str) -> bool:
     return bool(text.strip()) and not any(ch.isalnum() for ch in text)
 
 
-def document_inks(doc: QTextDocument, default: QColor) -> tuple[QColor, ...]:
-    """Every colour a rich text's words are drawn in (its fragments' own foregrounds, ``default`` for the rest),
-    then, marked by an alpha of 254, those only its symbols are drawn in (a legend's coloured ■)."""
-    inks: dict[str, QColor] = {}
-    symbols: dict[str, QColor] = {}
+def _fragments(doc: QTextDocument) -> Iterator[QTextFragment]:
+    """A rich text's fragments that hold words or symbols (not only white space), in order."""
     block = doc.begin()
     while block.isValid():
         it = block.begin()
         while not it.atEnd():
             fragment = it.fragment()
             if fragment.isValid() and fragment.text().strip():
-                fmt = fragment.charFormat()
-                colour = fmt.foreground().color() if fmt.hasProperty(QTextFormat.Property.ForegroundBrush) \
-                    else default
-                (symbols if is_symbol(fragment.text()) else inks).setdefault(colour.name(), colour)
+                yield fragment
             it += 1
         block = block.next()
+
+
+def document_inks(doc: QTextDocument, default: QColor) -> tuple[QColor, ...]:
+    """Every colour a rich text's words are drawn in (its fragments' own foregrounds, ``default`` for the rest),
+    then, marked by an alpha of 254, those only its symbols are drawn in (a legend's coloured ■)."""
+    inks: dict[str, QColor] = {}
+    symbols: dict[str, QColor] = {}
+    for fragment in _fragments(doc):
+        fmt = fragment.charFormat()
+        colour = fmt.foreground().color() if fmt.hasProperty(QTextFormat.Property.ForegroundBrush) else default
+        (symbols if is_symbol(fragment.text()) else inks).setdefault(colour.name(), colour)
     marked = [QColor(c.red(), c.green(), c.blue(), SYMBOL_ALPHA) for n, c in symbols.items() if n not in inks]
     return (*inks.values(), *marked) or (default,)
 
@@ -145,17 +151,10 @@ def smallest_font(doc: QTextDocument, default: QFont) -> QFont:
     """The smallest font a rich text's words are drawn in (its markup may set sizes: ``<small>``, a pyqtgraph
     label's ``font-size: 9pt``, which does not follow the application's type)."""
     smallest = QFont(default)
-    block = doc.begin()
-    while block.isValid():
-        it = block.begin()
-        while not it.atEnd():
-            fragment = it.fragment()
-            if fragment.isValid() and fragment.text().strip():
-                font = fragment.charFormat().font()
-                if QFontInfo(font).pixelSize() < QFontInfo(smallest).pixelSize():
-                    smallest = QFont(font)
-            it += 1
-        block = block.next()
+    for fragment in _fragments(doc):
+        font = fragment.charFormat().font()
+        if QFontInfo(font).pixelSize() < QFontInfo(smallest).pixelSize():
+            smallest = QFont(font)
     return smallest
 
 
