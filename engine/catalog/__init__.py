@@ -55,6 +55,8 @@ class CatalogSource(BaseModel):
     read_from: str = ""
     #: other names that mean this model (Hugging Face repositories of its variants, short names)
     aliases: tuple[str, ...] = ()
+    #: why an alias that is a fine-tune or another version keeps this architecture (where it is not obvious)
+    alias_source: str = ""
     #: the model's parameter total, exact: a published total (safetensors index) or what transformers builds
     total_params: Annotated[int, Field(ge=1)] | None = None
     #: where ``total_params`` comes from, in words, with its URL or file
