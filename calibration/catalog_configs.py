@@ -66,9 +66,11 @@ def _exaone4(hidden: int, inter: int, layers: int, heads: int, head_dim: int, *,
             "tie_word_embeddings": tie}
 
 
-def _llama(vocab: int, hidden: int, inter: int, layers: int, heads: int, kv: int, *, positions: int,
-           theta: float, eps: float = 1e-5, tie: bool = False) -> dict[str, Any]:
-    """A Llama-architecture decoder (LlamaForCausalLM): RMSNorm, SwiGLU, no biases."""
+def _llama(vocab: int, shape: tuple[int, int, int, int, int], *, positions: int, theta: float, eps: float = 1e-5,
+           tie: bool = False) -> dict[str, Any]:
+    """A Llama-architecture decoder (LlamaForCausalLM): RMSNorm, SwiGLU, no biases; ``shape``: hidden, MLP width,
+    layers, heads, key-value heads."""
+    hidden, inter, layers, heads, kv = shape
     return {"model_type": "llama", "vocab_size": vocab, "hidden_size": hidden, "intermediate_size": inter,
             "num_hidden_layers": layers, "num_attention_heads": heads, "num_key_value_heads": kv,
             "max_position_embeddings": positions, "rms_norm_eps": eps, "rope_theta": theta, "hidden_act": "silu",
@@ -244,7 +246,7 @@ ENTRIES: dict[str, dict[str, Any]] = {
         "aliases": ["codellama/CodeLlama-34b-Instruct-hf"],
         "read_from": f"{_LITGPT} (CodeLlama-34b-hf and -Instruct-hf: vocabulary 32000, 48 layers, width 8192, 64 "
                      "heads in 8 query groups, MLP 22016, RoPE base 1e6, 16384 positions)",
-        "config": _llama(32000, 8192, 22016, 48, 64, 8, positions=16384, theta=1000000.0),
+        "config": _llama(32000, (8192, 22016, 48, 64, 8), positions=16384, theta=1000000.0),
     },
     "mistral-7b-v0.2": {
         "name": "Mistral 7B v0.2", "family": "Mistral", "hf_repo": "mistralai/Mistral-7B-Instruct-v0.2",
@@ -257,19 +259,19 @@ ENTRIES: dict[str, dict[str, Any]] = {
                    "hidden_act": "silu", "sliding_window": None, "tie_word_embeddings": False},
     },
     "open-llama-3b": {
-        "name": "OpenLLaMA 3B", "family": "Other", "hf_repo": "openlm-research/open_llama_3b",
+        "name": "OpenLLaMA 3B", "family": "OpenLLaMA", "hf_repo": "openlm-research/open_llama_3b",
         "aliases": ["openlm-research/open_llama_3b_v2"],
         "alias_source": "open_llama_3b_v2 keeps v1's shape (26 layers, width 3200, 32 heads, vocabulary 32000, as "
                         "quoted for open_llama_3b_v2 in public code found through the search index)",
         "read_from": f"{_LITGPT} (open_llama_3b: vocabulary 32000, 26 layers, width 3200, MLP 8640, RMSNorm eps "
                      "1e-6, 2048 positions)",
-        "config": _llama(32000, 3200, 8640, 26, 32, 32, positions=2048, theta=10000.0, eps=1e-6),
+        "config": _llama(32000, (3200, 8640, 26, 32, 32), positions=2048, theta=10000.0, eps=1e-6),
     },
     "yi-34b": {
-        "name": "Yi 34B", "family": "Other", "hf_repo": "01-ai/Yi-34B", "aliases": ["01-ai/Yi-34B-Chat"],
+        "name": "Yi 34B", "family": "Yi", "hf_repo": "01-ai/Yi-34B", "aliases": ["01-ai/Yi-34B-Chat"],
         "read_from": "Yi-34B's config.json quoted in public code (search index; several copies agree: 60 layers, "
                      "width 7168, 56 heads, 8 key-value heads, MLP 20480, vocabulary 64000, untied, RoPE base 5e6)",
-        "config": _llama(64000, 7168, 20480, 60, 56, 8, positions=4096, theta=5000000.0, eps=1e-6),
+        "config": _llama(64000, (7168, 20480, 60, 56, 8), positions=4096, theta=5000000.0, eps=1e-6),
     },
     "qwen2-vl-7b": {
         "name": "Qwen2-VL 7B", "family": "Qwen2-VL", "hf_repo": "Qwen/Qwen2-VL-7B-Instruct",

@@ -268,11 +268,11 @@ REFUSED: dict[str, str] = {
     "cohere2": "parallel attention and MLP blocks (Command R7B, Command A)",
     "gptj": "parallel attention and MLP blocks (GPT-J)",
     "gpt_neox": "parallel attention and MLP blocks (GPT-NeoX, Pythia)",
-    "dbrx": "DBRX's blocks (bias-free LayerNorms, clipped fused QKV, experts stored as flat parameters)",
+    "dbrx": "bias-free LayerNorms, a clipped fused QKV projection and experts stored as flat parameters (DBRX)",
     "mpt": "ALiBi attention and bias-free LayerNorms (MPT)",
     "apertus": "xIELU activations with learned parameters (Apertus)",
     "arcee": "a non-gated ReLU-squared MLP (Arcee AFM)",
-    "qwen": "Qwen (1)'s own modeling code (trust_remote_code), which transformers does not build",
+    "qwen": "its own modeling code (QWenLMHeadModel, trust_remote_code) that transformers does not build",
     "bitnet": "ternary BitNet linears",
 }
 
