@@ -8,7 +8,9 @@ config field says: which norms a layer holds and where, q/k norms, fused project
 stored and what PEFT 0.21.2 does with them (``engine.specs.ExpertLora``), and which layers are routed.
 
 A ``model_type`` missing here imports with Llama's defaults and a note saying so; one whose layers the engine
-cannot cost (state-space, linear-attention or convolution layers) is refused by name (``REFUSED``).
+cannot cost (state-space, linear-attention or convolution layers, attention and MLP run in parallel on one norm,
+cross-attention to an image, custom code transformers does not build) is refused by name (``REFUSED``), as is a
+family switch that turns such layers on (``Family.refused_switches``: StableLM's ``use_parallel_residual``).
 """
 
 from __future__ import annotations
