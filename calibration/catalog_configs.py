@@ -218,6 +218,20 @@ ENTRIES: dict[str, dict[str, Any]] = {
         "read_from": f"{_DEEPSEEK_README} (Llama-3.3-70B-Instruct)",
         "config": _llama3(8192, 28672, 80, 64),
     },
+    "glm-4.5-air": {
+        "name": "GLM-4.5-Air (106B-A12B)", "family": "GLM-4", "hf_repo": "zai-org/GLM-4.5-Air",
+        "aliases": ["zai-org/GLM-4.5-Air-Base", "THUDM/GLM-4.5-Air"],
+        "read_from": "calibration/models.py's hand-written glm-4.5-air-3l (GLM-4.5-Air's config cut to 3 of its 46 "
+                     "layers, traced in docs/accuracy.md) with its 46 layers: one dense, 45 with 128 experts; its "
+                     "multi-token-prediction layer (num_nextn_predict_layers) is not built by transformers",
+        "config": {"model_type": "glm4_moe", "vocab_size": 151552, "hidden_size": 4096, "intermediate_size": 10944,
+                   "moe_intermediate_size": 1408, "num_hidden_layers": 46, "num_attention_heads": 96,
+                   "num_key_value_heads": 8, "head_dim": 128, "n_routed_experts": 128, "n_shared_experts": 1,
+                   "num_experts_per_tok": 8, "first_k_dense_replace": 1, "n_group": 1, "topk_group": 1,
+                   "partial_rotary_factor": 0.5, "attention_bias": True, "use_qk_norm": False,
+                   "max_position_embeddings": 131072, "rms_norm_eps": 1e-5, "rope_theta": 1000000.0,
+                   "hidden_act": "silu", "tie_word_embeddings": False},
+    },
     "qwen2.5-1.5b": {
         "name": "Qwen2.5 1.5B", "family": "Qwen2.5", "hf_repo": "Qwen/Qwen2.5-1.5B",
         "aliases": ["Qwen/Qwen2.5-1.5B-Instruct"],
