@@ -161,6 +161,9 @@ CURRENT = (
     + sweep("smollm3-3b", 2048, [LORA16])
     + sweep("exaone-4.0-32b-4l", 8192, [LORA16, {**LORA16, "checkpointing": "full"}])
     + sweep("gemma-3-1b", 8192, [LORA16])
+    + sweep("stablelm-2-1.6b", 2048, [{}, LORA16, {**LORA16, "checkpointing": "full"}])
+    + sweep("gemma-2b", 2048, [{}, LORA16])
+    + sweep("qwen1.5-moe-a2.7b", 2048, [{}, LORA16])
 )
 
 CASES = H200 + GRID + LONG_CONTEXT + CURRENT

@@ -66,6 +66,26 @@ def _exaone4(hidden: int, inter: int, layers: int, heads: int, head_dim: int, *,
             "tie_word_embeddings": tie}
 
 
+def _llama(vocab: int, shape: tuple[int, int, int, int, int], *, positions: int, theta: float, eps: float = 1e-5,
+           tie: bool = False) -> dict[str, Any]:
+    """A Llama-architecture decoder (LlamaForCausalLM): RMSNorm, SwiGLU, no biases; ``shape``: hidden, MLP width,
+    layers, heads, key-value heads."""
+    hidden, inter, layers, heads, kv = shape
+    return {"model_type": "llama", "vocab_size": vocab, "hidden_size": hidden, "intermediate_size": inter,
+            "num_hidden_layers": layers, "num_attention_heads": heads, "num_key_value_heads": kv,
+            "max_position_embeddings": positions, "rms_norm_eps": eps, "rope_theta": theta, "hidden_act": "silu",
+            "attention_bias": False, "mlp_bias": False, "tie_word_embeddings": tie}
+
+
+def _qwen2_vl(wrapper: str, positions: int) -> dict[str, Any]:
+    """Qwen2-VL 7B / Qwen2.5-VL 7B: the language model (Qwen2-7B's / Qwen2.5-7B's shape) under text_config."""
+    text = {**_qwen2(3584, 18944, 28, 28, 4), "model_type": f"{wrapper}_text", "max_position_embeddings": positions,
+            "rms_norm_eps": 1e-6}
+    return {"model_type": wrapper, "text_config": text, "tie_word_embeddings": False}
+
+
+_TORCHTUNE = "github.com/pytorch/torchtune @ bd2a0fc7c31430972728494fa01aaeeb0ebf1ba1"
+_LITGPT = "github.com/Lightning-AI/litgpt litgpt/config.py @ 26857050fe3ff627cd714fe92f5838f51a3d5efa"
 _DEEPSEEK_README = ("the distill table of github.com/deepseek-ai/DeepSeek-R1 README.md (base model of each "
                     "distill), with that base's architecture")
 _VISION = "the language model of a multimodal checkpoint (text_config)"
@@ -197,6 +217,90 @@ ENTRIES: dict[str, dict[str, Any]] = {
         "hf_repo": "deepseek-ai/DeepSeek-R1-Distill-Llama-70B",
         "read_from": f"{_DEEPSEEK_README} (Llama-3.3-70B-Instruct)",
         "config": _llama3(8192, 28672, 80, 64),
+    },
+    "glm-4.5-air": {
+        "name": "GLM-4.5-Air (106B-A12B)", "family": "GLM-4", "hf_repo": "zai-org/GLM-4.5-Air",
+        "aliases": ["zai-org/GLM-4.5-Air-Base", "THUDM/GLM-4.5-Air"],
+        "read_from": "calibration/models.py's hand-written glm-4.5-air-3l (GLM-4.5-Air's config cut to 3 of its 46 "
+                     "layers, traced in docs/accuracy.md) with its 46 layers: one dense, 45 with 128 experts; its "
+                     "multi-token-prediction layer (num_nextn_predict_layers) is not built by transformers",
+        "config": {"model_type": "glm4_moe", "vocab_size": 151552, "hidden_size": 4096, "intermediate_size": 10944,
+                   "moe_intermediate_size": 1408, "num_hidden_layers": 46, "num_attention_heads": 96,
+                   "num_key_value_heads": 8, "head_dim": 128, "n_routed_experts": 128, "n_shared_experts": 1,
+                   "num_experts_per_tok": 8, "first_k_dense_replace": 1, "n_group": 1, "topk_group": 1,
+                   "partial_rotary_factor": 0.5, "attention_bias": True, "use_qk_norm": False,
+                   "max_position_embeddings": 131072, "rms_norm_eps": 1e-5, "rope_theta": 1000000.0,
+                   "hidden_act": "silu", "tie_word_embeddings": False},
+    },
+    "qwen2.5-1.5b": {
+        "name": "Qwen2.5 1.5B", "family": "Qwen2.5", "hf_repo": "Qwen/Qwen2.5-1.5B",
+        "aliases": ["Qwen/Qwen2.5-1.5B-Instruct"],
+        "read_from": f"{_TORCHTUNE} torchtune/models/qwen2_5/_model_builders.py (qwen2_5_1_5b_instruct, "
+                     "qwen2_5_1_5b_base: 28 layers, width 1536, MLP 8960, 12 heads, 2 key-value heads, vocabulary "
+                     "151936, tied embeddings); Qwen2.5-1.5B-Instruct's config.json quoted in public code agrees",
+        "config": {**_qwen2(1536, 8960, 28, 12, 2), "vocab_size": 151936, "max_position_embeddings": 32768,
+                   "rms_norm_eps": 1e-6, "tie_word_embeddings": True},
+    },
+    "gemma-7b": {
+        "name": "Gemma 7B", "family": "Gemma", "hf_repo": "google/gemma-7b",
+        "aliases": ["google/gemma-7b-it", "HuggingFaceH4/zephyr-7b-gemma-sft-v0.1"],
+        "alias_source": "zephyr-7b-gemma-sft-v0.1 is a full fine-tune of google/gemma-7b that adds no tokens: "
+                        "github.com/huggingface/alignment-handbook recipes/zephyr-7b-gemma/sft/config_full.yaml @ "
+                        "925acdfe4b2b4e38c3dabd1851bc418f0b656351 starts from it and gives a chat_template",
+        "read_from": "github.com/google/gemma_pytorch gemma/config.py (get_config_for_7b) @ "
+                     f"03e657582d17cb5a8617ebf333c1c16f3694670e; the same numbers as {_TORCHTUNE} "
+                     "torchtune/models/gemma/_model_builders.py (gemma_7b) and transformers' GemmaConfig defaults",
+        "config": {"model_type": "gemma", "vocab_size": 256000, "hidden_size": 3072, "intermediate_size": 24576,
+                   "num_hidden_layers": 28, "num_attention_heads": 16, "num_key_value_heads": 16, "head_dim": 256,
+                   "max_position_embeddings": 8192, "rms_norm_eps": 1e-6, "rope_theta": 10000.0,
+                   "hidden_activation": "gelu_pytorch_tanh", "attention_bias": False, "tie_word_embeddings": True},
+    },
+    "codellama-34b": {
+        "name": "Code Llama 34B", "family": "Code Llama", "hf_repo": "codellama/CodeLlama-34b-hf",
+        "aliases": ["codellama/CodeLlama-34b-Instruct-hf"],
+        "read_from": f"{_LITGPT} (CodeLlama-34b-hf and -Instruct-hf: vocabulary 32000, 48 layers, width 8192, 64 "
+                     "heads in 8 query groups, MLP 22016, RoPE base 1e6, 16384 positions)",
+        "config": _llama(32000, (8192, 22016, 48, 64, 8), positions=16384, theta=1000000.0),
+    },
+    "mistral-7b-v0.2": {
+        "name": "Mistral 7B v0.2", "family": "Mistral", "hf_repo": "mistralai/Mistral-7B-Instruct-v0.2",
+        "aliases": ["mistral-community/Mistral-7B-v0.2", "unsloth/mistral-7b-v0.2"],
+        "read_from": f"{_LITGPT} (Mistral-7B-Instruct-v0.2 and Mistral-7B-v0.2: 32 layers, 8 query groups, MLP "
+                     "14336, vocabulary 32000, RoPE base 1e6, 32768 positions, no sliding window, unlike v0.1)",
+        "config": {"model_type": "mistral", "vocab_size": 32000, "hidden_size": 4096, "intermediate_size": 14336,
+                   "num_hidden_layers": 32, "num_attention_heads": 32, "num_key_value_heads": 8,
+                   "max_position_embeddings": 32768, "rms_norm_eps": 1e-5, "rope_theta": 1000000.0,
+                   "hidden_act": "silu", "sliding_window": None, "tie_word_embeddings": False},
+    },
+    "open-llama-3b": {
+        "name": "OpenLLaMA 3B", "family": "OpenLLaMA", "hf_repo": "openlm-research/open_llama_3b",
+        "aliases": ["openlm-research/open_llama_3b_v2"],
+        "alias_source": "open_llama_3b_v2 keeps v1's shape (26 layers, width 3200, 32 heads, vocabulary 32000, as "
+                        "quoted for open_llama_3b_v2 in public code found through the search index)",
+        "read_from": f"{_LITGPT} (open_llama_3b: vocabulary 32000, 26 layers, width 3200, MLP 8640, RMSNorm eps "
+                     "1e-6, 2048 positions)",
+        "config": _llama(32000, (3200, 8640, 26, 32, 32), positions=2048, theta=10000.0, eps=1e-6),
+    },
+    "yi-34b": {
+        "name": "Yi 34B", "family": "Yi", "hf_repo": "01-ai/Yi-34B", "aliases": ["01-ai/Yi-34B-Chat"],
+        "read_from": "Yi-34B's config.json quoted in public code (search index; several copies agree: 60 layers, "
+                     "width 7168, 56 heads, 8 key-value heads, MLP 20480, vocabulary 64000, untied, RoPE base 5e6)",
+        "config": _llama(64000, (7168, 20480, 60, 56, 8), positions=4096, theta=5000000.0, eps=1e-6),
+    },
+    "qwen2-vl-7b": {
+        "name": "Qwen2-VL 7B", "family": "Qwen2-VL", "hf_repo": "Qwen/Qwen2-VL-7B-Instruct",
+        "aliases": ["Qwen/Qwen2-VL-7B"], "vision": True,
+        "read_from": f"{_VISION}: Qwen2-VL-7B-Instruct's config.json (its language model's fields at the top "
+                     "level) quoted in public code (search index): width 3584, MLP 18944, 28 layers, 28 heads, 4 "
+                     "key-value heads, vocabulary 152064, Qwen2-7B's shape",
+        "config": _qwen2_vl("qwen2_vl", 32768),
+    },
+    "qwen2.5-vl-7b": {
+        "name": "Qwen2.5-VL 7B", "family": "Qwen2-VL", "hf_repo": "Qwen/Qwen2.5-VL-7B-Instruct", "aliases": [],
+        "vision": True,
+        "read_from": f"{_VISION}: Qwen2.5-VL-7B-Instruct's config.json quoted in public code (search index): width "
+                     "3584, MLP 18944, 28 heads, 4 key-value heads, vocabulary 152064; 28 layers, Qwen2.5-7B's shape",
+        "config": _qwen2_vl("qwen2_5_vl", 128000),
     },
 }
 

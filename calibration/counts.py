@@ -78,6 +78,8 @@ FAMILY_PROBES: dict[str, dict[str, Any]] = {
                           "sliding_window_pattern": 4},
     "probe-olmo3": {"model_type": "olmo3", "num_hidden_layers": 4, **SMALL},
     "probe-qwen2": {"model_type": "qwen2", "num_hidden_layers": 2, **SMALL},
+    "probe-stablelm": {"model_type": "stablelm", "num_hidden_layers": 2, **SMALL, "use_qkv_bias": True,
+                       "partial_rotary_factor": 0.25},
     "probe-gemma3-wrapped": {"model_type": "gemma3", "text_config": {
         "model_type": "gemma3_text", "num_hidden_layers": 7, **SMALL}},
     "probe-mistral3-wrapped": {"model_type": "mistral3", "text_config": {

@@ -232,6 +232,31 @@ CATALOG: dict[str, dict[str, Any]] = {
         "rms_norm_eps": 1e-5, "rope_theta": 1000000.0, "hidden_act": "silu", "tie_word_embeddings": False,
         "bos_token_id": 1, "eos_token_id": 361, "pad_token_id": 0,
     },
+    # Families the training-config sweep (issue 16) brought into the catalog: StableLM 2 (LayerNorm with a bias,
+    # q/k/v biases, RoPE on a quarter of each head), Gemma (1) (GeGLU, one key-value head), Qwen1.5-MoE (60 experts
+    # with a gated shared expert)
+    "stablelm-2-1.6b": {
+        "model_type": "stablelm", "vocab_size": 100352, "hidden_size": 2048, "intermediate_size": 5632,
+        "num_hidden_layers": 24, "num_attention_heads": 32, "num_key_value_heads": 32,
+        "max_position_embeddings": 4096, "layer_norm_eps": 1e-5, "rope_theta": 10000, "partial_rotary_factor": 0.25,
+        "hidden_act": "silu", "use_qkv_bias": True, "qk_layernorm": False, "use_parallel_residual": False,
+        "tie_word_embeddings": False, "bos_token_id": 100257, "eos_token_id": 100257,
+    },
+    "gemma-2b": {
+        "model_type": "gemma", "vocab_size": 256000, "hidden_size": 2048, "intermediate_size": 16384,
+        "num_hidden_layers": 18, "num_attention_heads": 8, "num_key_value_heads": 1, "head_dim": 256,
+        "max_position_embeddings": 8192, "rms_norm_eps": 1e-6, "rope_theta": 10000.0,
+        "hidden_activation": "gelu_pytorch_tanh", "attention_bias": False, "tie_word_embeddings": True,
+        "bos_token_id": 2, "eos_token_id": 1, "pad_token_id": 0,
+    },
+    "qwen1.5-moe-a2.7b": {
+        "model_type": "qwen2_moe", "vocab_size": 151936, "hidden_size": 2048, "intermediate_size": 5632,
+        "num_hidden_layers": 24, "num_attention_heads": 16, "num_key_value_heads": 16,
+        "max_position_embeddings": 8192, "rms_norm_eps": 1e-6, "rope_theta": 1000000.0, "hidden_act": "silu",
+        "decoder_sparse_step": 1, "moe_intermediate_size": 1408, "shared_expert_intermediate_size": 5632,
+        "num_experts_per_tok": 4, "num_experts": 60, "norm_topk_prob": False, "use_sliding_window": False,
+        "tie_word_embeddings": False, "bos_token_id": 151643, "eos_token_id": 151645,
+    },
     # The tiny ones are used only to check the fake trace against a real run (validate.py).
     "tiny-llama": {
         "model_type": "llama", "vocab_size": 512, "hidden_size": 64, "intermediate_size": 176,

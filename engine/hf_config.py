@@ -4,7 +4,8 @@ Every number is read as a finite whole number within the engine's bounds and eve
 string ``"4096"``, a bool where a number belongs, a list, ``"false"`` where a boolean belongs each stop the import
 with one line naming the file and the field (:class:`ConfigFieldError`). Missing fields take the family's
 transformers defaults (``engine.hf_families``). Multimodal wrappers (Gemma 3, Mistral 3, Llama 4) keep their
-language model under ``text_config``: that is what is counted; the vision tower is reported apart.
+language model under ``text_config`` (Qwen2-VL and Qwen2.5-VL keep its fields at the top level, beside
+``vision_config``): that is what is counted; the vision tower is reported apart.
 
 The layer list follows each family's modeling file: ``layer_types`` (or the rule that computes it) for sliding
 windows, and ``first_k_dense_replace`` (DeepSeek, GLM-4.5), ``decoder_sparse_step`` / ``mlp_only_layers``
@@ -25,6 +26,7 @@ from engine.hf_families import (
     ALIASES,
     ATTENTION_LAYER_TYPES,
     FAMILIES,
+    FLAT_WRAPPERS,
     LLAMA_DEFAULTS,
     REFUSED,
     REFUSED_LAYER_TYPES,
@@ -180,6 +182,8 @@ def language_config(cfg: dict[str, Any], source: str) -> tuple[dict[str, Any], s
     if outer is not None and not isinstance(outer, str):
         raise ConfigFieldError(f"{source}: field 'model_type': expected a string, found {_shown(outer)}")
     text = cfg.get("text_config")
+    if text is None and outer in FLAT_WRAPPERS:  # Qwen2-VL's text fields sit at the top level
+        return cfg, WRAPPERS[outer], True
     if text is None:
         return cfg, outer or "", False
     if not isinstance(text, dict):
@@ -349,8 +353,11 @@ def layer_list(r: Reader, hidden: int, n: int) -> tuple[list[LayerSpec], dict[st
     """The decoder layers, one entry each, and the flat fields that summarise them."""
     f = r.family
     heads, kv, head_dim = _heads(r, hidden)
+    for key, what in f.refused_switches:
+        if r.flag(key):
+            raise UnsupportedLayerError(f"{r.source}: field {key!r} is true: {what}, which the engine cannot cost yet")
     bias = r.flag("attention_bias")
-    qkv_bias = f.qkv_bias if f.qkv_bias is not None else bias
+    qkv_bias = f.qkv_bias if f.qkv_bias is not None else r.flag(f.qkv_bias_key)
     o_bias = f.o_bias if f.o_bias is not None else bias
     mla = _mla(r)
     qk = f.qk_norm if not f.qk_switch or r.flag("use_qk_norm") else QkNorm.NONE
@@ -395,7 +402,7 @@ def spec_fields(cfg: dict[str, Any], name: str, source: str = "config.json") -> 
     if wrapped and isinstance(outer, str) and outer in REFUSED:
         family_of(outer, source)  # raises: the wrapper names a refused family
     family, notes, known = family_of(model_type, source)
-    r = Reader(language, family, f"{source} (text_config)" if wrapped else source, known)
+    r = Reader(language, family, f"{source} (text_config)" if "text_config" in cfg else source, known)
     gpt2 = model_type == "gpt2"
     hidden = r.whole("n_embd" if gpt2 and r.has("n_embd") else "hidden_size")
     n = r.whole("n_layer" if gpt2 and r.has("n_layer") else "num_hidden_layers")

@@ -8,7 +8,9 @@ config field says: which norms a layer holds and where, q/k norms, fused project
 stored and what PEFT 0.21.2 does with them (``engine.specs.ExpertLora``), and which layers are routed.
 
 A ``model_type`` missing here imports with Llama's defaults and a note saying so; one whose layers the engine
-cannot cost (state-space, linear-attention or convolution layers) is refused by name (``REFUSED``).
+cannot cost (state-space, linear-attention or convolution layers, attention and MLP run in parallel on one norm,
+cross-attention to an image, custom code transformers does not build) is refused by name (``REFUSED``), as is a
+family switch that turns such layers on (``Family.refused_switches``: StableLM's ``use_parallel_residual``).
 """
 
 from __future__ import annotations
@@ -35,7 +37,8 @@ class Family:
     norms: int = 2
     qk_norm: QkNorm = QkNorm.NONE
     qk_switch: bool = False  # ``use_qk_norm`` turns ``qk_norm`` on or off (Llama 4, GLM-4.5)
-    qkv_bias: bool | None = None  # fixed by the modeling file (Qwen2: always); None: read attention_bias
+    qkv_bias: bool | None = None  # fixed by the modeling file (Qwen2: always); None: read ``qkv_bias_key``
+    qkv_bias_key: str = "attention_bias"  # the switch of the q/k/v biases (StableLM: use_qkv_bias)
     o_bias: bool | None = None  # None: as attention_bias
     fused_qkv: bool = False
     fused_gate_up: bool = False
@@ -59,6 +62,8 @@ class Family:
     notes: tuple[str, ...] = ()
     #: without layer_types, the config's default stack holds layers the engine cannot cost (named here)
     default_layers_refused: str = ""
+    #: switches that turn on layers the engine cannot cost: (config field, what it turns on)
+    refused_switches: tuple[tuple[str, str], ...] = ()
     source: str = ""
 
 
@@ -192,6 +197,12 @@ FAMILIES: dict[str, Family] = {
     "granitemoehybrid": Family({"num_local_experts": 8, "num_experts_per_tok": 2, "shared_intermediate_size": 1024},
                                moe_layers="all", shared="granite", expert_lora=ExpertLora.NONE, fused_gate_up=True,
                                default_layers_refused="Mamba 2 (state-space)"),
+    "stablelm": Family({"vocab_size": 50304, "hidden_size": 2560, "intermediate_size": 6912,
+                        "max_position_embeddings": 4096, "use_qkv_bias": False, "partial_rotary_factor": 0.25,
+                        "qk_layernorm": False, "use_parallel_residual": False},
+                       norm=NormKind.LAYERNORM, qkv_bias_key="use_qkv_bias", o_bias=False,
+                       refused_switches=(("use_parallel_residual", "parallel attention and MLP blocks"),
+                                         ("qk_layernorm", "a LayerNorm per head on the queries and keys"))),
     "gpt2": Family({"vocab_size": 50257, "hidden_size": 768, "num_hidden_layers": 12, "num_attention_heads": 12,
                     "max_position_embeddings": 1024, "tie_word_embeddings": True},
                    norm=NormKind.LAYERNORM, fused_qkv=True, qkv_bias=True, o_bias=True, mlp=MlpKind.PLAIN,
@@ -207,8 +218,15 @@ WRAPPERS: dict[str, str] = {
     "paligemma": "gemma", "idefics3": "llama", "smolvlm": "llama",
 }
 
-#: other names of a family (custom-code checkpoints that transformers builds with a family's classes)
-ALIASES: dict[str, str] = {"kimi_k2": "deepseek_v3", "mimo": "qwen2"}
+#: wrappers whose published config.json keeps the language model's fields at the top level, beside
+#: ``vision_config`` (Qwen2-VL and Qwen2.5-VL: transformers 5.24's Qwen2VLConfig reads them into its text_config)
+FLAT_WRAPPERS = frozenset({"qwen2_vl", "qwen2_5_vl"})
+
+#: other names of a family (custom-code checkpoints that transformers builds with a family's classes; the text
+#: models of multimodal wrappers whose layers are a family's: transformers 5.24 Qwen2VLTextModel and
+#: Qwen2_5_VLTextModel build Qwen2's decoder layers, q/k/v with biases, with multimodal RoPE)
+ALIASES: dict[str, str] = {"kimi_k2": "deepseek_v3", "mimo": "qwen2", "qwen2_vl_text": "qwen2",
+                           "qwen2_5_vl_text": "qwen2"}
 #: what an alias adds to the import's notes
 ALIAS_NOTES: dict[str, str] = {
     "kimi_k2": "Kimi K2 (custom code) is built as DeepSeek-V3, whose classes its config names",
@@ -243,6 +261,21 @@ REFUSED: dict[str, str] = {
     "gemma4_text": "parallel dense and expert MLPs and shared key-value global attention (not modelled yet)",
     "deepseek_v32": "DeepSeek sparse attention with a lightning indexer",
     "glm_moe_dsa": "DeepSeek sparse attention with a lightning indexer",
+    "mllama": "cross-attention layers over the image features (Llama 3.2 Vision)",
+    "mllama_text_model": "cross-attention layers over the image features (Llama 3.2 Vision)",
+    "falcon": "parallel attention and MLP blocks (Falcon)",
+    "phi": "parallel attention and MLP blocks (Phi-1, Phi-1.5, Phi-2)",
+    "phi-msft": "parallel attention and MLP blocks (Phi-1, Phi-1.5, Phi-2)",
+    "cohere": "parallel attention and MLP blocks (Command R)",
+    "cohere2": "parallel attention and MLP blocks (Command R7B, Command A)",
+    "gptj": "parallel attention and MLP blocks (GPT-J)",
+    "gpt_neox": "parallel attention and MLP blocks (GPT-NeoX, Pythia)",
+    "dbrx": "bias-free LayerNorms, a clipped fused QKV projection and experts stored as flat parameters (DBRX)",
+    "mpt": "ALiBi attention and bias-free LayerNorms (MPT)",
+    "apertus": "xIELU activations with learned parameters (Apertus)",
+    "arcee": "a non-gated ReLU-squared MLP (Arcee AFM)",
+    "qwen": "its own modeling code (QWenLMHeadModel, trust_remote_code) that transformers does not build",
+    "bitnet": "ternary BitNet linears",
 }
 
 #: layer_types values the engine cannot cost, and what they are

@@ -24,6 +24,7 @@ from pydantic import ValidationError
 from engine import hf_config, safe_io
 from engine.errors import first_error
 from engine.hf_config import ConfigFieldError
+from engine.hf_families import FLAT_WRAPPERS
 from engine.layers import UnsupportedLayerError
 from engine.specs import MAX_PARAMS, ModelSpec
 
@@ -215,6 +216,7 @@ def load_config(path: str | Path) -> ModelSpec:
     cfg = read_config(cfg_path)
     spec = spec_from_config(cfg, _name(cfg_path), cfg_path.name)
     extra = _header_fields(cfg_path, spec.num_layers, spec.notes)
-    if spec.vision_params == 0 and "text_config" in cfg and "vision_params" not in extra:
+    multimodal = "text_config" in cfg or cfg.get("model_type") in FLAT_WRAPPERS
+    if spec.vision_params == 0 and multimodal and "vision_params" not in extra:
         extra["notes"] = (*spec.notes, "the vision tower is not counted (no safetensors headers beside the config)")
     return spec.model_copy(update=extra) if extra else spec

@@ -5,7 +5,9 @@
 Inputs:
 
 * ``RAW_DIR``: published ``config.json`` files, one JSON file per model (``{"id", "name", "family", "hf_repo",
-  "aliases", "config_source", "config", "notes"?}``), kept outside the repository: no config file ships;
+  "aliases", "config_source", "config", "notes"?, "read_note"?, "alias_source"?}``; ``read_note`` is added to
+  where the config was read, ``alias_source`` says why the aliases keep the architecture), kept outside the
+  repository: no config file ships;
 * :mod:`calibration.catalog_configs`: the architectures we wrote ourselves from public sources;
 * tests/engine/data/transformers_counts.json: what transformers 5.24 builds from the same configs
   (``python -m calibration.counts --real RAW_DIR``).
@@ -57,6 +59,9 @@ PUBLISHED: dict[str, tuple[int, str]] = {
                       "(bf16) of Qwen3-30B-A3B(-Instruct-2507), {index} " + QUOTED),
     "qwen3-235b-a22b": (235_093_634_560, "model.safetensors.index.json metadata.total_size 470,187,269,120 bytes / "
                         "2 (bf16), {index} " + QUOTED),
+    "cogito-v1-preview-qwen-14b": (14_765_947_904, "model.safetensors.index.json metadata.total_size "
+                                   "29,531,895,808 bytes / 2 (bf16), {index}, read in github.com/fetchwiki/"
+                                   "deepcogito-cogito-v1-preview-qwen-14B (a copy of the repository)"),
 }
 
 #: catalog id -> (a model card's rounded figure, its URL): a check on the count, never a count
@@ -83,11 +88,13 @@ def _raw_entries(folder: Path) -> list[dict[str, Any]]:
     for path in sorted(folder.glob("*.json")):
         e = json.loads(path.read_text(encoding="utf-8"))
         note = str(e.get("notes", ""))
+        read_note = f"; {e['read_note']}" if e.get("read_note") else ""
         out.append({"id": e["id"], "name": e["name"], "family": FAMILY.get(e["family"], e["family"]),
                     "hf_repo": e["hf_repo"], "aliases": e["aliases"], "config": e["config"],
                     "url": e["config_source"].split(",")[0].strip(),
                     "read_from": "a copy of the published config.json in "
-                                 + e["config_source"].split("as vendored in ", 1)[-1].strip(),
+                                 + e["config_source"].split("as vendored in ", 1)[-1].strip() + read_note,
+                    "alias_source": e.get("alias_source", ""),
                     "vision": "text_config" in e["config"], "cut": "keeps only the architecture" in note})
     return out
 
@@ -126,6 +133,8 @@ def entry(e: dict[str, Any], recorded: dict[str, int], version: str) -> dict[str
     fields = spec.model_dump(mode="json", exclude_defaults=True)
     source: dict[str, Any] = {"config": e["url"], "read_from": e["read_from"], "aliases": e["aliases"],
                               "total_params": total, "total_params_source": total_source}
+    if e.get("alias_source"):
+        source["alias_source"] = e["alias_source"]
     if e["id"] in CARD:
         source["card_params"], source["card_source"] = CARD[e["id"]]
     return {"id": spec.id, "name": spec.name, "family": spec.family, "hf_repo": spec.hf_repo,

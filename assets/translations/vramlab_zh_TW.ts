@@ -2861,6 +2861,10 @@ Device total: plus the CUDA context and libraries — what nvidia-smi shows.</so
         <translation>這些檔案沒有指定模型；請用 --model 或 --config 指定</translation>
     </message>
     <message>
+        <source>{value} is {model}, which has {why}: VRAM Lab cannot cost that yet; give another model with --model</source>
+        <translation>{value} 是 {model}，它有 {why}：VRAM Lab 還無法估算；請用 --model 指定另一個模型</translation>
+    </message>
+    <message>
         <source>not a setting the memory estimate uses</source>
         <translation>記憶體估算用不到這個設定</translation>
     </message>

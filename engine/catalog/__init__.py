@@ -12,9 +12,11 @@ public URL, the aliases it answers to, and its parameter total with where that n
 lists both files grouped by family, in the order of ``models.json``'s ``families``, smallest model first.
 
 ``get_model`` accepts a catalog id (``llama-2-7b``), the Hugging Face repository name (``meta-llama/Llama-2-7b-hf``)
-or a common alias (``meta-llama/Meta-Llama-3.1-8B``), case-insensitively; an unknown name gets the closest known
-names (``difflib``) and a hint to pass the model's own config with ``--config``. ``get_gpu`` accepts an id, a name,
-or a shorthand (``rtx4090``, ``H100``) that names one GPU; a shorthand that fits several lists them.
+or a common alias (``meta-llama/Meta-Llama-3.1-8B``), case-insensitively; a model the engine refuses
+(``refused.json``: Llama 3.2 Vision, Falcon, Mamba, ...) is refused with the layer kind it cannot cost; any
+other unknown name gets the closest known names (``difflib``) and a hint to pass the model's own config with
+``--config``. ``get_gpu`` accepts an id, a name, or a shorthand (``rtx4090``, ``H100``) that names one GPU; a
+shorthand that fits several lists them.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from engine.hf_families import REFUSED
 from engine.specs import GpuSpec, ModelSpec
 
 #: The seed guide's defaults, used wherever no model or GPU is named (the CLI, the GUI's first scenario).
@@ -55,6 +58,8 @@ class CatalogSource(BaseModel):
     read_from: str = ""
     #: other names that mean this model (Hugging Face repositories of its variants, short names)
     aliases: tuple[str, ...] = ()
+    #: why an alias that is a fine-tune or another version keeps this architecture (where it is not obvious)
+    alias_source: str = ""
     #: the model's parameter total, exact: a published total (safetensors index) or what transformers builds
     total_params: Annotated[int, Field(ge=1)] | None = None
     #: where ``total_params`` comes from, in words, with its URL or file
@@ -62,6 +67,29 @@ class CatalogSource(BaseModel):
     #: a model card's rounded figure (``"8.2B"``): a check on the total, never a count
     card_params: str = ""
     card_source: str = ""
+
+
+class RefusedModel(BaseModel):
+    """A known model the engine refuses (an entry of ``refused.json``): its layers are a kind it cannot cost."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    name: str
+    #: the model_type whose reason engine/hf_families.py ``REFUSED`` gives
+    model_type: str
+    #: a regular expression over the repository part of a name, in lower case (``^falcon-(7b|40b|180b|rw-)``)
+    pattern: str
+    #: Hugging Face repositories it means (examples, and what the tests check the pattern against)
+    repos: tuple[str, ...]
+    #: torchtune model builders that build it (``llama3_2_vision_11b``; ``lora_`` / ``qlora_`` prefixes dropped)
+    builders: tuple[str, ...] = ()
+    #: where the architecture was read
+    source: str
+
+    @property
+    def why(self) -> str:
+        """The layer kind the engine cannot cost (engine/hf_families.py REFUSED)."""
+        return REFUSED[self.model_type]
 
 
 @cache
@@ -169,8 +197,33 @@ def get_model(name: str) -> ModelSpec:
     """A catalog model by id, Hugging Face repository name or alias (see module docstring)."""
     model_id = resolve_model_id(name)
     if model_id is None:
-        raise CatalogError(unknown_model_message(name))
+        refused = refused_model(name)
+        raise CatalogError(unknown_model_message(name) if refused is None else refused_model_message(name, refused))
     return next(m for m in models() if m.id == model_id)
+
+
+@cache
+def refused_models() -> tuple[RefusedModel, ...]:
+    """The known models the engine refuses (``refused.json``)."""
+    raw = _read("refused.json")["models"]
+    assert isinstance(raw, list)
+    return tuple(RefusedModel.model_validate(d) for d in raw)
+
+
+def refused_model(name: str) -> RefusedModel | None:
+    """The refused model a name means (its repository part, owner dropped: ``LnL-AI/dbrx-base-converted-v2``,
+    ``/tmp/Llama-3.2-11B-Vision-Instruct/``; or a torchtune builder), or None. A catalog name is never refused
+    (checked first)."""
+    if resolve_model_id(name) is not None:
+        return None
+    short = name.strip().rstrip("/").rsplit("/", 1)[-1].lower()
+    return next((r for r in refused_models() if re.search(r.pattern, short) or short in r.builders), None)
+
+
+def refused_model_message(name: str, refused: RefusedModel) -> str:
+    """One line for a refused model: what it is and the layer kind the engine cannot cost."""
+    return (f"{name.strip()!r} is {refused.name}, which has {refused.why}: the engine cannot cost that yet "
+            "(engine/catalog/README.md lists the models it refuses)")
 
 
 def unknown_model_message(name: str) -> str:

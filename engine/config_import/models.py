@@ -7,7 +7,8 @@ the architecture: the chat / instruct / ``-it`` / reasoning fine-tunes of the sa
 ``mistralai/Ministral-3-3B-Reasoning-2512`` is the Ministral 3 3B whose Instruct variant the catalog holds), or
 the same weights saved in another 16-bit dtype (``casperhansen/llama-3-70b-fp16``).
 Such a match is reported as assumed. A quantized repository (``-GPTQ``, ``-bnb-4bit``) or another version
-(``Mistral-7B-Instruct-v0.2``) matches nothing.
+(``Mistral-7B-Instruct-v0.3``) matches nothing. A model the engine refuses (engine/catalog/refused.json: Llama 3.2
+Vision, Falcon, DBRX, Mamba, ...) is refused with the layer kind it cannot cost, not called unknown.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import re
 from functools import cache
 from pathlib import Path
 
-from engine.catalog import CatalogError, get_model, models
+from engine.catalog import CatalogError, get_model, models, refused_model
 from engine.config_import.report import ConfigRefusedError, Message
 from engine.specs import ModelSpec
 from engine.translatable import QT_TRANSLATE_NOOP
@@ -25,6 +26,8 @@ UNKNOWN = QT_TRANSLATE_NOOP(
     "engine", "{value} is not a model VRAM Lab knows, nor a local folder with a config.json; give the model with "
               "--model (a catalog id) or --config (its config.json)")
 NO_MODEL = QT_TRANSLATE_NOOP("engine", "the files name no model; give it with --model or --config")
+REFUSED = QT_TRANSLATE_NOOP(
+    "engine", "{value} is {model}, which has {why}: VRAM Lab cannot cost that yet; give another model with --model")
 _VARIANT = re.compile(r"-(instruct|chat|it|base|reasoning|fp16|bf16)(?=-|$)")
 
 
@@ -75,4 +78,8 @@ def resolve(value: str, key: str, file: str, beside: Path) -> tuple[ModelSpec, b
         from engine.hf_import import load_config
 
         return load_config(folder), True
+    refused = refused_model(value)
+    if refused is not None:
+        why = Message.of(REFUSED, value=value, model=refused.name)  # the reason is whole, never cut to MAX_SHOWN
+        raise ConfigRefusedError(file, Message(REFUSED, (*why.args, ("why", refused.why))), key=key)
     raise ConfigRefusedError(file, Message.of(UNKNOWN, value=value), key=key)

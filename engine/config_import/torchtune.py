@@ -4,7 +4,9 @@ Mapping table (torchtune 0.7.0, commit bd2a0fc7: ``torchtune/models/*/_model_bui
 ``torchtune/training/_distributed.py``):
 
 ===============================================================  ============================================
-``model._component_``: ``torchtune.models.<family>.<builder>``   the model (builders the catalog holds: below);
+``model._component_``: ``torchtune.models.<family>.<builder>``   the model (builders the catalog holds: below; a
+                                                                 refused model's builder, llama3_2_vision_11b, is
+                                                                 refused by name);
                                                                  ``lora_`` / ``qlora_`` builders are LoRA /
                                                                  QLoRA (torchao NF4 with its scales quantized
                                                                  again: double quantization); otherwise full
@@ -45,6 +47,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from engine.catalog import refused_model
 from engine.config_import import common
 from engine.config_import.draft import Draft, Field
 from engine.config_import.loading import Loaded
@@ -53,7 +56,8 @@ from engine.config_import.report import ConfigRefusedError, Message
 from engine.specs import Attention, Checkpointing, Loss, Method, Optimizer, Precision, QuantType, Sharding
 from engine.translatable import QT_TRANSLATE_NOOP
 
-#: torchtune builders -> catalog ids (the same architecture; ``_base`` / ``_instruct`` share one)
+#: torchtune builders -> catalog ids (the same architecture; ``_base`` / ``_instruct`` share one; the
+#: ``code_llama2_*`` builders are those of torchtune before their removal in da507a05, 2025, which older configs name)
 BUILDERS = {
     "llama2_7b": "llama-2-7b", "llama2_13b": "llama-2-13b", "llama2_70b": "llama-2-70b",
     "llama3_8b": "llama-3-8b", "llama3_70b": "llama-3-70b",
@@ -67,6 +71,10 @@ BUILDERS = {
     "qwen3_0_6b": "qwen3-0.6b", "qwen3_1_7b": "qwen3-1.7b", "qwen3_4b": "qwen3-4b", "qwen3_8b": "qwen3-8b",
     "qwen3_14b": "qwen3-14b", "qwen3_32b": "qwen3-32b",
     "llama4_scout_17b_16e": "llama-4-scout", "llama4_maverick_17b_128e": "llama-4-maverick",
+    "qwen2_0_5b": "qwen2-0.5b", "qwen2_1_5b": "qwen2-1.5b", "qwen2_7b": "qwen2-7b", "qwen2_5_1_5b": "qwen2.5-1.5b",
+    "gemma_2b": "gemma-2b", "gemma_7b": "gemma-7b",
+    "code_llama2_7b": "codellama-7b", "code_llama2_13b": "codellama-13b",
+    "smollm2_135m": "smollm2-135m", "smollm2_360m": "smollm2-360m", "smollm2_1_7b": "smollm2-1.7b",
 }
 _LAUNCH = re.compile(r"#.*\btune run\b(?P<args>.*?)\s--config\b")
 _DTYPES = {"bf16": Precision.BF16, "fp32": Precision.FP32}
@@ -108,6 +116,8 @@ def _model(d: Draft, section: str) -> None:
     known = _catalog_id(builder)
     if known is not None:
         d.set(Field.MODEL, known, key)
+    elif refused_model(builder) is not None:  # a builder of a model the engine refuses (llama3_2_vision_11b)
+        d.set(Field.MODEL, builder, key)
     else:
         common.model(d, "checkpointer.checkpoint_dir")
     quantized = common.flag(d, f"{section}.quantize_base")

@@ -6,7 +6,9 @@ from engine.training.accuracy import gpu_runs, summarize, traced_steps
 
 #: today's families (issue 13), each traced with full fine-tuning and LoRA r16 on all linear layers
 CURRENT = ("qwen3-0.6b", "qwen3-8b", "qwen3-30b-a3b", "gemma-3-1b", "gpt-oss-20b", "deepseek-v3-5l", "phi-4-mini",
-           "olmo-2-1b", "llama-4-maverick-4l", "exaone-4.0-1.2b", "glm-4-9b", "glm-4.5-air-3l", "granite-3.1-1b-a400m")
+           "olmo-2-1b", "llama-4-maverick-4l", "exaone-4.0-1.2b", "glm-4-9b", "glm-4.5-air-3l", "granite-3.1-1b-a400m",
+           # families the training-config sweep (issue 16) brought into the catalog
+           "stablelm-2-1.6b", "gemma-2b", "qwen1.5-moe-a2.7b")
 
 
 def test_traced_steps_within_targets():

@@ -100,6 +100,10 @@ def test_bad_configs_name_the_file_and_the_field(tmp_path, content, needle):
         ({"model_type": "qwen3_5", "text_config": {"model_type": "qwen3_5_text"}}, "gated DeltaNet"),
         ({**LLAMA2_7B, "layer_types": ["full_attention"] * 31 + ["mamba"]}, "layer 31 is Mamba"),
         ({**LLAMA2_7B, "layer_types": ["linear_attention"] * 32}, "layer 0 is linear attention"),
+        ({"model_type": "mllama", "text_config": {"model_type": "mllama_text_model"}}, "cross-attention layers"),
+        ({"model_type": "falcon", "hidden_size": 4544}, "'falcon' has parallel attention and MLP blocks"),
+        ({"model_type": "stablelm", "use_parallel_residual": True}, "'use_parallel_residual' is true: parallel"),
+        ({"model_type": "stablelm", "qk_layernorm": True}, "'qk_layernorm' is true: a LayerNorm per head"),
     ],
 )
 def test_layer_kinds_the_engine_cannot_cost_are_refused_by_name(tmp_path, cfg, needle):
@@ -140,6 +144,33 @@ def test_text_config_counts_the_language_model_and_reports_the_vision_tower(tmp_
     assert m.vision_params == 1024 * 1024
     assert m.published_params == 32000 * 4096
     assert any("vision tower" in n for n in m.notes)
+
+
+def test_qwen2_vl_keeps_its_language_model_at_the_top_level(tmp_path):
+    """Qwen2-VL-7B-Instruct's published config.json has no text_config: its language model's fields sit beside
+    vision_config (transformers 5.24 Qwen2VLConfig reads them into its text_config). It is Qwen2-7B's decoder,
+    q/k/v with biases, and the catalog entry written with a text_config counts the same."""
+    flat = {"model_type": "qwen2_vl", "vocab_size": 152064, "hidden_size": 3584, "intermediate_size": 18944,
+            "num_hidden_layers": 28, "num_attention_heads": 28, "num_key_value_heads": 4,
+            "max_position_embeddings": 32768, "tie_word_embeddings": False, "vision_config": {"depth": 32}}
+    m = load_config(_write(tmp_path / "vl", flat))
+    assert count_params(m).total == count_params(get_model("qwen2-vl-7b")).total == 7_615_616_512
+    assert m.qkv_bias
+    assert not m.o_bias
+    assert any("vision tower is not counted" in n for n in m.notes)
+    assert not any("not one the engine knows" in n for n in m.notes)
+
+
+def test_stablelm_reads_its_own_bias_switch(tmp_path):
+    """StableLM 2: LayerNorm with bias, q/k/v biases from use_qkv_bias (not attention_bias), partial RoPE."""
+    cfg = {"model_type": "stablelm", "vocab_size": 100352, "hidden_size": 2048, "intermediate_size": 5632,
+           "num_hidden_layers": 24, "num_attention_heads": 32, "num_key_value_heads": 32, "use_qkv_bias": True}
+    m = load_config(_write(tmp_path / "s", cfg))
+    assert count_params(m).total == count_params(get_model("stablelm-2-1.6b")).total == 1_644_515_328
+    off = load_config(_write(tmp_path / "t", {**cfg, "use_qkv_bias": False}))
+    assert count_params(m).total - count_params(off).total == 24 * 3 * 2048
+    assert m.layers is not None
+    assert m.layers[0].attention.partial_rotary
 
 
 def test_multi_token_prediction_layers_are_left_out(tmp_path):

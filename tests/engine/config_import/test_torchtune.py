@@ -61,6 +61,36 @@ def test_qlora_and_full_builders(imported):
     assert (r.model.id, r.setup.method.value, r.setup.precision.value) == ("qwen2.5-7b", "full", "fp32")
 
 
+@pytest.mark.parametrize(("component", "model_id"), [
+    ("torchtune.models.qwen2.lora_qwen2_0_5b", "qwen2-0.5b"),
+    ("torchtune.models.qwen2.qwen2_7b", "qwen2-7b"),
+    ("torchtune.models.qwen2_5.lora_qwen2_5_1_5b_instruct", "qwen2.5-1.5b"),
+    ("torchtune.models.qwen2_5.qwen2_5_1_5b_base", "qwen2.5-1.5b"),
+    ("torchtune.models.gemma.qlora_gemma_2b", "gemma-2b"),
+    ("torchtune.models.gemma.gemma_7b", "gemma-7b"),
+    ("torchtune.models.code_llama2.lora_code_llama2_7b", "codellama-7b"),
+    ("torchtune.models.smol.smollm2_1_7b", "smollm2-1.7b"),
+    ("torchtune.models.phi3.lora_phi3_mini", "phi-3-mini"),
+])
+def test_builders_name_their_catalog_model(imported, component: str, model_id: str):
+    """torchtune/models/*/_model_builders.py @ bd2a0fc7 (code_llama2: before its removal, da507a05): the builder
+    names the model, whatever checkpoint_dir says."""
+    text = LORA.replace("torchtune.models.llama3_1.lora_llama3_1_8b", component)
+    r = imported({"a.yaml": text + "checkpointer:\n  checkpoint_dir: /tmp/somewhere-else/\n"})
+    assert r.model.id == model_id
+    assert "model" not in r.report.assumed
+
+
+def test_a_refused_models_builder_is_refused_by_name(imported):
+    """torchtune recipes/configs/llama3_2_vision/11B_lora.yaml builds llama3_2_vision_11b: its cross-attention
+    layers are refused, naming the builder, not reported as an unknown checkpoint folder."""
+    text = LORA.replace("torchtune.models.llama3_1.lora_llama3_1_8b",
+                        "torchtune.models.llama3_2_vision.lora_llama3_2_vision_11b")
+    with pytest.raises(ConfigRefusedError, match=r"^a.yaml: model._component_: llama3_2_vision_11b is Llama 3.2 "
+                                                 r"Vision 11B / 90B, which has cross-attention layers"):
+        imported({"a.yaml": text})
+
+
 def test_dpo_recipes(imported):
     text = LORA + "loss:\n  _component_: torchtune.rlhf.loss.DPOLoss\n"
     assert imported({"a.yaml": text}).alignment is AlignmentMethod.DPO

@@ -34,6 +34,17 @@ def test_headings_are_not_models(picker: ModelPicker) -> None:
     assert rows.count(None) == len(families)
 
 
+def test_the_models_training_configs_name_are_listed_under_their_family(picker: ModelPicker) -> None:
+    """The swept example configs' models (issue 16): each a row under its own family heading."""
+    rows = [picker.model_at(r) for r in range(picker.count())]
+    texts = [picker.itemText(r) for r in range(picker.count())]
+    for model_id, family in [("qwen2-0.5b", "Qwen2"), ("gemma-7b", "Gemma"), ("codellama-34b", "Code Llama"),
+                             ("qwen2-vl-7b", "Qwen2-VL"), ("tinyllama-1.1b", "TinyLlama")]:
+        row = next(r for r, m in enumerate(rows) if m is not None and m.id == model_id)
+        heading = max(r for r in range(row) if rows[r] is None)
+        assert texts[heading] == family
+
+
 def test_show_model_selects_it(picker: ModelPicker) -> None:
     m = get_model("llama-3.1-8b")
     picker.show_model(m)
