@@ -21,6 +21,7 @@ Usage::
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +32,10 @@ from engine.snapshot import Cancelled, read_measurement
 
 #: the progress signal's full scale
 PROGRESS_MAX = 1000
+#: at most one progress signal per this many seconds: each is an event the GUI thread must take the GIL for, and
+#: Qt dispatches posted events before timers, so a signal per per-mille step (hundreds a second) starved the
+#: window's timers for over half a second at a time
+PROGRESS_EVERY_S = 0.05
 #: a quitting application waits this long for a read to notice its cancel (it checks every pickle chunk)
 QUIT_WAIT_MS = 10_000
 
@@ -45,7 +50,7 @@ class _Job(QThread):
     ``("loaded", Measurement)``, ``("failed", one line naming the file and the problem)`` or ``("cancelled", None)``.
 
     Signals:
-        progressed(int): per mille done (emitted when it changes).
+        progressed(int): per mille done (emitted when it changes, at most every ``PROGRESS_EVERY_S``, and at 1000).
     """
 
     progressed = Signal(int)
@@ -55,6 +60,7 @@ class _Job(QThread):
         self.path = path
         self.outcome: tuple[str, Any] = ("cancelled", None)
         self._last = -1
+        self._last_at = 0.0
         self.finished.connect(self._reap)  # queued to the GUI thread, where the job lives
 
     def run(self) -> None:
@@ -73,8 +79,9 @@ class _Job(QThread):
         if self.isInterruptionRequested():
             raise Cancelled
         permille = int(fraction * PROGRESS_MAX)
-        if permille != self._last:
-            self._last = permille
+        now = time.monotonic()
+        if permille != self._last and (now - self._last_at >= PROGRESS_EVERY_S or permille == PROGRESS_MAX):
+            self._last, self._last_at = permille, now
             self.progressed.emit(permille)
 
     def stop(self) -> None:

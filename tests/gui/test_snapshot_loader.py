@@ -105,7 +105,10 @@ def test_the_event_loop_turns_while_a_large_snapshot_loads(
     gaps = [b - a for a, b in zip([started, *ticks], ticks, strict=False)]
     assert took > 0.5  # a real load (a freeze of this length would be felt)
     assert len(ticks) > took / 0.05  # the GUI thread ran at least every 50 ms on average
-    assert max(gaps) < 0.3  # and never waited long: the worker hands the GIL back every pickle chunk
+    # and never waited long: the worker hands the GIL back every pickle chunk, and its progress signals are few
+    # enough (PROGRESS_EVERY_S) that Qt's timers are not starved behind them (a signal per per-mille step left
+    # gaps of 0.4-0.7 s)
+    assert max(gaps) < 0.3
 
 
 def test_a_second_read_abandons_the_first(qtbot: QtBot, loader: SnapshotLoader, tmp_path: Path,

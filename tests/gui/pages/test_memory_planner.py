@@ -3,15 +3,18 @@ table, a row chosen as the scenario's setup, a stale search cancelled."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import threading
+import time
+from collections.abc import Callable, Iterator
+from typing import Any
 
 import pytest
 from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
 from engine.catalog import get_gpu, get_model
-from engine.specs import Method, ParallelSpec, Sharding, TrainingSetup
-from engine.training.planner import PlanRow, plan
+from engine.specs import Method, ModelSpec, ParallelSpec, Sharding, TrainingSetup
+from engine.training.planner import PlanCancelledError, PlanRow, plan
 from gui.pages.memory import MemoryPage
 from gui.pages.memory_planner import PlanSearch, search_setup
 from gui.scenario import Scenario
@@ -90,11 +93,25 @@ def test_the_use_button_needs_a_fresh_selection(qtbot: QtBot, page: MemoryPage) 
     assert not planner.choose(rows[0])
 
 
-def test_a_scenario_change_cancels_the_running_search(qtbot: QtBot, page: MemoryPage) -> None:
-    """The first search is cancelled mid-way; only the search of the new scenario reports, once."""
+def test_a_scenario_change_cancels_the_running_search(qtbot: QtBot, page: MemoryPage,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """The first search is cancelled mid-way; only the search of the new scenario reports, once. The first search
+    is held until it is cancelled (with the engine's caches warm a real one can end before the test looks)."""
+    held = threading.Event()
+
+    def first_held(m: ModelSpec, s: TrainingSetup, *args: Any, cancelled: Callable[[], bool], **kwargs: Any) -> Any:
+        if s.method is Method.FULL:
+            held.set()
+            while not cancelled():
+                time.sleep(0.001)
+            raise PlanCancelledError
+        return plan(m, s, *args, cancelled=cancelled, **kwargs)
+
+    monkeypatch.setattr("gui.pages.memory_planner.plan", first_held)
     found: list[object] = []
     page.planner.search.found.connect(found.append)
     page.planner.flush()  # starts the first search
+    assert held.wait(WAIT_MS / 1000)
     assert page.planner.search.running()
     page.scenario.update(method=Method.LORA)
     assert page.planner.stale
