@@ -23,7 +23,7 @@ test: $(STAMP)
 	@status=0; \
 	echo "== ruff"; $(BIN)/ruff check --output-format concise . || status=1; \
 	echo "== mypy"; $(BIN)/mypy || status=1; \
-	echo "== pytest"; QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest || status=1; \
+	echo "== pytest"; QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -n auto || status=1; \
 	exit $$status
 
 # The GUI fuzz test, long: FUZZ_ACTIONS random actions for each of FUZZ_SEEDS (the suite runs 300 of one seed).
