@@ -10,6 +10,7 @@ runs the same extraction into a temporary file and fails when the committed ``.t
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 import sys
@@ -41,6 +42,12 @@ def update(ts: Path, *extra: str) -> None:
     source locations: an edit that moves a text does not change the ``.ts``."""
     command = [tool("pyside6-lupdate"), "-locations", "none", *sources(), *extra, "-ts", str(ts)]
     subprocess.run(command, cwd=REPO, check=True, capture_output=True, timeout=300)
+    ts.write_text(_NOTE.sub("", ts.read_text(encoding="utf-8")), encoding="utf-8")
+
+
+#: lupdate takes a ``#:`` comment above a text as a note to its translator; in this code base ``#:`` documents the
+#: attribute below it (Sphinx's convention), so a note would describe some other line: such notes are dropped
+_NOTE = re.compile(r"[ \t]*<extracomment>.*?</extracomment>\n", re.DOTALL)
 
 
 def release(ts: Path, qm: Path) -> None:

@@ -5,7 +5,6 @@
     <name>AboutDialog</name>
     <message>
         <source>About VRAM Lab</source>
-        <extracomment>(component, licence) for everything shipped with the app; versions are looked up when installed.</extracomment>
         <translation>關於 VRAM Lab</translation>
     </message>
     <message>
@@ -423,7 +422,6 @@
     <name>ConfigImports</name>
     <message>
         <source>Import training config</source>
-        <extracomment>shows a page by its id and returns it (built if need be)</extracomment>
         <translation>匯入訓練設定檔</translation>
     </message>
     <message>
@@ -474,7 +472,6 @@
     <name>FileDrop</name>
     <message>
         <source>{name}: a PyTorch memory snapshot; this version of VRAM Lab has no Timeline page to open it (python -m engine snapshot reads it).</source>
-        <extracomment>opens the paths of one kind (all of them for training configs, the first for the others)</extracomment>
         <translation>{name}：PyTorch 記憶體快照；這個版本的 VRAM Lab 沒有可以開啟它的「時間軸」頁（可用 python -m engine snapshot 讀取）。</translation>
     </message>
     <message>
@@ -1869,7 +1866,6 @@ Device total: plus the CUDA context and libraries — what nvidia-smi shows.</so
     <name>ScenarioFiles</name>
     <message>
         <source>The file cannot be read.</source>
-        <extracomment>the first line of the message for each kind of unusable file (``ScenarioFileError.kind``)</extracomment>
         <translation>無法讀取這個檔案。</translation>
     </message>
     <message>
@@ -2643,7 +2639,6 @@ Device total: plus the CUDA context and libraries — what nvidia-smi shows.</so
     </message>
     <message>
         <source>{value} is not a ZeRO stage (0, 1, 2 or 3)</source>
-        <extracomment>DeepSpeed files the tools ship, by the path their examples name them with -&gt; (ZeRO stage, optimizer offloaded, parameters offloaded, 16-bit mode or None for &quot;auto&quot;, AutoTP size); used when such a file is named but not found beside the config. Axolotl ``deepspeed_configs/`` (commits b0ee9ec7, 3742deb1, ccc94da8, 631268a0; its ``zero2.json`` offloads the optimizer), LLaMA-Factory ``examples/deepspeed/`` (commits a0d44c65, ff6d4d12) and accelerate ``examples/deepspeed_config_templates/`` (commit 16cb6eb8, named from ``config_yaml_templates/``).</extracomment>
         <translation>{value} 不是 ZeRO 階段（0、1、2 或 3）</translation>
     </message>
     <message>
@@ -2740,7 +2735,6 @@ Device total: plus the CUDA context and libraries — what nvidia-smi shows.</so
     </message>
     <message>
         <source>{value} is not an alignment method VRAM Lab knows (DPO, IPO, ORPO, SimPO, CPO, KTO, PPO, GRPO, RLOO, reward modelling)</source>
-        <extracomment>the alignment names the tools use -&gt; VRAM Lab&apos;s (anything else is reported, not guessed)</extracomment>
         <translation>{value} 不是 VRAM Lab 認得的對齊方法（DPO、IPO、ORPO、SimPO、CPO、KTO、PPO、GRPO、RLOO、獎勵模型訓練）</translation>
     </message>
     <message>
@@ -2805,7 +2799,6 @@ Device total: plus the CUDA context and libraries — what nvidia-smi shows.</so
     </message>
     <message>
         <source>a PyTorch pickle, which is never opened because loading it runs code; export TrainingArguments.to_json_string() to a .json file and import that instead</source>
-        <extracomment>YAML&apos;s own types (https://yaml.org/type/); any other tag is refused</extracomment>
         <translation>這是 PyTorch 的 pickle，載入它會執行程式碼，所以絕不開啟；請把 TrainingArguments.to_json_string() 匯出成 .json 檔，改匯入那個檔案</translation>
     </message>
     <message>
