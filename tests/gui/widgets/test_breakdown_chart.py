@@ -19,6 +19,7 @@ from engine.results import Term
 from engine.units import GB, Unit
 from gui.theme import ThemeManager
 from gui.widgets.breakdown_chart import BreakdownChart, Row
+from tests.gui.widgets.axis_labels import label_calls
 
 APPROVED = Path(__file__).parent / "approved" / "breakdown_chart.png"
 
@@ -102,14 +103,7 @@ def test_the_axis_is_labelled_again_only_when_the_unit_changes(chart: BreakdownC
     """A new label makes pyqtgraph draw the axis from scratch: on every frame of a drag that was most of its cost."""
     axis = chart.getPlotItem().getAxis("bottom")
     assert axis.labelText == "GB"
-    labels: list[str] = []
-    labelled = axis.setLabel
-
-    def spy(text: str, *args: object, **kwargs: object) -> None:
-        labels.append(text)
-        labelled(text, *args, **kwargs)
-
-    monkeypatch.setattr(axis, "setLabel", spy)
+    labels = label_calls(axis, monkeypatch)
     for gb in (13.5, 14.0, 14.5):
         chart.show_rows([Row("Full", _terms(gb, 13.5, 81))], 80 * GB, Unit.GB)
     assert labels == []

@@ -7,6 +7,7 @@ from pytestqt.qtbot import QtBot
 
 from engine.units import Unit
 from gui.widgets.curve_plot import CurvePlot, nice_ceiling
+from tests.gui.widgets.axis_labels import label_calls
 
 
 @pytest.mark.parametrize(("x", "ceiling"), [(0.0, 1.0), (-3.0, 1.0), (1.0, 1.0), (1.1, 1.25), (7.0, 8.0),
@@ -33,14 +34,7 @@ def test_the_axis_is_labelled_again_only_when_the_unit_changes(qtbot: QtBot, mon
     plot = CurvePlot("GPUs")
     qtbot.addWidget(plot)
     axis = plot.getPlotItem().getAxis("left")
-    labels: list[str] = []
-    labelled = axis.setLabel
-
-    def spy(text: str, *args: object, **kwargs: object) -> None:
-        labels.append(text)
-        labelled(text, *args, **kwargs)
-
-    monkeypatch.setattr(axis, "setLabel", spy)
+    labels = label_calls(axis, monkeypatch)
     for y in (80e9, 81e9, 82e9):
         plot.show_curve([1, 2], [y, y / 2], 24e9, (1, y), Unit.GB)
     assert labels == ["GB"]
