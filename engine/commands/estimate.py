@@ -30,7 +30,7 @@ from engine.specs import (
 )
 from engine.training import Estimate, estimate
 from engine.training.host import host_of
-from engine.training.states import weights_per_gpu
+from engine.training.plan import weights_per_gpu
 from engine.units import Unit, format_bytes, format_count
 
 
