@@ -14,6 +14,7 @@ every scenario file saved then) gets one derived here from those fields, so that
 from __future__ import annotations
 
 from functools import cache
+from typing import Any
 
 from engine.specs import AttentionSpec, LayerRun, LayerSpec, MlpSpec, ModelSpec
 
@@ -34,13 +35,18 @@ def group(layers: list[LayerSpec]) -> tuple[LayerRun, ...]:
         if out and kind_of(out[-1]) == layer:
             out[-1] = out[-1].model_copy(update={"count": out[-1].count + 1})
         else:
-            out.append(LayerRun(count=1, attention=layer.attention, mlp=layer.mlp, norms=layer.norms))
+            out.append(LayerRun(count=1, **_fields(layer)))
     return tuple(out)
 
 
 def kind_of(run: LayerSpec) -> LayerSpec:
     """The layer kind of a run (its count dropped)."""
-    return LayerSpec(attention=run.attention, mlp=run.mlp, norms=run.norms)
+    return LayerSpec(**_fields(run))
+
+
+def _fields(layer: LayerSpec) -> dict[str, Any]:
+    """A layer kind's fields (a run's count left out)."""
+    return {name: getattr(layer, name) for name in LayerSpec.model_fields}
 
 
 def expand(layer_runs: tuple[LayerRun, ...]) -> list[LayerSpec]:

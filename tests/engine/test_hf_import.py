@@ -170,7 +170,7 @@ def test_stablelm_reads_its_own_bias_switch(tmp_path):
     off = load_config(_write(tmp_path / "t", {**cfg, "use_qkv_bias": False}))
     assert count_params(m).total - count_params(off).total == 24 * 3 * 2048
     assert m.layers is not None
-    assert m.layers[0].attention.partial_rotary
+    assert m.layers[0].attn.partial_rotary
 
 
 def test_multi_token_prediction_layers_are_left_out(tmp_path):

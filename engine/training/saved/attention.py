@@ -37,6 +37,7 @@ def core(ctx: Ctx, layer: LayerSpec) -> tuple[float, float, float, float]:
     (HF ``softmax(..., dtype=float32).to(q.dtype)``), each b x heads x s x s.
     """
     c, at = ctx.c, layer.attention
+    assert at is not None, "an attention layer"
     a = at.num_heads
     q_w, k_w, v_w, o_w = widths(at)
     if ctx.s.attention is Attention.EAGER:
@@ -66,8 +67,10 @@ def selective(ctx: Ctx, layer: LayerSpec, o_shared: bool) -> tuple[float, float,
     recomputes the element-wise ops, not the attention); torchtune's and torchtitan's layer-level "selective"
     checkpoints every k-th layer whole. This models the paper's (Megatron's) meaning.
     """
-    c, a = ctx.c, layer.attention.num_heads
-    q_w, k_w, v_w, o_w = widths(layer.attention)
+    at = layer.attention
+    assert at is not None, "an attention layer"
+    c, a = ctx.c, at.num_heads
+    q_w, k_w, v_w, o_w = widths(at)
     kept = c * (q_w + k_w + v_w) + (c * o_w if o_shared else 0)
     core_bs2 = core(ctx, layer)[1]
     if ctx.s.attention is Attention.EAGER:

@@ -10,6 +10,7 @@ from engine.specs import Attention, Checkpointing, LayerSpec, Method, NormKind, 
 from engine.training.precision import FP32
 from engine.training.saved.attention import core, qk_norms, selective, widths
 from engine.training.saved.inputs import Ctx, linear_inputs, norm
+from engine.training.saved.mixers import mixer_coeffs
 from engine.training.saved.mlp import merged_experts, mlp
 
 
@@ -54,23 +55,44 @@ def saved_again(ctx: Ctx, layer: LayerSpec, groups: list[list[Linear]], o_shared
         again += layer.norms * (FP32 * h + 2 * FP32)
     if ctx.full and not (ctx.autocast and r != ctx.c):
         again += sum((len(g) - 1) * r * g[0].n_in for g in groups if g)
-    if o_shared:
+    if o_shared and layer.attention is not None:
         again += ctx.c * widths(layer.attention)[3]
-    rope = m.positions is PositionKind.ROPE
-    d = layer.attention.head_dim
+    rope = m.positions is PositionKind.ROPE and layer.attention is not None
+    d = layer.attention.head_dim if layer.attention is not None else 0
     return again + (4 * r * d if rope else 0), (2 * r * d if rope else 0)
 
 
-def layer_coeffs(ctx: Ctx, layer: LayerSpec) -> LayerCoeffs:
-    """What one layer of kind ``layer`` saves and needs during its backward, per token."""
-    h = ctx.m.hidden_size
-    adapted = ctx.adapted(layer)
+@dataclass(frozen=True, slots=True)
+class _Attention:
+    """The attention block's share of one layer (:func:`layer_coeffs`)."""
+
+    inputs: float  # what its linears keep of their inputs (q/k/v and o)
+    core: float  # the attention core
+    extra: float  # MLA's inner linears and norms, q/k norms
+    fused: float  # a fused qkv projection's output, kept whole
+    selective: float  # what selective checkpointing changes of the core
+    bs2: float
+    transient: float
+    transient_bs2: float
+    recomputed: float
+    recomputed_bs2: float
+    q_in: list[Linear]
+    o_shared: bool
+
+
+_NO_ATTENTION = _Attention(0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, [], False)
+
+
+def _attention(ctx: Ctx, layer: LayerSpec, adapted: set[str]) -> _Attention:
+    """What the attention block saves (its linears' inputs, the core), per token and per b*s^2."""
     at = layer.attention
+    if at is None:
+        return _NO_ATTENTION
+    h = ctx.m.hidden_size
     attn = attention_linears(at, h)
     q_in = [x for x in attn if x.n_in == h and x.role != "o"]
     o_in = [x for x in attn if x.role == "o"]
     core_saved, core_bs2, core_t, core_t_bs2 = core(ctx, layer)
-    mlp_saved, mlp_t = mlp(ctx, layer, adapted)
     other = [x for x in attn if x not in q_in and x not in o_in]  # MLA's q_b / kv_b, after their own norms
     mla = sum(linear_inputs(ctx, [x], ctx.c, adapted) + norm(ctx, x.n_in) for x in other)
     # SDPA / FlashAttention write their output in the query's memory order: (b, s, heads, d) when RoPE ran
@@ -80,37 +102,47 @@ def layer_coeffs(ctx: Ctx, layer: LayerSpec) -> LayerCoeffs:
     # (LoRA under autocast still saves its own cast copy of it.)
     concatenated = at.partial_rotary or at.mla is not None
     o_shared = ctx.s.attention is not Attention.EAGER and not concatenated and (ctx.full or not ctx.autocast)
-    saved = (
-        (layer.norms * norm(ctx, h))
-        + linear_inputs(ctx, q_in, ctx.r, adapted)
-        + (0.0 if o_shared else linear_inputs(ctx, o_in, ctx.c, adapted))
-        + core_saved
-        + mlp_saved
-        + mla
-        + qk_norms(ctx, at)
-    )
+    inputs = linear_inputs(ctx, q_in, ctx.r, adapted) + (0.0 if o_shared else linear_inputs(ctx, o_in, ctx.c,
+                                                                                          adapted))
     rope = ctx.m.positions is PositionKind.ROPE  # RoPE makes q and k new tensors; v stays a view of the output
+    fused = 0.0
     if at.fused_qkv and rope and (ctx.s.attention is not Attention.EAGER or at.num_kv_heads == at.num_heads):
-        saved += ctx.c * (at.num_heads + at.num_kv_heads) * at.head_dim  # so the whole qkv output stays
+        fused = ctx.c * (at.num_heads + at.num_kv_heads) * at.head_dim  # so the whole qkv output stays
     recomputed = recomputed_bs2 = 0.0
+    kept = core_saved
     if ctx.s.checkpointing is Checkpointing.SELECTIVE:
         kept, core_bs2, recomputed, recomputed_bs2 = selective(ctx, layer, o_shared)
-        saved += kept - core_saved
-    merged, merged_grad = merged_experts(ctx, layer, adapted)
-    linears = layer_linears(layer, h)
-    copies = ctx.c * sum(x.count * x.n_in * x.n_out for x in linears) if ctx.copies else 0
-    transient = 2 * ctx.r * h + max(core_t, mlp_t)
-    dequantized = merged_grad
-    if ctx.full and layer.mlp.moe is not None:  # an expert stack's gradient lands while its backward runs
-        dequantized = ctx.dtypes.grad * max(x.params for x in linears if x.role.startswith("experts_"))
-    if ctx.s.method is Method.QLORA:
-        dequantized = max(dequantized, ctx.c * max(x.n_in * x.n_out for x in linears))
     # SDPA cannot skip a sliding window's mask once the sequence reaches the window: CUDA converts the boolean mask
     # to an additive bias in the query's dtype, which the memory-efficient kernel keeps for backward
     # (aten/src/ATen/native/transformers/attention.cpp, convert_boolean_attn_mask; calibration/patches.py)
     if at.window in ctx.windows and ctx.s.checkpointing is not Checkpointing.SELECTIVE:
         core_bs2 += ctx.c
-    mlp_first = [x for x in mlp_linears(layer.mlp, h) if x.role in ("gate", "up")]
-    again, checkpoint_again = saved_again(ctx, layer, [q_in, mlp_first], o_shared)
-    return LayerCoeffs(saved, core_bs2, transient, core_t_bs2, ctx.r * h, copies, dequantized, recomputed,
-                       recomputed_bs2, again, checkpoint_again, merged)
+    return _Attention(inputs, core_saved, mla + qk_norms(ctx, at), fused, kept - core_saved, core_bs2, core_t,
+                      core_t_bs2, recomputed, recomputed_bs2, q_in, o_shared)
+
+
+def layer_coeffs(ctx: Ctx, layer: LayerSpec) -> LayerCoeffs:
+    """What one layer of kind ``layer`` saves and needs during its backward, per token: its norms, its attention
+    (:func:`_attention`), its other token mixer (``engine.training.saved.mixers``), its MLP."""
+    h = ctx.m.hidden_size
+    adapted = ctx.adapted(layer)
+    a = _attention(ctx, layer, adapted)
+    mlp_saved, mlp_t = mlp(ctx, layer, adapted) if layer.mlp is not None else (0.0, 0.0)
+    mixer_saved, mixer_t = mixer_coeffs(ctx, layer.mixer, adapted) if layer.mixer is not None else (0.0, 0.0)
+    saved = layer.norms * norm(ctx, h) + a.inputs + a.core + mlp_saved + a.extra + mixer_saved
+    saved += a.fused
+    saved += a.selective
+    merged, merged_grad = merged_experts(ctx, layer, adapted)
+    linears = layer_linears(layer, h)
+    copies = ctx.c * sum(x.count * x.n_in * x.n_out for x in linears) if ctx.copies else 0
+    transient = 2 * ctx.r * h + max(a.transient, mlp_t, mixer_t)
+    dequantized = merged_grad
+    if ctx.full and layer.mlp is not None and layer.mlp.moe is not None:  # an expert stack's gradient lands while
+        # its backward runs
+        dequantized = ctx.dtypes.grad * max(x.params for x in linears if x.role.startswith("experts_"))
+    if ctx.s.method is Method.QLORA:
+        dequantized = max(dequantized, ctx.c * max(x.n_in * x.n_out for x in linears))
+    mlp_first = [x for x in mlp_linears(layer.mlp, h) if x.role in ("gate", "up")] if layer.mlp is not None else []
+    again, checkpoint_again = saved_again(ctx, layer, [a.q_in, mlp_first], a.o_shared)
+    return LayerCoeffs(saved, a.bs2, transient, a.transient_bs2, ctx.r * h, copies, dequantized, a.recomputed,
+                       a.recomputed_bs2, again, checkpoint_again, merged)
