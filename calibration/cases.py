@@ -166,7 +166,19 @@ CURRENT = (
     + sweep("qwen1.5-moe-a2.7b", 2048, [{}, LORA16])
 )
 
-CASES = H200 + GRID + LONG_CONTEXT + CURRENT
+# Hybrid layers (issue 27): the layer kinds beside attention, run with fakes of the kernels users install
+# (calibration/kernels.py: flash-linear-attention, causal-conv1d, mamba-ssm); each record lists the kernels it ran
+HYBRID = (
+    sweep("qwen3.5-0.8b", 2048, [{}, LORA16, {**LORA16, "checkpointing": "full"}, {"precision": "amp-bf16"},
+                                 {"seq_len": 512}])
+    + sweep("qwen3.5-35b-a3b-4l", 2048, [{}, LORA16])
+    + sweep("qwen3-next-80b-a3b-4l", 2048, [{}, LORA16])
+    # TRL's chunked loss keeps the logits small, so the peak falls in a layer's backward (the kernels' temporaries)
+    + [lc_case("qwen3.5-0.8b", "lora", lora="r16", seq_len=8192, checkpointing="full", **TRL),
+       lc_case("qwen3.5-0.8b", seq_len=4096, **TRL)]
+)
+
+CASES = H200 + GRID + LONG_CONTEXT + CURRENT + HYBRID
 
 # The validation cases (calibration.validate): tiny models traced on fake tensors and run on real CPU tensors.
 CHECKS = [

@@ -38,6 +38,9 @@ OUT = ROOT / "tests" / "engine" / "data" / "transformers_counts.json"
 SMALL = {"hidden_size": 64, "intermediate_size": 96, "num_attention_heads": 4, "num_key_value_heads": 2,
          "head_dim": 16, "vocab_size": 100, "pad_token_id": 0}
 MOE = {"moe_intermediate_size": 32, "num_experts_per_tok": 2}
+#: a gated DeltaNet's widths: 2 key heads, 4 value heads (grouped value heads), 16 wide
+LINEAR = {"linear_num_key_heads": 2, "linear_num_value_heads": 4, "linear_key_head_dim": 16,
+          "linear_value_head_dim": 16}
 
 #: small configs of families the catalog may not hold (every layer kind the engine reads)
 FAMILY_PROBES: dict[str, dict[str, Any]] = {
@@ -84,6 +87,14 @@ FAMILY_PROBES: dict[str, dict[str, Any]] = {
         "model_type": "gemma3_text", "num_hidden_layers": 7, **SMALL}},
     "probe-mistral3-wrapped": {"model_type": "mistral3", "text_config": {
         "model_type": "mistral", "num_hidden_layers": 2, **SMALL}},
+    # hybrid layers (issue 27)
+    "probe-qwen3.5": {"model_type": "qwen3_5_text", "num_hidden_layers": 4, **SMALL, **LINEAR},
+    "probe-qwen3.5-wrapped": {"model_type": "qwen3_5", "tie_word_embeddings": True, "text_config": {
+        "num_hidden_layers": 4, **SMALL, **LINEAR, "layer_types": ["linear_attention", "full_attention"] * 2}},
+    "probe-qwen3.5-moe": {"model_type": "qwen3_5_moe_text", "num_hidden_layers": 4, **SMALL, **LINEAR, **MOE,
+                          "num_experts": 4, "shared_expert_intermediate_size": 48},
+    "probe-qwen3-next": {"model_type": "qwen3_next", "num_hidden_layers": 4, **SMALL, **LINEAR, **MOE,
+                         "num_experts": 4, "shared_expert_intermediate_size": 48, "mlp_only_layers": [1]},
     "probe-llama4-wrapped": {"model_type": "llama4", "text_config": {
         "model_type": "llama4_text", "num_hidden_layers": 4, **SMALL, "intermediate_size": 32,
         "intermediate_size_mlp": 96, "num_local_experts": 4, "num_experts_per_tok": 1,
@@ -102,8 +113,7 @@ LLAMA4_ALL_LINEAR = ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_pr
 
 #: model types whose layers the engine refuses (state-space, linear attention, sparse-attention indexers, Gemma 4):
 #: nothing to compare (engine/hf_families.py REFUSED)
-SKIPPED = {"qwen3_5", "qwen3_5_moe", "qwen3_5_text", "qwen3_5_moe_text", "nemotron_h", "deepseek_v32", "glm_moe_dsa",
-           "gemma4", "gemma4_text", "qwen3_next"}
+SKIPPED = {"nemotron_h", "deepseek_v32", "glm_moe_dsa", "gemma4", "gemma4_text"}
 
 
 def _text_type(cfg: dict[str, Any]) -> str:
@@ -125,7 +135,8 @@ def _build(cfg: dict[str, Any]) -> torch.nn.Module:
         if "model_type" not in d:
             d["model_type"] = {"gemma3": "gemma3_text", "mistral3": "mistral", "llama4": "llama4_text",
                                "kimi_k25": "kimi_k2", "qwen3_vl": "qwen3_vl_text",
-                               "qwen3_vl_moe": "qwen3_vl_moe_text"}[cfg["model_type"]]
+                               "qwen3_vl_moe": "qwen3_vl_moe_text", "qwen3_5": "qwen3_5_text",
+                               "qwen3_5_moe": "qwen3_5_moe_text"}[cfg["model_type"]]
         if "tie_word_embeddings" not in d and "tie_word_embeddings" in cfg:
             d["tie_word_embeddings"] = cfg["tie_word_embeddings"]
     model_type = d.pop("model_type")

@@ -46,3 +46,19 @@ def test_real_gpu_runs_within_two_percent():
 @pytest.mark.parametrize("run", [r for r in traced_steps() if r.comparable], ids=lambda r: r.id)
 def test_each_traced_step_within_ten_percent(run):
     assert abs(run.error) <= 0.10, f"{run.described}: {run.error:+.2%}"
+
+
+#: hybrid layer kinds (issue 27): each traced full and LoRA r16 with registered fakes of the kernels users install
+#: (calibration/kernels.py), each run within 2% of its trace
+HYBRID = (
+    "qwen3.5-0.8b", "qwen3.5-35b-a3b-4l", "qwen3-next-80b-a3b-4l",  # gated DeltaNet (+ gated attention)
+)
+
+
+@pytest.mark.parametrize("model", HYBRID)
+def test_hybrid_kinds_are_traced_with_faked_kernels_within_two_percent(model):
+    rows = [r for r in traced_steps() if r.model == model]
+    assert any("_full_" in r.id for r in rows)
+    assert any("_lora-r16_" in r.id for r in rows)
+    assert all(r.fake_kernels and r.comparable for r in rows), [r.id for r in rows if not r.fake_kernels]
+    assert all(abs(r.error) <= 0.02 for r in rows), [(r.id, f"{r.error:+.2%}") for r in rows]

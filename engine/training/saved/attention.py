@@ -29,6 +29,19 @@ def qk_norms(ctx: Ctx, a: AttentionSpec) -> float:
     return float((FP32 + (FP32 if ctx.m.norm is NormKind.RMSNORM_FP32 else ctx.c)) * width)
 
 
+def output_gate(ctx: Ctx, a: AttentionSpec, copied: bool) -> float:
+    """Gated attention (transformers 5.24 ``Qwen3NextAttention``: ``attn_output * torch.sigmoid(gate)`` before
+    o_proj): the sigmoid keeps its output and the product keeps the attention output, which is a new contiguous
+    copy when the attention wrote it heads-first (a query made by torch.cat, or eager's output); o_proj then keeps
+    the product, not the attention's output. In fp32 the q norm's ``.float()`` makes no copy: it keeps a view of
+    q_proj's output, whose storage holds the gate too (traced: ``qwen3.5-0.8b`` in fp32)."""
+    if not a.output_gate:
+        return 0.0
+    q_w = widths(a)[0]
+    whole = q_w * FP32 if ctx.c == FP32 and a.qk_norm is not QkNorm.NONE else 0
+    return float(ctx.c * q_w * (2 if copied else 1) + whole)
+
+
 def core(ctx: Ctx, layer: LayerSpec) -> tuple[float, float, float, float]:
     """(saved, saved_bs2, transient, transient_bs2) of the attention itself.
 

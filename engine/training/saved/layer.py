@@ -8,9 +8,9 @@ from dataclasses import dataclass
 from engine.params import Linear, attention_linears, layer_linears, mlp_linears
 from engine.specs import Attention, Checkpointing, LayerSpec, Method, NormKind, PositionKind
 from engine.training.precision import FP32
-from engine.training.saved.attention import core, qk_norms, selective, widths
+from engine.training.saved.attention import core, output_gate, qk_norms, selective, widths
 from engine.training.saved.inputs import Ctx, linear_inputs, norm
-from engine.training.saved.mixers import mixer_coeffs
+from engine.training.saved.mixers import MixerCoeffs, mixer_coeffs
 from engine.training.saved.mlp import merged_experts, mlp
 
 
@@ -101,7 +101,8 @@ def _attention(ctx: Ctx, layer: LayerSpec, adapted: set[str]) -> _Attention:
     # contiguous in (b, heads, s, d) and the output is copied for o_proj, as eager's always is.
     # (LoRA under autocast still saves its own cast copy of it.)
     concatenated = at.partial_rotary or at.mla is not None
-    o_shared = ctx.s.attention is not Attention.EAGER and not concatenated and (ctx.full or not ctx.autocast)
+    eager = ctx.s.attention is Attention.EAGER
+    o_shared = not eager and not concatenated and not at.output_gate and (ctx.full or not ctx.autocast)
     inputs = linear_inputs(ctx, q_in, ctx.r, adapted) + (0.0 if o_shared else linear_inputs(ctx, o_in, ctx.c,
                                                                                           adapted))
     rope = ctx.m.positions is PositionKind.ROPE  # RoPE makes q and k new tensors; v stays a view of the output
@@ -117,7 +118,8 @@ def _attention(ctx: Ctx, layer: LayerSpec, adapted: set[str]) -> _Attention:
     # (aten/src/ATen/native/transformers/attention.cpp, convert_boolean_attn_mask; calibration/patches.py)
     if at.window in ctx.windows and ctx.s.checkpointing is not Checkpointing.SELECTIVE:
         core_bs2 += ctx.c
-    return _Attention(inputs, core_saved, mla + qk_norms(ctx, at), fused, kept - core_saved, core_bs2, core_t,
+    return _Attention(inputs, core_saved, mla + qk_norms(ctx, at) + output_gate(ctx, at, copied=concatenated or eager),
+                      fused, kept - core_saved, core_bs2, core_t,
                       core_t_bs2, recomputed, recomputed_bs2, q_in, o_shared)
 
 
@@ -128,8 +130,11 @@ def layer_coeffs(ctx: Ctx, layer: LayerSpec) -> LayerCoeffs:
     adapted = ctx.adapted(layer)
     a = _attention(ctx, layer, adapted)
     mlp_saved, mlp_t = mlp(ctx, layer, adapted) if layer.mlp is not None else (0.0, 0.0)
-    mixer_saved, mixer_t = mixer_coeffs(ctx, layer.mixer, adapted) if layer.mixer is not None else (0.0, 0.0)
-    saved = layer.norms * norm(ctx, h) + a.inputs + a.core + mlp_saved + a.extra + mixer_saved
+    mx = mixer_coeffs(ctx, layer.mixer, adapted) if layer.mixer is not None else MixerCoeffs(0.0, 0.0)
+    # the mixer's kernel runs its backward after the MLP, the second norm and the mixer's output side freed theirs
+    freed = mx.late + mlp_saved + (norm(ctx, h) if layer.mlp is not None and layer.norms > 1 else 0.0)
+    mixer_t = max(0.0, mx.transient - freed)
+    saved = layer.norms * norm(ctx, h) + a.inputs + a.core + mlp_saved + a.extra + mx.saved
     saved += a.fused
     saved += a.selective
     merged, merged_grad = merged_experts(ctx, layer, adapted)

@@ -1,16 +1,105 @@
 """What a token mixer that is not softmax attention saves for backward, per token (``engine.training.saved``).
 
-Each mixer runs as the kernels users install run it, not as the PyTorch fallback transformers keeps for machines
-without them (which holds far more: every chunk's decay matrices and intra-chunk attention in fp32).
+Each mixer is costed as it runs with the kernels users install (transformers 5.24 calls them when the package is
+importable: ``integrations/hub_kernels.py`` ``use_kernel_func_from_hub_with_fallback``), not as transformers'
+PyTorch fallback, which keeps far more (every chunk's decay matrix and intra-chunk attention in fp32). The
+kernels' saved tensors were read from their autograd Functions at named versions and the whole layer traced with
+fakes of them registered as custom ops (calibration/kernels.py, the ``hy-*`` cases).
+
+Notation, per token: h the hidden width, c the compute dtype's bytes, 4 an fp32 element.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from engine.layers import UnsupportedLayerError
-from engine.specs import Mixer
-from engine.training.saved.inputs import Ctx
+from engine.params import mixer_linears
+from engine.specs import DeltaNetSpec, Mixer
+from engine.training.precision import FP32
+from engine.training.saved.inputs import Ctx, linear_inputs
+
+#: fla 0.6.0's chunk size for the delta rule (``chunk_gated_delta_rule(..., chunk_size=64)``, the default
+#: transformers keeps)
+DELTA_CHUNK = 64
+#: Hopper's tile in ``fla/ops/common/chunk_o.py`` ``chunk_bwd_dqkwg`` (CONST_TILING 128): dg has cdiv(K, 128) slices
+DQKWG_TILE = 128
 
 
-def mixer_coeffs(ctx: Ctx, x: Mixer, adapted: set[str]) -> tuple[float, float]:
-    """(saved, transient) bytes per token of one mixer."""
+def _wider(a: int, b: int) -> int:
+    """Bytes of the result of an element-wise op on two dtypes (PyTorch's type promotion: the wider float)."""
+    return max(a, b)
+
+
+@dataclass(frozen=True, slots=True)
+class MixerCoeffs:
+    """One mixer, per token: what it saves, the peak its kernel's backward adds, and how much of what it saves is
+    consumed (freed) before that backward runs (its output side: a gated norm, out_proj's input)."""
+
+    saved: float
+    transient: float
+    late: float = 0.0
+
+
+def gated_deltanet(ctx: Ctx, x: DeltaNetSpec, adapted: set[str]) -> MixerCoeffs:
+    """(saved, transient) per token of a gated DeltaNet layer (transformers 5.24 ``Qwen3_5GatedDeltaNet`` /
+    ``Qwen3NextGatedDeltaNet`` forward with flash-linear-attention 0.6.0 and causal-conv1d 1.6.1), op by op:
+
+    * the input projections keep the normed input (``linear_inputs``: once in full fine-tuning, LoRA's copies);
+    * causal-conv1d's ``CausalConv1dFn`` keeps its input, the q/k/v projection's output: ``(2K + V) c``
+      (K = key heads x key width, V = value heads x value width);
+    * fla's ``ChunkGatedDeltaRuleFunction`` keeps q and k after its L2 norm (``2 K c``) with one fp32 rstd per head
+      (``2 Hk x 4``), v as made contiguous by ``input_guard`` (``V c``), the chunk-local cumulative decay
+      (``HV x 4``), beta (``HV c``, the sigmoid also keeps it) and A, the solved ``(I + A)^-1`` of each 64-token
+      chunk (``64 HV c``);
+    * the decay ``-exp(A_log) * softplus(a + dt_bias)``: softplus keeps its fp32 input, the product its fp32
+      softplus output when A_log trains (``HV x 4`` each);
+    * the gated RMSNorm (``Qwen3_5RMSNormGated``): its fp32 input and rstd (``V x 4 + HV x 4``), the normalised
+      tensor when its weight trains (``V c``), ``weight x normalised`` (``V`` in the wider of the two dtypes), the
+      gate z in fp32 and its SiLU (``2 V x 4``);
+    * out_proj keeps the gated output (``linear_inputs``).
+
+    Transient: fla's backward (``chunk_gated_delta_rule_bwd``) recomputes w, u, every chunk's state h
+    (``HV x dk x dv / 64`` per token, k's dtype) and v_new, makes the state gradients dh (as large), dv, dq, dk,
+    dw, dg and the WY representation's gradients, all alive until it returns; on top of the incoming gradient of
+    its output and of z. By then the layer's MLP, its second norm, the gated norm and out_proj have run their
+    backward and freed what they saved (``late``; traced: ``lc-qwen3.5-0.8b_*_chunked``, whose peak falls inside a
+    recomputed layer's backward).
+    """
+    c, h = ctx.c, ctx.m.hidden_size
+    k, v, hk, hv = x.key_width, x.value_width, x.num_k_heads, x.num_v_heads
+    linears = mixer_linears(x, h)
+    ins = [y for y in linears if y.role != "out"]
+    out = [y for y in linears if y.role == "out"]
+    inputs = linear_inputs(ctx, ins, ctx.r, adapted) + linear_inputs(ctx, out, c, adapted)
+    conv = (2 * k + v) * c
+    kernel = 2 * k * c + 2 * hk * FP32 + v * c + hv * FP32 + hv * c + DELTA_CHUNK * hv * c
+    decay = hv * FP32 + (hv * FP32 if ctx.full else 0)
+    weight_out = _wider(ctx.dtypes.weight, c)
+    norm = v * FP32 + hv * FP32 + (v * c if ctx.full else 0) + v * weight_out + 2 * v * FP32
+    saved = inputs + conv + kernel + decay + norm
+    late = norm + linear_inputs(ctx, out, c, adapted)  # freed before the kernel's backward runs
+    return MixerCoeffs(saved, _deltanet_backward(ctx, x), late)
+
+
+def _deltanet_backward(ctx: Ctx, x: DeltaNetSpec) -> float:
+    """Peak bytes per token of fla 0.6.0's ``chunk_gated_delta_rule_bwd`` (calibration/kernels.py ``_gdr_bwd``),
+    with the gradients of its output and of the gate z in flight."""
+    c, hv, dk, dv = ctx.c, x.num_v_heads, x.head_k_dim, x.head_v_dim
+    k, v = x.key_width, x.value_width
+    states = 2 * hv * dk * dv * c / DELTA_CHUNK  # h and dh
+    w_u = hv * dk * c + v * c  # w, u
+    values = 3 * v * c  # v_new, dv, the WY value gradient
+    grads = 2 * k * c + hv * dk * c + 2 * hv * FP32 + hv * c  # dq, dk (per key head), dw, dg, dg2, db
+    wy_k = hv * dk * c  # prepare_wy_repr_bwd's dk before its sum over grouped value heads
+    slices = -(-dk // DQKWG_TILE)  # dg's tiles, summed
+    incoming = v * c + v * c  # d(output), d(z)
+    return states + w_u + values + grads + wy_k + slices * hv * FP32 + incoming
+
+
+def mixer_coeffs(ctx: Ctx, x: Mixer, adapted: set[str]) -> MixerCoeffs:
+    """What one mixer saves and adds in its backward, per token."""
+    if isinstance(x, DeltaNetSpec) and x.kind == "gated-deltanet":
+        return gated_deltanet(ctx, x, adapted)
     raise UnsupportedLayerError(f"{x.kind} layers: what they save for backward is not modelled yet")
+

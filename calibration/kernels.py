@@ -1,0 +1,285 @@
+"""Fake installs of the kernel packages users run hybrid models with, so that a CPU trace holds what a GPU holds.
+
+transformers 5.24 picks a layer's kernel when its modeling file is imported (``integrations/hub_kernels.py``,
+``use_kernel_func_from_hub_with_fallback``): the function of the installed package (``fla``, ``causal_conv1d``,
+``mamba_ssm``), else its own PyTorch reference, which keeps far more for backward (every chunk's decay matrix and
+intra-chunk attention in fp32). On this CPU-only machine none of the packages can be installed (they need CUDA or
+Triton), so ``install()`` puts modules of those names in ``sys.modules`` whose functions are transcriptions of the
+packages' Python code at named versions:
+
+* every tensor the real Python code allocates is allocated here with the same shape, dtype and strides, and lives
+  as long (same local variables, same returns);
+* every GPU kernel launch (a Triton kernel, a CUDA extension call) is one call of a registered custom op,
+  ``vramlab::kernel(name, inputs, outputs)``, which writes its outputs in place (``torch.library.custom_op`` with
+  ``mutates_args``; its ``register_fake`` does nothing, as a kernel allocates nothing);
+* each autograd Function saves exactly what the real one saves (``ctx.save_for_backward``), and its backward
+  allocates what the real backward allocates.
+
+Versions transcribed: flash-linear-attention / fla-core 0.6.0 (``fla/ops/gated_delta_rule/chunk.py``
+``ChunkGatedDeltaRuleFunction``; ``fla/ops/kda/chunk.py`` ``ChunkKDAFunction``), causal-conv1d 1.6.1
+(github.com/Dao-AILab/causal-conv1d at 0d2252d, ``causal_conv1d/causal_conv1d_interface.py`` ``CausalConv1dFn``
+and ``cpp_functions.py``), mamba-ssm 2.3.2.post1 (github.com/state-spaces/mamba at e9594ce,
+``mamba_ssm/ops/triton/ssd_combined.py`` ``MambaSplitConv1dScanCombinedFn`` and ``MambaChunkScanCombinedFn``,
+``mamba_ssm/ops/selective_scan_interface.py`` ``MambaInnerFn`` and ``SelectiveScanFn``). Where a kernel's block
+size depends on the GPU, a Hopper's (H100 / H200) is used.
+"""
+
+from __future__ import annotations
+
+import importlib.machinery
+import math
+import sys
+import types
+from typing import Any
+
+import torch
+
+#: the modules ``install`` fakes and the functions each exposes (transformers reads them from the package root)
+PACKAGES = ("fla", "causal_conv1d", "mamba_ssm")
+
+
+@torch.library.custom_op("vramlab::kernel", mutates_args=["outputs"])
+def kernel(name: str, inputs: list[torch.Tensor], outputs: list[torch.Tensor]) -> None:
+    """One GPU kernel launch: reads ``inputs``, writes ``outputs`` in place (on real CPU tensors: zeros)."""
+    for t in outputs:
+        t.zero_()
+
+
+@kernel.register_fake
+def _kernel_fake(name: str, inputs: list[torch.Tensor], outputs: list[torch.Tensor]) -> None:
+    return None
+
+
+#: the fake package functions called since the last clear, as "package version: function" (``trace.run_case``
+#: records them with the case)
+LAUNCHED: set[str] = set()
+FLA = "flash-linear-attention 0.6.0"
+CONV = "causal-conv1d 1.6.1"
+MAMBA = "mamba-ssm 2.3.2.post1"
+
+
+def _called(package: str, function: str) -> None:
+    LAUNCHED.add(f"{package}: {function}")
+
+
+def _launch(name: str, inputs: list[Any], outputs: list[Any]) -> None:
+    kernel(name, [t for t in inputs if isinstance(t, torch.Tensor)], [t for t in outputs if t is not None])
+
+
+def _contiguous(*tensors: Any) -> list[Any]:
+    """fla's ``input_guard``: every tensor argument made contiguous (fla/utils/decorators.py)."""
+    return [t.contiguous() if isinstance(t, torch.Tensor) else t for t in tensors]
+
+
+# -- causal-conv1d 1.6.1 ------------------------------------------------------------------------------------
+def _conv1d_fwd(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None, silu: bool) -> torch.Tensor:
+    """``cpp_functions.causal_conv1d_fwd_function``: ``out = torch.empty_like(x)``, then the CUDA kernel."""
+    out = torch.empty_like(x)
+    _launch("causal_conv1d_fwd", [x, weight, bias], [out])
+    return out
+
+
+def _conv1d_bwd(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None,
+                dout: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor | None]:
+    """``cpp_functions.causal_conv1d_bwd_function``: dx like x, fp32 dweight / dbias cast back to their dtype."""
+    dx = torch.empty_like(x)
+    dweight = torch.zeros_like(weight, dtype=torch.float32)
+    dbias = torch.zeros_like(bias, dtype=torch.float32) if bias is not None else None
+    _launch("causal_conv1d_bwd", [x, weight, bias, dout], [dx, dweight, dbias])
+    return dx, dweight.type_as(weight), dbias.type_as(bias) if dbias is not None and bias is not None else None
+
+
+class CausalConv1dFn(torch.autograd.Function):
+    """``causal_conv1d_interface.CausalConv1dFn``: saves its input x, the weight and the bias."""
+
+    @staticmethod
+    def forward(ctx: Any, x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None,
+                activation: str | None) -> torch.Tensor:
+        if x.stride(2) != 1 and x.stride(1) != 1:
+            x = x.contiguous()
+        bias = bias.contiguous() if bias is not None else None
+        out = _conv1d_fwd(x, weight, bias, activation in ("silu", "swish"))
+        ctx.save_for_backward(x, weight, bias)
+        return out
+
+    @staticmethod
+    def backward(ctx: Any, dout: torch.Tensor) -> tuple[Any, ...]:
+        x, weight, bias = ctx.saved_tensors
+        if dout.stride(2) != 1 and dout.stride(1) != 1:
+            dout = dout.contiguous()
+        dx, dweight, dbias = _conv1d_bwd(x, weight, bias, dout)
+        return dx, dweight, dbias if bias is not None else None, None
+
+
+def causal_conv1d_fn(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None = None,  # noqa: PLR0917
+                     seq_idx: Any = None, initial_states: Any = None, return_final_states: bool = False,
+                     final_states_out: Any = None, activation: str | None = None) -> torch.Tensor:
+    """``causal_conv1d_interface.causal_conv1d_fn`` (x: batch, dim, seqlen)."""
+    if seq_idx is not None or initial_states is not None or return_final_states:
+        raise NotImplementedError("the fake causal_conv1d_fn models training without packing or states")
+    _called(CONV, "causal_conv1d_fn")
+    return CausalConv1dFn.apply(x, weight, bias, activation)
+
+
+# -- flash-linear-attention 0.6.0: gated DeltaNet -------------------------------------------------------------
+#: Hopper's tiling in ``chunk_bwd_dqkwg`` (``check_shared_mem('hopper')``: CONST_TILING 128)
+_TILING = 128
+
+
+def _l2norm_fwd(x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """``fla/modules/norm/l2norm.py`` ``l2norm_fwd``: y like x, one fp32 rstd per row."""
+    y = torch.empty_like(x)
+    rstd = torch.empty(x.shape[:-1], dtype=torch.float32, device=x.device)
+    _launch("l2norm_fwd", [x], [y, rstd])
+    return y, rstd
+
+
+def _l2norm_bwd(y: torch.Tensor, rstd: torch.Tensor, dy: torch.Tensor) -> torch.Tensor:
+    dx = torch.empty_like(y)
+    _launch("l2norm_bwd", [y, rstd, dy], [dx])
+    return dx
+
+
+def _cumsum(g: torch.Tensor) -> torch.Tensor:
+    """``fla/ops/utils/cumsum.py`` ``chunk_local_cumsum``: a new fp32 tensor (``output_dtype=torch.float``)."""
+    o = torch.empty_like(g, dtype=torch.float32)
+    _launch("chunk_local_cumsum", [g], [o])
+    return o
+
+
+def _chunks(t: int, bt: int) -> int:
+    return math.ceil(t / bt)
+
+
+def _w_u(k: torch.Tensor, v: torch.Tensor, hv: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """``wy_fast.recompute_w_u_fwd``: w (B, T, HV, K) like k, u like v."""
+    b, t, _, kd = k.shape
+    w, u = k.new_empty(b, t, hv, kd), torch.empty_like(v)
+    _launch("recompute_w_u_fwd", [k, v], [w, u])
+    return w, u
+
+
+def _fwd_h(k: torch.Tensor, w: torch.Tensor, u: torch.Tensor, hv: int, bt: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """``common/chunk_delta_h.py`` ``chunk_gated_delta_rule_fwd_h``: every chunk's state h (B, NT, HV, K, V) in k's
+    dtype and v_new like u (no final state: training without a cache)."""
+    b, t, _, kd = k.shape
+    h = k.new_empty(b, _chunks(t, bt), hv, kd, u.shape[-1])
+    v_new = torch.empty_like(u)
+    _launch("chunk_gated_delta_rule_fwd_h", [k, w, u], [h, v_new])
+    return h, v_new
+
+
+class ChunkGatedDeltaRuleFunction(torch.autograd.Function):
+    """fla 0.6.0 ``ChunkGatedDeltaRuleFunction`` (``use_qk_l2norm_in_kernel``, no gate or sigmoid in the kernel,
+    no initial state): saves q and k after their L2 norm with one fp32 rstd per head and token, v, the chunk-local
+    cumulative decay g (fp32), beta, and the solved ``(I + A)^-1`` per chunk, A (B, T, HV, 64) in k's dtype."""
+
+    @staticmethod
+    def forward(ctx: Any, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, g: torch.Tensor,  # noqa: PLR0917
+                beta: torch.Tensor, scale: float, use_qk_l2norm_in_kernel: bool, chunk_size: int) -> torch.Tensor:
+        q, k, v, g, beta = _contiguous(q, k, v, g, beta)
+        q_rstd = k_rstd = None
+        if use_qk_l2norm_in_kernel:
+            q, q_rstd = _l2norm_fwd(q)
+            k, k_rstd = _l2norm_fwd(k)
+        g, o, a = _gdr_fwd(q, k, v, g, beta, chunk_size)
+        ctx.save_for_backward(q, q_rstd, k, k_rstd, v, g, beta, beta, a)
+        ctx.scale, ctx.chunk_size, ctx.l2norm = scale, chunk_size, use_qk_l2norm_in_kernel
+        return o.to(q.dtype)
+
+    @staticmethod
+    def backward(ctx: Any, do: torch.Tensor) -> tuple[Any, ...]:
+        (do,) = _contiguous(do)
+        q, q_rstd, k, k_rstd, v, g, _, beta, a = ctx.saved_tensors
+        dq, dk, dv, db, dg = _gdr_bwd(q, k, v, g, beta, a, do, ctx.chunk_size)
+        if ctx.l2norm:
+            dq = _l2norm_bwd(q, q_rstd, dq)
+            dk = _l2norm_bwd(k, k_rstd, dk)
+        return dq.to(q), dk.to(k), dv.to(v), dg.to(g), db.to(beta), None, None, None
+
+
+def _gdr_fwd(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, g: torch.Tensor, beta: torch.Tensor,  # noqa: PLR0917
+             bt: int) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """``chunk_gated_delta_rule_fwd``: (g cumsum, o, A); w, u, h and v_new die with the call."""
+    hv = v.shape[2]
+    g = _cumsum(g)
+    b, t = k.shape[:2]
+    a = torch.zeros(b, t, hv, bt, device=k.device, dtype=k.dtype)  # chunk_fwd.py: the fused kkt + solve_tril
+    _launch("chunk_gated_delta_rule_fwd_kkt_solve", [k, g, beta], [a])
+    w, u = _w_u(k, v, hv)
+    h, v_new = _fwd_h(k, w, u, hv, bt)
+    o = torch.empty_like(v)
+    _launch("chunk_fwd_o", [q, k, v_new, h, g], [o])
+    return g, o, a
+
+
+def _gdr_bwd(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, g: torch.Tensor, beta: torch.Tensor,  # noqa: PLR0917
+             a: torch.Tensor, do: torch.Tensor, bt: int) -> tuple[torch.Tensor, ...]:
+    """``chunk_gated_delta_rule_bwd``: w, u, h and v_new recomputed, the state gradients dh (B, NT, HV, K, V) in
+    q's dtype, then dq, dk, dw, dg and the WY representation's gradients; every local lives to the return."""
+    b, t, heads, kd = k.shape
+    hv = v.shape[2]
+    w, u = _w_u(k, v, hv)
+    h, v_new = _fwd_h(k, w, u, hv, bt)
+    dv = torch.empty_like(do)
+    _launch("chunk_bwd_dv_local", [q, k, g, do], [dv])
+    dh = q.new_empty(b, _chunks(t, bt), hv, kd, v.shape[-1])
+    dv2 = torch.empty_like(dv)
+    _launch("chunk_gated_delta_rule_bwd_dhu", [q, k, w, g, do, dv], [dh, dv2])
+    dv = dv2
+    nk = _chunks(kd, min(max(2 ** math.ceil(math.log2(kd)), 16), _TILING))
+    dq, dk = q.new_empty(b, t, hv, kd), k.new_empty(b, t, hv, kd)
+    dg = torch.empty(nk, *g.shape, dtype=torch.float32, device=g.device)
+    dw = torch.empty_like(w)
+    _launch("chunk_bwd_dqkwg", [q, k, v_new, w, g, h, dv, do, dh], [dq, dk, dg, dw])
+    if heads != hv:
+        dq = dq.view(b, t, heads, hv // heads, kd).sum(3)
+        dk = dk.view(b, t, heads, hv // heads, kd).sum(3)
+    dg = dg.sum(0)
+    dk2, dv3 = k.new_empty(b, t, hv, kd), torch.empty_like(v)
+    dg2, db = torch.empty_like(g), torch.empty_like(beta)
+    _launch("prepare_wy_repr_bwd", [k, v, beta, g, a, dw, dv], [dk2, dv3, db, dg2])
+    if heads != hv:
+        dk2 = dk2.view(b, t, heads, hv // heads, kd).sum(3)
+    dk.add_(dk2)
+    dg.add_(dg2)
+    dg = _cumsum(dg)
+    return dq, dk, dv3, db, dg
+
+
+def chunk_gated_delta_rule(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, g: torch.Tensor,  # noqa: PLR0917
+                           beta: torch.Tensor, scale: float | None = None, initial_state: Any = None,
+                           output_final_state: bool = False, use_qk_l2norm_in_kernel: bool = False,
+                           cu_seqlens: Any = None, **kwargs: Any) -> tuple[torch.Tensor, None]:
+    """``fla.ops.gated_delta_rule.chunk_gated_delta_rule`` (q, k: B, T, H, K; v: B, T, HV, V; g, beta: B, T, HV)."""
+    if initial_state is not None or output_final_state or cu_seqlens is not None:
+        raise NotImplementedError("the fake chunk_gated_delta_rule models training without a cache or packing")
+    scale = k.shape[-1] ** -0.5 if scale is None else scale
+    _called(FLA, "chunk_gated_delta_rule")
+    return ChunkGatedDeltaRuleFunction.apply(q, k, v, g, beta, scale, use_qk_l2norm_in_kernel,
+                                             kwargs.get("chunk_size", 64)), None
+
+
+# -- installing -----------------------------------------------------------------------------------------------
+def _module(name: str, **functions: Any) -> types.ModuleType:
+    mod = types.ModuleType(name)
+    mod.__spec__ = importlib.machinery.ModuleSpec(name, None)
+    mod.__dict__.update(functions)
+    return mod
+
+
+def install() -> None:
+    """Put the fake packages in ``sys.modules`` (before transformers imports a hybrid model's modeling file,
+    which binds the kernels then). Idempotent."""
+    fakes = {
+        "fla": _module("fla", chunk_gated_delta_rule=chunk_gated_delta_rule),
+        "causal_conv1d": _module("causal_conv1d", causal_conv1d_fn=causal_conv1d_fn),
+    }
+    for name, mod in fakes.items():
+        sys.modules.setdefault(name, mod)
+
+
+def installed() -> bool:
+    """Whether the fakes are the modules of those names."""
+    return all(getattr(sys.modules.get(n), "__spec__", None) is not None and sys.modules[n].__spec__.origin is None
+               for n in ("fla", "causal_conv1d"))
