@@ -395,13 +395,15 @@ def layer_list(r: Reader, hidden: int, n: int) -> tuple[list[LayerSpec], dict[st
     return layers, flat
 
 
-def spec_fields(cfg: dict[str, Any], name: str, source: str = "config.json") -> dict[str, Any]:
-    """ModelSpec fields (the layer list included) from a config dict (module docstring)."""
+def spec_fields(cfg: dict[str, Any], name: str, source: str = "config.json",
+                family: Family | None = None) -> dict[str, Any]:
+    """ModelSpec fields (the layer list included) from a config dict (module docstring); ``family``: the one to
+    read it with instead of its model_type's (``engine.hf_mixers`` reads a hybrid's attention stack so)."""
     language, model_type, wrapped = language_config(cfg, source)
     outer = cfg.get("model_type")
-    if wrapped and isinstance(outer, str) and outer in REFUSED:
+    if family is None and wrapped and isinstance(outer, str) and outer in REFUSED:
         family_of(outer, source)  # raises: the wrapper names a refused family
-    family, notes, known = family_of(model_type, source)
+    family, notes, known = (family, [], True) if family is not None else family_of(model_type, source)
     r = Reader(language, family, f"{source} (text_config)" if "text_config" in cfg else source, known)
     gpt2 = model_type == "gpt2"
     hidden = r.whole("n_embd" if gpt2 and r.has("n_embd") else "hidden_size")
