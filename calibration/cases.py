@@ -173,9 +173,13 @@ HYBRID = (
                                  {"seq_len": 512}])
     + sweep("qwen3.5-35b-a3b-4l", 2048, [{}, LORA16])
     + sweep("qwen3-next-80b-a3b-4l", 2048, [{}, LORA16])
+    + sweep("bamba-9b-4l", 2048, [{}, LORA16, {**LORA16, "checkpointing": "full"}, {"precision": "amp-bf16"}])
+    + sweep("nemotron-nano-9b-v2-4l", 2048, [{}, LORA16])
+    + sweep("nemotron-3-nano-30b-a3b-4l", 2048, [{}, LORA16])
     # TRL's chunked loss keeps the logits small, so the peak falls in a layer's backward (the kernels' temporaries)
     + [lc_case("qwen3.5-0.8b", "lora", lora="r16", seq_len=8192, checkpointing="full", **TRL),
-       lc_case("qwen3.5-0.8b", seq_len=4096, **TRL)]
+       lc_case("qwen3.5-0.8b", seq_len=4096, **TRL),
+       lc_case("nemotron-nano-9b-v2-4l", "lora", lora="r16", seq_len=8192, checkpointing="full", **TRL)]
 )
 
 CASES = H200 + GRID + LONG_CONTEXT + CURRENT + HYBRID

@@ -38,6 +38,8 @@ OUT = ROOT / "tests" / "engine" / "data" / "transformers_counts.json"
 SMALL = {"hidden_size": 64, "intermediate_size": 96, "num_attention_heads": 4, "num_key_value_heads": 2,
          "head_dim": 16, "vocab_size": 100, "pad_token_id": 0}
 MOE = {"moe_intermediate_size": 32, "num_experts_per_tok": 2}
+#: a Mamba-2 mixer's sizes (BambaConfig / GraniteMoeHybridConfig names): 8 heads of 16 = 2 x hidden
+MAMBA2 = {"mamba_n_heads": 8, "mamba_d_head": 16, "mamba_d_state": 16, "mamba_n_groups": 2, "mamba_chunk_size": 16}
 #: a gated DeltaNet's widths: 2 key heads, 4 value heads (grouped value heads), 16 wide
 LINEAR = {"linear_num_key_heads": 2, "linear_num_value_heads": 4, "linear_key_head_dim": 16,
           "linear_value_head_dim": 16}
@@ -95,6 +97,23 @@ FAMILY_PROBES: dict[str, dict[str, Any]] = {
                           "num_experts": 4, "shared_expert_intermediate_size": 48},
     "probe-qwen3-next": {"model_type": "qwen3_next", "num_hidden_layers": 4, **SMALL, **LINEAR, **MOE,
                          "num_experts": 4, "shared_expert_intermediate_size": 48, "mlp_only_layers": [1]},
+    "probe-bamba": {"model_type": "bamba", "num_hidden_layers": 3, **SMALL, **MAMBA2, "attn_layer_indices": [1]},
+    "probe-granite4-h": {"model_type": "granitemoehybrid", "num_hidden_layers": 3, **SMALL, **MAMBA2,
+                         "intermediate_size": 32, "shared_intermediate_size": 48, "num_local_experts": 4,
+                         "num_experts_per_tok": 2, "layer_types": ["mamba", "attention", "mamba"]},
+    "probe-granite4-h-dense": {"model_type": "granitemoehybrid", "num_hidden_layers": 2, **SMALL, **MAMBA2,
+                               "shared_intermediate_size": 48, "num_local_experts": 0, "num_experts_per_tok": 0,
+                               "layer_types": ["mamba", "attention"], "mamba_d_head": "auto"},
+    "probe-nemotron-h": {"model_type": "nemotron_h", **SMALL, "hybrid_override_pattern": "M-M*E",
+                         "mamba_num_heads": 4, "mamba_head_dim": 16, "ssm_state_size": 16, "n_groups": 2,
+                         "n_routed_experts": 4, "num_experts_per_tok": 2, "moe_intermediate_size": 32,
+                         "moe_shared_expert_intermediate_size": 48},
+    "probe-nemotron-h-latent": {"model_type": "nemotron_h", **SMALL, "layers_block_type": ["mamba", "moe"],
+                                "mamba_num_heads": 4, "mamba_head_dim": 16, "ssm_state_size": 16, "n_groups": 2,
+                                "n_routed_experts": 4, "num_experts_per_tok": 2, "moe_intermediate_size": 32,
+                                "moe_shared_expert_intermediate_size": 48, "moe_latent_size": 24},
+    "probe-mamba2": {"model_type": "mamba2", "num_hidden_layers": 2, "hidden_size": 64, "vocab_size": 100,
+                     "num_heads": 8, "head_dim": 16, "state_size": 16, "n_groups": 2, "expand": 2},
     "probe-llama4-wrapped": {"model_type": "llama4", "text_config": {
         "model_type": "llama4_text", "num_hidden_layers": 4, **SMALL, "intermediate_size": 32,
         "intermediate_size_mlp": 96, "num_local_experts": 4, "num_experts_per_tok": 1,
@@ -113,7 +132,10 @@ LLAMA4_ALL_LINEAR = ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_pr
 
 #: model types whose layers the engine refuses (state-space, linear attention, sparse-attention indexers, Gemma 4):
 #: nothing to compare (engine/hf_families.py REFUSED)
-SKIPPED = {"nemotron_h", "deepseek_v32", "glm_moe_dsa", "gemma4", "gemma4_text"}
+SKIPPED = {"deepseek_v32", "glm_moe_dsa", "gemma4", "gemma4_text"}
+#: model types whose out_proj and conv1d PEFT 0.21 refuses to adapt (tuners_utils._check_lora_target_modules_mamba):
+#: their all-linear fails; what runs is every other linear, named
+PEFT_MAMBA = {"falcon_h1", "mamba", "mamba2", "falcon_mamba", "nemotron_h"}
 
 
 def _text_type(cfg: dict[str, Any]) -> str:
@@ -168,16 +190,35 @@ def _lora(cfg: dict[str, Any], targets: Any) -> tuple[int, list[str], list[str]]
     return trainable, leaf, sorted(c.target_parameters or [])
 
 
+def _named_lora(cfg: dict[str, Any], names: list[str]) -> int:
+    """Trainable LoRA parameters on named modules; 0 where the model has none of them (a Mamba model's q_proj:
+    PEFT refuses with NoMatchingPeftModuleError)."""
+    from peft.tuners.tuners_utils import NoMatchingPeftModuleError
+
+    try:
+        return _lora(cfg, names)[0]
+    except NoMatchingPeftModuleError:
+        return 0
+
+
 def record(model_id: str, cfg: dict[str, Any], *, keep_config: bool = True) -> dict[str, Any]:
     """What transformers and PEFT build for one config (its ``config`` kept only when it is ours)."""
     model = _build(cfg)
     total = sum(p.numel() for p in model.parameters()) + getattr(model, "head_params", 0)
-    all_linear = LLAMA4_ALL_LINEAR if _text_type(cfg) == "llama4_text" else "all-linear"
+    all_linear: Any = LLAMA4_ALL_LINEAR if _text_type(cfg) == "llama4_text" else "all-linear"
+    if _text_type(cfg) in PEFT_MAMBA:
+        all_linear = linears_peft_accepts(model)
     n_all, modules, params = _lora(cfg, all_linear)
     return {"id": model_id, **({"config": cfg} if keep_config else {}), "total_params": total,
-            "lora_r16": {"all-linear": n_all, "attention": _lora(cfg, _names(cfg, ATTENTION))[0],
-                         "qv": _lora(cfg, _names(cfg, QV))[0]},
+            "lora_r16": {"all-linear": n_all, "attention": _named_lora(cfg, _names(cfg, ATTENTION)),
+                         "qv": _named_lora(cfg, _names(cfg, QV))},
             "all_linear_modules": modules, "all_linear_parameters": params}
+
+
+def linears_peft_accepts(model: torch.nn.Module) -> list[str]:
+    """Every nn.Linear's name but the output layer's and those PEFT 0.21 refuses on a Mamba model (out_proj)."""
+    names = {n.rsplit(".", 1)[-1] for n, m in model.named_modules() if isinstance(m, torch.nn.Linear)}
+    return sorted(names - {"out_proj", "lm_head"})
 
 
 def configs() -> dict[str, dict[str, Any]]:

@@ -260,6 +260,193 @@ def chunk_gated_delta_rule(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, g:
                                              kwargs.get("chunk_size", 64)), None
 
 
+# -- mamba-ssm 2.3.2.post1: Mamba-2's fused split / conv1d / chunked scan / gated RMSNorm / out_proj ------------
+#: H100 / H200 streaming multiprocessors (``nsplits`` in ssd_chunk_state.py ``_chunk_state_bwd_db``)
+_SMS = 132
+
+
+def _ensure_stride(t: torch.Tensor) -> torch.Tensor:
+    """ssd_combined.py ``ensure_stride``: a copy unless stride(1) is a multiple of 8."""
+    return t if t.stride(1) % 8 == 0 else t.contiguous()
+
+
+def _chunk_cumsum(dt: torch.Tensor, chunk: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """ssd_chunk_state.py ``_chunk_cumsum_fwd``: dA_cumsum and dt_out, (b, h, nchunks, chunk) fp32 each."""
+    b, s, h = dt.shape
+    shape = (b, h, _chunks(s, chunk), chunk)
+    dacs = torch.empty(shape, device=dt.device, dtype=torch.float32)
+    dt_out = torch.empty(shape, device=dt.device, dtype=torch.float32)
+    _launch("_chunk_cumsum_fwd", [dt], [dacs, dt_out])
+    return dacs, dt_out
+
+
+def _chunk_states(x: torch.Tensor, n: int, chunk: int) -> torch.Tensor:
+    """``_chunk_state_fwd(states_in_fp32=True)`` then ``_state_passing_fwd`` (its out_dtype: fp32 in the
+    backward's recompute, C's dtype in the forward): the states at each chunk, (b, nchunks, h, p, n)."""
+    b, s, h, p = x.shape
+    states = torch.empty((b, _chunks(s, chunk), h, p, n), device=x.device, dtype=torch.float32)
+    _launch("_chunk_state_fwd", [x], [states])
+    return states
+
+
+def _ssd_fwd(x: torch.Tensor, dt: torch.Tensor, bm: torch.Tensor, cm: torch.Tensor,
+             chunk: int) -> torch.Tensor:
+    """``_mamba_chunk_scan_combined_fwd`` with z=None (the gated norm does the gating): B and C made contiguous,
+    the chunk cumsums, the chunk states (fp32) and their passing (in C's dtype), C^T B per chunk (fp32), and the
+    scan's output like x; all but the output die with the call."""
+    bm = bm if bm.stride(-1) == 1 else bm.contiguous()
+    cm = cm if cm.stride(-1) == 1 else cm.contiguous()
+    if x.stride(-1) != 1 and x.stride(1) != 1:
+        x = x.contiguous()
+    b, s, h, p = x.shape
+    g, n = bm.shape[2], bm.shape[3]
+    dacs, dt_out = _chunk_cumsum(dt, chunk)
+    states = _chunk_states(x, n, chunk)
+    passed = torch.empty((b, states.shape[1], h, p * n), device=x.device, dtype=cm.dtype)
+    final = torch.empty((b, h, p * n), device=x.device, dtype=torch.float32)
+    _launch("_state_passing_fwd", [states, dacs], [passed, final])
+    cb = torch.empty((b, states.shape[1], g, chunk, chunk), device=x.device, dtype=torch.float32)
+    _launch("_bmm_chunk_fwd", [cm, bm], [cb])
+    out = torch.empty(b, s, h, p, device=x.device, dtype=x.dtype)
+    _launch("_chunk_scan_fwd", [cb, x, dt_out, dacs, cm, passed], [out])
+    return out
+
+
+def _ssd_bwd(dout: torch.Tensor, x: torch.Tensor, dt: torch.Tensor, bm: torch.Tensor,  # noqa: PLR0917
+             cm: torch.Tensor, chunk: int) -> None:
+    """``_mamba_chunk_scan_combined_bwd`` (z=None; dx, ddt, dB, dC written into the caller's buffers): the forward
+    recomputed (cumsums, C^T B, states in fp32), the state gradients (fp32, then in x's dtype with the states
+    converted), dB and dC per split in fp32, d(C^T B) in fp32, the decay gradients; each local lives to the
+    return. Tensors of a layer's size (dA, dD's partial sums, the dt_bias workspace) are left out."""
+    b, s, h, p = x.shape
+    g, n = bm.shape[2], bm.shape[3]
+    nc = _chunks(s, chunk)
+    dt_in = dt.clone()
+    dacs, dt_out = _chunk_cumsum(dt_in, chunk)
+    cb = torch.empty((b, nc, g, chunk, chunk), device=x.device, dtype=torch.float32)
+    _launch("_bmm_chunk_fwd", [cm, bm], [cb])
+    states = _chunk_states(x, n, chunk)
+    passed = torch.empty((b, nc, h, p * n), device=x.device, dtype=torch.float32)
+    _launch("_state_passing_fwd", [states, dacs], [passed])
+    del states
+    dstates = torch.empty((b, nc, h, p, n), device=x.device, dtype=torch.float32)
+    _launch("_chunk_scan_bwd_dstates", [cm, dacs, dout], [dstates])
+    dstates2 = torch.empty((b, nc, h, p * n), device=x.device, dtype=x.dtype)
+    converted = torch.empty((b, nc, h, p * n), device=x.device, dtype=x.dtype)
+    dda_chunk = torch.empty((b, h, nc, _chunks(p * n, 64)), device=x.device, dtype=torch.float32)
+    _launch("_state_passing_bwd", [passed, dacs, dstates], [dstates2, converted, dda_chunk])
+    del passed, dstates
+    ddt = torch.empty((b, h, nc, chunk), device=x.device, dtype=torch.float32)
+    _launch("_chunk_scan_chunk_state_bwd_dx", [x, dt_out, dacs, bm, cb, dout, dstates2], [ddt])
+    per_program = max(min(math.ceil(b * nc * h / _SMS), h // g), 1)
+    splits = _chunks(h // g, per_program)
+    db = torch.empty((b, s, splits, g, n), device=x.device, dtype=torch.float32)
+    dda_next = torch.empty((b, h, nc, chunk), device=x.device, dtype=torch.float32)
+    _launch("_chunk_state_bwd_db", [x, dt_out, dacs, dstates2, bm], [db, dda_next])
+    dc = torch.empty((b, s, splits, g, n), device=x.device, dtype=torch.float32)
+    dda_prev = torch.empty((b, h, nc, chunk), device=x.device, dtype=torch.float32)
+    _launch("_chunk_scan_bwd_dC", [converted, dacs, dout, cm], [dc, dda_prev])
+    dcb = torch.empty((b, nc, splits, g, chunk, chunk), device=x.device, dtype=torch.float32)
+    _launch("_chunk_scan_bwd_dcb", [x, dt_out, dacs, dout], [dcb])
+    _launch("_bmm_chunk_bwd", [cm, dcb, db, bm, dc], [])
+    dda_prev = dda_prev.flip([-1]).cumsum(dim=-1).flip([-1])
+    dda = torch.empty((b, h, nc, chunk), device=x.device, dtype=torch.float32)
+    _launch("_chunk_scan_bwd_ddAcs_stable", [x, dt_out, dacs, dout, cb], [dda])
+    dda += dda_next + dda_prev
+    _launch("_chunk_cumsum_bwd", [dda, ddt, dt_in], [])
+
+
+class MambaSplitConv1dScanCombinedFn(torch.autograd.Function):
+    """mamba-ssm ``MambaSplitConv1dScanCombinedFn`` (with the gated RMSNorm and out_proj inside, as transformers
+    calls it in training): saves zxbcdt (in_proj's output), the scan's output before the norm (b, s, h, p) in x's
+    dtype, the norm's fp32 rstd per group and row, and the weights (out_proj's cast to the autocast dtype)."""
+
+    @staticmethod
+    def forward(ctx: Any, zxbcdt: torch.Tensor, conv_w: torch.Tensor, conv_b: torch.Tensor | None,  # noqa: PLR0917
+                dt_bias: torch.Tensor, a: torch.Tensor, d: torch.Tensor, chunk: int, activation: str,
+                norm_w: torch.Tensor | None, out_w: torch.Tensor, out_b: torch.Tensor | None, headdim: int,
+                ngroups: int) -> torch.Tensor:
+        nheads = d.shape[0]
+        dim = nheads * headdim
+        dstate = (conv_w.shape[0] - dim) // ngroups // 2
+        z, xbc, dt = torch.split(zxbcdt, [dim, dim + 2 * ngroups * dstate, nheads], dim=-1)
+        xbc_conv = _conv1d_fwd(_ensure_stride(xbc).transpose(1, 2), conv_w, conv_b, activation in ("silu", "swish"))
+        x, bm, cm = torch.split(xbc_conv.transpose(1, 2), [dim, ngroups * dstate, ngroups * dstate], dim=-1)
+        b, s = zxbcdt.shape[:2]
+        out_x = _ssd_fwd(x.reshape(b, s, nheads, headdim), dt, bm.reshape(b, s, ngroups, dstate),
+                         cm.reshape(b, s, ngroups, dstate), chunk)
+        rstd = None
+        if norm_w is None:  # Falcon-H1 without its norm: the scan gates with z (not modelled)
+            raise NotImplementedError("the fake models the gated RMSNorm path")
+        x_rms = out_x.reshape(b * s, dim)
+        out = torch.empty_like(x_rms)
+        rstd = torch.empty((ngroups * b * s,), dtype=torch.float32, device=x_rms.device)
+        _launch("_layer_norm_fwd", [x_rms, norm_w.contiguous(), z], [out, rstd])
+        out = out.reshape(b, s, dim)
+        if torch.is_autocast_enabled("cpu"):  # the trace's stand-in for CUDA's autocast
+            dtype = torch.get_autocast_dtype("cpu")
+            out, out_w = out.to(dtype), out_w.to(dtype)
+            out_b = out_b.to(dtype) if out_b is not None else None
+        result = torch.nn.functional.linear(out, out_w, out_b)
+        ctx.save_for_backward(zxbcdt, conv_w, conv_b, out_x, a, d, dt_bias, norm_w, rstd, out_w, out_b)
+        ctx.chunk, ctx.headdim, ctx.ngroups, ctx.activation = chunk, headdim, ngroups, activation
+        return result
+
+    @staticmethod
+    def backward(ctx: Any, dout: torch.Tensor) -> tuple[Any, ...]:
+        zxbcdt, conv_w, conv_b, out, a, d, dt_bias, norm_w, rstd, out_w, out_b = ctx.saved_tensors
+        nheads, headdim, ngroups = d.shape[0], ctx.headdim, ctx.ngroups
+        dim = nheads * headdim
+        dstate = (conv_w.shape[0] - dim) // ngroups // 2
+        b, s = zxbcdt.shape[:2]
+        out_recompute = torch.empty(b, s, dim, device=out.device, dtype=out.dtype)
+        z, xbc, dt = torch.split(zxbcdt, [dim, dim + 2 * ngroups * dstate, nheads], dim=-1)
+        xbc_conv = _conv1d_fwd(_ensure_stride(xbc).transpose(1, 2), conv_w, conv_b, True)
+        x, bm, cm = torch.split(xbc_conv.transpose(1, 2), [dim, ngroups * dstate, ngroups * dstate], dim=-1)
+        dzxbcdt = torch.empty_like(zxbcdt)
+        dz, dxbc_given, _ddt = torch.split(dzxbcdt, [dim, dim + 2 * ngroups * dstate, nheads], dim=-1)
+        dxbc = torch.empty_like(xbc)
+        dout_og = dout
+        dout = torch.nn.functional.linear(dout, out_w.t())
+        x_rms = out.reshape(b * s, dim)
+        dx_norm = torch.empty_like(x_rms)
+        dw = torch.empty((_SMS, dim), dtype=torch.float32, device=out.device)  # one row per program
+        _launch("_layer_norm_bwd", [dout, x_rms, norm_w, rstd, z], [dx_norm, dz, out_recompute, dw])
+        _ssd_bwd(dx_norm.reshape(b, s, nheads, headdim), x.reshape(b, s, nheads, headdim), dt,
+                 bm.reshape(b, s, ngroups, dstate), cm.reshape(b, s, ngroups, dstate), ctx.chunk)
+        dout_w = torch.einsum("bso,bsd->od", dout_og, out_recompute)
+        dout_b = dout_og.sum(dim=(0, 1)) if out_b is not None else None
+        dx_conv, dconv_w, dconv_b = _conv1d_bwd(_ensure_stride(xbc).transpose(1, 2), conv_w, conv_b,
+                                                _ensure_stride(dxbc).transpose(1, 2))
+        dxbc_given.copy_(dx_conv.transpose(1, 2))
+        return (dzxbcdt, dconv_w, dconv_b, torch.zeros_like(dt_bias), torch.zeros_like(a), torch.zeros_like(d),
+                None, None, dw.sum(0).to(norm_w.dtype) if norm_w is not None else None, dout_w.to(out_w.dtype),
+                dout_b, None, None)
+
+
+def mamba_split_conv1d_scan_combined(zxbcdt: torch.Tensor, conv1d_weight: torch.Tensor,  # noqa: PLR0917
+                                     conv1d_bias: torch.Tensor | None, dt_bias: torch.Tensor, A: torch.Tensor,  # noqa: N803
+                                     D: torch.Tensor, chunk_size: int, initial_states: Any = None,  # noqa: N803
+                                     seq_idx: Any = None, dt_limit: Any = (0.0, float("inf")),
+                                     return_final_states: bool = False, activation: str = "silu",
+                                     rmsnorm_weight: torch.Tensor | None = None, rmsnorm_eps: float = 1e-6,
+                                     outproj_weight: torch.Tensor | None = None,
+                                     outproj_bias: torch.Tensor | None = None, headdim: int | None = None,
+                                     ngroups: int = 1, norm_before_gate: bool = True,
+                                     state_dtype: Any = None) -> torch.Tensor:
+    """``mamba_ssm.ops.triton.ssd_combined.mamba_split_conv1d_scan_combined`` (zxbcdt: batch, seqlen,
+    2 dim + 2 ngroups dstate + nheads)."""
+    if initial_states is not None or seq_idx is not None or return_final_states or outproj_weight is None:
+        raise NotImplementedError("the fake models training with out_proj inside, without states or packing")
+    if headdim is None or zxbcdt.shape[-1] != D.shape[0] * headdim + conv1d_weight.shape[0] + D.shape[0]:
+        raise NotImplementedError("the fake models zxbcdt without the MLP part (d_nonssm = 0)")
+    _called(MAMBA, "mamba_split_conv1d_scan_combined")
+    _called(CONV, "causal_conv1d_fwd_function / causal_conv1d_bwd_function")
+    return MambaSplitConv1dScanCombinedFn.apply(zxbcdt, conv1d_weight, conv1d_bias, dt_bias, A, D, chunk_size,
+                                                activation, rmsnorm_weight, outproj_weight, outproj_bias,
+                                                headdim, ngroups)
+
+
 # -- installing -----------------------------------------------------------------------------------------------
 def _module(name: str, **functions: Any) -> types.ModuleType:
     mod = types.ModuleType(name)
@@ -274,6 +461,7 @@ def install() -> None:
     fakes = {
         "fla": _module("fla", chunk_gated_delta_rule=chunk_gated_delta_rule),
         "causal_conv1d": _module("causal_conv1d", causal_conv1d_fn=causal_conv1d_fn),
+        "mamba_ssm": _module("mamba_ssm", mamba_split_conv1d_scan_combined=mamba_split_conv1d_scan_combined),
     }
     for name, mod in fakes.items():
         sys.modules.setdefault(name, mod)

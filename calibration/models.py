@@ -291,6 +291,32 @@ CATALOG: dict[str, dict[str, Any]] = {
         "rope_theta": 10000000, "tie_word_embeddings": False, "output_router_logits": False, "hidden_act": "silu",
         "bos_token_id": 151643, "eos_token_id": 151645,
     },
+    "bamba-9b-4l": {  # Bamba-9B (ibm-ai-platform/Bamba-9B) with 4 of its 32 layers: Mamba-2, attention, 2 x Mamba-2
+        "model_type": "bamba", "vocab_size": 128256, "hidden_size": 4096, "intermediate_size": 14336,
+        "num_hidden_layers": 4, "num_attention_heads": 32, "num_key_value_heads": 8, "attn_layer_indices": [1],
+        "mamba_n_heads": 128, "mamba_d_head": 64, "mamba_n_groups": 1, "mamba_d_state": 128, "mamba_d_conv": 4,
+        "mamba_expand": 2, "mamba_chunk_size": 256, "mamba_conv_bias": True, "mamba_proj_bias": False,
+        "max_position_embeddings": 262144, "rms_norm_eps": 1e-5, "rope_theta": 10000.0, "hidden_act": "silu",
+        "tie_word_embeddings": False, "pad_token_id": 0, "bos_token_id": 1, "eos_token_id": 2,
+    },
+    "nemotron-nano-9b-v2-4l": {  # NVIDIA-Nemotron-Nano-9B-v2 with 4 of its 56 layers: Mamba-2, MLP, Mamba-2, attention
+        "model_type": "nemotron_h", "vocab_size": 131072, "hidden_size": 4480, "intermediate_size": 15680,
+        "hybrid_override_pattern": "M-M*", "num_attention_heads": 40, "num_key_value_heads": 8, "head_dim": 128,
+        "mamba_num_heads": 128, "mamba_head_dim": 80, "n_groups": 8, "ssm_state_size": 128, "conv_kernel": 4,
+        "chunk_size": 128, "use_conv_bias": True, "use_bias": False, "mlp_bias": False, "mlp_hidden_act": "relu2",
+        "max_position_embeddings": 131072, "layer_norm_epsilon": 1e-5, "tie_word_embeddings": False,
+        "bos_token_id": 1, "eos_token_id": 2, "pad_token_id": 12,
+    },
+    "nemotron-3-nano-30b-a3b-4l": {  # NVIDIA-Nemotron-3-Nano-30B-A3B with 4 of its 52 layers: M, E (MoE), M, *
+        "model_type": "nemotron_h", "vocab_size": 131072, "hidden_size": 2688, "intermediate_size": 1856,
+        "hybrid_override_pattern": "MEM*", "num_attention_heads": 32, "num_key_value_heads": 2, "head_dim": 128,
+        "mamba_num_heads": 64, "mamba_head_dim": 64, "n_groups": 8, "ssm_state_size": 128, "conv_kernel": 4,
+        "chunk_size": 128, "use_conv_bias": True, "use_bias": False, "mlp_bias": False, "mlp_hidden_act": "relu2",
+        "n_routed_experts": 128, "n_shared_experts": 1, "num_experts_per_tok": 6, "moe_intermediate_size": 1856,
+        "moe_shared_expert_intermediate_size": 3712, "n_group": 1, "topk_group": 1, "norm_topk_prob": True,
+        "routed_scaling_factor": 2.5, "max_position_embeddings": 262144, "layer_norm_epsilon": 1e-5,
+        "tie_word_embeddings": False, "bos_token_id": 1, "eos_token_id": 2, "pad_token_id": 0,
+    },
     # The tiny ones are used only to check the fake trace against a real run (validate.py).
     "tiny-llama": {
         "model_type": "llama", "vocab_size": 512, "hidden_size": 64, "intermediate_size": 176,
@@ -327,8 +353,16 @@ def hf_config(model_id: str, attention: str) -> Any:
     return config
 
 
-def lora_targets(model_id: str, targets: str) -> Any:
+#: model types whose out_proj PEFT 0.21 refuses (tuners_utils._check_lora_target_modules_mamba): all-linear fails on
+#: them, so users list the linears; "all-linear" here is every linear but out_proj
+PEFT_MAMBA = {"falcon_h1", "mamba", "mamba2", "falcon_mamba", "nemotron_h"}
+
+
+def lora_targets(model_id: str, targets: str, model: torch.nn.Module | None = None) -> Any:
     """PEFT `target_modules` for a targets name ("qv" or "all-linear")."""
+    if targets == "all-linear" and CATALOG[model_id]["model_type"] in PEFT_MAMBA and model is not None:
+        names = {n.rsplit(".", 1)[-1] for n, m in model.named_modules() if isinstance(m, torch.nn.Linear)}
+        return sorted(names - {"out_proj", "lm_head"})
     if targets == "all-linear":
         return ALL_LINEAR_TARGETS.get(model_id, "all-linear")
     return QV_TARGETS.get(model_id, ["q_proj", "v_proj"])
@@ -355,7 +389,7 @@ def _add_lora(model: torch.nn.Module, case: dict[str, Any]) -> torch.nn.Module:
     from peft import LoraConfig, get_peft_model
 
     lora = LoraConfig(r=case["lora_rank"], lora_alpha=case["lora_alpha"], lora_dropout=case["lora_dropout"],
-                      target_modules=lora_targets(case["model"], case["lora_targets"]), task_type="CAUSAL_LM")
+                      target_modules=lora_targets(case["model"], case["lora_targets"], model), task_type="CAUSAL_LM")
     model = get_peft_model(model, lora)  # adapters in fp32 (autocast_adapter_dtype=True, PEFT's default)
     if case["checkpointing"] == "full":
         model.enable_input_require_grads()  # what PEFT does for a checkpointed base model

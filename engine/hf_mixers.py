@@ -9,17 +9,35 @@ fields with transformers 5.24's defaults (``models/<type>/configuration_<type>.p
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from engine.hf_config import Reader, language_config
 from engine.hf_config import spec_fields as attention_fields
+from engine.hf_families import FAMILIES as BASE_FAMILIES
 from engine.hf_families import Family
 from engine.layers import expand, group
-from engine.specs import DeltaNetSpec, ExpertLora, LayerSpec, NormKind, QkNorm
+from engine.specs import (
+    DeltaNetSpec,
+    ExpertLora,
+    LayerSpec,
+    Mamba2Spec,
+    MlpKind,
+    MlpSpec,
+    MoESpec,
+    NormKind,
+    PositionKind,
+    QkNorm,
+)
 
 _LINEAR = {"linear_conv_kernel_dim": 4, "linear_key_head_dim": 128, "linear_value_head_dim": 128,
            "linear_num_key_heads": 16, "linear_num_value_heads": 32, "partial_rotary_factor": 0.25,
            "head_dim": 256, "full_attention_interval": 4}
+
+
+#: Mamba-2 fields as BambaConfig / GraniteMoeHybridConfig name them, with their defaults
+_MAMBA2 = {"mamba_n_heads": 128, "mamba_d_head": 64, "mamba_n_groups": 1, "mamba_d_state": 256, "mamba_d_conv": 4,
+           "mamba_expand": 2, "mamba_chunk_size": 256, "mamba_conv_bias": True, "mamba_proj_bias": False}
 
 
 def _src(model_type: str, folder: str) -> str:
@@ -37,6 +55,29 @@ FAMILIES: dict[str, Family] = {
                           "decoder_sparse_step": 1, "mlp_only_layers": [], **_LINEAR},
                          norm=NormKind.RMSNORM_FP32, qk_norm=QkNorm.HEAD, moe_layers="qwen", shared="qwen2",
                          source=_src("qwen3_next", "qwen3_next")),
+    # Bamba: Llama-style layers, attention on attn_layer_indices with RoPE on half of each head, Mamba-2 elsewhere
+    "bamba": Family({"vocab_size": 128000, "hidden_size": 4096, "intermediate_size": 14336, "num_hidden_layers": 32,
+                     "num_attention_heads": 32, "num_key_value_heads": 8, "max_position_embeddings": 262144,
+                     "partial_rotary_factor": 0.5, **_MAMBA2}, source=_src("bamba", "bamba")),
+    # Granite 4.0-H: GraniteMoeHybrid's attention / MoE stack (engine.hf_families), Mamba-2 where layer_types says
+    "granitemoehybrid": replace(BASE_FAMILIES["granitemoehybrid"], default_layers_refused="",
+                                defaults={**BASE_FAMILIES["granitemoehybrid"].defaults, **_MAMBA2,
+                                          "mamba_d_head": "auto"}),
+    # Nemotron-H / Nemotron 3: one norm and one block per layer (Mamba-2, attention without positions, a ReLU^2
+    # MLP, or ReLU^2 experts with a shared expert); the norms apply their weight in fp32 (NemotronHRMSNorm)
+    "nemotron_h": Family({"vocab_size": 131072, "hidden_size": 4096, "intermediate_size": 21504,
+                          "num_attention_heads": 32, "num_key_value_heads": 8, "head_dim": 128,
+                          "max_position_embeddings": 4096, "mamba_num_heads": 128, "mamba_head_dim": 64,
+                          "ssm_state_size": 128, "n_groups": 8, "conv_kernel": 4, "use_conv_bias": True,
+                          "use_bias": False, "chunk_size": 128, "n_routed_experts": 8, "num_experts_per_tok": 2,
+                          "moe_intermediate_size": 7688, "moe_shared_expert_intermediate_size": 7688},
+                         norm=NormKind.RMSNORM_FP32, norms=1, mlp=MlpKind.RELU2, positions=PositionKind.NONE,
+                         source=_src("nemotron_h", "nemotron_h")),
+    # Mamba-2 alone (Mamba2ForCausalLM: Mamba-Codestral): a norm and a mixer per layer
+    "mamba2": Family({"vocab_size": 32768, "hidden_size": 4096, "num_hidden_layers": 64, "num_heads": 128,
+                      "head_dim": 64, "state_size": 128, "n_groups": 8, "expand": 2, "conv_kernel": 4,
+                      "use_bias": False, "use_conv_bias": True, "chunk_size": 256},
+                     norms=1, source=_src("mamba2", "mamba2")),
     "qwen3_5_text": Family({"vocab_size": 248320, "hidden_size": 4096, "intermediate_size": 12288,
                             "num_hidden_layers": 32, "num_attention_heads": 16, "num_key_value_heads": 4,
                             "max_position_embeddings": 32768, **_LINEAR},
@@ -69,6 +110,8 @@ def spec_fields(cfg: dict[str, Any], name: str, source: str = "config.json") -> 
     language, model_type, _ = language_config(cfg, source)
     family = FAMILIES[model_type]
     r = Reader(language, family, f"{source} (text_config)" if "text_config" in cfg else source)
+    if model_type in _OWN_LAYERS:
+        return _OWN_LAYERS[model_type](cfg, language, r, name, source)
     n = r.whole("num_hidden_layers")
     kinds, mixer = _BUILDERS[model_type](r, n)
     fields = attention_fields(_replace_language(cfg, _attention_only(language, n)), name, source, family=family)
@@ -77,6 +120,8 @@ def spec_fields(cfg: dict[str, Any], name: str, source: str = "config.json") -> 
                                                                              strict=True)]
     fields["layers"] = group(layers)
     fields["family"] = f"imported ({model_type})"
+    if model_type == "granitemoehybrid" and r.raw("position_embedding_type") == "nope":
+        fields["positions"] = PositionKind.NONE
     return fields
 
 
@@ -128,7 +173,147 @@ def _gated_deltanet(r: Reader, n: int, *, fused: bool) -> tuple[list[str], Delta
     return _layer_kinds(r, n, "gated-deltanet"), mixer
 
 
+def _mamba2_spec(r: Reader, hidden: int, **fixed: Any) -> Mamba2Spec:
+    """A Mamba-2 mixer from the ``mamba_*`` fields (Bamba, Granite 4.0-H): in_proj's and out_proj's bias from
+    ``mamba_proj_bias``; the kernel runs heads x head_dim channels, which must be ``mamba_expand x hidden_size``
+    (transformers sizes in_proj and the convolution by the latter, mamba-ssm's kernel by the former)."""
+    heads, head_dim = r.whole("mamba_n_heads", lo=1), r.whole("mamba_d_head", lo=1)
+    expand = r.number("mamba_expand")
+    if expand is None or int(expand * hidden) != heads * head_dim:
+        raise r.fail("mamba_n_heads", f"{heads} heads x {head_dim} (mamba_d_head) is not mamba_expand ({expand}) x "
+                                      f"hidden_size ({hidden}): mamba-ssm's kernel cannot run this layer")
+    bias = r.flag("mamba_proj_bias")
+    return Mamba2Spec(kind="mamba2", num_heads=heads, head_dim=head_dim, state_size=r.whole("mamba_d_state", lo=1),
+                      groups=r.whole("mamba_n_groups", lo=1), conv_kernel=r.whole("mamba_d_conv", lo=1),
+                      conv_bias=r.flag("mamba_conv_bias"), in_bias=bias, out_bias=bias,
+                      chunk_size=r.whole("mamba_chunk_size", lo=1), **fixed)
+
+
+def _granite(r: Reader, n: int) -> tuple[list[str], Mamba2Spec]:
+    """Granite 4.0-H (GraniteMoeHybridConfig): ``layer_types`` of "mamba" / "attention" (transformers 5.24 also
+    spells them "linear_attention" / "full_attention"); every layer Mamba-2 when it has none; ``mamba_d_head``
+    "auto" is mamba_expand x hidden / heads."""
+    types = r.str_list("layer_types", n) or ["mamba"] * n
+    mamba, attention = {"mamba", "linear_attention"}, {"attention", "full_attention"}
+    for i, t in enumerate(types):
+        if t not in mamba | attention:
+            raise r.fail("layer_types", f"layer {i} has an unknown kind {t[:40]!r}")
+    hidden = r.whole("hidden_size")
+    if r.raw("mamba_d_head") == "auto":
+        expand_by = r.number("mamba_expand") or 0
+        r = Reader({**r.cfg, "mamba_d_head": int(expand_by * hidden) // r.whole("mamba_n_heads", lo=1)}, r.family,
+                   r.source)
+    return ["mamba2" if t in mamba else "attention" for t in types], _mamba2_spec(r, hidden)
+
+
+def _bamba(r: Reader, n: int) -> tuple[list[str], Mamba2Spec]:
+    """Bamba: attention on ``attn_layer_indices`` (BambaConfig.layers_block_type), Mamba-2 elsewhere."""
+    attention = set(r.int_list("attn_layer_indices"))
+    return ["attention" if i in attention else "mamba2" for i in range(n)], _mamba2_spec(r, r.whole("hidden_size"))
+
+
+def _nemotron_kinds(r: Reader) -> list[str]:
+    """NemotronHConfig's layers: ``layers_block_type`` (or ``layer_types``) of linear_attention (Mamba-2, or
+    "mamba" in older files), full_attention ("attention"), mlp, moe; or ``hybrid_override_pattern``'s letters M, *,
+    -, E (configuration_nemotron_h.py ``_pattern_to_list``); it decides the layer count."""
+    legacy = {"mamba": "linear_attention", "attention": "full_attention"}
+    letters = {"M": "linear_attention", "*": "full_attention", "-": "mlp", "E": "moe"}
+    types: list[str] = []
+    for key in ("layers_block_type", "layer_types"):
+        value = r.raw(key)
+        if value is not None:
+            if not isinstance(value, list) or not all(isinstance(v, str) for v in value) or not value:
+                raise r.fail(key, "expected a list of layer kinds")
+            types = [str(legacy.get(v, v)) for v in value]
+            break
+    else:
+        pattern = r.raw("hybrid_override_pattern")
+        if not isinstance(pattern, str) or not pattern or set(pattern) - set(letters):
+            raise r.fail("hybrid_override_pattern", "expected a string of M, *, - and E (one letter a layer)")
+        types = [letters[ch] for ch in pattern]
+    for i, t in enumerate(types):
+        if t not in letters.values():
+            raise r.fail("layers_block_type", f"layer {i} has an unknown kind {t[:40]!r}")
+    return types
+
+
+def _nemotron_h(cfg: dict[str, Any], language: dict[str, Any], r: Reader, name: str, source: str) -> dict[str, Any]:
+    """Nemotron-H / Nemotron 3 (NemotronHBlock: one RMSNorm and one mixer a layer). PEFT 0.21 refuses LoRA on a
+    nemotron_h out_proj or conv1d (``_check_lora_target_modules_mamba``): all-linear here is every other linear.
+    The MoE's router is an fp32 parameter, not a linear (PEFT leaves it), its experts non-gated ReLU^2 in
+    ``moe_latent_size`` when given; the shared expert a ReLU^2 MLP of ``moe_shared_expert_intermediate_size``."""
+    types = _nemotron_kinds(r)
+    n = len(types)
+    stack = {**language, "num_hidden_layers": n, "layer_types": ["full_attention"] * n}
+    fields = attention_fields(stack, name, source, family=r.family)
+    attention = expand(fields["layers"])[0].attn.model_copy(update={"qkv_bias": False, "o_bias": False})
+    mlp_bias = r.flag("mlp_bias")
+    dense = MlpSpec(kind=MlpKind.RELU2, intermediate_size=r.whole("intermediate_size", lo=1), bias=mlp_bias)
+    heads, head_dim = r.whole("mamba_num_heads", lo=1), r.whole("mamba_head_dim", lo=1)
+    bias = r.flag("use_bias")
+    mixer = Mamba2Spec(kind="mamba2", num_heads=heads, head_dim=head_dim, state_size=r.whole("ssm_state_size", lo=1),
+                       groups=r.whole("mamba_n_groups" if r.has("mamba_n_groups") else "n_groups", lo=1),
+                       conv_kernel=r.whole("mamba_d_conv" if r.has("mamba_d_conv") else "conv_kernel", lo=1),
+                       conv_bias=r.flag("mamba_conv_bias" if r.has("mamba_conv_bias") else "use_conv_bias"),
+                       in_bias=bias, out_bias=bias,
+                       chunk_size=r.whole("mamba_chunk_size" if r.has("mamba_chunk_size") else "chunk_size", lo=1),
+                       lora_out_proj=False)
+    moe = None
+    if "moe" in types:
+        latent = r.whole("moe_latent_size", lo=1) if r.has("moe_latent_size") else None
+        moe = MoESpec(num_experts=r.whole("n_routed_experts", lo=1), experts_per_token=r.whole("num_experts_per_tok"),
+                      expert_intermediate_size=r.whole("moe_intermediate_size", lo=1), shared_experts=1,
+                      shared_intermediate_size=r.whole("moe_shared_expert_intermediate_size", lo=1),
+                      lora=ExpertLora.NONE, latent_size=latent)
+    by_kind = {"linear_attention": LayerSpec(mixer=mixer, norms=1), "full_attention": LayerSpec(attention=attention,
+                                                                                                norms=1),
+               "mlp": LayerSpec(mlp=dense, norms=1),
+               "moe": LayerSpec(mlp=MlpSpec(kind=MlpKind.RELU2, bias=mlp_bias, moe=moe), norms=1) if moe else None}
+    layers = [by_kind[t] for t in types]
+    fields.update(num_layers=n, layers=group([x for x in layers if x is not None]), moe=moe,
+                  family="imported (nemotron_h)", norms_per_layer=1, intermediate_size=dense.intermediate_size,
+                  notes=(*fields["notes"], "PEFT 0.21 refuses LoRA on a nemotron_h out_proj: all-linear counts every "
+                                           "other linear (a target list that runs)"))
+    return fields
+
+
+def _mamba2_only(cfg: dict[str, Any], language: dict[str, Any], r: Reader, name: str, source: str) -> dict[str, Any]:
+    """Mamba2ForCausalLM: every layer a norm and a Mamba-2 mixer; no attention (PEFT 0.21 refuses a mamba2
+    out_proj, as nemotron_h's)."""
+    hidden = r.whole("hidden_size")
+    heads, head_dim = r.whole("num_heads", lo=1), r.whole("head_dim", lo=1)
+    expand_by = r.number("expand") or 0
+    if int(expand_by * hidden) != heads * head_dim:
+        raise r.fail("num_heads", f"{heads} heads x {head_dim} (head_dim) is not expand ({expand_by}) x hidden_size "
+                                  f"({hidden}): mamba-ssm's kernel cannot run this layer")
+    bias = r.flag("use_bias")
+    mixer = Mamba2Spec(kind="mamba2", num_heads=heads, head_dim=head_dim, state_size=r.whole("state_size", lo=1),
+                       groups=r.whole("n_groups", lo=1), conv_kernel=r.whole("conv_kernel", lo=1),
+                       conv_bias=r.flag("use_conv_bias"), in_bias=bias, out_bias=bias,
+                       chunk_size=r.whole("chunk_size", lo=1), lora_out_proj=False)
+    return _attention_free(r, name, "mamba2", LayerSpec(mixer=mixer, norms=1),
+                           notes=("PEFT 0.21 refuses LoRA on a mamba2 out_proj: all-linear counts every other linear",))
+
+
+def _attention_free(r: Reader, name: str, model_type: str, layer: LayerSpec, *,
+                    notes: tuple[str, ...]) -> dict[str, Any]:
+    """ModelSpec fields of a model without attention: its flat attention fields are placeholders (one head of the
+    hidden width), which no layer reads."""
+    hidden, n = r.whole("hidden_size"), r.whole("num_hidden_layers")
+    return {"id": name, "name": name, "family": f"imported ({model_type})", "vocab_size": r.whole("vocab_size"),
+            "hidden_size": hidden, "num_layers": n, "num_heads": 1, "num_kv_heads": 1, "head_dim": hidden,
+            "intermediate_size": 1, "max_position": 4_096, "tie_embeddings": r.flag("tie_word_embeddings"),
+            "norm": r.family.norm, "positions": PositionKind.NONE, "norms_per_layer": 1,
+            "layers": group([layer] * n), "notes": notes}
+
+
+_OWN_LAYERS: dict[str, Callable[[dict[str, Any], dict[str, Any], Reader, str, str], dict[str, Any]]] = {
+    "nemotron_h": _nemotron_h, "mamba2": _mamba2_only,
+}
+
 _BUILDERS: dict[str, Callable[[Reader, int], tuple[list[str], Any]]] = {
+    "bamba": _bamba,
+    "granitemoehybrid": _granite,
     "qwen3_next": lambda r, n: _gated_deltanet(r, n, fused=True),
     "qwen3_5_text": lambda r, n: _gated_deltanet(r, n, fused=False),
     "qwen3_5_moe_text": lambda r, n: _gated_deltanet(r, n, fused=False),

@@ -101,7 +101,7 @@ def attention_linears(a: AttentionSpec, h: int) -> list[Linear]:
 
 
 def _dense(h: int, inter: int, kind: MlpKind, *, bias: bool, fused: bool, prefix: str = "") -> list[Linear]:
-    if kind is MlpKind.PLAIN:
+    if not kind.gated:
         return [Linear(prefix + "up", h, inter, bias), Linear(prefix + "down", inter, h, bias)]
     if fused:
         return [Linear(prefix + "gate_up", h, 2 * inter, bias), Linear(prefix + "down", inter, h, bias)]
@@ -120,12 +120,19 @@ def mlp_linears(p: MlpSpec, h: int) -> list[Linear]:
         return out
     out.append(Linear("router", h, e.num_experts, e.router_bias))
     i, n, b = e.expert_intermediate_size, e.num_experts, e.expert_bias
-    gated = p.kind is not MlpKind.PLAIN
-    if e.storage is ExpertStorage.FUSED:
-        out.append(Linear("experts_gate_up", h, (2 if gated else 1) * i, b, n, 2 if gated else 1))
+    gated = p.kind.gated
+    d = e.latent_size or h  # the experts' own width (Nemotron-H's latent projections around them)
+    if e.latent_size is not None:
+        out.append(Linear("latent_in", h, d, p.bias))
+    if e.storage is ExpertStorage.FUSED and gated:
+        out.append(Linear("experts_gate_up", d, 2 * i, b, n, 2))
+    elif e.storage is ExpertStorage.FUSED:
+        out.append(Linear("experts_up", d, i, b, n))
     else:
-        out += [Linear(f"experts_{r}", h, i, b, n) for r in (("gate", "up") if gated else ("up",))]
-    out.append(Linear("experts_down", i, h, b, n))
+        out += [Linear(f"experts_{r}", d, i, b, n) for r in (("gate", "up") if gated else ("up",))]
+    out.append(Linear("experts_down", i, d, b, n))
+    if e.latent_size is not None:
+        out.append(Linear("latent_out", d, h, p.bias))
     if e.shared_width:
         out += _dense(h, e.shared_width, p.kind, bias=p.bias, fused=p.fused_gate_up, prefix="shared_")
     if e.shared_expert_gate:

@@ -57,6 +57,13 @@ class MlpKind(StrEnum):
     PLAIN = "plain"  # fc_in, fc_out (GPT-2)
     #: GPT-OSS's SwiGLU: gate and up clamped, ``(up + 1) * gate * sigmoid(alpha * gate)`` (GptOssExperts._apply_gate)
     GATED_CLAMPED = "gated-clamped"
+    #: up, ``relu(x) ** 2``, down (Nemotron-H's ``relu2``: transformers 5.24 ``ReLUSquaredActivation``)
+    RELU2 = "relu-squared"
+
+    @property
+    def gated(self) -> bool:
+        """A gate projection beside up (SwiGLU / GeGLU)."""
+        return self in (MlpKind.GATED, MlpKind.GATED_CLAMPED)
 
 
 class NormKind(StrEnum):
@@ -71,7 +78,7 @@ class NormKind(StrEnum):
 class PositionKind(StrEnum):
     ROPE = "rope"  # no parameters
     LEARNED = "learned"  # a max_position x hidden table (GPT-2)
-
+    NONE = "none"  # no positions in attention (Nemotron-H, Granite 4.0-H's "nope"): q and k stay the projections
 
 class Method(StrEnum):
     FULL = "full"
@@ -232,6 +239,9 @@ class MoESpec(_Frozen):
     #: every expert runs on every token, scaled by its router score (transformers' Llama4TextMoe: the input is
     #: repeated once per expert and multiplied by dense batched matmuls), instead of only the top-k
     dense_dispatch: Flag = False
+    #: the routed experts work in a latent width: fc1_latent_proj (hidden -> latent) before them, fc2_latent_proj
+    #: after (Nemotron-H's ``moe_latent_size``); None: the hidden width
+    latent_size: Annotated[int, Field(strict=True, ge=1, le=131_072)] | None = None
 
     @model_validator(mode="after")
     def _check(self) -> MoESpec:
@@ -359,7 +369,7 @@ class Mamba2Spec(_Frozen):
     over ``num_heads`` heads of ``head_dim`` with a ``state_size`` state shared by the heads of each of ``groups``
     groups; a gated RMSNorm; ``out_proj``. A fixed-size state per layer, no KV cache."""
 
-    kind: Literal["mamba2"] = "mamba2"
+    kind: Literal["mamba2"]  # no default: the discriminator is dumped even with exclude_defaults
     num_heads: Heads
     head_dim: HeadDim
     state_size: StateSize
@@ -397,7 +407,7 @@ class Mamba1Spec(_Frozen):
     a causal depthwise convolution, ``x_proj`` to dt (``dt_rank``), B and C (``state_size`` each), ``dt_proj``,
     the selective scan with a ``inner x state_size`` state, ``out_proj``."""
 
-    kind: Literal["mamba1"] = "mamba1"
+    kind: Literal["mamba1"]
     inner: Intermediate
     state_size: StateSize
     dt_rank: Intermediate
@@ -414,7 +424,7 @@ class ShortConvSpec(_Frozen):
     """LFM2's gated short convolution (transformers 5.24 ``Lfm2ShortConv``): ``in_proj`` to B, C and x (hidden
     each), ``B * x``, a causal depthwise convolution of ``conv_kernel`` taps, times C, ``out_proj``."""
 
-    kind: Literal["short-conv"] = "short-conv"
+    kind: Literal["short-conv"]
     conv_kernel: ConvKernel = 3
     bias: Flag = False
 

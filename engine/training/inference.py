@@ -26,7 +26,7 @@ from __future__ import annotations
 from engine.layers import runs
 from engine.params import attention_linears, mixer_linears
 from engine.results import Term
-from engine.specs import Attention, Method, MlpKind, MlpSpec, ModelSpec, TrainingSetup
+from engine.specs import Attention, Method, MlpSpec, ModelSpec, TrainingSetup
 from engine.terms import TermName
 from engine.training.precision import FP32, HALF, dtype_plan
 
@@ -66,7 +66,7 @@ def layer_working_set(m: ModelSpec, s: TrainingSetup) -> int:
             mixed = mixer_linears(run.mixer, h)
             attention += c * (h + sum(x.n_out for x in mixed) + mixed[-1].n_in)
         if run.mlp is not None:
-            per_width = 2 if run.mlp.kind is MlpKind.PLAIN else 3
+            per_width = 3 if run.mlp.kind.gated else 2
             mlp = c * (h + per_width * _mlp_width(run.mlp))
             if run.mlp.moe is not None:
                 mlp += FP32 * run.mlp.moe.num_experts  # router logits

@@ -52,6 +52,7 @@ def test_each_traced_step_within_ten_percent(run):
 #: (calibration/kernels.py), each run within 2% of its trace
 HYBRID = (
     "qwen3.5-0.8b", "qwen3.5-35b-a3b-4l", "qwen3-next-80b-a3b-4l",  # gated DeltaNet (+ gated attention)
+    "bamba-9b-4l", "nemotron-nano-9b-v2-4l", "nemotron-3-nano-30b-a3b-4l",  # Mamba-2 (+ ReLU^2 MLP / experts)
 )
 
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from engine.layers import UnsupportedLayerError
 from engine.params import mixer_linears
-from engine.specs import DeltaNetSpec, Mixer
+from engine.specs import DeltaNetSpec, Mamba2Spec, Mixer
 from engine.training.precision import FP32
 from engine.training.saved.inputs import Ctx, linear_inputs
 
@@ -97,9 +97,56 @@ def _deltanet_backward(ctx: Ctx, x: DeltaNetSpec) -> float:
     return states + w_u + values + grads + wy_k + slices * hv * FP32 + incoming
 
 
+def mamba2(ctx: Ctx, x: Mamba2Spec, adapted: set[str]) -> MixerCoeffs:
+    """(saved, transient) per token of a Mamba-2 layer as transformers 5.24 trains it with mamba-ssm 2.3.2.post1
+    installed: one ``mamba_split_conv1d_scan_combined`` call (``MambaSplitConv1dScanCombinedFn``) runs the
+    convolution, the chunked scan, the gated RMSNorm and out_proj, and keeps only
+
+    * zxbcdt, in_proj's output: ``(2 I + 2 G N + H) c`` (I = heads x head_dim, G groups of N states, H heads);
+    * the scan's output before the norm: ``I c``; the norm's rstd, one fp32 per group: ``4 G``;
+    * the weights (out_proj's cast to 16 bits under autocast: an autocast copy),
+
+    on top of what in_proj keeps of its input (``linear_inputs``). out_proj runs inside the kernel on its weight:
+    LoRA's adapters on it (PEFT wraps it where it may) get no gradient, and nothing of theirs is saved.
+
+    Transient: the backward recomputes the convolution and the forward scan (its chunk cumsums, C^T B per chunk
+    in fp32, the states of every chunk in fp32), makes the gradients of zxbcdt and of the convolution's input,
+    out_proj's input again, the norm's gradient, the state gradients (fp32, then 16-bit beside the converted
+    states), dB and dC in fp32, d(C^T B): all alive until it returns, with the incoming gradient (``h c``); by then
+    the layer's MLP and its norm freed theirs."""
+    c, h = ctx.c, ctx.m.hidden_size
+    inner, heads, groups = x.inner, x.num_heads, x.groups
+    width = inner + x.conv_width + heads
+    ins = [y for y in mixer_linears(x, h) if y.role == "in"]
+    saved = linear_inputs(ctx, ins, ctx.r, adapted) + width * c + inner * c + groups * FP32
+    return MixerCoeffs(saved, _mamba2_backward(ctx, x))
+
+
+def _mamba2_backward(ctx: Ctx, x: Mamba2Spec) -> float:
+    """Peak bytes per token of ``MambaSplitConv1dScanCombinedFn.backward`` (calibration/kernels.py, transcribed
+    from mamba-ssm 2.3.2.post1), the larger of two moments: ``_state_passing_bwd``, where the fp32 states, their
+    fp32 gradients and the 16-bit gradients and converted states are alive together; and ``_chunk_scan_bwd_dcb``,
+    with the 16-bit ones, dB and dC (fp32) and d(C^T B) (fp32). mamba-ssm splits each group's heads over
+    ``ceil(heads per group / max(1, ceil(b x chunks x heads / 132 SMs)))`` programs for dB, dC and d(C^T B): one
+    split is taken (a long sequence's; a short one holds more of them, each a token's G N or G x chunk floats)."""
+    c = ctx.c
+    inner, heads, groups, chunk, n = x.inner, x.num_heads, x.groups, x.chunk_size, x.state_size
+    width = inner + x.conv_width + heads
+    # dzxbcdt, the recomputed convolution and dxBC, out_proj's input again, its gradient and the norm's, dt's clone
+    # (the incoming gradient is the layer's own, counted by engine.training.saved.layer)
+    outer = width * c + 2 * x.conv_width * c + 3 * inner * c + heads * c
+    scan = 2 * heads * FP32 + groups * chunk * FP32  # the chunk cumsums, C^T B
+    per_state = heads * x.head_dim * n / chunk
+    passing = per_state * (2 * FP32 + 2 * c)
+    dcb = per_state * 2 * c + 2 * groups * n * FP32 + groups * chunk * FP32 + 3 * heads * FP32
+    return outer + scan + max(passing, dcb)
+
+
 def mixer_coeffs(ctx: Ctx, x: Mixer, adapted: set[str]) -> MixerCoeffs:
     """What one mixer saves and adds in its backward, per token."""
     if isinstance(x, DeltaNetSpec) and x.kind == "gated-deltanet":
         return gated_deltanet(ctx, x, adapted)
+    if isinstance(x, Mamba2Spec):
+        return mamba2(ctx, x, adapted)
     raise UnsupportedLayerError(f"{x.kind} layers: what they save for backward is not modelled yet")
 

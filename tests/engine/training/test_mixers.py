@@ -78,3 +78,53 @@ def test_the_kernels_backward_peaks_after_the_mlp_freed_its_tensors(method):
     m = spec_from_config(QWEN35, "q")
     ac = activation_coeffs(m, TrainingSetup(method=method, precision="bf16"))
     assert ac.segments[0][1].transient == 2 * 2 * H + 3 * 2 * MLP
+
+
+#: Bamba-9B (calibration/models.py ``bamba-9b-4l``): h 4096, Mamba-2 of 128 heads x 64 (I 8192), one group of 128
+#: states; attention on layer 1
+BAMBA = {
+    "model_type": "bamba", "vocab_size": 128256, "hidden_size": 4096, "intermediate_size": 14336,
+    "num_hidden_layers": 4, "num_attention_heads": 32, "num_key_value_heads": 8, "attn_layer_indices": [1],
+    "mamba_n_heads": 128, "mamba_d_head": 64, "mamba_n_groups": 1, "mamba_d_state": 128, "mamba_chunk_size": 256,
+}
+
+
+def test_mamba2_keeps_in_proj_s_output_the_scan_s_output_and_the_norm_s_rstd():
+    """bf16, full fine-tuning: mamba-ssm's fused MambaSplitConv1dScanCombinedFn keeps zxbcdt (2I + 2GN + H = 16,768
+    wide, x 2), the scan's output before the gated norm (2I) and one fp32 rstd per group (4); in_proj its input (2h);
+    Bamba's two Llama RMSNorms their fp32 input and their output (2 x (4h + 2h)); the SwiGLU MLP 4 x 2 x 14,336 and
+    its input (2h). Nothing else: the convolution's output, the chunk states and out_proj's input are recomputed."""
+    m = spec_from_config(BAMBA, "b")
+    ac = activation_coeffs(m, TrainingSetup(precision="bf16"))
+    mamba = next(lc.saved for (_, lc), kind in zip(ac.segments, ac.kinds, strict=True) if kind.mixer is not None)
+    h, inner = 4096, 8192
+    width = inner + (inner + 2 * 128) + 128
+    assert mamba == 2 * (4 * h + 2 * h) + 2 * h + 2 * width + 2 * inner + 4 + 4 * 2 * 14336 + 2 * h == 230_148
+
+
+def test_mamba2_backward_holds_the_chunk_states_four_times():
+    """Nemotron-Nano-9B-v2's Mamba-2 (128 heads x 80, 8 groups of 128 states, 128-token chunks): the backward's
+    peak, at _state_passing_bwd, holds the states of every chunk in fp32, their fp32 gradients, the 16-bit
+    gradients and the converted states (12 bytes x heads x head_dim x state / chunk = 122,880 a token), with
+    dzxbcdt, the recomputed convolution, dxBC, three out_proj-wide tensors, dt's clone, the chunk cumsums and
+    C^T B; a layer without MLP frees nothing before it (traced: lc-nemotron-nano-9b-v2-4l_*_chunked)."""
+    cfg = {"model_type": "nemotron_h", "vocab_size": 131072, "hidden_size": 4480, "intermediate_size": 15680,
+           "hybrid_override_pattern": "M-M*", "num_attention_heads": 40, "num_key_value_heads": 8, "head_dim": 128,
+           "mamba_num_heads": 128, "mamba_head_dim": 80, "n_groups": 8, "ssm_state_size": 128, "chunk_size": 128}
+    ac = activation_coeffs(spec_from_config(cfg, "n"), TrainingSetup(method=Method.LORA, precision="bf16"))
+    h, inner, conv = 4480, 10240, 10240 + 2 * 8 * 128
+    width = inner + conv + 128
+    states = 128 * 80 * 128 // 128 * (4 + 4 + 2 + 2)
+    outer = 2 * width + 2 * 2 * conv + 3 * 2 * inner + 2 * 128
+    scan = 2 * 128 * 4 + 8 * 128 * 4
+    assert ac.segments[0][1].transient == 2 * 2 * h + outer + scan + states == 302_080
+
+
+@pytest.mark.parametrize("cfg", [QWEN35, BAMBA], ids=["gated-deltanet", "mamba2"])
+def test_a_hybrid_spec_survives_its_json(cfg):
+    """Catalog entries and traced rows store specs with exclude_defaults: the mixer's kind (its discriminator)
+    must be kept."""
+    m = spec_from_config(cfg, "x")
+    from engine.specs import ModelSpec
+
+    assert ModelSpec.model_validate(m.model_dump(mode="json", exclude_defaults=True)) == m
