@@ -114,6 +114,11 @@ FAMILY_PROBES: dict[str, dict[str, Any]] = {
                                 "moe_shared_expert_intermediate_size": 48, "moe_latent_size": 24},
     "probe-mamba2": {"model_type": "mamba2", "num_hidden_layers": 2, "hidden_size": 64, "vocab_size": 100,
                      "num_heads": 8, "head_dim": 16, "state_size": 16, "n_groups": 2, "expand": 2},
+    "probe-gptj": {"model_type": "gptj", "n_layer": 2, "n_embd": 64, "n_head": 4, "rotary_dim": 8, "vocab_size": 100},
+    "probe-gpt-neox": {"model_type": "gpt_neox", "num_hidden_layers": 2, **SMALL, "rotary_pct": 0.25},
+    "probe-gpt-neox-sequential": {"model_type": "gpt_neox", "num_hidden_layers": 2, **SMALL,
+                                  "use_parallel_residual": False, "tie_word_embeddings": True},
+    "probe-phi": {"model_type": "phi", "num_hidden_layers": 2, **SMALL, "partial_rotary_factor": 0.4},
     "probe-llama4-wrapped": {"model_type": "llama4", "text_config": {
         "model_type": "llama4_text", "num_hidden_layers": 4, **SMALL, "intermediate_size": 32,
         "intermediate_size_mlp": 96, "num_local_experts": 4, "num_experts_per_tok": 1,
@@ -121,9 +126,12 @@ FAMILY_PROBES: dict[str, dict[str, Any]] = {
 }
 
 ATTENTION = {"default": ["q_proj", "k_proj", "v_proj", "o_proj"], "phi3": ["qkv_proj", "o_proj"],
-             "gpt2": ["c_attn", "attn.c_proj"],
+             "gpt2": ["c_attn", "attn.c_proj"], "gptj": ["q_proj", "k_proj", "v_proj", "out_proj"],
+             "gpt_neox": ["query_key_value", "attention.dense"],
+             "phi": ["q_proj", "k_proj", "v_proj", "self_attn.dense"],
              "mla": ["q_proj", "q_a_proj", "q_b_proj", "kv_a_proj_with_mqa", "kv_b_proj", "o_proj"]}
-QV = {"default": ["q_proj", "v_proj"], "phi3": ["qkv_proj"], "gpt2": ["c_attn"], "mla": ["q_proj", "q_b_proj",
+QV = {"default": ["q_proj", "v_proj"], "phi3": ["qkv_proj"], "gpt2": ["c_attn"], "gpt_neox": ["query_key_value"],
+      "mla": ["q_proj", "q_b_proj",
                                                                                          "kv_b_proj"]}
 #: PEFT 0.21.2's all-linear wraps Llama 4's router, whose forward then fails (it returns a tuple): count
 #: all-linear as users run it, every linear but the router

@@ -317,6 +317,27 @@ CATALOG: dict[str, dict[str, Any]] = {
         "routed_scaling_factor": 2.5, "max_position_embeddings": 262144, "layer_norm_epsilon": 1e-5,
         "tie_word_embeddings": False, "bos_token_id": 1, "eos_token_id": 2, "pad_token_id": 0,
     },
+    # Parallel attention / MLP blocks (issue 27)
+    "pythia-1.4b": {
+        "model_type": "gpt_neox", "vocab_size": 50304, "hidden_size": 2048, "intermediate_size": 8192,
+        "num_hidden_layers": 24, "num_attention_heads": 16, "rotary_pct": 0.25, "rotary_emb_base": 10000,
+        "max_position_embeddings": 2048, "layer_norm_eps": 1e-5, "hidden_act": "gelu", "use_parallel_residual": True,
+        "hidden_dropout": 0.0, "attention_dropout": 0.0, "tie_word_embeddings": False,
+        "bos_token_id": 0, "eos_token_id": 0,
+    },
+    "phi-1.5": {
+        "model_type": "phi", "vocab_size": 51200, "hidden_size": 2048, "intermediate_size": 8192,
+        "num_hidden_layers": 24, "num_attention_heads": 32, "partial_rotary_factor": 0.5, "hidden_act": "gelu_new",
+        "max_position_embeddings": 2048, "layer_norm_eps": 1e-5, "resid_pdrop": 0.0, "embd_pdrop": 0.0,
+        "attention_dropout": 0.0, "qk_layernorm": False, "rope_theta": 10000.0, "tie_word_embeddings": False,
+        "bos_token_id": 1, "eos_token_id": 2,
+    },
+    "gpt-j-6b-4l": {  # GPT-J 6B with 4 of its 28 layers
+        "model_type": "gptj", "vocab_size": 50400, "n_embd": 4096, "n_layer": 4, "n_head": 16, "rotary_dim": 64,
+        "n_positions": 2048, "n_inner": None, "activation_function": "gelu_new", "layer_norm_epsilon": 1e-5,
+        "resid_pdrop": 0.0, "embd_pdrop": 0.0, "attn_pdrop": 0.0, "tie_word_embeddings": False,
+        "bos_token_id": 50256, "eos_token_id": 50256,
+    },
     # The tiny ones are used only to check the fake trace against a real run (validate.py).
     "tiny-llama": {
         "model_type": "llama", "vocab_size": 512, "hidden_size": 64, "intermediate_size": 176,
@@ -335,7 +356,8 @@ CATALOG: dict[str, dict[str, Any]] = {
 
 # PEFT's short names for the LoRA targets used in the cases. "all-linear" is PEFT's own keyword: every
 # nn.Linear / Conv1D of the decoder blocks, the output head excluded.
-QV_TARGETS = {"gpt2": ["c_attn"], "phi-4": ["qkv_proj"], "phi-4-mini": ["qkv_proj"]}  # one fused qkv projection
+QV_TARGETS = {"gpt2": ["c_attn"], "phi-4": ["qkv_proj"], "phi-4-mini": ["qkv_proj"],  # one fused qkv projection
+              "pythia-1.4b": ["query_key_value"]}
 #: PEFT 0.21.2's all-linear wraps Llama 4's router, an nn.Linear whose forward returns a tuple, and the forward then
 #: fails: users list the linears instead (every one but the router)
 ALL_LINEAR_TARGETS = {"llama-4-maverick-4l": ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj",

@@ -78,6 +78,21 @@ FAMILIES: dict[str, Family] = {
                       "head_dim": 64, "state_size": 128, "n_groups": 8, "expand": 2, "conv_kernel": 4,
                       "use_bias": False, "use_conv_bias": True, "chunk_size": 256},
                      norms=1, source=_src("mamba2", "mamba2")),
+    # Parallel attention / MLP blocks (module docstring of engine.training.saved.layer._parallel_shared)
+    "gptj": Family({"vocab_size": 50400, "hidden_size": 4096, "num_hidden_layers": 28, "num_attention_heads": 16,
+                    "max_position_embeddings": 2048, "rotary_dim": 64, "mlp_bias": True},
+                   norm=NormKind.LAYERNORM, norms=1, mlp=MlpKind.PLAIN, qkv_bias=False, o_bias=False,
+                   source=_src("gptj", "gptj")),
+    "gpt_neox": Family({"vocab_size": 50432, "hidden_size": 6144, "intermediate_size": 24576,
+                        "num_hidden_layers": 44, "num_attention_heads": 64, "max_position_embeddings": 2048,
+                        "partial_rotary_factor": 0.25, "attention_bias": True, "use_parallel_residual": True,
+                        "mlp_bias": True},
+                       norm=NormKind.LAYERNORM, mlp=MlpKind.GELU, fused_qkv=True, source=_src("gpt_neox", "gpt_neox")),
+    "phi": Family({"vocab_size": 51200, "hidden_size": 2048, "intermediate_size": 8192, "num_hidden_layers": 24,
+                   "num_attention_heads": 32, "max_position_embeddings": 2048, "partial_rotary_factor": 0.5,
+                   "mlp_bias": True},
+                  norm=NormKind.LAYERNORM, norms=1, mlp=MlpKind.PLAIN, qkv_bias=True, o_bias=True,
+                  source=_src("phi", "phi")),
     "qwen3_5_text": Family({"vocab_size": 248320, "hidden_size": 4096, "intermediate_size": 12288,
                             "num_hidden_layers": 32, "num_attention_heads": 16, "num_key_value_heads": 4,
                             "max_position_embeddings": 32768, **_LINEAR},
@@ -307,8 +322,38 @@ def _attention_free(r: Reader, name: str, model_type: str, layer: LayerSpec, *,
             "layers": group([layer] * n), "notes": notes}
 
 
+#: config keys of the parallel families, as the attention stack's reader names them (GPTJConfig's GPT-2 names;
+#: GPTNeoXConfig's rotary_pct)
+_RENAMED = {"gptj": {"n_embd": "hidden_size", "n_layer": "num_hidden_layers", "n_head": "num_attention_heads",
+                     "n_positions": "max_position_embeddings", "n_inner": "intermediate_size"},
+            "gpt_neox": {"rotary_pct": "partial_rotary_factor"}}
+#: the families whose output layer has a bias (GPTJForCausalLM, PhiForCausalLM: nn.Linear(h, V))
+_HEAD_BIAS = frozenset({"gptj", "phi"})
+
+
+def _parallel(cfg: dict[str, Any], language: dict[str, Any], r: Reader, name: str, source: str) -> dict[str, Any]:
+    """GPT-J, GPT-NeoX / Pythia, Phi-1 / 1.5 / 2: attention and MLP side by side on one residual. GPT-J and Phi
+    read one LayerNorm's output; GPT-NeoX two LayerNorms of the same input, or runs them one after the other when
+    ``use_parallel_residual`` is false (RedPajama-INCITE), a sequential layer. GPT-J's MLP is 4 x hidden unless
+    ``n_inner``; its RoPE covers ``rotary_dim`` of each head."""
+    model_type = str(language.get("model_type"))
+    renamed = {_RENAMED.get(model_type, {}).get(k, k): v for k, v in language.items()}
+    if model_type in ("gptj", "gpt_neox"):  # multi-head attention of hidden / heads (GPTNeoXAttention.head_size)
+        renamed = {k: v for k, v in renamed.items() if k not in ("num_key_value_heads", "head_dim")}
+    if model_type == "gptj":
+        hidden = Reader(renamed, r.family, r.source).whole("hidden_size")
+        if renamed.get("intermediate_size") is None:
+            renamed["intermediate_size"] = 4 * hidden
+    fields = attention_fields(renamed, name, source, family=r.family)
+    parallel = model_type != "gpt_neox" or Reader(renamed, r.family, r.source).flag("use_parallel_residual")
+    layers = [LayerSpec(attention=x.attention, mlp=x.mlp, norms=x.norms, parallel=parallel)
+              for x in expand(fields["layers"])]
+    fields.update(layers=group(layers), lm_head_bias=model_type in _HEAD_BIAS, family=f"imported ({model_type})")
+    return fields
+
+
 _OWN_LAYERS: dict[str, Callable[[dict[str, Any], dict[str, Any], Reader, str, str], dict[str, Any]]] = {
-    "nemotron_h": _nemotron_h, "mamba2": _mamba2_only,
+    "nemotron_h": _nemotron_h, "mamba2": _mamba2_only, "gptj": _parallel, "gpt_neox": _parallel, "phi": _parallel,
 }
 
 _BUILDERS: dict[str, Callable[[Reader, int], tuple[list[str], Any]]] = {

@@ -232,8 +232,9 @@ def embedding_params(m: ModelSpec) -> int:
 
 
 def lm_head_params(m: ModelSpec) -> int:
-    """The output projection; zero when it shares the embedding's weights (tied)."""
-    return 0 if m.tie_embeddings else m.vocab_size * m.hidden_size
+    """The output projection (and its bias, GPT-J / Phi); zero when it shares the embedding's weights (tied)."""
+    bias = m.vocab_size if m.lm_head_bias else 0
+    return bias + (0 if m.tie_embeddings else m.vocab_size * m.hidden_size)
 
 
 @dataclass(frozen=True, slots=True)

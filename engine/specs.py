@@ -59,6 +59,8 @@ class MlpKind(StrEnum):
     GATED_CLAMPED = "gated-clamped"
     #: up, ``relu(x) ** 2``, down (Nemotron-H's ``relu2``: transformers 5.24 ``ReLUSquaredActivation``)
     RELU2 = "relu-squared"
+    #: up, exact (erf) GELU, down: ``nn.functional.gelu``, one op (GPT-NeoX / Pythia's ``gelu``)
+    GELU = "gelu"
 
     @property
     def gated(self) -> bool:
@@ -502,6 +504,7 @@ class ModelSpec(_Frozen):
     positions: PositionKind = PositionKind.ROPE
     max_position: PositiveInt = 4_096
     tie_embeddings: Flag = False
+    lm_head_bias: Flag = False  # the output layer has a bias (GPT-J, Phi-1/2)
     qkv_bias: Flag = False
     o_bias: Flag = False
     mlp_bias: Flag = False

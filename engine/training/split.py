@@ -128,6 +128,7 @@ def ends_held(m: ModelSpec, lay: Layout, stage: int) -> Held:
         held += table + (pc.embedding - m.vocab_size * m.hidden_size)  # learned positions: replicated
     if stage == lay.pp - 1:
         held += norm_params(m) + (table if not m.tie_embeddings or lay.pp > 1 else 0.0)
+        held += m.vocab_size if m.lm_head_bias else 0  # GPT-J's / Phi's output bias, replicated
     return Held(dense=held)
 
 

@@ -54,6 +54,16 @@ HYBRID = (
     "qwen3.5-0.8b", "qwen3.5-35b-a3b-4l", "qwen3-next-80b-a3b-4l",  # gated DeltaNet (+ gated attention)
     "bamba-9b-4l", "nemotron-nano-9b-v2-4l", "nemotron-3-nano-30b-a3b-4l",  # Mamba-2 (+ ReLU^2 MLP / experts)
 )
+#: parallel attention / MLP blocks: PyTorch's own ops, traced as they run
+PARALLEL = ("pythia-1.4b", "phi-1.5", "gpt-j-6b-4l")
+
+
+@pytest.mark.parametrize("model", PARALLEL)
+def test_parallel_blocks_are_traced_full_and_lora_within_two_percent(model):
+    rows = [r for r in traced_steps() if r.model == model]
+    assert any("_full_" in r.id for r in rows)
+    assert any("_lora-r16_" in r.id for r in rows)
+    assert all(abs(r.error) <= 0.02 and r.comparable for r in rows), [(r.id, f"{r.error:+.2%}") for r in rows]
 
 
 @pytest.mark.parametrize("model", HYBRID)

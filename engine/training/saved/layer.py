@@ -123,6 +123,20 @@ def _attention(ctx: Ctx, layer: LayerSpec, adapted: set[str]) -> _Attention:
                       core_t_bs2, recomputed, recomputed_bs2, q_in, o_shared)
 
 
+def _parallel_shared(ctx: Ctx, layer: LayerSpec) -> float:
+    """What a parallel block saves once that :func:`layer_coeffs` counts for attention and MLP apart: the same input
+    (Wang and Komatsuzaki 2021, GPT-J; transformers 5.24 ``GPTJBlock``, ``PhiDecoderLayer``, ``GPTNeoXLayer`` with
+    ``use_parallel_residual``). One shared norm: full fine-tuning's attention and MLP linears keep its one output
+    (not under autocast from a wider residual, where each linear keeps its own cast copy). Two norms of the same
+    input (GPT-NeoX): each LayerNorm keeps that input, once."""
+    if not layer.parallel:
+        return 0.0
+    h = ctx.m.hidden_size
+    if layer.norms == 1:
+        return float(ctx.r * h) if ctx.full and not (ctx.autocast and ctx.r != ctx.c) else 0.0
+    return float(ctx.r * h) if ctx.m.norm is NormKind.LAYERNORM else 0.0
+
+
 def layer_coeffs(ctx: Ctx, layer: LayerSpec) -> LayerCoeffs:
     """What one layer of kind ``layer`` saves and needs during its backward, per token: its norms, its attention
     (:func:`_attention`), its other token mixer (``engine.training.saved.mixers``), its MLP."""
@@ -134,7 +148,8 @@ def layer_coeffs(ctx: Ctx, layer: LayerSpec) -> LayerCoeffs:
     # the mixer's kernel runs its backward after the MLP, the second norm and the mixer's output side freed theirs
     freed = mx.late + mlp_saved + (norm(ctx, h) if layer.mlp is not None and layer.norms > 1 else 0.0)
     mixer_t = max(0.0, mx.transient - freed)
-    saved = layer.norms * norm(ctx, h) + a.inputs + a.core + mlp_saved + a.extra + mx.saved
+    saved = layer.norms * norm(ctx, h) + a.inputs + a.core + mlp_saved + a.extra + mx.saved - _parallel_shared(
+        ctx, layer)
     saved += a.fused
     saved += a.selective
     merged, merged_grad = merged_experts(ctx, layer, adapted)

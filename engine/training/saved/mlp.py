@@ -11,8 +11,9 @@ from engine.training.saved.inputs import Ctx, linear_inputs
 #: tensors of the MLP's width kept per token: SwiGLU keeps gate (in the gate_up output), up, act(gate) and their
 #: product is down's input (counted there); GPT-2's tanh GELU four; GPT-OSS's clamped SwiGLU the gate_up output (2),
 #: the clamped gate, its sigmoid, their product and up + 1 (modeling_gpt_oss GptOssExperts._apply_gate); Nemotron-H's
-#: ``relu(x) ** 2`` one, relu's output (which the square keeps as its input; the square is down's input)
-INNER = {MlpKind.GATED: 3, MlpKind.PLAIN: 4, MlpKind.GATED_CLAMPED: 6, MlpKind.RELU2: 1}
+#: ``relu(x) ** 2`` one, relu's output (which the square keeps as its input; the square is down's input); the exact
+#: GELU one, its input (GPT-NeoX's ``nn.functional.gelu``)
+INNER = {MlpKind.GATED: 3, MlpKind.PLAIN: 4, MlpKind.GATED_CLAMPED: 6, MlpKind.RELU2: 1, MlpKind.GELU: 1}
 
 
 def is_down(x: Linear) -> bool:

@@ -128,3 +128,25 @@ def test_a_hybrid_spec_survives_its_json(cfg):
     from engine.specs import ModelSpec
 
     assert ModelSpec.model_validate(m.model_dump(mode="json", exclude_defaults=True)) == m
+
+
+#: Pythia-1.4B (GPT-NeoX with use_parallel_residual): h 2048, 16 heads of 128, exact-GELU MLP of 8192
+PYTHIA = {"model_type": "gpt_neox", "vocab_size": 50304, "hidden_size": 2048, "intermediate_size": 8192,
+          "num_hidden_layers": 24, "num_attention_heads": 16, "rotary_pct": 0.25}
+
+
+def test_a_parallel_block_keeps_the_shared_input_once():
+    """bf16, full fine-tuning: GPT-NeoX's two LayerNorms read the same residual, kept once (2h) with each norm's
+    fp32 mean and rstd (2 x 8); the fused qkv keeps the normed input (2h) and, RoPE on a quarter of each head making
+    q and k new tensors while v stays a view, its whole output (2 x 3h - ... : c x (heads + kv) x d = 2 x 4096);
+    SDPA q, k, v, o and an fp32 log-sum-exp per head (4 x 2h + 16 x 4); dense its input (2h: the query is made by
+    torch.cat, so the output is copied); the MLP its input (2h) and the exact GELU's input and output
+    (2 x 2 x 8192)."""
+    m = spec_from_config(PYTHIA, "p")
+    assert runs(m)[0].parallel
+    h = 2048
+    saved = (2 * h + 2 * 8) + 2 * h + (4 * 2 * h + 16 * 4) + 2 * 2 * h + 2 * h + 2 * h + 2 * 2 * 8192
+    assert activation_coeffs(m, TrainingSetup(precision="bf16")).segments[0][1].saved == saved == 73_808
+    sequential = spec_from_config({**PYTHIA, "use_parallel_residual": False}, "s")
+    assert not runs(sequential)[0].parallel
+    assert activation_coeffs(sequential, TrainingSetup(precision="bf16")).segments[0][1].saved == saved + 2 * h
