@@ -119,6 +119,11 @@ FAMILY_PROBES: dict[str, dict[str, Any]] = {
     "probe-gpt-neox-sequential": {"model_type": "gpt_neox", "num_hidden_layers": 2, **SMALL,
                                   "use_parallel_residual": False, "tie_word_embeddings": True},
     "probe-phi": {"model_type": "phi", "num_hidden_layers": 2, **SMALL, "partial_rotary_factor": 0.4},
+    "probe-jamba": {"model_type": "jamba", "num_hidden_layers": 4, **SMALL, "num_experts": 4, "num_experts_per_tok": 2,
+                    "attn_layer_period": 4, "attn_layer_offset": 1, "expert_layer_period": 2,
+                    "expert_layer_offset": 1, "mamba_d_state": 8, "mamba_dt_rank": "auto"},
+    "probe-mamba": {"model_type": "mamba", "num_hidden_layers": 2, "hidden_size": 64, "vocab_size": 100,
+                    "state_size": 8, "expand": 2, "time_step_rank": 6},
     "probe-llama4-wrapped": {"model_type": "llama4", "text_config": {
         "model_type": "llama4_text", "num_hidden_layers": 4, **SMALL, "intermediate_size": 32,
         "intermediate_size_mlp": 96, "num_local_experts": 4, "num_experts_per_tok": 1,

@@ -447,6 +447,151 @@ def mamba_split_conv1d_scan_combined(zxbcdt: torch.Tensor, conv1d_weight: torch.
                                                 headdim, ngroups)
 
 
+# -- mamba-ssm 2.3.2.post1: Mamba's selective scan (csrc/selective_scan/selective_scan.cpp) ----------------------
+def _scan_fwd(u: torch.Tensor, delta: torch.Tensor, a: torch.Tensor, z: torch.Tensor | None,
+              n: int) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor | None]:
+    """``selective_scan_cuda.fwd``: out like delta, the scan's intermediates (b, d, chunks of 2048, 2 dstate) in A's
+    dtype, and out_z like z."""
+    b, d, seqlen = u.shape
+    out = torch.empty_like(delta)
+    x = torch.empty(b, d, _chunks(seqlen, 2048), 2 * n, device=u.device, dtype=a.dtype)
+    out_z = torch.empty_like(z) if z is not None else None
+    _launch("selective_scan_fwd", [u, delta, a, z], [out, x, out_z])
+    return out, x, out_z
+
+
+def _scan_bwd(u: torch.Tensor, delta: torch.Tensor, a: torch.Tensor, bm: torch.Tensor,  # noqa: PLR0917
+              cm: torch.Tensor, z: torch.Tensor | None, dz: torch.Tensor | None, recompute: bool) -> tuple[Any, ...]:
+    """``selective_scan_cuda.bwd``: du, ddelta, dz (unless given), the recomputed out_z, and dB, dC in fp32."""
+    du, ddelta = torch.empty_like(u), torch.empty_like(delta)
+    da = torch.zeros_like(a)
+    db = torch.zeros_like(bm, dtype=torch.float32)
+    dc = torch.zeros_like(cm, dtype=torch.float32)
+    if z is not None and dz is None:
+        dz = torch.empty_like(z)
+    out_z = torch.empty_like(delta) if recompute else None
+    _launch("selective_scan_bwd", [u, delta, a, bm, cm, z], [du, ddelta, da, db, dc, dz, out_z])
+    return du, ddelta, da, db, dc, dz, out_z
+
+
+class SelectiveScanFn(torch.autograd.Function):
+    """mamba-ssm ``SelectiveScanFn`` with z: saves u, delta, B and C (made contiguous), z, the intermediates and the
+    ungated output; returns out_z."""
+
+    @staticmethod
+    def forward(ctx: Any, u: torch.Tensor, delta: torch.Tensor, a: torch.Tensor, bm: torch.Tensor,  # noqa: PLR0917
+                cm: torch.Tensor, d: torch.Tensor | None, z: torch.Tensor, delta_bias: torch.Tensor | None,
+                ) -> torch.Tensor:
+        u = u if u.stride(-1) == 1 else u.contiguous()
+        delta = delta if delta.stride(-1) == 1 else delta.contiguous()
+        d = d.contiguous() if d is not None else None
+        bm = bm if bm.stride(-1) == 1 else bm.contiguous()
+        cm = cm if cm.stride(-1) == 1 else cm.contiguous()
+        z = z if z.stride(-1) == 1 else z.contiguous()
+        out, x, out_z = _scan_fwd(u, delta, a, z, bm.shape[-2])
+        ctx.save_for_backward(u, delta, a, bm, cm, d, z, delta_bias, x, out)
+        return out_z
+
+    @staticmethod
+    def backward(ctx: Any, dout: torch.Tensor) -> tuple[Any, ...]:
+        u, delta, a, bm, cm, d, z, delta_bias, _, _ = ctx.saved_tensors
+        dout = dout if dout.stride(-1) == 1 else dout.contiguous()
+        du, ddelta, da, db, dc, dz, _ = _scan_bwd(u, delta, a, bm, cm, z, None, False)
+        dd = torch.zeros_like(d) if d is not None else None
+        ddb = torch.zeros_like(delta_bias) if delta_bias is not None else None
+        return du, ddelta, da, db.to(bm.dtype), dc.to(cm.dtype), dd, dz, ddb
+
+
+def selective_scan_fn(u: torch.Tensor, delta: torch.Tensor, A: torch.Tensor, B: torch.Tensor,  # noqa: N803, PLR0917
+                      C: torch.Tensor, D: torch.Tensor | None = None, z: torch.Tensor | None = None,  # noqa: N803
+                      delta_bias: torch.Tensor | None = None, delta_softplus: bool = False,
+                      return_last_state: bool = False) -> torch.Tensor:
+    """``mamba_ssm.ops.selective_scan_interface.selective_scan_fn`` (u, delta, z: b, d, l; B, C: b, dstate, l)."""
+    if z is None or return_last_state or B.dim() != 3:
+        raise NotImplementedError("the fake models a gated scan with input-dependent B and C, without states")
+    _called(MAMBA, "selective_scan_fn")
+    return SelectiveScanFn.apply(u, delta, A, B, C, D, z, delta_bias)
+
+
+class MambaInnerFn(torch.autograd.Function):
+    """mamba-ssm ``MambaInnerFn`` (checkpoint_lvl 1: the convolution's output and delta recomputed in backward; no
+    dt / B / C norms): saves xz made contiguous (b, 2d, l), x_dbl = x_proj(conv) ((b l), dt_rank + 2 dstate), B and
+    C contiguous, the scan's intermediates and ungated output, and the weights (cast to the autocast dtype);
+    x_proj, dt_proj and out_proj run inside on their weights."""
+
+    @staticmethod
+    def forward(ctx: Any, xz: torch.Tensor, conv_w: torch.Tensor, conv_b: torch.Tensor | None,  # noqa: PLR0917
+                x_w: torch.Tensor, dt_w: torch.Tensor, out_w: torch.Tensor, out_b: torch.Tensor | None,
+                a: torch.Tensor, d: torch.Tensor | None, delta_bias: torch.Tensor | None) -> torch.Tensor:
+        big_l, rank, n = xz.shape[-1], dt_w.shape[1], a.shape[-1]
+        if torch.is_autocast_enabled("cpu"):  # the trace's stand-in for CUDA's autocast
+            dtype = torch.get_autocast_dtype("cpu")
+            x_w, dt_w, out_w = x_w.to(dtype), dt_w.to(dtype), out_w.to(dtype)
+            out_b = out_b.to(dtype) if out_b is not None else None
+        if xz.stride(-1) != 1:
+            xz = xz.contiguous()
+        conv_w = conv_w.reshape(conv_w.shape[0], conv_w.shape[-1])
+        x, z = xz.chunk(2, dim=1)
+        conv_out = _conv1d_fwd(x, conv_w, conv_b, True)
+        x_dbl = torch.nn.functional.linear(conv_out.transpose(1, 2).reshape(-1, conv_out.shape[1]), x_w)
+        delta = (dt_w @ x_dbl[:, :rank].t()).reshape(dt_w.shape[0], xz.shape[0], big_l).transpose(0, 1)
+        bm = x_dbl[:, rank:rank + n].reshape(xz.shape[0], big_l, 1, n).permute(0, 2, 3, 1).contiguous()
+        cm = x_dbl[:, -n:].reshape(xz.shape[0], big_l, 1, n).permute(0, 2, 3, 1).contiguous()
+        d = d.contiguous() if d is not None else None
+        out, scan, out_z = _scan_fwd(conv_out, delta, a, z, n)
+        ctx.save_for_backward(xz, conv_w, conv_b, x_dbl, x_w, dt_w, out_w, a, bm, cm, d, delta_bias, scan, out)
+        ctx.rank, ctx.has_out_bias = rank, out_b is not None
+        return torch.nn.functional.linear(out_z.transpose(1, 2), out_w, out_b)
+
+    @staticmethod
+    def backward(ctx: Any, dout: torch.Tensor) -> tuple[Any, ...]:
+        xz, conv_w, conv_b, x_dbl, x_w, dt_w, out_w, a, bm, cm, d, delta_bias, _, _ = ctx.saved_tensors
+        big_l, rank = xz.shape[-1], ctx.rank
+        x, z = xz.chunk(2, dim=1)
+        dout = dout if dout.stride(-1) == 1 else dout.contiguous()
+        conv_out = _conv1d_fwd(x, conv_w, conv_b, True)
+        delta = (dt_w @ x_dbl[:, :rank].t()).reshape(dt_w.shape[0], xz.shape[0], big_l).transpose(0, 1)
+        dxz = torch.empty_like(xz)
+        dx, dz = dxz.chunk(2, dim=1)
+        dout2 = dout.reshape(-1, dout.shape[-1]).t()
+        dout_y = (out_w.t() @ dout2).reshape(out_w.shape[1], xz.shape[0], big_l).transpose(0, 1)
+        _launch("selective_scan_bwd_reads", [dout_y], [])
+        dconv_out, ddelta, da, db, dc, _, out_z = _scan_bwd(conv_out, delta, a, bm, cm, z, dz, True)
+        dout_w = torch.einsum("eB,dB->ed", dout2, out_z.transpose(0, 1).reshape(out_z.shape[1], -1))
+        dout_b = dout2.sum(dim=1) if ctx.has_out_bias else None
+        dx_dbl = torch.empty_like(x_dbl)
+        dx_dbl[:, rank:rank + bm.shape[2]] = db.permute(0, 3, 1, 2).reshape(-1, bm.shape[2])
+        dx_dbl[:, -cm.shape[2]:] = dc.permute(0, 3, 1, 2).reshape(-1, cm.shape[2])
+        ddelta2 = ddelta.transpose(0, 1).reshape(ddelta.shape[1], -1)
+        ddt_w = torch.einsum("dB,Br->dr", ddelta2, x_dbl[:, :rank])
+        dx_dbl[:, :rank] = torch.einsum("dB,dr->Br", ddelta2, dt_w)
+        dconv2 = dconv_out.transpose(0, 1).reshape(dconv_out.shape[1], -1)
+        dx_w = torch.einsum("Br,Bd->rd", dx_dbl, conv_out.transpose(1, 2).reshape(-1, conv_out.shape[1]))
+        dconv2 = torch.addmm(dconv2, x_w.t(), dx_dbl.t())
+        dxin, dconv_w, dconv_b = _conv1d_bwd(x, conv_w, conv_b, dconv2.reshape(x.shape[1], x.shape[0], big_l)
+                                             .transpose(0, 1))
+        dx.copy_(dxin)
+        dd = torch.zeros_like(d) if d is not None else None
+        ddb = torch.zeros_like(delta_bias) if delta_bias is not None else None
+        return (dxz, dconv_w.reshape(conv_w.shape[0], 1, -1), dconv_b, dx_w, ddt_w, dout_w, dout_b, da, dd, ddb)
+
+
+def mamba_inner_fn(xz: torch.Tensor, conv1d_weight: torch.Tensor, conv1d_bias: torch.Tensor | None,  # noqa: PLR0917
+                   x_proj_weight: torch.Tensor, delta_proj_weight: torch.Tensor, out_proj_weight: torch.Tensor,
+                   out_proj_bias: torch.Tensor | None, A: torch.Tensor, B: Any = None, C: Any = None,  # noqa: N803
+                   D: torch.Tensor | None = None, delta_bias: torch.Tensor | None = None,  # noqa: N803
+                   B_proj_bias: Any = None, C_proj_bias: Any = None, delta_softplus: bool = True,  # noqa: N803
+                   checkpoint_lvl: int = 1, b_rms_weight: Any = None, c_rms_weight: Any = None,
+                   dt_rms_weight: Any = None, b_c_dt_rms_eps: float = 1e-6) -> torch.Tensor:
+    """``mamba_ssm.ops.selective_scan_interface.mamba_inner_fn`` (xz: b, 2d, l)."""
+    if B is not None or C is not None or checkpoint_lvl != 1 or b_rms_weight is not None:
+        raise NotImplementedError("the fake models input-dependent B and C, checkpoint_lvl 1, no B / C / dt norms")
+    _called(MAMBA, "mamba_inner_fn")
+    _called(CONV, "causal_conv1d_fwd_function / causal_conv1d_bwd_function")
+    return MambaInnerFn.apply(xz, conv1d_weight, conv1d_bias, x_proj_weight, delta_proj_weight, out_proj_weight,
+                              out_proj_bias, A, D, delta_bias)
+
+
 # -- installing -----------------------------------------------------------------------------------------------
 def _module(name: str, **functions: Any) -> types.ModuleType:
     mod = types.ModuleType(name)
@@ -461,7 +606,8 @@ def install() -> None:
     fakes = {
         "fla": _module("fla", chunk_gated_delta_rule=chunk_gated_delta_rule),
         "causal_conv1d": _module("causal_conv1d", causal_conv1d_fn=causal_conv1d_fn),
-        "mamba_ssm": _module("mamba_ssm", mamba_split_conv1d_scan_combined=mamba_split_conv1d_scan_combined),
+        "mamba_ssm": _module("mamba_ssm", mamba_split_conv1d_scan_combined=mamba_split_conv1d_scan_combined,
+                             selective_scan_fn=selective_scan_fn, mamba_inner_fn=mamba_inner_fn),
     }
     for name, mod in fakes.items():
         sys.modules.setdefault(name, mod)

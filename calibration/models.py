@@ -317,6 +317,22 @@ CATALOG: dict[str, dict[str, Any]] = {
         "routed_scaling_factor": 2.5, "max_position_embeddings": 262144, "layer_norm_epsilon": 1e-5,
         "tie_word_embeddings": False, "bos_token_id": 1, "eos_token_id": 2, "pad_token_id": 0,
     },
+    "jamba-v0.1-4l": {  # Jamba-v0.1 with 4 layers, every kind kept: Mamba + MLP, Mamba + MoE, Mamba + MLP, attention +
+        # MoE (the real model's attention period 8 from 4, here 4 from 3)
+        "model_type": "jamba", "vocab_size": 65536, "hidden_size": 4096, "intermediate_size": 14336,
+        "num_hidden_layers": 4, "num_attention_heads": 32, "num_key_value_heads": 8, "num_experts": 16,
+        "num_experts_per_tok": 2, "expert_layer_period": 2, "expert_layer_offset": 1, "attn_layer_period": 4,
+        "attn_layer_offset": 3, "mamba_d_state": 16, "mamba_d_conv": 4, "mamba_expand": 2, "mamba_dt_rank": 256,
+        "mamba_conv_bias": True, "mamba_proj_bias": False, "max_position_embeddings": 262144,
+        "rms_norm_eps": 1e-6, "hidden_act": "silu", "tie_word_embeddings": False, "output_router_logits": False,
+        "bos_token_id": 1, "eos_token_id": 2, "pad_token_id": 0,
+    },
+    "mamba-130m": {  # state-spaces/mamba-130m-hf
+        "model_type": "mamba", "vocab_size": 50280, "hidden_size": 768, "num_hidden_layers": 24, "state_size": 16,
+        "expand": 2, "conv_kernel": 4, "time_step_rank": "auto", "use_bias": False, "use_conv_bias": True,
+        "layer_norm_epsilon": 1e-5, "tie_word_embeddings": True, "bos_token_id": 0, "eos_token_id": 0,
+        "pad_token_id": 0,
+    },
     # Parallel attention / MLP blocks (issue 27)
     "pythia-1.4b": {
         "model_type": "gpt_neox", "vocab_size": 50304, "hidden_size": 2048, "intermediate_size": 8192,

@@ -21,6 +21,7 @@ from engine.specs import (
     DeltaNetSpec,
     ExpertLora,
     LayerSpec,
+    Mamba1Spec,
     Mamba2Spec,
     MlpKind,
     MlpSpec,
@@ -93,6 +94,17 @@ FAMILIES: dict[str, Family] = {
                    "mlp_bias": True},
                   norm=NormKind.LAYERNORM, norms=1, mlp=MlpKind.PLAIN, qkv_bias=True, o_bias=True,
                   source=_src("phi", "phi")),
+    # Mamba-1: Jamba (attention every attn_layer_period-th layer from attn_layer_offset, experts every
+    # expert_layer_period-th from expert_layer_offset, Mamba with dt / B / C RMSNorms elsewhere), Mamba alone
+    "jamba": Family({"vocab_size": 65536, "hidden_size": 4096, "intermediate_size": 14336, "num_hidden_layers": 32,
+                     "num_attention_heads": 32, "num_key_value_heads": 8, "max_position_embeddings": 262144,
+                     "num_experts": 16, "num_experts_per_tok": 2, "expert_layer_period": 2, "expert_layer_offset": 1,
+                     "attn_layer_period": 8, "attn_layer_offset": 4, "mamba_d_state": 16, "mamba_d_conv": 4,
+                     "mamba_expand": 2, "mamba_dt_rank": "auto", "mamba_conv_bias": True, "mamba_proj_bias": False},
+                    positions=PositionKind.NONE, source=_src("jamba", "jamba")),
+    "mamba": Family({"vocab_size": 50280, "hidden_size": 768, "num_hidden_layers": 32, "state_size": 16,
+                     "expand": 2, "conv_kernel": 4, "time_step_rank": "auto", "use_bias": False,
+                     "use_conv_bias": True, "tie_word_embeddings": True}, norms=1, source=_src("mamba", "mamba")),
     "qwen3_5_text": Family({"vocab_size": 248320, "hidden_size": 4096, "intermediate_size": 12288,
                             "num_hidden_layers": 32, "num_attention_heads": 16, "num_key_value_heads": 4,
                             "max_position_embeddings": 32768, **_LINEAR},
@@ -307,10 +319,11 @@ def _mamba2_only(cfg: dict[str, Any], language: dict[str, Any], r: Reader, name:
                        conv_bias=r.flag("use_conv_bias"), in_bias=bias, out_bias=bias,
                        chunk_size=r.whole("chunk_size", lo=1), lora_out_proj=False)
     return _attention_free(r, name, "mamba2", LayerSpec(mixer=mixer, norms=1),
+                           residual_fp32=r.flag("residual_in_fp32", True),
                            notes=("PEFT 0.21 refuses LoRA on a mamba2 out_proj: all-linear counts every other linear",))
 
 
-def _attention_free(r: Reader, name: str, model_type: str, layer: LayerSpec, *,
+def _attention_free(r: Reader, name: str, model_type: str, layer: LayerSpec, *, residual_fp32: bool,
                     notes: tuple[str, ...]) -> dict[str, Any]:
     """ModelSpec fields of a model without attention: its flat attention fields are placeholders (one head of the
     hidden width), which no layer reads."""
@@ -319,7 +332,7 @@ def _attention_free(r: Reader, name: str, model_type: str, layer: LayerSpec, *,
             "hidden_size": hidden, "num_layers": n, "num_heads": 1, "num_kv_heads": 1, "head_dim": hidden,
             "intermediate_size": 1, "max_position": 4_096, "tie_embeddings": r.flag("tie_word_embeddings"),
             "norm": r.family.norm, "positions": PositionKind.NONE, "norms_per_layer": 1,
-            "layers": group([layer] * n), "notes": notes}
+            "layers": group([layer] * n), "residual_fp32": residual_fp32, "notes": notes}
 
 
 #: config keys of the parallel families, as the attention stack's reader names them (GPTJConfig's GPT-2 names;
@@ -352,8 +365,58 @@ def _parallel(cfg: dict[str, Any], language: dict[str, Any], r: Reader, name: st
     return fields
 
 
+def _rank(r: Reader, key: str, hidden: int) -> int:
+    """A Mamba dt rank: a number, or "auto" = ceil(hidden / 16) (JambaConfig / MambaConfig.__post_init__)."""
+    return -(-hidden // 16) if r.raw(key) == "auto" else r.whole(key, lo=1)
+
+
+def _jamba(cfg: dict[str, Any], language: dict[str, Any], r: Reader, name: str, source: str) -> dict[str, Any]:
+    """Jamba (JambaConfig.layers_block_type / layers_num_experts): attention where i % attn_layer_period ==
+    attn_layer_offset, Mamba elsewhere; experts where i % expert_layer_period == expert_layer_offset (a
+    ``num_experts``-way top-k MoE of the dense width, its router a parameter PEFT leaves), a dense MLP elsewhere.
+    Attention has no positions (JambaAttention applies no RoPE); Mamba runs its pieces apart
+    (``Mamba1Spec.fused`` false)."""
+    n, hidden = r.whole("num_hidden_layers"), r.whole("hidden_size")
+    fields = attention_fields({**language, "layer_types": ["full_attention"] * n}, name, source, family=r.family)
+    period, offset = r.whole("attn_layer_period", lo=1), r.whole("attn_layer_offset")
+    e_period, e_offset = r.whole("expert_layer_period", lo=1), r.whole("expert_layer_offset")
+    bias = r.flag("mamba_proj_bias")
+    mixer = Mamba1Spec(kind="mamba1", inner=int((r.number("mamba_expand") or 0) * hidden),
+                       state_size=r.whole("mamba_d_state", lo=1), dt_rank=_rank(r, "mamba_dt_rank", hidden),
+                       conv_kernel=r.whole("mamba_d_conv", lo=1), conv_bias=r.flag("mamba_conv_bias"),
+                       in_bias=bias, out_bias=bias, dt_norms=True, fused=False)
+    experts = r.whole("num_experts", lo=1)
+    dense = expand(fields["layers"])[0]
+    moe = MlpSpec(moe=MoESpec(num_experts=experts, experts_per_token=r.whole("num_experts_per_tok", lo=1),
+                              expert_intermediate_size=r.whole("intermediate_size"), lora=ExpertLora.NONE,
+                              )) if experts > 1 else dense.ffn
+    layers = [LayerSpec(attention=dense.attention if i % period == offset else None,
+                        mixer=None if i % period == offset else mixer,
+                        mlp=moe if i % e_period == e_offset else dense.ffn, norms=2) for i in range(n)]
+    fields.update(layers=group(layers), family="imported (jamba)",
+                  moe=moe.moe if experts > 1 else None, positions=PositionKind.NONE)
+    return fields
+
+
+def _mamba_only(cfg: dict[str, Any], language: dict[str, Any], r: Reader, name: str, source: str) -> dict[str, Any]:
+    """MambaForCausalLM: a norm and a Mamba mixer a layer, run by ``mamba_inner_fn`` in training (PEFT 0.21 refuses a
+    mamba out_proj)."""
+    hidden = r.whole("hidden_size")
+    bias = r.flag("use_bias")
+    inner = int((r.number("expand") or 0) * hidden)  # MambaConfig.intermediate_size
+    mixer = Mamba1Spec(kind="mamba1", inner=inner, state_size=r.whole("state_size", lo=1),
+                       dt_rank=_rank(r, "time_step_rank", hidden), conv_kernel=r.whole("conv_kernel", lo=1),
+                       conv_bias=r.flag("use_conv_bias"), in_bias=bias, out_bias=bias, lora_out_proj=False)
+    return _attention_free(r, name, "mamba", LayerSpec(mixer=mixer, norms=1),
+                           residual_fp32=r.flag("residual_in_fp32", True),
+                           notes=("PEFT 0.21 refuses LoRA on a mamba out_proj: all-linear counts every other linear; "
+                                  "mamba_inner_fn runs x_proj and dt_proj on their weights, so their adapters get no "
+                                  "gradient",))
+
+
 _OWN_LAYERS: dict[str, Callable[[dict[str, Any], dict[str, Any], Reader, str, str], dict[str, Any]]] = {
     "nemotron_h": _nemotron_h, "mamba2": _mamba2_only, "gptj": _parallel, "gpt_neox": _parallel, "phi": _parallel,
+    "jamba": _jamba, "mamba": _mamba_only,
 }
 
 _BUILDERS: dict[str, Callable[[Reader, int], tuple[list[str], Any]]] = {

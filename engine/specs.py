@@ -420,6 +420,9 @@ class Mamba1Spec(_Frozen):
     #: RMSNorms over dt, B and C (Jamba's dt_layernorm, b_layernorm, c_layernorm)
     dt_norms: Flag = False
     lora_out_proj: Flag = True  # as Mamba2Spec's (PEFT refuses it for mamba and falcon_mamba)
+    #: the whole mixer runs in mamba-ssm's ``mamba_inner_fn`` (MambaMixer in training; x_proj, dt_proj and out_proj
+    #: inside on their weights); False: its pieces run apart, the scan in ``selective_scan_fn`` (JambaMambaMixer)
+    fused: Flag = True
 
 
 class ShortConvSpec(_Frozen):
@@ -505,6 +508,9 @@ class ModelSpec(_Frozen):
     max_position: PositiveInt = 4_096
     tie_embeddings: Flag = False
     lm_head_bias: Flag = False  # the output layer has a bias (GPT-J, Phi-1/2)
+    #: the residual stream is kept in fp32 whatever the compute dtype (MambaBlock / Mamba2Block with
+    #: ``residual_in_fp32``, their configs' default)
+    residual_fp32: Flag = False
     qkv_bias: Flag = False
     o_bias: Flag = False
     mlp_bias: Flag = False

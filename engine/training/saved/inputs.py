@@ -9,6 +9,13 @@ from engine.training.precision import FP32, DtypePlan
 MASK = 1  # a dropout mask: one bool byte per element
 
 
+def residual_bytes(m: ModelSpec, dtypes: DtypePlan) -> int:
+    """Bytes of one element of the residual stream between layers: the regime's, or fp32 where the model keeps it
+    so (Mamba's ``residual_in_fp32``: ``residual.to(torch.float32)`` before the add, modeling_mamba.py MambaBlock;
+    the block casts it back to the norm's dtype first, so what a layer saves is unchanged)."""
+    return FP32 if m.residual_fp32 else dtypes.residual
+
+
 class Ctx:
     """The dtypes and switches one coefficient computation needs: the setup's dtype plan (from the training
     plan, ``engine.training.plan``), the sliding windows its sequence reaches."""
@@ -16,6 +23,7 @@ class Ctx:
     def __init__(self, m: ModelSpec, s: TrainingSetup, dtypes: DtypePlan, windows: tuple[int, ...]) -> None:
         self.m, self.s, self.dtypes, self.windows = m, s, dtypes, windows
         self.r, self.c = dtypes.residual, dtypes.compute
+        self.stream = residual_bytes(m, dtypes)  # the residual stream between layers (fp32 where the model says)
         self.autocast = dtypes.compute < FP32
         self.full = s.method is Method.FULL
         self.copies = dtypes.autocast_copies

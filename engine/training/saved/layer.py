@@ -155,7 +155,7 @@ def layer_coeffs(ctx: Ctx, layer: LayerSpec) -> LayerCoeffs:
     merged, merged_grad = merged_experts(ctx, layer, adapted)
     linears = layer_linears(layer, h)
     copies = ctx.c * sum(x.count * x.n_in * x.n_out for x in linears) if ctx.copies else 0
-    transient = 2 * ctx.r * h + max(a.transient, mlp_t, mixer_t)
+    transient = 2 * ctx.stream * h + max(a.transient, mlp_t, mixer_t)
     dequantized = merged_grad
     if ctx.full and layer.mlp is not None and layer.mlp.moe is not None:  # an expert stack's gradient lands while
         # its backward runs
@@ -164,5 +164,5 @@ def layer_coeffs(ctx: Ctx, layer: LayerSpec) -> LayerCoeffs:
         dequantized = max(dequantized, ctx.c * max(x.n_in * x.n_out for x in linears))
     mlp_first = [x for x in mlp_linears(layer.mlp, h) if x.role in ("gate", "up")] if layer.mlp is not None else []
     again, checkpoint_again = saved_again(ctx, layer, [a.q_in, mlp_first], a.o_shared)
-    return LayerCoeffs(saved, a.bs2, transient, a.transient_bs2, ctx.r * h, copies, dequantized, a.recomputed,
+    return LayerCoeffs(saved, a.bs2, transient, a.transient_bs2, ctx.stream * h, copies, dequantized, a.recomputed,
                        a.recomputed_bs2, again, checkpoint_again, merged)

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from engine.layers import UnsupportedLayerError
 from engine.params import mixer_linears
-from engine.specs import DeltaNetSpec, Mamba2Spec, Mixer
+from engine.specs import DeltaNetSpec, Mamba1Spec, Mamba2Spec, Mixer
 from engine.training.precision import FP32
 from engine.training.saved.inputs import Ctx, linear_inputs
 
@@ -142,11 +142,42 @@ def _mamba2_backward(ctx: Ctx, x: Mamba2Spec) -> float:
     return outer + scan + max(passing, dcb)
 
 
+def mamba1(ctx: Ctx, x: Mamba1Spec, adapted: set[str]) -> MixerCoeffs:
+    """(saved, transient) per token of a Mamba layer (Gu and Dao 2023) as transformers 5.24 trains it with
+    mamba-ssm 2.3.2.post1 and causal-conv1d 1.6.1 installed; d = inner width, N = state size, R = dt rank.
+
+    Fused (``MambaMixer``: ``mamba_inner_fn``, ``MambaInnerFn`` with checkpoint_lvl 1): xz made contiguous (2 d c),
+    x_dbl = x_proj's output ((R + 2N) c), B and C contiguous (2 N c), the scan's ungated output (d c); the
+    convolution and delta are recomputed in backward. x_proj, dt_proj and out_proj run inside on their weights:
+    LoRA adapters on them get no gradient and keep nothing.
+
+    Unfused (``JambaMambaMixer``): causal-conv1d keeps its input, a view of in_proj's output (2 d c); the scan
+    (``SelectiveScanFn``) keeps u (the convolution's output, x_proj's input too), delta, B and C and the gate z
+    made contiguous, and its ungated output (4 d c + 2 N c); x_proj keeps its input only as LoRA's copy; the dt, B
+    and C RMSNorms their fp32 inputs (and their normalised tensor when their weights train); dt_proj's weight
+    multiplies dt directly (a matmul: it keeps dt when the weight trains; LoRA on dt_proj is bypassed); out_proj
+    keeps the gated output."""
+    c, h, d, n, rank = ctx.c, ctx.m.hidden_size, x.inner, x.state_size, x.dt_rank
+    by_role = {y.role: y for y in mixer_linears(x, h)}
+    inputs = linear_inputs(ctx, [by_role["in"]], ctx.r, adapted)
+    if x.fused:
+        return MixerCoeffs(inputs + 2 * d * c + (rank + 2 * n) * c + 2 * n * c + d * c, 8 * d * c + 2 * n * FP32)
+    x_in = 0.0 if ctx.full else linear_inputs(ctx, [by_role["x"]], c, adapted)
+    widths = rank + 2 * n
+    norms = FP32 * widths + (c * widths if ctx.full else 0) if x.dt_norms else 0
+    dt_in = rank * c if ctx.full else 0
+    scan = 4 * d * c + 2 * n * c
+    saved = inputs + 2 * d * c + scan + x_in + norms + dt_in + linear_inputs(ctx, [by_role["out"]], c, adapted)
+    return MixerCoeffs(saved, 4 * d * c + 2 * n * FP32, late=linear_inputs(ctx, [by_role["out"]], c, adapted))
+
+
 def mixer_coeffs(ctx: Ctx, x: Mixer, adapted: set[str]) -> MixerCoeffs:
     """What one mixer saves and adds in its backward, per token."""
     if isinstance(x, DeltaNetSpec) and x.kind == "gated-deltanet":
         return gated_deltanet(ctx, x, adapted)
     if isinstance(x, Mamba2Spec):
         return mamba2(ctx, x, adapted)
+    if isinstance(x, Mamba1Spec):
+        return mamba1(ctx, x, adapted)
     raise UnsupportedLayerError(f"{x.kind} layers: what they save for backward is not modelled yet")
 

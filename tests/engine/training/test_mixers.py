@@ -150,3 +150,35 @@ def test_a_parallel_block_keeps_the_shared_input_once():
     sequential = spec_from_config({**PYTHIA, "use_parallel_residual": False}, "s")
     assert not runs(sequential)[0].parallel
     assert activation_coeffs(sequential, TrainingSetup(precision="bf16")).segments[0][1].saved == saved + 2 * h
+
+
+def test_jamba_s_mamba_keeps_what_its_pieces_and_the_selective_scan_keep():
+    """Jamba-v0.1's Mamba layer (d 8192, 16 states, dt rank 256), bf16, full fine-tuning: causal-conv1d keeps a
+    view of in_proj's output (2d x 2); mamba-ssm's SelectiveScanFn keeps u (the convolution's output, which x_proj
+    shares), delta, the gate z and B, C made contiguous, and its ungated output (4 x 2d + 2 x 2 x 16); the dt, B and
+    C RMSNorms their fp32 inputs and normalised tensors ((256 + 32) x (4 + 2)); dt_proj's matmul its input (2 x 256);
+    out_proj its input (2d); in_proj its input (2h); the two RMSNorms and the dense MLP as a Llama layer's."""
+    cfg = {"model_type": "jamba", "vocab_size": 65536, "hidden_size": 4096, "intermediate_size": 14336,
+           "num_hidden_layers": 4, "num_attention_heads": 32, "num_key_value_heads": 8, "num_experts": 16,
+           "attn_layer_period": 4, "attn_layer_offset": 3, "mamba_dt_rank": 256}
+    m = spec_from_config(cfg, "j")
+    assert [r.mixer_kind for r in runs(m)] == ["mamba1", "mamba1", "mamba1", "attention"]
+    h, d = 4096, 8192
+    mixer = 2 * h + 2 * d * 2 + 4 * 2 * d + 2 * 2 * 16 + (256 + 32) * (4 + 2) + 2 * 256 + 2 * d
+    llama_rest = 2 * (4 * h + 2 * h) + 4 * 2 * 14336 + 2 * h
+    assert activation_coeffs(m, TrainingSetup(precision="bf16")).segments[0][1].saved == mixer + llama_rest
+
+
+def test_mamba_s_fused_inner_fn_keeps_xz_x_dbl_b_c_and_the_ungated_output():
+    """mamba-130m (d 1536, 16 states, dt rank 48), bf16, full fine-tuning: MambaInnerFn keeps xz made contiguous
+    (2d x 2), x_dbl ((48 + 32) x 2), B and C contiguous (2 x 16 x 2) and the scan's ungated output (2d); in_proj its
+    input (2h); the block's RMSNorm its fp32 input and normalised output (4h + 2h). The residual stream is fp32
+    (residual_in_fp32): a checkpoint holds 4h."""
+    cfg = {"model_type": "mamba", "vocab_size": 50280, "hidden_size": 768, "num_hidden_layers": 24,
+           "state_size": 16, "expand": 2}
+    m = spec_from_config(cfg, "m")
+    assert m.residual_fp32
+    h, d = 768, 1536
+    lc = activation_coeffs(m, TrainingSetup(precision="bf16")).segments[0][1]
+    assert lc.saved == (4 * h + 2 * h) + 2 * h + 2 * d * 2 + (48 + 32) * 2 + 2 * 16 * 2 + 2 * d == 15_584
+    assert lc.checkpoint == 4 * h
