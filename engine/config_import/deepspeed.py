@@ -32,6 +32,7 @@ from __future__ import annotations
 
 from engine.config_import import common
 from engine.config_import.draft import Draft, Field
+from engine.config_import.messages import BAD_STAGE, UNKNOWN_OPTIMIZER
 from engine.config_import.report import Message
 from engine.specs import Optimizer, Sharding
 from engine.translatable import QT_TRANSLATE_NOOP
@@ -67,8 +68,6 @@ KNOWN: dict[str, tuple[int, bool, bool, str | None, int]] = {
 }
 _ADAM_TYPES = {"adam", "adamw", "fusedadam", "cpuadam", "deepspeedcpuadam", "fusedadamw"}
 
-BAD_STAGE = QT_TRANSLATE_NOOP("engine", "{value} is not a ZeRO stage (0, 1, 2 or 3)")
-BAD_OPTIMIZER = QT_TRANSLATE_NOOP("engine", "{value} is not an optimizer VRAM Lab can cost")
 MEGATRON_ONLY = QT_TRANSLATE_NOOP(
     "engine", "DeepSpeed's activation checkpointing serves Megatron-style models; Hugging Face models use "
               "gradient_checkpointing")
@@ -160,7 +159,7 @@ def _optimizer(d: Draft, key: str) -> None:
     if str(value).strip().lower().replace("_", "") in _ADAM_TYPES:
         d.set(Field.OPTIMIZER, Optimizer.ADAMW, key)
     else:
-        d.refuse(Field.OPTIMIZER, key, Message.of(BAD_OPTIMIZER, value=value))
+        d.refuse(Field.OPTIMIZER, key, Message.of(UNKNOWN_OPTIMIZER, value=value))
 
 
 def map_file(d: Draft) -> None:

@@ -51,6 +51,7 @@ from engine.catalog import refused_model
 from engine.config_import import common
 from engine.config_import.draft import Draft, Field
 from engine.config_import.loading import Loaded
+from engine.config_import.messages import DORA, NEAR_FUSED_LOSS, NOT_MODELLED, NOT_TRAINING_CONFIG
 from engine.config_import.names import AlignmentMethod
 from engine.config_import.report import ConfigRefusedError, Message
 from engine.specs import Attention, Checkpointing, Loss, Method, Optimizer, Precision, QuantType, Sharding
@@ -79,15 +80,9 @@ BUILDERS = {
 _LAUNCH = re.compile(r"#.*\btune run\b(?P<args>.*?)\s--config\b")
 _DTYPES = {"bf16": Precision.BF16, "fp32": Precision.FP32}
 
-DORA = QT_TRANSLATE_NOOP("engine", "DoRA keeps each adapted weight's norm and more activations than LoRA; "
-                                   "VRAM Lab does not cost it")
 FP16 = QT_TRANSLATE_NOOP("engine", "{value} training is not costed for torchtune (bf16 and fp32 are)")
-NOT_MODELLED = QT_TRANSLATE_NOOP("engine", "it lowers memory in a way VRAM Lab does not model; the estimate is an "
-                                           "upper bound")
 TEACHER = QT_TRANSLATE_NOOP("engine", "knowledge distillation also holds the teacher model, which this estimate "
                                       "does not count")
-NOT_TRAINING = QT_TRANSLATE_NOOP("engine", "not a training config (no optimizer: an evaluation, generation or "
-                                           "quantization config)")
 
 REASONS = {"quantizer": NOT_MODELLED, "optimizer_in_bwd": NOT_MODELLED,
            "compile": NOT_MODELLED, "teacher_model": TEACHER, "custom_sharded_layers": NOT_MODELLED}
@@ -214,7 +209,7 @@ def _loss(d: Draft, at: str) -> None:
         if not common.whole(d, Field.LOSS_CHUNKS, at + "loss.num_output_chunks"):
             d.default(Field.LOSS_CHUNKS, 8)
     elif name == "linearcrossentropyloss":
-        d.approx(Field.LOSS, Loss.FUSED_LINEAR_CE, key, Message.of(common.NEAR_FUSED_LOSS, value=d.raw(key)))
+        d.approx(Field.LOSS, Loss.FUSED_LINEAR_CE, key, Message.of(NEAR_FUSED_LOSS, value=d.raw(key)))
     elif name == "crossentropyloss":
         d.set(Field.LOSS, Loss.STANDARD, key)
 
@@ -275,7 +270,7 @@ def map_loaded(d: Draft, loaded: Loaded) -> None:
     d.data = _resolve(d.data, d.data)
     at = _training_section(d)
     if not isinstance(d.raw(at + "optimizer"), dict):
-        raise ConfigRefusedError(d.path.name, Message.of(NOT_TRAINING))
+        raise ConfigRefusedError(d.path.name, Message.of(NOT_TRAINING_CONFIG))
     section = "model" if isinstance(d.raw("model"), dict) else "policy_model"
     _model(d, section)
     common.whole(d, Field.SEQ_LEN, "tokenizer.max_seq_len")  # null: no truncation, the sequence is left open

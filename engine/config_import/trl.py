@@ -51,24 +51,18 @@ from pathlib import Path
 
 from engine.config_import import common, training_args
 from engine.config_import.draft import Draft, Field
+from engine.config_import.messages import DORA, EIGHT_BIT, KNOWN_CONTENT, PACKING
 from engine.config_import.names import AlignmentMethod, dtype_of
 from engine.config_import.report import Message
 from engine.specs import Attention, LoraTargets, Loss, Method, Sharding
 from engine.translatable import QT_TRANSLATE_NOOP
 
-EIGHT_BIT = QT_TRANSLATE_NOOP("engine", "a base model loaded in 8 bits is not a method VRAM Lab costs")
-DORA = QT_TRANSLATE_NOOP("engine", "DoRA keeps each adapted weight's norm and more activations than LoRA; "
-                                   "VRAM Lab does not cost it")
 AUTO_DTYPE = QT_TRANSLATE_NOOP("engine", "{value} keeps the checkpoint's dtype, taken as bf16")
 OPEN_PROMPT = QT_TRANSLATE_NOOP(
     "engine", "the sequence is the prompt plus the completion, and the file does not bound the prompt "
               "(max_prompt_length)")
-NOT_MODELLED = QT_TRANSLATE_NOOP("engine", "it lowers memory in a way VRAM Lab does not model; the estimate is an "
-                                           "upper bound")
 FOUR_BIT_ALONE = QT_TRANSLATE_NOOP("engine", "a 4-bit base trains only through adapters (use_peft is not set)")
 
-PACKING = QT_TRANSLATE_NOOP("engine", "packing fills each sequence to the maximum length, which the estimate "
-                                       "costs anyway")
 REASONS = {"padding_free": PACKING, "packing": PACKING}
 
 _SIGNATURES = (
@@ -182,7 +176,6 @@ def _long_context(d: Draft) -> None:
     common.activation_offload(d, "activation_offloading")
 
 
-SHIPPED = QT_TRANSLATE_NOOP("engine", "{value} was not found beside the config; the content its tool ships is assumed")
 
 #: the accelerate configs TRL ships (``trl/accelerate_configs/<name>.yaml``, commit f2cd5771), which a TRL command
 #: line config names by ``accelerate_config: <name>``: backend, sharding; each runs 8 processes in bf16 (``single_gpu``
@@ -208,7 +201,7 @@ def _launch(d: Draft) -> None:
         d.default(Field.SHARDING, sharding)
         d.default(Field.GPUS, 1 if name == "single_gpu" else 8)
         d.default(Field.HALF, "bf16")
-        d.ignore("accelerate_config", Message.of(SHIPPED, value=name))
+        d.ignore("accelerate_config", Message.of(KNOWN_CONTENT, value=name))
     else:
         d.follow_file("accelerate_config", name)
 
