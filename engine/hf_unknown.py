@@ -54,7 +54,8 @@ UNCOSTABLE: dict[str, str] = {
 EXPERTS = ("n_routed_experts", "num_experts", "num_local_experts", "moe_num_experts")
 PER_TOKEN = ("num_experts_per_tok", "moe_topk", "moe_top_k", "num_experts_per_token")
 WIDTH = ("moe_intermediate_size",)
-#: shared-expert fields whose meaning (a gate? one fused MLP? several?) differs between families
+#: shared-expert widths whose meaning (one MLP of that width? several? gated?) differs between families: read only
+#: where ``n_shared_experts`` x the expert width gives the same width (MiniMax-M3's 1 x 3,072, Step's 1 x 1,280)
 OPEN_SHARED = ("shared_expert_intermediate_size", "shared_intermediate_size", "share_expert_dim",
                "moe_shared_expert_intermediate_size")
 #: how the routed layers are placed: each reading and its fields
@@ -114,53 +115,60 @@ def moe(r: Reader, n: int) -> tuple[MoESpec, list[bool], str]:
     if missing:
         raise _ambiguous(r, [k for k in (*EXPERTS, *PER_TOKEN, *WIDTH, "intermediate_size") if k in r.cfg],
                          "they do not give " + " and ".join(missing))
-    shared = [k for k in OPEN_SHARED if _stated(r, k)]
+    assert width is not None
+    shared_width = r.whole("n_shared_experts", default=0, lo=0) * r.whole(width)
+    shared = [k for k in OPEN_SHARED if _stated(r, k) and r.cfg[k] != shared_width]
     if shared:
         raise _ambiguous(r, shared, "a shared expert whose form (gated or not, one MLP or several) the fields do "
                                     "not say")
     assert experts is not None
     assert per_token is not None
-    assert width is not None
     routed, placement = _routed(r, n)
     spec = MoESpec(num_experts=r.whole(experts, lo=1), experts_per_token=r.whole(per_token, lo=1),
                    expert_intermediate_size=r.whole(width), shared_experts=r.whole("n_shared_experts", default=0, lo=0),
                    storage=ExpertStorage.PER_EXPERT, lora=ExpertLora.LINEAR,
                    first_dense_layers=routed.index(True) if any(routed) else 0)
-    used = ", ".join(k for k in (experts, per_token, width, "n_shared_experts", *placement) if k in r.cfg)
+    agreeing = [k for k in OPEN_SHARED if _stated(r, k)]
+    used = ", ".join(k for k in (experts, per_token, width, "n_shared_experts", *agreeing, *placement) if k in r.cfg)
     note = (f"an MoE model type the engine does not know: its experts are counted from {used} (SwiGLU experts, one "
             "module per expert as custom code holds them, so LoRA all-linear adapts each expert's projections)")
     return spec, routed, note
 
 
 def _routed(r: Reader, n: int) -> tuple[list[bool], tuple[str, ...]]:
-    """Which layers hold routed experts, by the one placement the file uses, and its fields."""
+    """Which layers hold routed experts, by the placements the file uses (several must agree), and their fields."""
     readings = [(name, keys) for name, keys in PLACEMENTS if any(_stated(r, k) for k in keys)]
     freq = r.cfg.get("moe_layer_freq")
     if isinstance(freq, list):
         readings.append(("freq", ("moe_layer_freq",)))
-    if len(readings) > 1:
-        raise _ambiguous(r, [k for _, keys in readings for k in keys if k in r.cfg],
-                         "they place the routed layers in more than one way")
     if not readings:
         return [True] * n, ()
-    name, keys = readings[0]
+    placed = {tuple(_placement(r, n, name, freq)) for name, _ in readings}
+    fields = tuple(k for _, keys in readings for k in keys if k in r.cfg)
+    if len(placed) > 1:
+        raise _ambiguous(r, list(fields), "they place the routed layers in different ways")
+    return list(placed.pop()), fields
+
+
+def _placement(r: Reader, n: int, name: str, freq: Any) -> list[bool]:
+    """The routed layers by one placement (module docstring)."""
     if name == "first_k":
         first = r.whole("first_k_dense_replace", default=0, lo=0, layers=n)
-        step = r.whole("moe_layer_freq", default=1, lo=1, layers=n)
-        return [i >= first and i % step == 0 for i in range(n)], (*keys, *(("moe_layer_freq",) if freq else ()))
+        step = 1 if isinstance(freq, list) else r.whole("moe_layer_freq", default=1, lo=1, layers=n)
+        return [i >= first and i % step == 0 for i in range(n)]
     if name == "qwen":
         step = r.whole("decoder_sparse_step", default=1, lo=1, layers=n)
         dense = set(r.int_list("mlp_only_layers"))
-        return [i not in dense and (i + 1) % step == 0 for i in range(n)], keys
+        return [i not in dense and (i + 1) % step == 0 for i in range(n)]
     if name == "freq":
         flags = r.int_list("moe_layer_freq")
         if len(flags) != n or set(flags) - {0, 1}:
             raise r.fail("moe_layer_freq", f"expected {n} entries of 0 or 1 (one per layer)")
-        return [f == 1 for f in flags], keys
+        return [f == 1 for f in flags]
     if name == "enum":
-        return _enum(r, n), keys
+        return _enum(r, n)
     layers = set(r.int_list("moe_layers"))
-    return [i in layers for i in range(n)], keys
+    return [i in layers for i in range(n)]
 
 
 def _enum(r: Reader, n: int) -> list[bool]:
