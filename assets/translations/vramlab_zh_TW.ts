@@ -2866,6 +2866,10 @@ Device total: plus the CUDA context and libraries — what nvidia-smi shows.</so
         <translation>{value} 是 {model}，它有 {why}：VRAM Lab 還無法估算；請用 --model 指定另一個模型</translation>
     </message>
     <message>
+        <source>{value} is {model} quantized ahead of training ({kind}), which is not costed as its own model; give --model {id} (with --method qlora for a 4-bit bitsandbytes base) to estimate it</source>
+        <translation>{value} 是事先量化過（{kind}）的 {model}，不會當成獨立的模型估算；請用 --model {id}（4-bit bitsandbytes 基礎模型再加上 --method qlora）來估算</translation>
+    </message>
+    <message>
         <source>not a setting the memory estimate uses</source>
         <translation>記憶體估算用不到這個設定</translation>
     </message>
