@@ -81,6 +81,15 @@ ALIASES: dict[str, tuple[tuple[str, ...], str]] = {
                                    _CODER.format(size=size, tie="tied" if size in _TIED else "its own"))
        for size in ("0.5B", "1.5B", "3B", "7B", "14B", "32B")},
 }
+_VICUNA = ("lmsys/vicuna-{size}-v1.5 is fine-tuned from Llama 2 {size} (its model card: \"Vicuna v1.5 is fine-tuned "
+           "from Llama 2 with supervised instruction fine-tuning\"); FastChat's training pads with the unknown token "
+           "(tokenizer.pad_token = tokenizer.unk_token), adding none, so the vocabulary stays 32,000")
+ALIASES["llama-2-7b"] = (("lmsys/vicuna-7b-v1.5",), _VICUNA.format(size="7b"))
+ALIASES["llama-2-13b"] = (("lmsys/vicuna-13b-v1.5",), _VICUNA.format(size="13b"))
+ALIASES["phi-3-mini"] = (("microsoft/Phi-3-mini-128k-instruct", "microsoft/Phi-3.5-mini-instruct"),
+                         "Phi-3-mini-128k-instruct and Phi-3.5-mini-instruct have the 4k model's shape "
+                         "(github.com/Lightning-AI/litgpt litgpt/config.py @ 26857050: 32 layers, width 3072, MLP "
+                         "8192, padded vocabulary 32064); their long-context RoPE factors hold no parameters")
 ALIASES["qwen2.5-7b"] = (ALIASES["qwen2.5-7b"][0] + ("Qwen/Qwen2.5-Math-7B", "Qwen/Qwen2.5-Math-7B-Instruct"),
                          ALIASES["qwen2.5-7b"][1] + "; Qwen2.5-Math-7B is Qwen2.5-7B trained further (the same litgpt "
                          "shape: 28 layers, width 3584, 4 query groups, MLP 18944, vocabulary 152064)")

@@ -133,6 +133,8 @@ def test_files_naming_no_model_use_the_default_or_refuse(imported):
     ("TheBloke/Llama-2-7B-fp16", "llama-2-7b"),  # a 16-bit re-upload
     ("TheBloke/Llama-2-13B-Chat-fp16", "llama-2-13b"),
     ("unsloth/llama-2-7b", "llama-2-7b"),
+    ("lmsys/vicuna-13b-v1.5", "llama-2-13b"),  # a fine-tune of Llama 2 that adds no token
+    ("microsoft/Phi-3.5-mini-instruct", "phi-3-mini"),
 ])
 def test_the_public_repositories_issue_27_found_unknown_resolve_to_their_base(name: str, model_id: str) -> None:
     """Fine-tunes, distills and re-uploads the catalog lists (their alias_source says why each keeps the base's
