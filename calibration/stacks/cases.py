@@ -1,0 +1,51 @@
+"""The stack trace cases (torch-free): each a dict whose "stack" says which module traces it.
+
+hf-trainer QLoRA: Llama-2-7B and Llama-3-8B-like (calibration/models.py `llama-2-7b`, `llama-3.1-8b`: Llama 3 8B's
+shape, Llama 3.1's RoPE scaling, which changes no tensor), LoRA r16 / r64 on all linears or q,v, with PEFT's default
+checkpointing ("peft": `prepare_model_for_kbit_training(use_gradient_checkpointing=True)`) or without ("none"),
+512 to 4,096 tokens, batch 1 to 4, with the three optimizers QLoRA recipes name.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+Case = dict[str, Any]
+
+
+def qlora_case(model: str, *, rank: int = 16, targets: str = "all-linear", batch: int = 1, seq_len: int = 2048,
+               checkpointing: str = "peft", optim: str = "paged_adamw_8bit", alpha: int | None = None) -> Case:
+    """One QLoRA case. checkpointing: "peft" = prepare_model_for_kbit_training's default (on), "none" = off."""
+    tag = f"{model}_qlora-r{rank}-{'qv' if targets == 'qv' else 'all'}_b{batch}_s{seq_len}_gc-{checkpointing}_{optim}"
+    return {"id": f"hf-{tag}", "stack": "hf-trainer", "model": model, "method": "qlora", "lora_rank": rank,
+            "lora_alpha": alpha or 2 * rank, "lora_dropout": 0.0, "lora_targets": targets, "batch": batch,
+            "seq_len": seq_len, "checkpointing": checkpointing, "optim": optim, "precision": "bf16",
+            "attention": "sdpa"}
+
+
+L2, L3 = "llama-2-7b", "llama-3.1-8b"
+CASES: list[Case] = [
+    qlora_case(L2),
+    qlora_case(L2, checkpointing="none"),
+    qlora_case(L2, rank=64),
+    qlora_case(L2, targets="qv"),
+    qlora_case(L2, batch=4, seq_len=512),
+    qlora_case(L2, seq_len=4096),
+    qlora_case(L2, optim="paged_adamw_32bit"),
+    qlora_case(L2, optim="adamw_torch"),
+    qlora_case(L2, targets="qv", seq_len=512, checkpointing="none"),
+    qlora_case(L2, rank=64, batch=2, seq_len=1024, checkpointing="none", optim="adamw_torch"),
+    qlora_case(L3),
+    qlora_case(L3, seq_len=1024, checkpointing="none"),
+    qlora_case(L3, rank=64, batch=2, optim="paged_adamw_32bit"),
+    qlora_case(L3, targets="qv", seq_len=4096),
+    qlora_case(L3, batch=4, seq_len=1024, optim="adamw_torch"),
+    qlora_case(L3, targets="qv", batch=2, seq_len=512, checkpointing="none"),
+]
+
+
+def case_by_id(case_id: str) -> Case:
+    for c in CASES:
+        if c["id"] == case_id:
+            return c
+    raise KeyError(f"no stack case {case_id!r} (see --list)")
