@@ -23,6 +23,18 @@ def qlora_case(model: str, *, rank: int = 16, targets: str = "all-linear", batch
             "attention": "sdpa"}
 
 
+def full_case(model: str, *, batch: int = 1, seq_len: int = 2048, optim: str = "adamw_torch",
+              impl: str | None = None, checkpointing: str = "none") -> Case:
+    """Full fine-tuning through the Trainer, model loaded in bf16 and bf16=True; optim "adamw_torch" is foreach (as
+    on CUDA), "adamw_torch_fused" the fused kernel; impl "forloop" = AdamW(foreach=False)."""
+    name = f"{optim}-forloop" if impl == "forloop" else optim
+    return {"id": f"hf-{model}_full_b{batch}_s{seq_len}_gc-{checkpointing}_{name}", "stack": "hf-trainer",
+            "model": model, "method": "full", "batch": batch, "seq_len": seq_len, "checkpointing": checkpointing,
+            "optim": optim, "optimizer_impl": impl or ("fused" if optim.endswith("fused") else "foreach"),
+            "precision": "bf16", "attention": "sdpa", "lora_rank": None, "lora_alpha": None, "lora_dropout": None,
+            "lora_targets": None}
+
+
 L2, L3 = "llama-2-7b", "llama-3.1-8b"
 CASES: list[Case] = [
     qlora_case(L2),
@@ -41,6 +53,16 @@ CASES: list[Case] = [
     qlora_case(L3, targets="qv", seq_len=4096),
     qlora_case(L3, batch=4, seq_len=1024, optim="adamw_torch"),
     qlora_case(L3, targets="qv", batch=2, seq_len=512, checkpointing="none"),
+    # full fine-tuning: foreach vs fused vs for-loop AdamW (item 2)
+    full_case("llama-3.2-1b", seq_len=512),
+    full_case("llama-3.2-1b", seq_len=512, batch=4),
+    full_case("llama-3.2-1b", seq_len=512, optim="adamw_torch_fused"),
+    full_case("llama-3.2-1b", seq_len=512, impl="forloop"),
+    full_case("llama-3.2-1b", seq_len=2048, checkpointing="trainer"),
+    full_case(L2, seq_len=512),
+    full_case(L2, seq_len=512, batch=4),
+    full_case(L2, seq_len=512, optim="adamw_torch_fused"),
+    full_case(L3, seq_len=1024, checkpointing="trainer"),
 ]
 
 

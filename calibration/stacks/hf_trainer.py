@@ -22,6 +22,7 @@ What the fake CPU run needs, and nothing more (each is bookkeeping, none changes
   do not have: `logging_nan_inf_filter=False`, and `Trainer._get_grad_norm` returns the norm tensor unread. The
   random sampler draws its seed with `.item()`: the dataset is read in order (`train_sampling_strategy`
   "sequential").
+- `Module.to(device)` of a model already on that device is skipped (`_to_same_device_is_noop`);
 - a DataLoader iterator draws its seed with `.item()`: the iterator is made on real tensors (`_real_loader_seeds`);
 - phases are marked by wrapping `Accelerator.backward` (bwd), `Trainer._clip_grad_norm` (opt) and the step-begin
   callback (fwd).
@@ -37,7 +38,7 @@ from typing import Any
 import torch
 
 from calibration import patches
-from calibration.models import CATALOG, hf_config, lora_targets
+from calibration.models import CATALOG, build_model, hf_config, lora_targets, materialize
 from calibration.stacks import bnb_cuda
 from calibration.stacks.cases import Case
 from calibration.stacks.counting import StackBytes
@@ -83,8 +84,6 @@ def quantize(model: torch.nn.Module, quantizer: Any) -> None:
     import bitsandbytes as bnb
     from transformers.integrations.bitsandbytes import Bnb4bitQuantize
 
-    from calibration.models import materialize
-
     base = model.get_base_model()  # the transformers model inside PEFT's wrappers
     linears = {n: m for n, m in base.named_modules() if isinstance(m, bnb.nn.Linear4bit)}
     held = {n: m._parameters.pop("weight") for n, m in linears.items()}
@@ -109,17 +108,24 @@ def prepare_peft(model: torch.nn.Module, case: Case) -> torch.nn.Module:
     return get_peft_model(model, lora)
 
 
-def _foreach_as_on_cuda() -> None:
-    """torch.optim's default implementation as for CUDA tensors: foreach (module docstring)."""
-    from torch.optim import adamw, optimizer
+#: which implementation torch.optim picked in the last trace (for the record)
+CHOSEN: dict[str, str] = {}
+
+
+def _foreach_as_on_cuda(foreach: bool = True) -> None:
+    """torch.optim's default implementation as for CUDA tensors: foreach (module docstring); `foreach=False`: the
+    for-loop (what `torch.optim.AdamW(foreach=False)` runs, case "optimizer_impl": "forloop")."""
+    from torch.optim import adam, adamw, optimizer
 
     def default(params: Any, differentiable: bool, use_fused: bool = False) -> tuple[bool, bool]:
         if torch.jit.is_scripting() or differentiable:
             return False, False
-        return False, True
+        CHOSEN["impl"] = "foreach" if foreach else "forloop"
+        return False, foreach
 
-    optimizer._default_to_fused_or_foreach = default
-    adamw._default_to_fused_or_foreach = default
+    for module in (optimizer, adam, adamw):  # each imported the function by name
+        if hasattr(module, "_default_to_fused_or_foreach"):
+            module._default_to_fused_or_foreach = default
 
 
 class _Batches(torch.utils.data.Dataset):
@@ -133,6 +139,25 @@ class _Batches(torch.utils.data.Dataset):
 
     def __getitem__(self, i: int) -> dict[str, torch.Tensor]:
         return {"input_ids": self.items[i], "labels": self.items[i]}
+
+
+def _to_same_device_is_noop() -> None:
+    """`Module.to(device)` on a model already there returns it as it is (Trainer `_move_model_to_device` and
+    accelerate `prepare_model` call it; on CUDA it allocates nothing). torch swaps fake parameters even then and
+    fails on the weak references fake tensors hold, so the call is skipped when nothing would change."""
+    to = torch.nn.Module.to
+    if getattr(to, "_calibration", False):
+        return
+
+    def same_device_to(self: torch.nn.Module, *args: Any, **kwargs: Any) -> Any:
+        device, dtype, _, _ = torch._C._nn._parse_to(*args, **kwargs)
+        tensors = [*self.parameters(), *self.buffers()]
+        if dtype is None and device is not None and all(t.device == torch.device(device) for t in tensors):
+            return self
+        return to(self, *args, **kwargs)
+
+    same_device_to._calibration = True  # type: ignore[attr-defined]
+    torch.nn.Module.to = same_device_to  # type: ignore[method-assign]
 
 
 def _real_loader_seeds() -> None:
@@ -190,6 +215,7 @@ def make_trainer(model: torch.nn.Module, case: Case, out_dir: str) -> Any:
         bf16=case["precision"] == "bf16", optim=case["optim"], max_grad_norm=1.0, logging_steps=1000,
         save_strategy="no", report_to=[], use_cpu=True, logging_nan_inf_filter=False, dataloader_num_workers=0,
         train_sampling_strategy="sequential", disable_tqdm=True, remove_unused_columns=False,
+        gradient_checkpointing=case["checkpointing"] == "trainer", weight_decay=case.get("weight_decay", 0.0),
     )
     vocab = model.get_output_embeddings().weight.shape[0]
     return Trainer(model=model, args=args, train_dataset=_Batches(2 * case["batch"], case["seq_len"], vocab))
@@ -199,16 +225,24 @@ def run_case(case: Case) -> dict[str, Any]:
     """Trace one case through Trainer.train(); return its record."""
     warnings.filterwarnings("ignore")
     patches.apply()
-    _foreach_as_on_cuda()
+    CHOSEN.clear()
+    _foreach_as_on_cuda(case.get("optimizer_impl") != "forloop")
     _real_loader_seeds()
+    _to_same_device_is_noop()
     start = time.perf_counter()
     counter = StackBytes()
     bnb_cuda.install(counter)
-    model, quantizer = build_quantized(case)
-    model = prepare_peft(model, case)  # on meta, as calibration/models.py does; see quantize()
+    if case["method"] == "qlora":
+        model, quantizer = build_quantized(case)
+        model = prepare_peft(model, case)  # on meta, as calibration/models.py does; see quantize()
+    else:
+        model, quantizer = build_model(case), None
     fake = torch._subclasses.fake_tensor.FakeTensorMode(allow_non_fake_inputs=True)
     with fake, tempfile.TemporaryDirectory() as out_dir:
-        quantize(model, quantizer)
+        if quantizer is not None:
+            quantize(model, quantizer)
+        else:
+            materialize(model)
         trainer = make_trainer(model, case, out_dir)
         _instrument(trainer, counter)
         create = trainer.create_optimizer
@@ -227,6 +261,15 @@ def run_case(case: Case) -> dict[str, Any]:
     return _record(case, model, counter, trainer, time.perf_counter() - start)
 
 
+def _impl_traced(trainer: Any) -> str:
+    opt = getattr(trainer.optimizer, "optimizer", trainer.optimizer)
+    if type(opt).__module__.startswith("bitsandbytes"):
+        return "bitsandbytes"
+    if any(g.get("fused") for g in opt.param_groups):
+        return "fused"
+    return CHOSEN.get("impl", "forloop")
+
+
 def _record(case: Case, model: torch.nn.Module, counter: StackBytes, trainer: Any, seconds: float) -> dict[str, Any]:
     import accelerate
     import bitsandbytes
@@ -238,6 +281,7 @@ def _record(case: Case, model: torch.nn.Module, counter: StackBytes, trainer: An
         **case,
         "hf_config": CATALOG[case["model"]],
         "optimizer_class": type(getattr(trainer.optimizer, "optimizer", trainer.optimizer)).__name__,
+        "optimizer_impl_traced": _impl_traced(trainer),
         "total_params": sum(p.numel() * (2 if type(p).__name__ == "Params4bit" else 1) for p in params),
         "trainable_params": sum(p.numel() for p in params if p.requires_grad),
         "peak_bytes": counter.peak,
