@@ -66,6 +66,28 @@ CASES: list[Case] = [
 ]
 
 
+def titan_case(*, layers: int = 4, batch: int = 1, seq_len: int = 8192, checkpointing: str = "selective",
+               loss: str = "chunked", world: int = 8, reshard: str = "default") -> Case:
+    """torchtitan 0.3.0 llama3 8B with its first `layers` blocks, FSDP2 over `world` fake ranks (llama3_8b(): local
+    batch 1, 8,192 tokens, SelectiveAC, ChunkedLossWrapper 8 chunks); checkpointing none / full / selective."""
+    case_id = f"titan-llama3-8b-{layers}l_fsdp{world}_b{batch}_s{seq_len}_ac-{checkpointing}_loss-{loss}"
+    if reshard != "default":
+        case_id += f"_reshard-{reshard}"
+    return {"id": case_id, "stack": "torchtitan", "model": "llama-3.1-8b", "method": "full", "layers": layers,
+            "world": world, "batch": batch, "seq_len": seq_len, "checkpointing": checkpointing, "loss": loss,
+            "reshard": reshard, "precision": "bf16-mixed", "attention": "sdpa", "optim": "adamw_torch_fused"}
+
+
+CASES += [
+    titan_case(),
+    titan_case(checkpointing="full"),
+    titan_case(checkpointing="none"),
+    titan_case(layers=2),
+    titan_case(loss="standard"),
+    titan_case(seq_len=2048, batch=2),
+]
+
+
 def case_by_id(case_id: str) -> Case:
     for c in CASES:
         if c["id"] == case_id:

@@ -14,6 +14,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -23,12 +24,29 @@ ROOT = Path(__file__).resolve().parents[2]
 ENGINE_PYTHON = os.environ.get("ENGINE_PYTHON", "/work/main/.venv/bin/python")
 OPTIMIZERS = {"paged_adamw_8bit": "paged-adamw-8bit", "paged_adamw_32bit": "paged-adamw", "adamw_torch": "adamw",
               "adamw_torch_fused": "adamw", "adamw_8bit": "adamw-8bit"}
-CHECKPOINTING = {"peft": "full", "none": "none", "full": "full", "trainer": "full"}
+CHECKPOINTING = {"peft": "full", "none": "none", "full": "full", "trainer": "full", "selective": "selective"}
+
+
+def _model_args(r: dict[str, Any]) -> list[str]:
+    """The catalog id, or (a model cut to a few layers) its config written to a temporary folder."""
+    if r.get("stack") != "torchtitan":
+        return ["--model", r["model"]]
+    folder = Path(tempfile.mkdtemp(prefix="stack-config-"))
+    (folder / "config.json").write_text(json.dumps({**r["hf_config"], "architectures": ["LlamaForCausalLM"]}))
+    return ["--config", str(folder)]
+
+
+def _stack_args(r: dict[str, Any]) -> list[str]:
+    """torchtitan: FSDP2 over the fake world (ZeRO-3's layout), bf16 compute over fp32 parameters, its loss."""
+    if r.get("stack") != "torchtitan":
+        return []
+    loss = ["--loss", "chunked-output", "--loss-chunks", "8"] if r["loss"] == "chunked" else ["--loss", "standard"]
+    return ["--gpus", str(r["world"]), "--sharding", "zero3", "--precision", "bf16-mixed", *loss]
 
 
 def engine_args(r: dict[str, Any]) -> list[str]:
     """Today's flags for a traced case."""
-    args = ["--model", r["model"], "--method", r["method"], "--batch", str(r["batch"]), "--seq-len",
+    args = [*_model_args(r), *_stack_args(r), "--method", r["method"], "--batch", str(r["batch"]), "--seq-len",
             str(r["seq_len"]), "--attention", r["attention"], "--checkpointing", CHECKPOINTING[r["checkpointing"]],
             "--optimizer", OPTIMIZERS[r["optim"]]]
     if r["method"] == "full" and r["precision"] == "bf16":  # loaded in bf16, bf16=True: no fp32 master copy

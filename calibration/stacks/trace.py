@@ -23,6 +23,10 @@ def _runner(stack: str) -> Any:
         from calibration.stacks import hf_trainer
 
         return hf_trainer.run_case
+    if stack == "torchtitan":
+        from calibration.stacks import torchtitan_step
+
+        return torchtitan_step.run_case
     raise KeyError(f"no tracer for stack {stack!r}")
 
 
