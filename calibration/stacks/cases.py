@@ -88,6 +88,26 @@ CASES += [
 ]
 
 
+def tune_case(*, layers: int = 4, batch: int = 2, seq_len: int = 2048, checkpointing: str = "full",
+              rank: int = 8) -> Case:
+    """torchtune 0.6.1 llama3/8B_qlora_single_device.yaml: LoRA r8 alpha 16 on q, v, output_proj and the MLP, bf16,
+    batch 2, activation checkpointing, CEWithChunkedOutputLoss; Llama 3 8B's shape with `layers` blocks."""
+    return {"id": f"tune-llama3-8b-{layers}l_qlora-r{rank}_b{batch}_s{seq_len}_gc-{checkpointing}",
+            "stack": "torchtune", "model": "llama-3.1-8b", "method": "qlora", "layers": layers, "batch": batch,
+            "seq_len": seq_len, "checkpointing": checkpointing, "lora_targets": ["q_proj", "v_proj", "output_proj"],
+            "lora_mlp": True, "lora_rank": rank, "lora_alpha": 2 * rank, "lora_dropout": 0.0, "precision": "bf16",
+            "attention": "sdpa", "optim": "adamw_torch_fused", "loss": "chunked-output"}
+
+
+CASES += [
+    tune_case(),
+    tune_case(layers=2),
+    tune_case(checkpointing="none"),
+    tune_case(layers=2, checkpointing="none"),
+    tune_case(batch=1, seq_len=8192),
+]
+
+
 def case_by_id(case_id: str) -> Case:
     for c in CASES:
         if c["id"] == case_id:

@@ -29,7 +29,7 @@ CHECKPOINTING = {"peft": "full", "none": "none", "full": "full", "trainer": "ful
 
 def _model_args(r: dict[str, Any]) -> list[str]:
     """The catalog id, or (a model cut to a few layers) its config written to a temporary folder."""
-    if r.get("stack") != "torchtitan":
+    if r.get("stack") not in ("torchtitan", "torchtune"):
         return ["--model", r["model"]]
     folder = Path(tempfile.mkdtemp(prefix="stack-config-"))
     (folder / "config.json").write_text(json.dumps({**r["hf_config"], "architectures": ["LlamaForCausalLM"]}))
@@ -37,7 +37,10 @@ def _model_args(r: dict[str, Any]) -> list[str]:
 
 
 def _stack_args(r: dict[str, Any]) -> list[str]:
-    """torchtitan: FSDP2 over the fake world (ZeRO-3's layout), bf16 compute over fp32 parameters, its loss."""
+    """torchtitan: FSDP2 over the fake world (ZeRO-3's layout), bf16 compute over fp32 parameters, its loss;
+    torchtune: pure bf16 (adapters too), torchtune's chunked-output loss (8 chunks)."""
+    if r.get("stack") == "torchtune":
+        return ["--precision", "bf16", "--loss", "chunked-output", "--loss-chunks", "8"]
     if r.get("stack") != "torchtitan":
         return []
     loss = ["--loss", "chunked-output", "--loss-chunks", "8"] if r["loss"] == "chunked" else ["--loss", "standard"]
@@ -52,8 +55,9 @@ def engine_args(r: dict[str, Any]) -> list[str]:
     if r["method"] == "full" and r["precision"] == "bf16":  # loaded in bf16, bf16=True: no fp32 master copy
         args += ["--precision", "bf16"]
     if r["method"] in ("lora", "qlora"):
+        targets = r["lora_targets"] if isinstance(r["lora_targets"], str) else "all-linear"  # torchtune: q,v,o+MLP
         args += ["--lora-rank", str(r["lora_rank"]), "--lora-alpha", str(r["lora_alpha"]),
-                 "--lora-dropout", str(r["lora_dropout"]), "--lora-targets", r["lora_targets"]]
+                 "--lora-dropout", str(r["lora_dropout"]), "--lora-targets", targets]
     return args
 
 

@@ -27,6 +27,10 @@ def _runner(stack: str) -> Any:
         from calibration.stacks import torchtitan_step
 
         return torchtitan_step.run_case
+    if stack == "torchtune":
+        from calibration.stacks import torchtune_step
+
+        return torchtune_step.run_case
     raise KeyError(f"no tracer for stack {stack!r}")
 
 
