@@ -30,6 +30,7 @@ What the fake CPU run needs, and nothing more (each is bookkeeping, none changes
 
 from __future__ import annotations
 
+import contextlib
 import tempfile
 import time
 import warnings
@@ -221,8 +222,8 @@ def make_trainer(model: torch.nn.Module, case: Case, out_dir: str) -> Any:
     return Trainer(model=model, args=args, train_dataset=_Batches(2 * case["batch"], case["seq_len"], vocab))
 
 
-def run_case(case: Case) -> dict[str, Any]:
-    """Trace one case through Trainer.train(); return its record."""
+def run_case(case: Case, fake: bool = True) -> dict[str, Any]:
+    """Trace one case through Trainer.train(); return its record (`fake=False`: the same on real CPU tensors)."""
     warnings.filterwarnings("ignore")
     patches.apply()
     CHOSEN.clear()
@@ -237,8 +238,9 @@ def run_case(case: Case) -> dict[str, Any]:
         model = prepare_peft(model, case)  # on meta, as calibration/models.py does; see quantize()
     else:
         model, quantizer = build_model(case), None
-    fake = torch._subclasses.fake_tensor.FakeTensorMode(allow_non_fake_inputs=True)
-    with fake, tempfile.TemporaryDirectory() as out_dir:
+    fake_mode = torch._subclasses.fake_tensor.FakeTensorMode
+    mode = fake_mode(allow_non_fake_inputs=True) if fake else contextlib.nullcontext()
+    with mode, tempfile.TemporaryDirectory() as out_dir:
         if quantizer is not None:
             quantize(model, quantizer)
         else:

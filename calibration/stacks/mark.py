@@ -40,8 +40,8 @@ def mark_params(model: torch.nn.Module, counter: Any) -> None:
         if type(p).__name__ == "Params4bit":
             counter.mark(_fake_twin(p), "weights_4bit")
             if p.quant_state is not None:
-                for t in _quant_state_tensors(p.quant_state):
-                    counter.mark(t, "quant_constants")
+                for t in _quant_state_tensors(p.quant_state):  # the code maps are real tensors (bnb_cuda.py)
+                    counter.mark(_fake_twin(t), "quant_constants")
         else:
             counter.mark(p, "trainable" if p.requires_grad else "frozen")
     for b in model.buffers():
