@@ -541,7 +541,8 @@ class TrainingSetup(_Frozen):
 
     #: fields added after the first release: left out of ``as_json()`` while at their defaults, so that a script's
     #: output does not change until it uses them
-    OPTIONAL_IN_JSON: ClassVar[tuple[str, ...]] = ("parallel", "loss", "loss_chunks", "activation_offload", "host")
+    OPTIONAL_IN_JSON: ClassVar[tuple[str, ...]] = ("parallel", "loss", "loss_chunks", "activation_offload", "host",
+                                                   "stack", "optimizer_impl")
 
     @model_validator(mode="after")
     def _check(self) -> TrainingSetup:
@@ -596,8 +597,19 @@ class TrainingSetup(_Frozen):
         defaults = TrainingSetup()
         skip = {f for f in self.OPTIONAL_IN_JSON if getattr(self, f) == getattr(defaults, f)}
         out = self.model_dump(mode="json", exclude=skip)
-        impl = self.adamw_impl
-        out["optimizer_impl"] = None if impl is None else impl.value  # the implementation costed, not just asked
+        if not {"stack", "optimizer_impl"} <= skip:  # either asked for: the implementation costed, not just asked
+            impl = self.adamw_impl
+            out["optimizer_impl"] = None if impl is None else impl.value
+        return out
+
+    def full_json(self) -> dict[str, Any]:
+        """Every field as JSON (the timeline's setup), but issue 25's ``stack`` and ``optimizer_impl`` only when
+        asked for, as ``as_json`` shows them, so that the output does not change until a script uses them."""
+        later = {f for f in ("stack", "optimizer_impl") if getattr(self, f) == getattr(TrainingSetup(), f)}
+        out = self.model_dump(mode="json", exclude=later)
+        if len(later) < 2:  # either asked for
+            impl = self.adamw_impl
+            out["optimizer_impl"] = None if impl is None else impl.value
         return out
 
     def with_(self, **changes: Any) -> TrainingSetup:
