@@ -476,6 +476,32 @@ class HostSetup(_Frozen):
     ram_bytes: Bytes | None = None
 
 
+class AllocConf(_Frozen):
+    """The options of ``PYTORCH_CUDA_ALLOC_CONF`` that change what PyTorch's caching allocator reserves (the string
+    is read by ``engine.allocator.conf.parse``; the rules that use them are ``engine.allocator``'s). Defaults:
+    PyTorch's (the variable unset). Bounds: PyTorch's own checks (``c10/core/AllocatorConfig.cpp``:
+    ``max_split_size_mb`` and ``max_non_split_rounding_mb`` at least 20, the threshold inside (0, 1), divisions
+    0 or a power of two)."""
+
+    expandable_segments: Flag = False
+    max_split_size_mb: Annotated[int, Field(strict=True, ge=20, le=2**44)] | None = None
+    max_non_split_rounding_mb: Annotated[int, Field(strict=True, ge=20, le=2**44)] | None = None
+    garbage_collection_threshold: Annotated[float, Field(gt=0.0, lt=1.0, allow_inf_nan=False)] | None = None
+    #: one division per power-of-two interval from 1 MiB (16 of them); empty: none
+    roundup_power2_divisions: tuple[Annotated[int, Field(strict=True, ge=0, le=2**20)], ...] = ()
+    #: ``per_process_memory_fraction`` (torch 2.13) or ``torch.cuda.set_per_process_memory_fraction``
+    per_process_memory_fraction: Annotated[float, Field(gt=0.0, le=1.0, allow_inf_nan=False)] | None = None
+
+    @model_validator(mode="after")
+    def _check(self) -> AllocConf:
+        d = self.roundup_power2_divisions
+        if d and len(d) != 16:
+            raise ValueError(f"roundup_power2_divisions: 16 values (one per interval from 1 MiB), found {len(d)}")
+        if any(v & (v - 1) for v in d):
+            raise ValueError("roundup_power2_divisions: each division is 0 or a power of two")
+        return self
+
+
 class TrainingSetup(_Frozen):
     """One training configuration. Defaults are the seed's: 4,096 tokens, batch 1, bf16 mixed, AdamW."""
 
@@ -500,10 +526,13 @@ class TrainingSetup(_Frozen):
     loss_chunks: LossChunks | None = None
     activation_offload: Flag = False  # saved activations to host RAM (torchtune / TRL OffloadActivations)
     host: HostSetup = HostSetup()
+    #: PYTORCH_CUDA_ALLOC_CONF (issue 26): the caching allocator's options
+    alloc_conf: AllocConf = AllocConf()
 
     #: fields added after the first release: left out of ``as_json()`` while at their defaults, so that a script's
     #: output does not change until it uses them
-    OPTIONAL_IN_JSON: ClassVar[tuple[str, ...]] = ("parallel", "loss", "loss_chunks", "activation_offload", "host")
+    OPTIONAL_IN_JSON: ClassVar[tuple[str, ...]] = ("parallel", "loss", "loss_chunks", "activation_offload", "host",
+                                                    "alloc_conf")
 
     @model_validator(mode="after")
     def _check(self) -> TrainingSetup:
