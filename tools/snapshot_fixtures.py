@@ -138,10 +138,21 @@ class FakeAllocator:
             })
         traces: list[list[dict[str, Any]]] = [[] for _ in range(self.device + 1)]
         traces[self.device] = self.events
-        conf = "expandable_segments:True" if self.settings.expandable_segments else ""
-        return {"segments": segments, "device_traces": traces,
-                "allocator_settings": {"PYTORCH_CUDA_ALLOC_CONF": conf,
-                                       "expandable_segments": self.settings.expandable_segments}}
+        return {"segments": segments, "device_traces": traces, "allocator_settings": _settings(self.settings)}
+
+
+def _settings(s: Settings) -> dict[str, Any]:
+    """``allocator_settings`` as ``torch/csrc/cuda/Module.cpp`` writes it (``max_split_size`` -1: unlimited;
+    ``roundup_power2_divisions`` by interval start in MB)."""
+    conf = [*(["expandable_segments:True"] if s.expandable_segments else []),
+            *([f"max_split_size_mb:{s.max_split_size // MIB}"] if s.max_split_set else []),
+            *([f"garbage_collection_threshold:{s.garbage_collection_threshold}"]
+              if s.garbage_collection_threshold else [])]
+    divisions = s.roundup_power2_divisions or (0,) * 16
+    return {"PYTORCH_CUDA_ALLOC_CONF": ",".join(conf), "max_split_size": s.max_split_size if s.max_split_set else -1,
+            "garbage_collection_threshold": s.garbage_collection_threshold,
+            "expandable_segments": s.expandable_segments,
+            "roundup_power2_divisions": {str(1 << i): d for i, d in enumerate(divisions)}}
 
 
 def _state(b: Block) -> str:

@@ -33,6 +33,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from engine.allocator.rules import (
+    SMALL_BUFFER,
     Settings,
     allocation_size,
     is_small,
@@ -101,7 +102,7 @@ class Block:
         self.prev: Block | None = None
         self.next: Block | None = None
         self.event_count = 0
-        self.stream_uses: set[int] = set()
+        self.stream_uses: set[int] | None = None  # made on the first record_stream
         self.gc_base = 0
         self.expandable = expandable
 
@@ -187,6 +188,7 @@ class CachingAllocator:
         self.peak_allocated = 0
         self.retries = 0  # num_alloc_retries
         self.ooms = 0
+        self.segments_made = 0  # num_device_alloc: cudaMalloc calls and page mappings
 
     # -- public interface --------------------------------------------------------------------------------------
     def malloc(self, size: int, stream: int = 0) -> Block:
@@ -218,24 +220,50 @@ class CachingAllocator:
         """``DeviceCachingAllocator::free``: back to the pool now, or once the streams it was used on are done."""
         block.allocated = False
         self.allocated -= block.size
-        self._emit("free_requested", block.addr, block.requested, block.stream)
+        if self.trace is not None:
+            self.trace("free_requested", block.addr, block.requested, block.stream)
         if block.stream_uses:  # insert_events: one event per stream that used the block
             for st in block.stream_uses:
                 self.events.setdefault(st, []).append(block)
             block.event_count += len(block.stream_uses)
-            block.stream_uses = set()
+            block.stream_uses = None
         else:
             self._free_block(block)
 
     def record_stream(self, block: Block, stream: int) -> None:
         """``recordStream``: the block is used on ``stream`` too (uses on its own stream need nothing)."""
         if stream != block.stream:
+            if block.stream_uses is None:
+                block.stream_uses = set()
             block.stream_uses.add(stream)
 
     def stream_done(self, stream: int) -> None:
         """The work queued on ``stream`` so far has finished: its events complete, and the blocks that waited only
         for them go back to their pools at the next ``malloc`` (``process_events``) or ``empty_cache``."""
         self.done.extend(self.events.pop(stream, ()))
+
+    def events_completed(self, block: Block) -> None:
+        """Every event ``block`` waits for has completed: it goes back to its pool now (a snapshot's
+        ``free_completed``, which ``process_events`` records)."""
+        for blocks in self.events.values():
+            while block in blocks:
+                blocks.remove(block)
+        self.done = [b for b in self.done if b is not block]
+        block.event_count = 0
+        self._free_block(block)
+
+    def release_segment(self, stream: int, size: int) -> bool:
+        """Free one cached whole segment of ``size`` bytes on ``stream`` (``release_block``), if there is one: a
+        release the sequence says happened (an ``empty_cache``, or a retry on a fuller device than the model's)."""
+        keys = self.pools[size == SMALL_BUFFER].blocks  # a small-pool segment is 2 MiB, a large one never
+        i = bisect_left(keys, (stream, size, 0))
+        while i < len(keys) and keys[i][:2] == (stream, size):
+            b = self.by_addr[keys[i][2]]
+            if not b.is_split and b.expandable is None:
+                self._release_block(b)
+                return True
+            i += 1
+        return False
 
     def empty_cache(self) -> None:
         """``emptyCache``: ``release_cached_blocks`` (waits for every event, frees every cached unsplit segment and
@@ -328,7 +356,8 @@ class CachingAllocator:
         block.requested = requested
         self.allocated += block.size
         self.peak_allocated = max(self.peak_allocated, self.allocated)
-        self._emit("alloc", block.addr, requested, stream)
+        if self.trace is not None:
+            self.trace("alloc", block.addr, requested, stream)
         return block
 
     def _new_address(self, size: int) -> int:
@@ -360,6 +389,7 @@ class CachingAllocator:
         self.by_addr[addr] = block
         self.segments[addr] = block
         self._grow(alloc_size)
+        self.segments_made += 1
         self._emit("segment_alloc", addr, alloc_size, stream)
         return block
 
@@ -374,12 +404,14 @@ class CachingAllocator:
 
     def _free_block(self, block: Block) -> None:
         """``free_block``: merge with free neighbours (``try_merge_blocks``), then back into the pool."""
-        self._emit("free_completed", block.addr, block.requested, block.stream)
+        if self.trace is not None:
+            self.trace("free_completed", block.addr, block.requested, block.stream)
         self.requested -= block.requested
         block.requested = 0
         pool = self.pools[block.small]
         for other in (block.prev, block.next):
-            self._try_merge(block, other, pool)
+            if other is not None and not other.allocated and other.event_count == 0:  # try_merge's own test, early
+                self._try_merge(block, other, pool)
         pool.insert(block)
 
     def _try_merge(self, dst: Block, src: Block | None, pool: _Pool) -> int:
@@ -551,6 +583,7 @@ class CachingAllocator:
         self._try_merge(to_map, to_map.next, pool)
         pool.insert(to_map)
         self._grow(mapped)
+        self.segments_made += 1
         self._emit("segment_map", start, mapped, to_map.stream)
         return True
 
@@ -616,32 +649,74 @@ class CachingAllocator:
         ``(address, size, requested)`` of ``live`` (inside it, in address order) and the rest cached free; returns
         the allocated blocks. For replaying a trace that begins mid-run (``engine.snapshot.allocator_check``)."""
         self.next_addr = max(self.next_addr, addr + size + SEGMENT_GAP)
-        cuts: list[tuple[int, int, int, bool]] = []  # (address, size, requested, allocated)
-        at = addr
-        for a, n, req in live:
-            if a > at:
-                cuts.append((at, a - at, 0, False))
-            cuts.append((a, n, req, True))
-            at = a + n
-        if at < addr + size:
-            cuts.append((at, addr + size - at, 0, False))
+        out = self._seed_chain(_cuts(addr, size, live), stream, small, None)
+        self.segments[addr] = self.by_addr[addr]
+        self._grow(size)
+        return out
+
+    def seed_expandable(self, stream: int, small: bool, ranges: list[tuple[int, int]],
+                        live: list[tuple[int, int, int]]) -> list[Block]:
+        """An expandable segment that exists before the sequence starts: its mapped ``ranges`` (address, size; in
+        address order, whole pages from the first), blocks allocated at ``live``, the rest of its address space
+        unmapped; returns the allocated blocks."""
+        page = page_size(small)
+        base = ranges[0][0]
+        span = ranges[-1][0] + ranges[-1][1] - base
+        va = max(page * -(-(self.device_total + self.device_total // 8) // page), page * -(-span // page))
+        es = _Expandable(base, va, stream, small)
+        self.expandables.append(es)
+        self.next_addr = max(self.next_addr, base + va + SEGMENT_GAP)
+        cuts: list[tuple[int, int, int, int]] = []
+        at = base
+        for ra, rs in ranges:
+            if ra > at:
+                cuts.append((at, ra - at, 0, _UNMAPPED))
+            cuts += _cuts(ra, rs, [b for b in live if ra <= b[0] < ra + rs])
+            at = ra + rs
+        if at < base + va:
+            cuts.append((at, base + va - at, 0, _UNMAPPED))
+        out = self._seed_chain(cuts, stream, small, es)
+        self._grow(sum(rs for _, rs in ranges))
+        return out
+
+    def _seed_chain(self, cuts: list[tuple[int, int, int, int]], stream: int, small: bool,
+                    es: _Expandable | None) -> list[Block]:
         prev: Block | None = None
         out = []
-        for a, n, req, allocated in cuts:
-            b = Block(a, n, stream, small)
+        pool = self.pools[small]
+        for a, n, req, kind in cuts:
+            b = Block(a, n, stream, small, es)
             b.prev = prev
             if prev is not None:
                 prev.next = b
             prev = b
             self.by_addr[a] = b
-            if allocated:
+            if kind == _LIVE:
                 b.allocated, b.requested = True, req
                 self.allocated += n
                 self.requested += req
                 out.append(b)
+            elif kind == _FREE:
+                pool.insert(b)
             else:
-                self.pools[small].insert(b)
-        self.segments[addr] = self.by_addr[addr]
-        self._grow(size)
+                b.mapped = False
+                pool.insert_unmapped(b)
         self.peak_allocated = max(self.peak_allocated, self.allocated)
         return out
+
+
+_FREE, _LIVE, _UNMAPPED = 0, 1, 2
+
+
+def _cuts(addr: int, size: int, live: list[tuple[int, int, int]]) -> list[tuple[int, int, int, int]]:
+    """A mapped stretch cut into its allocated blocks (``live``) and the free blocks between them."""
+    cuts: list[tuple[int, int, int, int]] = []
+    at = addr
+    for a, n, req in live:
+        if a > at:
+            cuts.append((at, a - at, 0, _FREE))
+        cuts.append((a, n, req, _LIVE))
+        at = a + n
+    if at < addr + size:
+        cuts.append((at, addr + size - at, 0, _FREE))
+    return cuts
