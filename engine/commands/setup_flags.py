@@ -10,8 +10,10 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from engine.allocator.conf import AllocConfError, parse
 from engine.catalog import DEFAULT_GPU, DEFAULT_MODEL, CatalogError, get_model
 from engine.specs import (
+    AllocConf,
     Attention,
     Checkpointing,
     LoraSpec,
@@ -67,7 +69,16 @@ def add_setup_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--activation-offload", action="store_true",
                    help="move saved activations to host RAM (torchtune / TRL activation offloading)")
     p.add_argument("--gpu", default=DEFAULT_GPU, help=f"GPU type for the verdict (default {DEFAULT_GPU})")
+    p.add_argument("--alloc-conf", type=_alloc_conf, default=AllocConf(), metavar="STR",
+                   help="PYTORCH_CUDA_ALLOC_CONF, e.g. expandable_segments:True or max_split_size_mb:512")
     add_layout_arguments(p)
+
+
+def _alloc_conf(text: str) -> AllocConf:
+    try:
+        return parse(text)
+    except AllocConfError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
 
 
 def _layers(text: str) -> tuple[int, ...]:
@@ -147,4 +158,5 @@ def setup_from_args(a: argparse.Namespace) -> TrainingSetup:
         loss=Loss(a.loss),
         loss_chunks=a.loss_chunks,
         activation_offload=a.activation_offload,
+        alloc_conf=getattr(a, "alloc_conf", AllocConf()),
     )
