@@ -16,6 +16,7 @@ from typing import Any
 
 from engine.catalog import get_gpu
 from engine.commands.setup_flags import add_setup_arguments, resolve_model, setup_from_args
+from engine.specs import AllocConf
 from engine.training.timeline import Timeline, timeline
 from engine.units import Unit, format_bytes
 
@@ -57,7 +58,8 @@ def run(args: argparse.Namespace) -> tuple[dict[str, Any], str]:
     model = resolve_model(args.model, args.config)
     setup = setup_from_args(args)
     t = timeline(model, setup, get_gpu(args.gpu))
-    data = {"model": model.id, "setup": setup.model_dump(mode="json"), **to_json(t)}
+    quiet = {"alloc_conf"} if setup.alloc_conf == AllocConf() else set()  # a later field, shown once it is set
+    data = {"model": model.id, "setup": setup.model_dump(mode="json", exclude=quiet), **to_json(t)}
     text = to_text(t, f"{model.label}: {setup.method.value}, batch {setup.batch} x {setup.seq_len:,} tokens"
                    + (f", pipeline stage {t.stage} (the most loaded)" if t.stage is not None else ""))
     if args.memory_viz is not None:
