@@ -354,6 +354,7 @@ class CachingAllocator:
             self.pools[rest.small].insert(rest)
         block.allocated = True
         block.requested = requested
+        self.requested += requested
         self.allocated += block.size
         self.peak_allocated = max(self.peak_allocated, self.allocated)
         if self.trace is not None:

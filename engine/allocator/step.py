@@ -14,7 +14,8 @@ tensors that make it:
 * temporaries: what a moment needs on top, allocated for the moment and freed after it; the logits and the
   other terms: one block per increase.
 
-A term's decrease frees its most recent blocks first. At each moment the frees come first (autograd releases a
+A term's decrease frees its most recent blocks first (what stays of the last one, when it held more, is allocated
+again). At each moment the frees come first (autograd releases a
 node's saved tensors once its backward ran, before the next node's), then the allocations, then the moment's
 temporaries. Besides the terms, each thread that runs matmuls gets its cuBLAS workspace from the allocator
 (``engine.allocator.device.cublas_workspace_bytes``): the forward's and optimizer's thread and the autograd
@@ -57,7 +58,8 @@ class Replay:
     the moment of the allocated peak with the reserved bytes then."""
 
     reserved: npt.NDArray[np.int64]  # reserved at each moment (its largest: nothing is released in a step)
-    allocated: npt.NDArray[np.int64]  # the largest allocated total during each moment (workspaces included)
+    allocated: npt.NDArray[np.int64]  # blocks allocated at each moment (workspaces included), as memory_allocated()
+    requested: npt.NDArray[np.int64]  # the bytes those blocks were asked for (block sizes round them up)
     peak_reserved: int
     peak_moment: int  # where the allocated total is largest
     reserved_at_peak: int
@@ -135,7 +137,6 @@ class _Sequence:
         self.t = _Tensors(m, plan)
         self.model = CachingAllocator(settings, capacity=capacity, device_total=device_total)
         self.live: dict[str, list[Block]] = {}
-        self.debt: dict[str, int] = {}
         self.workspace = workspace
         self.threads: set[str] = set()
         self.states = 1 if s.optimizer in _ONE_STATE else 2
@@ -166,20 +167,20 @@ class _Sequence:
         return [total]
 
     def _alloc(self, name: str, total: int, kind: MomentKind, layer: int | None) -> None:
-        owed = self.debt.pop(name, 0)
-        total -= owed
-        if total < 0:
-            self.debt[name] = -total
-            return
         blocks = self.live.setdefault(name, [])
         side = name in _ON_COLLECTIVES
         for n in self._pieces(name, total, kind, layer):
-            b = self.model.malloc(n, COLLECTIVES if side else COMPUTE)
-            if side:
-                self.model.record_stream(b, COMPUTE)
-            blocks.append(b)
+            blocks.append(self._malloc(n, side))
+
+    def _malloc(self, n: int, side: bool) -> Block:
+        b = self.model.malloc(n, COLLECTIVES if side else COMPUTE)
+        if side:
+            self.model.record_stream(b, COMPUTE)
+        return b
 
     def _free(self, name: str, total: int) -> None:
+        """Free the term's most recent blocks; when the last one freed is larger than the decrease, what stays of
+        it is allocated again (the term's tensors change: the loss keeps part of what the forward's end held)."""
         blocks = self.live.get(name, [])
         freed = 0
         while blocks and freed < total:
@@ -187,7 +188,7 @@ class _Sequence:
             freed += b.requested
             self.model.free(b)
         if freed > total:
-            self.debt[name] = self.debt.get(name, 0) + freed - total
+            blocks.append(self._malloc(freed - total, name in _ON_COLLECTIVES))
 
     def _workspace(self, thread: str) -> None:
         """A thread's first matmul takes its cuBLAS workspace (``getCurrentCUDABlasHandle``: one per handle and
@@ -197,8 +198,8 @@ class _Sequence:
             self.model.malloc(self.workspace)
 
     def moment(self, kind: MomentKind, phase: str, layer: int | None, prev: dict[str, int], now: dict[str, int]
-               ) -> tuple[int, int]:
-        """One moment: frees, allocations, its temporaries; the largest reserved and allocated during it."""
+               ) -> tuple[int, int, int]:
+        """One moment: frees, allocations, its temporaries; reserved, allocated and requested at its height."""
         self._workspace("autograd" if phase == "backward" else "main")
         for name, v in now.items():
             if name not in _EACH_MOMENT and v < prev.get(name, 0):
@@ -208,7 +209,7 @@ class _Sequence:
                 self._alloc(name, v - prev.get(name, 0), kind, layer)
         scratch = [self.model.malloc(b) for n in _EACH_MOMENT if now.get(n, 0) > 0
                    for b in self._pieces(n, now[n], kind, layer)]
-        top = (self.model.reserved, self.model.allocated)
+        top = (self.model.reserved, self.model.allocated, self.model.requested)
         for b in scratch:
             self.model.free(b)
         self.model.stream_done(COMPUTE)
@@ -226,15 +227,16 @@ def replay(m: ModelSpec, plan: Plan, s: TrainingSetup, settings: Settings, works
     values = table.values(*tokens_of(s))
     names = [str(r.name) for r in table.rules]
     seq = _Sequence(m, plan, s, settings, workspace, capacity=capacity, device_total=device_total)
-    reserved, allocated = [], []
+    reserved, allocated, requested = [], [], []
     prev: dict[str, int] = {}
     for mo, row in zip(table.moments, values, strict=True):
         now = {n: round(float(v)) for n, v in zip(names, row, strict=True)}
-        r, a = seq.moment(mo.kind, mo.phase, mo.layer, prev, now)
+        r, a, q = seq.moment(mo.kind, mo.phase, mo.layer, prev, now)
         reserved.append(r)
         allocated.append(a)
+        requested.append(q)
         prev = {n: v for n, v in now.items() if n not in _EACH_MOMENT}
     res, alloc = np.asarray(reserved, dtype=np.int64), np.asarray(allocated, dtype=np.int64)
     peak = int(alloc.argmax())
-    return Replay(res, alloc, seq.model.peak_reserved, peak, int(res[peak]), int(alloc[peak]),
-                  len(seq.threads) * workspace)
+    return Replay(res, alloc, np.asarray(requested, dtype=np.int64), seq.model.peak_reserved, peak, int(res[peak]),
+                  int(alloc[peak]), len(seq.threads) * workspace)
