@@ -7,8 +7,8 @@ tensors that make it:
 * weights (before the first moment), gradients (a layer's at its backward, the embedding's and the head's at the
   end) and optimizer states (at the first optimizer step, two per trainable tensor for Adam-like optimizers):
   one block per parameter tensor, sized by the parameter counts of ``engine.params`` (``layer_linears``, the norms,
-  the embedding and the head; LoRA's and QLoRA's trainable tensors are the adapters, ``r x n_in`` and
-  ``n_out x r`` per adapted linear);
+  the embedding and the head; experts stored fused are one 3-D tensor per projection; LoRA's and QLoRA's
+  trainable tensors are the adapters, ``r x n_in`` and ``n_out x r`` per adapted linear);
 * activations: at a layer's forward, the parts of what it saves (``LayerCoeffs.saved_parts``: each norm's input,
   each linear group's input, the attention core, the MLP, ...) and its b x s^2 part; elsewhere one block;
 * temporaries: what a moment needs on top, allocated for the moment and freed after it; the logits and the
@@ -37,8 +37,15 @@ import numpy.typing as npt
 
 from engine.allocator.caching import Block, CachingAllocator
 from engine.allocator.rules import Settings
-from engine.params import attention_norm_params, embedding_params, layer_linears, lm_head_params, norm_params
-from engine.specs import Method, ModelSpec, Optimizer, TrainingSetup
+from engine.params import (
+    Linear,
+    attention_norm_params,
+    embedding_params,
+    layer_linears,
+    lm_head_params,
+    norm_params,
+)
+from engine.specs import ExpertStorage, LayerSpec, Method, ModelSpec, Optimizer, TrainingSetup
 from engine.terms import TermName
 from engine.training.moments import MomentKind
 from engine.training.plan import Plan
@@ -72,10 +79,18 @@ class Replay:
         return self.reserved_at_peak - self.allocated_at_peak
 
 
+def _copies(kind: LayerSpec, x: Linear) -> int:
+    """How many tensors hold a linear's ``count`` weights: one 3-D parameter for experts stored fused
+    (``ExpertStorage.FUSED``: transformers 5), else one per expert."""
+    moe = kind.mlp.moe
+    fused = moe is not None and moe.storage is ExpertStorage.FUSED and x.role.startswith("experts_")
+    return 1 if fused else x.count
+
+
 def _layer_tensors(m: ModelSpec, plan: Plan, layer: int) -> list[int]:
     """Parameter counts of one decoder layer's tensors (``engine.params``)."""
     kind, h = plan.kinds[layer], m.hidden_size
-    out = [x.n_in * x.n_out + (x.n_out if x.bias else 0) for x in layer_linears(kind, h) for _ in range(x.count)]
+    out = [x.params // n for x in layer_linears(kind, h) for n in [_copies(kind, x)] for _ in range(n)]
     out += [norm_params(m)] * kind.norms
     extra = attention_norm_params(kind.attention)
     return out + ([extra] if extra else [])
@@ -87,11 +102,16 @@ def _outer_tensors(m: ModelSpec) -> list[int]:
 
 
 def _adapter_tensors(m: ModelSpec, plan: Plan, layer: int, ctx: Ctx) -> list[int]:
-    """LoRA's trainable tensors of one layer: A (r x n_in) and B (n_out x r) of each adapted linear."""
+    """LoRA's trainable tensors of one layer: A (r x n_in) and B (n_out x r) of each adapted linear (of each
+    tensor that holds it)."""
     kind, r = plan.kinds[layer], plan.setup.lora.rank
     adapted = ctx.adapted(kind)
-    return [n for x in layer_linears(kind, m.hidden_size) if x.role in adapted for _ in range(x.count)
-            for n in (r * x.n_in, x.n_out * r)]
+    out = []
+    for x in layer_linears(kind, m.hidden_size):
+        if x.role in adapted:
+            c, rr = _copies(kind, x), r * x.rank_mult
+            out += [n * x.count // c for _ in range(c) for n in (rr * x.n_in, x.n_out * rr)]
+    return out
 
 
 class _Tensors:
