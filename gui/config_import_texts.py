@@ -69,6 +69,7 @@ FIELDS = {
     "loss": QT_TRANSLATE_NOOP("ConfigImport", "Loss"),
     "loss_chunks": QT_TRANSLATE_NOOP("ConfigImport", "Loss chunks"),
     "activation_offload": QT_TRANSLATE_NOOP("ConfigImport", "Offload activations"),
+    "alloc_conf": QT_TRANSLATE_NOOP("ConfigImport", "Allocator settings (PYTORCH_CUDA_ALLOC_CONF)"),
 }
 
 STAGES = {AlignmentMethod.DPO: Stage.DPO, AlignmentMethod.IPO: Stage.DPO, AlignmentMethod.KTO: Stage.DPO,

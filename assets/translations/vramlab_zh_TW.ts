@@ -346,6 +346,10 @@
         <translation>卸載激活值</translation>
     </message>
     <message>
+        <source>Allocator settings (PYTORCH_CUDA_ALLOC_CONF)</source>
+        <translation>配置器設定（PYTORCH_CUDA_ALLOC_CONF）</translation>
+    </message>
+    <message>
         <source>reward modelling</source>
         <translation>獎勵模型訓練</translation>
     </message>

@@ -21,6 +21,7 @@ from typing import Any
 from PySide6.QtCore import QEvent, Qt
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QMessageBox, QVBoxLayout, QWidget
 
+from engine.allocator.total import with_device_total
 from engine.snapshot import Measurement
 from engine.snapshot.compare import compare
 from engine.snapshot.overlay import Alignment, Overlay, default_alignment, overlay
@@ -169,10 +170,11 @@ class TimelinePage(QWidget):
         """Ask the engine for the prediction (and the overlay of an open snapshot) and show them."""
         sc = self.scenario
         t = timeline(sc.model, sc.setup, sc.gpu)
-        e = estimate(sc.model, sc.setup, sc.gpu)
+        e = with_device_total(estimate(sc.model, sc.setup, sc.gpu))  # reserved from the allocator's replay
         self.current: tuple[Timeline, Estimate] = (t, e)
         self.overlay = None if self.measurement is None else overlay(self.measurement, t, self.state.value)
-        self.chart.show_prediction(t, sc.unit, e.reserved_bytes)
+        replayed = e.device_detail.replay.reserved if e.device_detail is not None and t.stage is None else None
+        self.chart.show_prediction(t, sc.unit, e.reserved_bytes, replayed)
         self.chart.show_measured(self.overlay)
         self.key.show_entries(measured=self.overlay is not None, reserved=format_bytes(e.reserved_bytes, sc.unit))
         self.controls.show_peak(t, sc.unit)

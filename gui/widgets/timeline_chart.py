@@ -3,7 +3,9 @@
 The x axis is the prediction's moments (``engine.training.timeline``: each layer's forward and backward, the
 loss, the optimizer step), ticked where each phase begins; y is bytes in the scenario's unit. Each term is a band
 (``pyqtgraph.FillBetweenItem`` between running totals) in its colour from ``gui.palette``; the peak is marked
-(its value is the side panel's headline: a label beside the dot sat on the step labels and the reserved line).
+(its value is the side panel's headline: a label beside the dot sat on the step labels and the reserved line). The
+predicted reserved memory is the caching allocator's replay of the same moments (dotted, ``engine.allocator``),
+or, where the engine does not replay the step, the estimate's reserved level.
 A measurement (``engine.snapshot.overlay.Overlay``) adds the measured allocated curve (solid) and reserved curve
 (dashed), and its peak. Hovering moves a cursor and emits ``hovered`` with the nearest moment; the page says
 what it holds. Every number drawn is the engine's; this widget only places it.
@@ -12,6 +14,7 @@ what it holds. Every number drawn is the engine's; this widget only places it.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 import numpy as np
 import pyqtgraph as pg
@@ -58,9 +61,11 @@ class TimelineChart(pg.PlotWidget):  # type: ignore[misc]
         self._overlay: Overlay | None = None
         self._unit = Unit.GB
         self._reserved: int | None = None
+        self._reserved_curve: np.ndarray | None = None  # the allocator replay's reserved bytes at each moment
         self._bands: list[pg.GraphicsObject] = []
         self._band_names: list[str] = []
         self._measured = [plot.plot([], []), plot.plot([], [])]  # allocated, reserved
+        self._replayed = plot.plot([], [])  # the predicted reserved curve
         for z, item in enumerate(self._measured):
             item.setZValue(20 - z)
         self._reserved_line = pg.InfiniteLine(angle=0, movable=False)
@@ -82,10 +87,20 @@ class TimelineChart(pg.PlotWidget):  # type: ignore[misc]
         self._restyle()
         self._ready = True
 
-    def show_prediction(self, t: Timeline, unit: Unit, reserved_bytes: int | None = None) -> None:
-        """Draw ``t``'s bands and peak; ``reserved_bytes``: the estimate's reserved memory, as a level."""
+    def show_prediction(self, t: Timeline, unit: Unit, reserved_bytes: int | None = None,
+                        reserved_curve: Sequence[int] | None = None) -> None:
+        """Draw ``t``'s bands and peak; ``reserved_bytes``: the estimate's reserved memory, as a level, or, with
+        ``reserved_curve`` (one value per moment: the caching allocator's replay, ``engine.allocator.step``), as
+        that curve."""
         self._timeline, self._unit, self._reserved = t, unit, reserved_bytes
+        fits = reserved_curve is not None and len(reserved_curve) == len(t.points)
+        self._reserved_curve = np.asarray(reserved_curve, dtype=np.float64) if fits else None
         self._redraw()
+
+    def reserved_curve(self) -> list[float]:
+        """The predicted reserved curve as drawn (display unit; empty when the level is drawn instead)."""
+        _, y = self._replayed.getData()
+        return [] if y is None else list(y)
 
     def show_measured(self, overlay: Overlay | None) -> None:
         """Lay a measurement over the prediction (``None``: remove it)."""
@@ -138,6 +153,7 @@ class TimelineChart(pg.PlotWidget):  # type: ignore[misc]
         self._measured[0].setPen(pg.mkPen(c.foreground, width=c.pen(1.6)))
         self._measured[1].setPen(pg.mkPen(c.muted, width=c.pen(1.4), style=Qt.PenStyle.DashLine))
         self._reserved_line.setPen(pg.mkPen(c.limit, width=c.pen(1), style=Qt.PenStyle.DotLine))
+        self._replayed.setPen(pg.mkPen(c.limit, width=c.pen(1.2), style=Qt.PenStyle.DotLine))
         for line, label in zip(self._steps, self._step_labels, strict=True):
             line.setPen(pg.mkPen(c.grid, width=c.pen(1), style=Qt.PenStyle.DashLine))
             label.setColor(c.muted)
@@ -186,9 +202,14 @@ class TimelineChart(pg.PlotWidget):  # type: ignore[misc]
         for line, label, at, step in zip(self._steps, self._step_labels, starts, (1, 2), strict=True):
             line.setPos(at)
             label.setFormat(self.tr("Step {n}").format(n=step))
-        self._reserved_line.setVisible(self._reserved is not None)  # its value is in the key (TimelineKey)
+        curve = self._reserved_curve
+        self._reserved_line.setVisible(self._reserved is not None and curve is None)  # its value: the key's
         if self._reserved is not None:
             self._reserved_line.setPos(self._reserved / self._unit.size)
+        if curve is None:
+            self._replayed.setData([], [])
+        else:
+            self._replayed.setData(np.arange(len(curve), dtype=np.float64), curve / self._unit.size)
         self._show_ticks()
         self.getPlotItem().setLabel("left", self._unit.value)
 
@@ -238,6 +259,8 @@ class TimelineChart(pg.PlotWidget):  # type: ignore[misc]
 
     def _set_ranges(self, t: Timeline) -> None:
         tops = [t.peak_allocated_bytes, self._reserved or 0]
+        if self._reserved_curve is not None:
+            tops.append(int(self._reserved_curve.max()))
         if self._overlay is not None and self._overlay.x.size:
             tops += [int(self._overlay.allocated.max()), int(self._overlay.reserved.max())]
         n = len(t.points)

@@ -12,6 +12,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
+from engine.allocator.total import with_device_total
 from engine.catalog import get_model
 from engine.snapshot import read_report
 from engine.snapshot.compare import compare
@@ -46,6 +47,18 @@ def warnings_shown(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, str]]:
     shown: list[tuple[str, str]] = []
     monkeypatch.setattr("gui.pages.timeline.QMessageBox.warning", lambda _p, title, text: shown.append((title, text)))
     return shown
+
+
+def test_the_reserved_curve_is_the_allocators_replay(page: TimelinePage) -> None:
+    """Issue 26: the predicted reserved memory is the caching allocator's replay of the same moments, its top the
+    reserved figure the key gives (``estimate --json``'s), never under the allocated curve."""
+    sc = page.scenario
+    e = with_device_total(estimate(sc.model, sc.setup, sc.gpu))
+    curve = page.chart.reserved_curve()
+    assert len(curve) == len(page.chart.totals())
+    assert max(curve) == e.reserved_bytes / sc.unit.size
+    assert all(r >= a for r, a in zip(curve, page.chart.totals(), strict=True))
+    assert any(format_bytes(e.reserved_bytes, sc.unit) in entry for entry in page.key.entries())
 
 
 def test_the_curves_maximum_is_the_estimates_peak(page: TimelinePage) -> None:
