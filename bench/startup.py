@@ -3,10 +3,10 @@
 Each run starts ``python -m gui`` afresh with ``VRAMLAB_STARTUP_PROBE`` holding the launch time; the app prints
 ``startup_s=...`` at its window's first paint, with ``startup_cpu_s=...`` (the process's CPU time by then), then
 ``settled_s=...`` once what the first paint did not wait for (the memory page's charts) is drawn, and quits
-(``gui/startup_probe.py``). ``bench/bare_window.py`` does the same with one plot and nothing else. The two alternate
-(app, bare, app, bare, ...) so that both see the same machine load; the first pair is a warm-up (disk cache, and the
-bytecode cache: both run without ``PYTHONDONTWRITEBYTECODE``, so that the app's modules load from ``__pycache__`` as
-an installed app's do and as the bare window's libraries do) and is not counted.
+(``gui/shell/startup_probe.py``). ``bench/bare_window.py`` does the same with one plot and nothing else. The two
+alternate (app, bare, app, bare, ...) so that both see the same machine load; the first pair is a warm-up (disk cache,
+and the bytecode cache: both run without ``PYTHONDONTWRITEBYTECODE``, so that the app's modules load from
+``__pycache__`` as an installed app's do and as the bare window's libraries do) and is not counted.
 
 Target: the app's median first paint within 1.3x the bare window's (a ratio within one run: no machine factor
 needed). Also reported, against no target: the same ratio of CPU times (steadier than the wall clock on a machine
@@ -33,7 +33,7 @@ FIGURES = ("startup_s", "startup_cpu_s", "settled_s")
 
 def probe(command: list[str], env: dict[str, str], cwd: Path | None = None) -> dict[str, float]:
     """The figures the start-up probe prints (``startup_s``: seconds from spawning ``command``, the app from source
-    or frozen, to the first paint of its window; gui/startup_probe.py), by name."""
+    or frozen, to the first paint of its window; gui/shell/startup_probe.py), by name."""
     launched = time.time()
     result = subprocess.run(
         command,

@@ -1,7 +1,7 @@
 """Memory calculator: pick a model and a method, see every byte per GPU, and what would make it fit.
 
 Data flow: the settings panel writes the shared scenario; the page reads all of it, and recomputes by the one
-policy of every page (``gui.recompute``): once per event-loop turn while shown (a drag never queues stale work),
+policy of every page (``gui.state.recompute``): once per event-loop turn while shown (a drag never queues stale work),
 not at all while hidden. The headline (peak, verdict, breakdown bar: one bar per pipeline stage with a pipeline
 layout, the most loaded outlined) is recomputed and repainted in that turn; the secondary views (Full / LoRA /
 QLoRA comparison, the two curves, the roadmap), whose charts cost more to paint, follow once input has paused for
@@ -37,15 +37,15 @@ from engine.training.accuracy import gpu_runs, summarize
 from engine.training.advisor import ROADMAP_GPU_LIMIT, host_fits, logits_over_weights, max_batch, max_seq_len, roadmap
 from engine.training.sweep import sweep_gpus, sweep_seq_len
 from engine.units import format_bytes
-from gui import ranges
-from gui.binding import Binder
-from gui.breakdown_table import Breakdown, Stage, training_title
-from gui.choices import method_label
-from gui.page_state import PageState
+from gui.files.breakdown_table import Breakdown, Stage, training_title
 from gui.pages import page_title
 from gui.pages.memory_controls import MemoryControls
-from gui.recompute import PAUSE_MS, Recompute
-from gui.scenario import EVERYTHING, Scenario
+from gui.state import ranges
+from gui.state.binding import Binder
+from gui.state.page_state import PageState
+from gui.state.recompute import PAUSE_MS, Recompute
+from gui.state.scenario import EVERYTHING, Scenario
+from gui.text.choices import method_label
 from gui.widgets.lazy_tab import LazyTab, LazyView
 from gui.widgets.page_layout import scroll_area
 from gui.widgets.peak_summary import PeakSummary

@@ -1,6 +1,6 @@
-"""The memory page's settings panel: every control bound to the shared scenario through ``gui.binding``.
+"""The memory page's settings panel: every control bound to the shared scenario through ``gui.state.binding``.
 
-Ranges are the engine's bounds narrowed to the GUI's windows (``gui.ranges``); no slot computes anything, each
+Ranges are the engine's bounds narrowed to the GUI's windows (``gui.state.ranges``); no slot computes anything, each
 control only writes its field. One field, one owner: the FlashAttention and 8-bit switches are views of the
 Attention and Optimizer pickers (``Binder.switch``), so ticking one off and on again gives back the picker's
 value. Importing a config.json asks the engine (``engine.hf_import``) and shows its error, naming the problem,
@@ -40,14 +40,14 @@ from engine.specs import (
     Sharding,
 )
 from engine.units import Unit, format_bytes
-from gui import ranges
-from gui.binding import Binder
-from gui.choices import method_label, short_label
-from gui.page_state import Fields, StateError, touches
+from gui.look.palette import CHECKED_BUTTON
 from gui.pages.memory_parallel import ParallelControls
-from gui.palette import CHECKED_BUTTON
-from gui.scenario import Scenario
-from gui.slider_scale import ScaleKind, SliderScale
+from gui.state import ranges
+from gui.state.binding import Binder
+from gui.state.page_state import Fields, StateError, touches
+from gui.state.scenario import Scenario
+from gui.state.slider_scale import ScaleKind, SliderScale
+from gui.text.choices import method_label, short_label
 from gui.widgets.long_context_group import LongContextGroup
 from gui.widgets.model_picker import ModelPicker, cached_models
 from gui.widgets.reason_note import ReasonNote, reason_of

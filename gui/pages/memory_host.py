@@ -1,11 +1,11 @@
 """The memory page's Host RAM tab: the CPU side of the bill, per process and per node, against the node's RAM.
 
-The controls are bound to ``setup.host.*`` (``gui.binding``): how the checkpoint is loaded, the training set's size
-and storage, the DataLoader's workers, pinned memory, the nodes and one node's RAM. The source guide's three
+The controls are bound to ``setup.host.*`` (``gui.state.binding``): how the checkpoint is loaded, the training set's
+size and storage, the DataLoader's workers, pinned memory, the nodes and one node's RAM. The source guide's three
 strategies for saving CPU memory are switches, views of the fields they set (``Binder.switch``): load the data
 iteratively (streaming), keep it in Arrow or Parquet, and use DataLoader workers. The numbers are the engine's
 (``engine.training.host``): two stacked bars, the busiest process and the whole node, coloured by host term, against
-the node's RAM when it is given. The tab recomputes only while it is shown (``gui.recompute``).
+the node's RAM when it is given. The tab recomputes only while it is shown (``gui.state.recompute``).
 """
 
 from __future__ import annotations
@@ -27,11 +27,11 @@ from engine.training import estimate
 from engine.training.host import HostEstimate, host_of
 from engine.training.result import Verdict
 from engine.units import GB, Unit, format_bytes
-from gui import ranges
-from gui.binding import Binder
-from gui.palette import colors_for
-from gui.recompute import Recompute
-from gui.scenario import EVERYTHING, Scenario
+from gui.look.palette import colors_for
+from gui.state import ranges
+from gui.state.binding import Binder
+from gui.state.recompute import Recompute
+from gui.state.scenario import EVERYTHING, Scenario
 from gui.widgets.breakdown_chart import BreakdownChart, Row
 from gui.widgets.reason_note import ReasonNote
 from gui.widgets.term_legend import TermLegend

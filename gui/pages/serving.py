@@ -4,7 +4,7 @@ Data flow: the controls write to the shared ``Scenario`` (model, GPU) and to the
 ``PageState`` over the engine's ``ServingSetup`` (context, concurrency, dtypes, tensor parallelism). The page
 reads the scenario's model, GPU and unit and every field of its own state (``READS``): a change to anything else
 (a LoRA rank, a batch size) costs it nothing. ``refresh`` asks the engine (``engine.serving``) and hands its
-results to the views, by the one recompute policy of every page (``gui.recompute``). No number on this page is
+results to the views, by the one recompute policy of every page (``gui.state.recompute``). No number on this page is
 computed here.
 """
 
@@ -22,14 +22,14 @@ from engine.serving.paged import PoolSpec
 from engine.serving.trace import SHAREGPT, request_stream
 from engine.specs import ModelSpec
 from engine.units import format_bytes
-from gui.breakdown_table import Breakdown
-from gui.page_state import PageState
+from gui.files.breakdown_table import Breakdown
+from gui.look.palette import colors_for
 from gui.pages import page_title
 from gui.pages.serving_controls import ServingControls
 from gui.pages.serving_sections import section
-from gui.palette import colors_for
-from gui.recompute import Recompute
-from gui.scenario import Scenario
+from gui.state.page_state import PageState
+from gui.state.recompute import Recompute
+from gui.state.scenario import Scenario
 from gui.widgets.capacity_chart import CapacityChart
 from gui.widgets.kv_cards import KvCards
 from gui.widgets.mla_panel import MlaPanel

@@ -13,7 +13,7 @@ from PySide6.QtCore import QEvent, QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QPainter, QPaintEvent, QPen
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
-from gui.palette import Colors, colors_for
+from gui.look.palette import Colors, colors_for
 
 #: how strongly a reserved but empty slot is tinted (0-255)
 EMPTY_ALPHA = 60

@@ -2,7 +2,7 @@
 
 Each row is one ``pyqtgraph.BarGraphItem`` per term, placed with ``x0`` (the running total) so the segments
 stack; hovering a segment shows the term, its bytes, its share, its formula and its source (all from the
-engine's ``Term``). Colours come from ``gui.palette`` and follow the theme.
+engine's ``Term``). Colours come from ``gui.look.palette`` and follow the theme.
 """
 
 from __future__ import annotations
@@ -17,9 +17,9 @@ from PySide6.QtWidgets import QToolTip, QWidget
 
 from engine.results import Term
 from engine.units import Unit, format_bytes, to_unit
-from gui.palette import colors_for, ink_on
+from gui.look.palette import colors_for, ink_on
+from gui.text.words import term_title
 from gui.widgets.curve_plot import cache_axes, nice_ceiling
-from gui.words import term_title
 
 
 @dataclass(frozen=True, slots=True)

@@ -19,7 +19,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import QEvent, Qt
 from PySide6.QtWidgets import QWidget
 
-from gui.palette import colors_for
+from gui.look.palette import colors_for
 
 _BYTE_NAMES = ("B", "kB", "MB", "GB", "TB", "PB", "EB")
 _COUNT_NAMES = ("", "k", "M")

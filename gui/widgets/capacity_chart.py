@@ -18,10 +18,10 @@ from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from engine.results import Term
 from engine.units import Unit, to_unit
-from gui.palette import colors_for
+from gui.look.palette import colors_for
+from gui.text.words import term_name
 from gui.widgets.curve_plot import tick_room
 from gui.widgets.term_legend import unbroken
-from gui.words import term_name
 
 Bars = Sequence[tuple[str, Sequence[Term]]]
 BAR_WIDTH = 0.55
@@ -68,7 +68,7 @@ class CapacityChart(QWidget):
         unit: Unit,
     ) -> None:
         """Draw ``bars`` (name, terms bottom-up) and ``lines`` (label, bytes, dashed); terms are named as
-        everywhere (``gui.words.term_name``)."""
+        everywhere (``gui.text.words.term_name``)."""
         self._shown = _Shown(bars, lines, unit)
         self._draw()
 

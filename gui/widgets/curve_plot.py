@@ -12,7 +12,7 @@ from PySide6.QtCore import QEvent, Qt
 from PySide6.QtWidgets import QGraphicsItem, QWidget
 
 from engine.units import Unit
-from gui.palette import colors_for
+from gui.look.palette import colors_for
 
 
 def nice_ceiling(x: float) -> float:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from PySide6.QtCore import QEvent
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QWidget
 
-from gui.palette import colors_for
+from gui.look.palette import colors_for
 from gui.widgets.heat_colors import heat_colors
 
 

@@ -20,9 +20,9 @@ from engine.levers import Lever
 from engine.terms import Scope, in_scope
 from engine.training.estimate import Estimate
 from engine.units import Unit, format_bytes
-from gui.palette import CHECKED_BUTTON, colors_for
+from gui.look.palette import CHECKED_BUTTON, colors_for
+from gui.text.words import term_name
 from gui.widgets.term_bars import BarRow, TermBars
-from gui.words import term_name
 
 STYLE = CHECKED_BUTTON + "LeverCard[leading=\"true\"] { border: 2px solid palette(highlight); border-radius: 4px; }"
 

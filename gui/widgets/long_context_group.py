@@ -1,5 +1,5 @@
 """The memory page's long-context settings: the loss over the vocabulary, its chunks, activation offloading and
-the checkpointing granularity, each bound to the shared scenario through ``gui.binding``.
+the checkpointing granularity, each bound to the shared scenario through ``gui.state.binding``.
 
 The levers that move the logits and the activations when they, not the model states, are the biggest term (issue
 19; ``engine.training.loss``, ``engine.training.terms.offloaded``, ``engine.specs.Checkpointing``). The memory
@@ -12,10 +12,10 @@ from __future__ import annotations
 from PySide6.QtWidgets import QCheckBox, QComboBox, QFormLayout, QGroupBox, QSpinBox, QWidget
 
 from engine.specs import Checkpointing, Loss
-from gui import ranges
-from gui.binding import Binder
-from gui.page_state import Fields, touches
-from gui.scenario import Scenario
+from gui.state import ranges
+from gui.state.binding import Binder
+from gui.state.page_state import Fields, touches
+from gui.state.scenario import Scenario
 
 # the losses whose chunk count the engine reads (``engine.training.loss``)
 CHUNKED = (Loss.CHUNKED, Loss.CHUNKED_OUTPUT)

@@ -2,7 +2,7 @@
 
 Rows are read top to bottom, as printed. Masked cells (−∞) get their own grey and the text ``−∞``; cells not
 computed yet are left blank, so a page can reveal a product cell by cell (``set_shown``) and point at the row
-and column being multiplied (``set_highlight``). Colours follow the theme (``gui.palette``) and are re-read on
+and column being multiplied (``set_highlight``). Colours follow the theme (``gui.look.palette``) and are re-read on
 a palette change. The view only shows numbers it is given; it computes none.
 """
 
@@ -15,7 +15,7 @@ from PySide6.QtCore import QEvent, QRectF, Qt
 from PySide6.QtGui import QColor, QPen
 from PySide6.QtWidgets import QGraphicsRectItem, QWidget
 
-from gui.palette import colors_for
+from gui.look.palette import colors_for
 from gui.widgets.cell_text import CellTextItem, cell_label
 from gui.widgets.heat_colors import cell_rgba, heat_colors, ink_for
 

@@ -12,7 +12,7 @@ from PySide6.QtWidgets import QLabel, QSizePolicy, QVBoxLayout, QWidget
 
 from engine.serving import MlaComparison
 from engine.serving.mla import DEPLOYED_KV_BITS
-from gui.palette import colors_for
+from gui.look.palette import colors_for
 
 MAX_WIDTH = 520
 

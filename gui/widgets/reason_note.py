@@ -13,7 +13,7 @@ import html
 from PySide6.QtCore import QEvent, Qt
 from PySide6.QtWidgets import QLabel, QWidget
 
-from gui.palette import colors_for
+from gui.look.palette import colors_for
 
 _PYDANTIC_PREFIX = "Value error, "
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QPushButton, QWidget
 
-from gui.palette import colors_for
+from gui.look.palette import colors_for
 
 
 class SentenceBox(QWidget):

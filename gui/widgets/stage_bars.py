@@ -17,7 +17,7 @@ from PySide6.QtWidgets import QWidget
 
 from engine.alignment import StageMemory
 from engine.units import Unit, format_bytes
-from gui.palette import colors_for
+from gui.look.palette import colors_for
 from gui.widgets.role_style import role_color
 
 BAR = 0.62

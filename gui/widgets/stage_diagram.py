@@ -14,11 +14,11 @@ from PySide6.QtWidgets import QGraphicsScene, QGraphicsView, QSizePolicy, QWidge
 
 from engine.alignment import FLOWS, Mode, RoleCost, StageMemory
 from engine.units import Unit, format_bytes
-from gui.palette import colors_for
+from gui.look.palette import colors_for
+from gui.text.words import engine_text, held_as, role_name
 from gui.widgets.diagram_items import TEXT_PX, add_arrow, add_box, arrow_path, diagram_font
 from gui.widgets.flow_player import FlowPlayer
 from gui.widgets.role_style import fill, in_memory, outline, role_color
-from gui.words import engine_text, held_as, role_name
 
 POSITIONS = {"rollout": (0, 0), "critic": (300, 0), "reward": (600, 0), "data": (0, 150), "policy": (300, 150),
              "loss": (600, 150), "reference": (300, 300)}

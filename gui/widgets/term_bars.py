@@ -2,7 +2,7 @@
 
 One ``pg.BarGraphItem`` per term holds both bars (x = 0 and 1), stacked with ``y0``; the terms the lever is meant
 to move are drawn in their full colour with an outline, the others faded, so that they read as "unchanged".
-Colours come from ``gui.palette`` and follow the theme (re-read on ``QEvent.PaletteChange``).
+Colours come from ``gui.look.palette`` and follow the theme (re-read on ``QEvent.PaletteChange``).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from PySide6.QtWidgets import QWidget
 
 from engine.terms import Scope, in_scope
 from engine.units import Unit
-from gui.palette import colors_for
+from gui.look.palette import colors_for
 
 FADED_ALPHA = 70
 BAR_WIDTH = 0.6

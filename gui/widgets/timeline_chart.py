@@ -2,7 +2,7 @@
 
 The x axis is the prediction's moments (``engine.training.timeline``: each layer's forward and backward, the
 loss, the optimizer step), ticked where each phase begins; y is bytes in the scenario's unit. Each term is a band
-(``pyqtgraph.FillBetweenItem`` between running totals) in its colour from ``gui.palette``; the peak is marked
+(``pyqtgraph.FillBetweenItem`` between running totals) in its colour from ``gui.look.palette``; the peak is marked
 (its value is the side panel's headline: a label beside the dot sat on the step labels and the reserved line).
 A measurement (``engine.snapshot.overlay.Overlay``) adds the measured allocated curve (solid) and reserved curve
 (dashed), and its peak. Hovering moves a cursor and emits ``hovered`` with the nearest moment; the page says
@@ -22,10 +22,10 @@ from PySide6.QtWidgets import QLabel, QWidget
 from engine.snapshot.overlay import Overlay
 from engine.training.timeline import Timeline
 from engine.units import Unit
-from gui.palette import colors_for
+from gui.look.palette import colors_for
+from gui.text.words import phase_name
 from gui.widgets.curve_plot import cache_axes, nice_ceiling, tick_room
 from gui.widgets.term_legend import unbroken
-from gui.words import phase_name
 
 # the term bands' opacity (the measured lines stay readable on top)
 BAND_ALPHA = 215

@@ -132,7 +132,7 @@ def test_chinese_screenshots(tmp_path: Path) -> None:
 def test_a_scenario_given_on_the_command_line_is_opened(tmp_path: Path) -> None:
     from engine.catalog import get_gpu, get_model
     from engine.specs import TrainingSetup
-    from gui import scenario_file
+    from gui.files import scenario_file
 
     path = tmp_path / "big.vramlab.json"
     data = scenario_file.ScenarioData(model=get_model("llama-2-70b"), setup=TrainingSetup(gpus=8),

@@ -16,7 +16,7 @@ from engine.training import estimate
 from engine.training.advisor import roadmap
 from engine.units import Unit, format_bytes
 from gui.pages.memory import MemoryPage
-from gui.scenario import Scenario
+from gui.state.scenario import Scenario
 
 
 @pytest.fixture

@@ -12,7 +12,7 @@ from engine.training.host import host_of
 from engine.units import Unit, format_bytes
 from gui.pages.memory import MemoryPage
 from gui.pages.memory_host import HostSection
-from gui.scenario import Scenario
+from gui.state.scenario import Scenario
 
 
 @pytest.fixture

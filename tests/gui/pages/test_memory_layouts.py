@@ -12,10 +12,10 @@ from engine.specs import Checkpointing, Method, PipelineSchedule, TrainingSetup
 from engine.training import estimate
 from engine.training.advisor import logits_over_weights
 from engine.units import Unit, format_bytes
-from gui import i18n
 from gui.pages.memory import MemoryPage, MemoryTab
-from gui.scenario import Scenario
-from gui.words import term_title
+from gui.state.scenario import Scenario
+from gui.text import i18n
+from gui.text.words import term_title
 
 
 @pytest.fixture
