@@ -23,11 +23,11 @@ from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
 
-from gui.files.scenario_file import ScenarioData
 from gui.pages import page_title
 from gui.pages.contract import ImportsModel, ShowsStage
 from gui.settings import IMPORT_FOLDER_KEY, settings
 from gui.state.scenario import Scenario
+from gui.state.scenario_data import ScenarioData
 from gui.state.scenario_history import ScenarioHistory, Step
 
 if TYPE_CHECKING:  # the importers and the report panel load on the first import, not at start-up

@@ -15,9 +15,10 @@ from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QFileDialog, QMenu, QMessageBox, QWidget
 
 from gui.files import scenario_file
-from gui.files.scenario_file import SUFFIX, ScenarioData, ScenarioFileError
+from gui.files.scenario_file import SUFFIX, ScenarioFileError
 from gui.settings import LAST_FOLDER_KEY, RECENT_KEY, settings
 from gui.state.scenario import Scenario
+from gui.state.scenario_data import ScenarioData, defaults
 from gui.state.scenario_history import ScenarioHistory, Step
 from gui.text.tr import QT_TRANSLATE_NOOP, translate
 
@@ -128,7 +129,7 @@ class ScenarioFiles(QObject):
 
     def reset(self) -> None:
         """Back to the seed's defaults (model, setup, GPU, unit)."""
-        self._put(scenario_file.defaults(), Step.RESET)
+        self._put(defaults(), Step.RESET)
 
     def _put(self, data: ScenarioData, step: Step, name: str = "") -> None:
         """Replace the scenario: one undoable step when there is a history."""

@@ -1,5 +1,7 @@
 """Saved scenarios: a small, versioned JSON file, read and written without Qt (tested headless).
 
+What a scenario holds is ``gui.state.scenario_data.ScenarioData``; this module is its file format.
+
 ::
 
     {"format": "vramlab-scenario", "version": 1,
@@ -22,14 +24,15 @@ import json
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
+from pydantic import BaseModel, ValidationError
 
 from engine import safe_io
-from engine.catalog import DEFAULT_GPU, DEFAULT_MODEL, CatalogError, get_gpu, get_model
+from engine.catalog import CatalogError, get_gpu, get_model
 from engine.errors import one_line
 from engine.specs import GpuSpec, ModelSpec, TrainingSetup
 from engine.units import Unit
 from gui.files.atomic_write import write_text_atomic
+from gui.state.scenario_data import ScenarioData
 
 FORMAT = "vramlab-scenario"
 VERSION = 1
@@ -48,34 +51,6 @@ class ScenarioFileError(ValueError):
     def __init__(self, message: str, kind: str = "invalid") -> None:
         super().__init__(message)
         self.kind = kind
-
-
-class ScenarioData(BaseModel):
-    """Everything a scenario holds: the model, how it is trained, the GPU, the unit of bytes (the model behind
-    the GUI's shared ``Scenario``, and what a file holds)."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    model: ModelSpec
-    setup: TrainingSetup = TrainingSetup()
-    gpu: GpuSpec
-    unit: Unit = Unit.GB
-
-    @model_validator(mode="after")
-    def _layout_suits_the_model(self) -> ScenarioData:
-        """A parallel layout must suit the model (tp dividing its heads, pp within its layers, ...): the engine's
-        rule (``engine.training.layout``, its ``LayoutError`` naming it), checked here so that no page is ever
-        handed a scenario it cannot estimate, and a control that would make one is put back."""
-        if self.setup.layout_active:
-            from engine.training.layout import layout  # the layout rules need the model: checked only with one
-
-            layout(self.model, self.setup)
-        return self
-
-
-def defaults() -> ScenarioData:
-    """The seed's scenario: Llama 2 7B, full fine-tuning in bf16 mixed precision, 4,096 tokens, one A100 80GB."""
-    return ScenarioData(model=get_model(DEFAULT_MODEL), gpu=get_gpu(DEFAULT_GPU))
 
 
 def _model_entry(m: ModelSpec) -> dict[str, Any]:

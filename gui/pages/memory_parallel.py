@@ -1,7 +1,7 @@
 """The memory page's Parallelism group: tensor, pipeline, context and expert parallel sizes, bound to the scenario.
 
 Every control writes one field of ``setup.parallel`` through the page's ``Binder``; the engine validates it, with
-the model (``gui.files.scenario_file.ScenarioData`` asks ``engine.training.layout``): a layout the model cannot take
+the model (``gui.state.scenario_data.ScenarioData`` asks ``engine.training.layout``): a layout the model cannot take
 (tp not dividing its heads, more stages than layers, a GPU count that is no multiple of tp x pp x cp) is refused,
 the control is put back and the page's reason note says which rule it broke. The group shows while the run has
 more than one GPU (or a layout is set, so that it can be undone); a control that does not apply (sequence

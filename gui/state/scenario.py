@@ -1,9 +1,9 @@
 """The one observable scenario shared by every page: which model, how it is trained, on which GPU, in which unit.
 
-A ``PageState`` (``gui.state.page_state``) over ``ScenarioData``: pages read ``scenario.model``, ``.setup``, ``.gpu``
-and ``.unit``, declare which of them they read, and recompute when ``changed`` names one of those fields.
-Controls write through ``update`` (usually via ``gui.state.binding``), validated by the engine's pydantic models, so
-the GUI never holds a state the engine would reject.
+A ``PageState`` (``gui.state.page_state``) over ``ScenarioData`` (``gui.state.scenario_data``): pages read
+``scenario.model``, ``.setup``, ``.gpu`` and ``.unit``, declare which of them they read, and recompute when
+``changed`` names one of those fields. Controls write through ``update`` (usually via ``gui.state.binding``),
+validated by the engine's pydantic models, so the GUI never holds a state the engine would reject.
 
 Field names accepted by ``update`` and ``get``:
 - ``model`` (``ModelSpec``), ``gpu`` (``GpuSpec``), ``unit`` (``Unit``), ``setup`` (``TrainingSetup``);
@@ -20,8 +20,8 @@ from PySide6.QtCore import QObject
 from engine.catalog import DEFAULT_GPU, DEFAULT_MODEL, get_gpu, get_model
 from engine.specs import GpuSpec, ModelSpec, TrainingSetup
 from engine.units import Unit
-from gui.files.scenario_file import ScenarioData
 from gui.state.page_state import Fields, PageState, StateError
+from gui.state.scenario_data import ScenarioData
 
 #: a rejected scenario update (the page states' ``StateError``)
 ScenarioError = StateError

@@ -12,7 +12,7 @@ serving setup) are not part of the scenario, and stay as they are.
 Usage::
 
     history = ScenarioHistory(scenario)
-    history.replace(scenario_file.defaults(), Step.RESET)     # Reset to defaults, undoable
+    history.replace(scenario_data.defaults(), Step.RESET)     # Reset to defaults, undoable
     with history.recording(Step.MODEL, "config.json"):         # any change in the block is one step
         scenario.update(model=spec)
     history.undo()
@@ -28,8 +28,8 @@ from enum import StrEnum
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QAction
 
-from gui.files.scenario_file import ScenarioData
 from gui.state.scenario import Scenario
+from gui.state.scenario_data import ScenarioData
 from gui.text.tr import QT_TRANSLATE_NOOP, translate
 
 MAX_STEPS = 20

@@ -22,6 +22,7 @@ from gui.actions.file_drop import FileDrop, Opener, snapshot_opener
 from gui.files import scenario_file
 from gui.files.file_kind import FileKind
 from gui.shell.main_window import MainWindow
+from gui.state import scenario_data
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "training_configs"
 LLAMA = {"model_type": "llama", "vocab_size": 32000, "hidden_size": 2048, "intermediate_size": 5632,
@@ -96,7 +97,7 @@ def test_a_model_config_and_a_model_folder(
 
 
 def test_a_scenario_file(qtbot: QtBot, window: MainWindow, said: list[str], tmp_path: Path) -> None:
-    data = scenario_file.defaults().model_copy(update={"model": get_model("llama-3-8b")})
+    data = scenario_data.defaults().model_copy(update={"model": get_model("llama-3-8b")})
     path = tmp_path / "mine.vramlab.json"
     scenario_file.save(path, data)
     drop(qtbot, window, path)
@@ -176,6 +177,6 @@ def test_the_router_alone(qtbot: QtBot, tmp_path: Path) -> None:
     assert host.acceptDrops()
     a, b = FIXTURES / "axolotl/qlora-1b.yml", FIXTURES / "deepspeed/zero_stage2_config.json"
     scen = tmp_path / "s.vramlab.json"
-    scenario_file.save(scen, scenario_file.defaults())
+    scenario_file.save(scen, scenario_data.defaults())
     assert router.route([a, scen, b]) == [FileKind.TRAINING_CONFIG, FileKind.SCENARIO]
     assert got == [(FileKind.TRAINING_CONFIG, [a, b]), (FileKind.SCENARIO, [scen])]

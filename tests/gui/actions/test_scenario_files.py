@@ -11,10 +11,10 @@ from engine.catalog import get_gpu, get_model
 from engine.specs import Method, TrainingSetup
 from engine.units import Unit
 from gui.actions.scenario_files import recent_files, scenario_data
-from gui.files import scenario_file
 from gui.look.theme import ThemeManager
 from gui.shell.main_window import MainWindow
 from gui.state.scenario import Scenario
+from gui.state.scenario_data import defaults
 
 IMPORTED = get_model("llama-3-8b").model_copy(update={"id": "local/my-model", "num_layers": 7, "hf_repo": None})
 
@@ -35,7 +35,7 @@ def test_round_trip_through_the_window_with_an_imported_model(window: MainWindow
     path = tmp_path / "mine.vramlab.json"
     assert window.files.save_path(path)
     window.files.reset()
-    assert scenario_data(sc) == scenario_file.defaults()
+    assert scenario_data(sc) == defaults()
     assert window.files.open_path(path)
     assert scenario_data(sc) == saved
     picker = window.pages.page("memory").controls.model_picker  # type: ignore[attr-defined]

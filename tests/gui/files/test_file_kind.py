@@ -14,6 +14,7 @@ import pytest
 
 from gui.files import scenario_file
 from gui.files.file_kind import HEAD_BYTES, FileKind, sniff
+from gui.state import scenario_data
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "training_configs"
 LLAMA = {"model_type": "llama", "vocab_size": 32000, "hidden_size": 2048, "intermediate_size": 5632,
@@ -53,7 +54,7 @@ def test_models(tmp_path: Path) -> None:
 
 
 def test_scenarios(tmp_path: Path) -> None:
-    text = scenario_file.to_json(scenario_file.defaults())
+    text = scenario_file.to_json(scenario_data.defaults())
     assert sniff(write(tmp_path / "mine.vramlab.json", text)).kind is FileKind.SCENARIO
     assert sniff(write(tmp_path / "renamed.json", text)).kind is FileKind.SCENARIO
 

@@ -7,7 +7,7 @@ from PySide6.QtGui import QAction
 from pytestqt.qtbot import QtBot
 
 from engine.catalog import get_gpu, get_model
-from gui.files import scenario_file
+from gui.state import scenario_data
 from gui.state.scenario import Scenario
 from gui.state.scenario_history import ScenarioHistory, Step
 
@@ -41,7 +41,7 @@ def test_nothing_changed_is_no_step() -> None:
 def test_edits_after_a_step_come_back_with_redo() -> None:
     sc = Scenario()
     history = ScenarioHistory(sc)
-    history.replace(scenario_file.defaults().model_copy(update={"model": get_model("llama-3-8b")}), Step.OPEN, "x")
+    history.replace(scenario_data.defaults().model_copy(update={"model": get_model("llama-3-8b")}), Step.OPEN, "x")
     sc.update(seq_len=1024)
     edited = sc.value
     history.undo()
@@ -56,7 +56,7 @@ def test_a_new_step_clears_redo_and_the_stack_is_bounded() -> None:
         history.replace(sc.value.model_copy(update={"setup": sc.setup.with_(seq_len=n)}), Step.IMPORT, str(n))
     history.undo()
     assert history.can_redo()
-    history.replace(scenario_file.defaults(), Step.RESET)
+    history.replace(scenario_data.defaults(), Step.RESET)
     assert not history.can_redo()
     undone = 0
     while history.undo():
@@ -83,7 +83,7 @@ def test_the_menu_actions_follow(qtbot: QtBot) -> None:
     history.attach(undo, redo)
     assert (undo.isEnabled(), redo.isEnabled()) == (False, False)
     assert undo.text() == "&Undo"
-    history.replace(scenario_file.defaults().model_copy(update={"gpu": get_gpu("h100-80gb")}), Step.OPEN, "R&D.json")
+    history.replace(scenario_data.defaults().model_copy(update={"gpu": get_gpu("h100-80gb")}), Step.OPEN, "R&D.json")
     assert undo.isEnabled()
     assert undo.text() == "&Undo opening R&&D.json"
     history.undo()
@@ -91,5 +91,5 @@ def test_the_menu_actions_follow(qtbot: QtBot) -> None:
     assert redo.text() == "&Redo opening R&&D.json"
     assert not undo.isEnabled()
     history.redo()
-    history.replace(scenario_file.defaults(), Step.RESET)
+    history.replace(scenario_data.defaults(), Step.RESET)
     assert undo.text() == "&Undo reset to defaults"
