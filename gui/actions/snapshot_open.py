@@ -3,9 +3,9 @@
 ``open_snapshot(path, window)`` brings the Timeline page up and starts reading ``path`` there, in a worker thread
 (the call returns at once; a file the engine refuses gets its one-line reason in a dialog). The drop router
 (``gui.actions.file_drop``) calls it for a dropped file that ``gui.files.file_kind`` recognises as a snapshot.
-``ask_and_open(window)`` asks for the file first; ``handlers(window)`` gives the main window its File-menu
-handler. Nothing heavy is imported here until a snapshot is opened: the main window imports this module at
-start-up.
+``ask_and_open(window)`` asks for the file first (``gui.files.snapshot_dialog``, the dialog the Timeline page's own
+button shows); ``handlers(window)`` gives the main window its File-menu handler. Nothing heavy is imported here
+until a snapshot is opened: the main window imports this module at start-up.
 """
 
 from __future__ import annotations
@@ -14,10 +14,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from PySide6.QtCore import QCoreApplication
-from PySide6.QtWidgets import QFileDialog, QWidget
+from PySide6.QtWidgets import QWidget
 
-from gui.settings import LAST_FOLDER_KEY, settings
+from gui.files.snapshot_dialog import ask_path
 
 if TYPE_CHECKING:
     from gui.pages.page_stack import PageStack
@@ -39,20 +38,6 @@ def open_snapshot(path: Path, window: Window) -> None:
     page = window.pages.page(PAGE_ID)
     assert isinstance(page, TimelinePage)
     page.open_snapshot(Path(path))
-
-
-def ask_path(parent: QWidget) -> Path | None:
-    """Ask for a snapshot file (``None``: the user changed their mind); remembers the folder."""
-    folder = str(settings().value(LAST_FOLDER_KEY, str(Path.home())))
-    kinds = QCoreApplication.translate("SnapshotOpen", "PyTorch memory snapshots")
-    every = QCoreApplication.translate("SnapshotOpen", "All files")
-    name, _ = QFileDialog.getOpenFileName(
-        parent, QCoreApplication.translate("SnapshotOpen", "Open PyTorch snapshot"), folder,
-        f"{kinds} (*.pickle *.pkl *.json *.gz);;{every} (*)")
-    if not name:
-        return None
-    settings().setValue(LAST_FOLDER_KEY, str(Path(name).parent))
-    return Path(name)
 
 
 def ask_and_open(window: Window, parent: QWidget) -> bool:

@@ -28,8 +28,8 @@ from engine.training import estimate
 from engine.training.result import Estimate
 from engine.training.timeline import Timeline, timeline
 from engine.units import format_bytes
-from gui.actions.snapshot_open import ask_path
 from gui.files.breakdown_table import Breakdown, training_title
+from gui.files.snapshot_dialog import ask_path
 from gui.files.snapshot_loader import SnapshotLoader
 from gui.look.palette import colors_for
 from gui.pages import page_title

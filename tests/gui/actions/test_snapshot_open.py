@@ -49,7 +49,7 @@ def test_the_file_menu_asks_then_opens(qtbot: QtBot, window: MainWindow, tmp_pat
         asked.append(f"{title} | {file_filter}")
         return str(path), ""
 
-    monkeypatch.setattr("gui.actions.snapshot_open.QFileDialog.getOpenFileName", answer)
+    monkeypatch.setattr("gui.files.snapshot_dialog.QFileDialog.getOpenFileName", answer)
     action = window.actions_by_id["open_snapshot"]
     assert action.text().replace("&", "") == "Open PyTorch snapshot…"
     action.trigger()
@@ -59,6 +59,6 @@ def test_the_file_menu_asks_then_opens(qtbot: QtBot, window: MainWindow, tmp_pat
 
 
 def test_a_cancelled_file_dialog_opens_nothing(window: MainWindow, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("gui.actions.snapshot_open.QFileDialog.getOpenFileName", lambda *_a: ("", ""))
+    monkeypatch.setattr("gui.files.snapshot_dialog.QFileDialog.getOpenFileName", lambda *_a: ("", ""))
     window.actions_by_id["open_snapshot"].trigger()
     assert not window.pages.is_built("timeline")
