@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import (
     QCheckBox,
-    QComboBox,
     QFormLayout,
     QGroupBox,
     QHBoxLayout,
@@ -91,8 +90,7 @@ class HostSection(QWidget):
                            read=lambda: self.dataset_tokens.value() * MILLION,
                            show=lambda v: self.dataset_tokens.setValue(round(v / MILLION)),
                            changed=self.dataset_tokens.valueChanged, coalesce=True)
-        self.storage = _combo(box)
-        self.binder.combo(self.storage, "host.dataset_storage", [
+        self.storage = self.binder.picker(box, "host.dataset_storage", [
             (self.tr("Python lists (parsed JSON)"), DatasetStorage.PYTHON_LISTS),
             (self.tr("NumPy array (int32)"), DatasetStorage.NUMPY),
             (self.tr("Arrow file, memory-mapped"), DatasetStorage.ARROW_MMAP),
@@ -116,8 +114,7 @@ class HostSection(QWidget):
 
     def _run_box(self) -> QGroupBox:
         box = QGroupBox(self.tr("Processes and nodes"), self)
-        self.loading = _combo(box)
-        self.binder.combo(self.loading, "host.model_loading", [
+        self.loading = self.binder.picker(box, "host.model_loading", [
             (self.tr("Every process loads the whole checkpoint"), ModelLoading.FULL_PER_PROCESS),
             (self.tr("Rank 0 loads it, then broadcasts"), ModelLoading.RANK0_BROADCAST),
             (self.tr("Each process loads its shard (meta device)"), ModelLoading.META_SHARDED)])
@@ -191,10 +188,3 @@ class HostSection(QWidget):
         verdict = text.format(ram=ram, x=format_bytes(abs(h.headroom_bytes), unit, 1))
         return f'{head} <b style="color:{color}">{verdict}</b>'
 
-
-def _combo(parent: QWidget) -> QComboBox:
-    """A picker as narrow as ten characters allow (its long choices show in the open list)."""
-    box = QComboBox(parent)
-    box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
-    box.setMinimumContentsLength(10)
-    return box

@@ -13,6 +13,7 @@ Usage::
 
     binder = Binder(scenario, parent=self)
     binder.combo(self.method_box, "method", [(self.tr("Full"), Method.FULL), (self.tr("LoRA"), Method.LORA)])
+    self.optimizer = binder.picker(box, "optimizer", [("AdamW", Optimizer.ADAMW), ...])  # a new, narrow picker
     binder.slider(self.seq_slider, "seq_len", SliderScale.for_field("seq_len", ScaleKind.POW2, ranges.SEQ_LEN))
     binder.toggle(self.ckpt_box, "checkpointing", on=Checkpointing.FULL, off=Checkpointing.NONE)
     binder.switch(self.flash_box, "attention", on=(Attention.SDPA, Attention.FLASH),
@@ -25,7 +26,7 @@ from collections.abc import Callable, Collection, Sequence
 from typing import Any, Protocol
 
 from PySide6.QtCore import QObject, QSignalBlocker, Signal, SignalInstance
-from PySide6.QtWidgets import QAbstractButton, QButtonGroup, QComboBox, QDoubleSpinBox, QSlider, QSpinBox
+from PySide6.QtWidgets import QAbstractButton, QButtonGroup, QComboBox, QDoubleSpinBox, QSlider, QSpinBox, QWidget
 
 from gui.state.coalesce import Coalescer
 from gui.state.page_state import Fields, StateError, touches
@@ -34,6 +35,8 @@ from gui.state.slider_scale import SliderScale
 Choices = Sequence[tuple[str, Any]]
 #: the longest label a picker gives a value that is not among its choices
 MAX_LABEL = 80
+#: how many characters wide a picker made by ``Binder.picker`` is at least (its long choices show when open)
+PICKER_CHARS = 10
 
 
 def _label(value: Any) -> str:
@@ -131,6 +134,15 @@ class Binder(QObject):
 
         self._add(_Bound(box, field, read, show))
         box.currentIndexChanged.connect(lambda _i: self._write_now(field, read()))
+
+    def picker(self, parent: QWidget, field: str, choices: Choices) -> QComboBox:
+        """A new picker over ``choices``, bound to ``field`` (``combo``), as narrow as ``PICKER_CHARS`` characters
+        allow (a settings column stays narrow; its long choices show in the open list)."""
+        box = QComboBox(parent)
+        box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        box.setMinimumContentsLength(PICKER_CHARS)
+        self.combo(box, field, choices)
+        return box
 
     def slider(self, slider: QSlider, field: str, scale: SliderScale) -> None:
         """An int slider mapped to ``scale`` (linear, log or powers of two); writes are coalesced."""

@@ -9,7 +9,7 @@ from pytestqt.qtbot import QtBot
 from engine.serving import ServingSetup
 from engine.specs import Checkpointing, Method, Precision
 from gui.state import ranges
-from gui.state.binding import Binder
+from gui.state.binding import PICKER_CHARS, Binder
 from gui.state.page_state import PageState
 from gui.state.scenario import Scenario
 from gui.state.slider_scale import ScaleKind, SliderScale
@@ -44,6 +44,18 @@ def test_combo_shows_and_writes(host: QWidget, scenario: Scenario) -> None:
     assert scenario.setup.method is Method.LORA
     scenario.update(method=Method.QLORA)
     assert box.currentText() == "QLoRA"
+
+
+def test_a_picker_is_made_narrow_and_bound(host: QWidget, scenario: Scenario) -> None:
+    box = Binder(scenario, host).picker(host, "method", [("Full fine-tuning of every weight", Method.FULL),
+                                                         ("LoRA", Method.LORA)])
+    assert box.parent() is host
+    assert box.sizeAdjustPolicy() is QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
+    assert box.minimumContentsLength() == PICKER_CHARS == 10
+    box.setCurrentIndex(1)
+    assert scenario.setup.method is Method.LORA
+    scenario.update(method=Method.FULL)
+    assert box.currentIndex() == 0
 
 
 def test_model_to_widget_push_does_not_echo_back(host: QWidget, scenario: Scenario) -> None:
