@@ -10,10 +10,11 @@ from __future__ import annotations
 from html import escape as _escape
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QEvent, Qt, Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QFrame, QLabel, QPushButton, QVBoxLayout, QWidget
 
+from gui.look.follows_palette import FollowsPalette
 from gui.look.palette import colors_for
 from gui.pages import page_title
 
@@ -47,7 +48,7 @@ def button(text: str, parent: QWidget, name: str) -> QPushButton:
     return widget
 
 
-class LessonView(QWidget):
+class LessonView(FollowsPalette, QWidget):
     """The lesson in view.
 
     Signals:
@@ -86,6 +87,7 @@ class LessonView(QWidget):
         inner = QVBoxLayout(self.explanation)
         inner.addWidget(self.explanation_text)
         self._layout()
+        self.follow_palette()
 
     def _layout(self) -> None:
         self._box = QVBoxLayout(self)
@@ -169,8 +171,7 @@ class LessonView(QWidget):
         return (f"<p><b>{why}</b></p><p>{escape(ex.text.get(self.lang))}</p>"
                 f"<p><b>{facts_heading}</b></p>{facts}")
 
-    def changeEvent(self, event: QEvent) -> None:
-        if event.type() == QEvent.Type.PaletteChange and self.lesson is not None:
+    def palette_changed(self) -> None:
+        if self.lesson is not None:
             self.explanation_text.clear()  # its sources' colour follows the theme
             self._show_status()
-        super().changeEvent(event)

@@ -18,7 +18,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QEvent, Qt
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QMessageBox, QVBoxLayout, QWidget
 
 from engine.snapshot import Measurement
@@ -31,6 +31,7 @@ from engine.units import format_bytes
 from gui.files.breakdown_table import Breakdown, training_title
 from gui.files.snapshot_dialog import ask_path
 from gui.files.snapshot_loader import SnapshotLoader
+from gui.look.follows_palette import FollowsPalette
 from gui.look.palette import colors_for
 from gui.pages import page_title
 from gui.pages.timeline_controls import TimelineControls
@@ -48,7 +49,7 @@ from gui.widgets.timeline_chart import TimelineChart, TimelineKey
 TABLE_ROWS = 8
 
 
-class TimelinePage(QWidget):
+class TimelinePage(FollowsPalette, QWidget):
     """The predicted step, stacked by term, with a measured snapshot over it.
 
     Signals: none of its own (see ``SnapshotLoader``; it recomputes when ``scenario.changed`` names any field,
@@ -82,6 +83,7 @@ class TimelinePage(QWidget):
         self._layout()
         self._wire()
         self.recompute.flush()
+        self.follow_palette()
 
     def title(self) -> str:
         return page_title(self.page_id)
@@ -223,7 +225,5 @@ class TimelinePage(QWidget):
         if self.measurement is not None:
             self.state.replace(default_alignment(self.measurement.report))
 
-    def changeEvent(self, event: QEvent) -> None:
-        if event.type() == QEvent.Type.PaletteChange and hasattr(self, "recompute"):
-            self.recompute.request()  # the swatches and the difference's colour follow the theme
-        super().changeEvent(event)
+    def palette_changed(self) -> None:
+        self.recompute.request()  # the swatches and the difference's colour follow the theme

@@ -15,7 +15,7 @@ import math
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QEvent, QPointF, Qt, Signal
+from PySide6.QtCore import QPointF, Qt, Signal
 from PySide6.QtGui import QColor, QFontMetrics
 from PySide6.QtWidgets import QLabel, QWidget
 
@@ -24,7 +24,7 @@ from engine.training.timeline import Timeline
 from engine.units import Unit
 from gui.look.palette import colors_for
 from gui.text.words import phase_name
-from gui.widgets.curve_plot import cache_axes, nice_ceiling, tick_room
+from gui.widgets.chart import Chart, cache_axes, nice_ceiling, tick_room
 from gui.widgets.term_legend import unbroken
 
 # the term bands' opacity (the measured lines stay readable on top)
@@ -34,7 +34,7 @@ LABEL_OVERFLOW_PX = 40
 PLOT_LINES = 15.0  # the chart's least height in lines of text
 
 
-class TimelineChart(pg.PlotWidget):  # type: ignore[misc]
+class TimelineChart(Chart):
     """Stacked term bands over the prediction's moments, a peak marker, measured curves, a hover cursor.
 
     Signals:
@@ -42,13 +42,9 @@ class TimelineChart(pg.PlotWidget):  # type: ignore[misc]
     """
 
     hovered = Signal(int, float)
-    _ready = False  # set once built: Qt sends a PaletteChange while the base class is constructed
 
     def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent, background=None)
-        self.setMenuEnabled(False)
-        self.setMouseEnabled(False, False)
-        self.hideButtons()
+        super().__init__(parent)
         plot = self.getPlotItem()
         plot.showGrid(x=False, y=True, alpha=0.2)
         cache_axes(plot)
@@ -80,7 +76,7 @@ class TimelineChart(pg.PlotWidget):  # type: ignore[misc]
         tick_room(plot, self.fontMetrics().height())
         plot.vb.sigResized.connect(self._show_ticks)  # which phase labels fit depends on the width
         self._restyle()
-        self._ready = True
+        self.follow_palette()
 
     def show_prediction(self, t: Timeline, unit: Unit, reserved_bytes: int | None = None) -> None:
         """Draw ``t``'s bands and peak; ``reserved_bytes``: the estimate's reserved memory, as a level."""
@@ -118,11 +114,9 @@ class TimelineChart(pg.PlotWidget):  # type: ignore[misc]
         """The terms drawn as bands, bottom to top."""
         return list(self._band_names)
 
-    def changeEvent(self, event: QEvent) -> None:
-        if event.type() == QEvent.Type.PaletteChange and self._ready:
-            self._restyle()
-            self._redraw()
-        super().changeEvent(event)
+    def palette_changed(self) -> None:
+        self._restyle()
+        self._redraw()
 
     def _mouse_moved(self, pos: QPointF) -> None:
         vb = self.getPlotItem().vb
