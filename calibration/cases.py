@@ -168,11 +168,25 @@ CURRENT = (
 
 CASES = H200 + GRID + LONG_CONTEXT + CURRENT
 
+# The validation cases (calibration.validate): tiny models traced on fake tensors and run on real CPU tensors.
+CHECKS = [
+    case("tiny-llama", seq_len=128, batch=2, case_id="v-full-bf16-sdpa"),
+    case("tiny-llama", seq_len=128, attention="eager", case_id="v-full-bf16-eager"),
+    case("tiny-llama", precision="amp-bf16", seq_len=128, checkpointing="full", case_id="v-full-amp-gc"),
+    case("tiny-llama", precision="fp32", seq_len=64, case_id="v-full-fp32"),
+    case("tiny-llama", "lora", seq_len=128, lora="r16", case_id="v-lora-all"),
+    case("tiny-llama", "lora", seq_len=128, lora="r8", checkpointing="full", case_id="v-lora-qv-gc"),
+    case("tiny-llama", "lora", seq_len=128, lora="r16-d05", attention="eager", case_id="v-lora-dropout"),
+    case("tiny-gpt2", seq_len=128, case_id="v-gpt2-dropout"),
+    case("tiny-moe-2", seq_len=64, case_id="v-moe"),
+    # TRL's chunked_nll in 4 chunks of 128 tokens (long_context.py), its chunk count checked against TRL's own
+    {**case("tiny-llama", seq_len=256, batch=2, case_id="v-trl-chunked"), "loss": "chunked", "loss_chunks": 4,
+     "activation_offload": False},
+]
+
 
 def case_by_id(case_id: str) -> dict[str, Any]:
-    """The case with this id, from CASES or the validation cases."""
-    from calibration.validate import CHECKS
-
+    """The case with this id, from CASES or the validation cases (CHECKS)."""
     for c in CASES + CHECKS:
         if c["id"] == case_id:
             return c

@@ -22,25 +22,10 @@ import torch
 from torch.profiler import ProfilerActivity, profile
 from transformers.utils import logging as transformers_logging
 
-from calibration.cases import case
+from calibration.cases import CHECKS
 from calibration.trace import run_case
 
 FIELDS = ("peak_bytes", "peak_phase", "phase_peaks", "at_peak")
-
-CHECKS = [
-    case("tiny-llama", seq_len=128, batch=2, case_id="v-full-bf16-sdpa"),
-    case("tiny-llama", seq_len=128, attention="eager", case_id="v-full-bf16-eager"),
-    case("tiny-llama", precision="amp-bf16", seq_len=128, checkpointing="full", case_id="v-full-amp-gc"),
-    case("tiny-llama", precision="fp32", seq_len=64, case_id="v-full-fp32"),
-    case("tiny-llama", "lora", seq_len=128, lora="r16", case_id="v-lora-all"),
-    case("tiny-llama", "lora", seq_len=128, lora="r8", checkpointing="full", case_id="v-lora-qv-gc"),
-    case("tiny-llama", "lora", seq_len=128, lora="r16-d05", attention="eager", case_id="v-lora-dropout"),
-    case("tiny-gpt2", seq_len=128, case_id="v-gpt2-dropout"),
-    case("tiny-moe-2", seq_len=64, case_id="v-moe"),
-    # TRL's chunked_nll in 4 chunks of 128 tokens (long_context.py), its chunk count checked against TRL's own
-    {**case("tiny-llama", seq_len=256, batch=2, case_id="v-trl-chunked"), "loss": "chunked", "loss_chunks": 4,
-     "activation_offload": False},
-]
 
 
 def allocator_peak(prof: profile) -> int:

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from engine.params import count_params, lora_params
 from engine.specs import ModelSpec, TrainingSetup
-from engine.training.states import grad_dtype_bytes, model_states
+from engine.training.plan import resolve
 
 #: Rajbhandari et al. 2020, s7.2: 3 parameter volumes (ZeRO-3) against 2 (data parallelism).
 PAPER_FACTOR = 1.5
@@ -63,7 +63,6 @@ class Communication:
 
 def communication(m: ModelSpec, s: TrainingSetup) -> Communication:
     """Per-step volumes (formula in the module docstring); 1.5x for full fine-tuning in 16 bits."""
-    one = s.on_one_gpu()
-    st = model_states(m, one)
-    grads = st.counts.trainable * grad_dtype_bytes(one)
-    return Communication(data_parallel=2 * grads, zero3=2 * st.weights_full + grads)
+    plan = resolve(m, s.on_one_gpu())
+    grads = plan.counts.trainable * plan.trained.grad
+    return Communication(data_parallel=2 * grads, zero3=2 * plan.weights_full + grads)

@@ -24,8 +24,8 @@ from engine.specs import Method, ModelSpec, Sharding, TrainingSetup
 from engine.terms import TermName
 from engine.training.estimate import Estimate, Phase
 from engine.training.inference import forward_bytes
+from engine.training.plan import resolve
 from engine.training.precision import FP32, HALF
-from engine.training.states import model_states
 from engine.translatable import QT_TRANSLATE_NOOP
 
 ROLLOUT_SOURCE = ("vLLM EngineArgs.gpu_memory_utilization (weights + activations + KV cache of one instance); "
@@ -97,7 +97,7 @@ def trained(role: Role, e: Estimate, logits: bool = True, logit_share: float = 1
     ``logit_share`` keeps that share of them (the logits term is per token: GRPO makes logits for the completion
     only, TRL's ``logits_to_keep``)."""
     share = logit_share if logits else 0.0
-    st = model_states(e.model, e.setup)
+    st = e.states
 
     def scaled(p: Phase) -> dict[str, float]:
         return {n: v * share if n == TermName.LOGITS else v for n, v in p.terms.items()}
@@ -112,11 +112,11 @@ def trained(role: Role, e: Estimate, logits: bool = True, logit_share: float = 1
 def frozen_whole(m: ModelSpec, s: TrainingSetup) -> int:
     """A whole frozen copy stored like the policy's base (16-bit, or 4-bit NF4 for QLoRA), without the fp32
     adapters: ``weights_full``, the model's weights before any ZeRO divisor or offload
-    (``engine.training.states.weight_parts``). Read from ``s`` itself: a copy of it on one GPU was once
+    (``engine.training.plan.Plan.weights_full``). Read from ``s`` itself: a copy of it on one GPU was once
     re-validated and refused any setup with tensor parallelism, several nodes or a derived batch past a request's
     bound (issue 17)."""
-    st = model_states(m, s)
-    return st.weights_full - (st.counts.trainable * FP32 if s.method is not Method.FULL else 0)
+    plan = resolve(m, s)
+    return plan.weights_full - (plan.counts.trainable * FP32 if s.method is not Method.FULL else 0)
 
 
 def frozen_weights(m: ModelSpec, s: TrainingSetup) -> int:

@@ -29,7 +29,7 @@ from engine.alignment import (
 )
 from engine.alignment.rollout import kv_bytes
 from engine.catalog import get_gpu
-from engine.commands.estimate import add_setup_arguments, resolve_model, setup_from_args
+from engine.commands.setup_flags import add_setup_arguments, resolve_model, setup_from_args
 from engine.units import Unit, format_bytes
 
 

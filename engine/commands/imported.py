@@ -11,9 +11,10 @@ import argparse
 from typing import Any
 
 from engine.catalog import DEFAULT_MODEL, get_gpu, get_model
-from engine.commands.estimate import resolve_model, to_json, to_text
+from engine.commands.estimate_output import to_json, to_text
 from engine.commands.explicit import explicit
 from engine.commands.host_report import host_from_args
+from engine.commands.setup_flags import resolve_model
 from engine.config_import import ImportedConfig, import_configs
 from engine.specs import (
     Attention,

@@ -26,8 +26,8 @@ from typing import Any
 from engine.attention_sizes import StepKey
 from engine.catalog import DEFAULT_GPU, DEFAULT_MODEL, get_gpu
 from engine.commands.alignment import add_alignment_arguments, options_from_args
-from engine.commands.estimate import add_setup_arguments, resolve_model, setup_from_args
 from engine.commands.kv_cache import add_serving_arguments, serving_setup_from_args
+from engine.commands.setup_flags import add_setup_arguments, resolve_model, setup_from_args
 from engine.lessons import Lang, Lesson, Situation, get_lesson, lessons
 
 

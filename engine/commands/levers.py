@@ -12,7 +12,7 @@ from typing import Any
 
 from engine.catalog import get_gpu
 from engine.cli import UsageError
-from engine.commands.estimate import add_setup_arguments, resolve_model, setup_from_args
+from engine.commands.setup_flags import add_setup_arguments, resolve_model, setup_from_args
 from engine.lever_facts import COMMUNICATION_SOURCE, communication, lora_share
 from engine.levers import Lever, advice, all_levers, zero3_gpus
 from engine.specs import TrainingSetup, field_bounds

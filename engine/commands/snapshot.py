@@ -11,7 +11,7 @@ import argparse
 from typing import Any
 
 from engine.catalog import get_gpu
-from engine.commands.estimate import add_setup_arguments, resolve_model, setup_from_args
+from engine.commands.setup_flags import add_setup_arguments, resolve_model, setup_from_args
 from engine.snapshot import SnapshotReport, read_report
 from engine.units import Unit, format_bytes
 

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.catalog import get_gpu
-from engine.commands.estimate import add_setup_arguments, resolve_model, setup_from_args
+from engine.commands.setup_flags import add_setup_arguments, resolve_model, setup_from_args
 from engine.training.timeline import Timeline, timeline
 from engine.units import Unit, format_bytes
 

@@ -1,9 +1,10 @@
 """Per-GPU peak memory of one training step: every term at every moment where the total can peak.
 
 The moments of a step (``engine.training.moments``) and the terms (``engine.training.terms``, one function each)
-are combined into a table of costs, affine in the tokens b*s and in b*s^2; it is built once per model and setup
-(batch, sequence length and accumulation apart) and cached, then evaluated for the batch and sequence length at
-hand, or for a whole sweep of them at once (``engine.training.sweep``). The peak is the moment whose total is
+are combined into a table of costs, affine in the tokens b*s and in b*s^2; it is built once per plan
+(``engine.training.plan``: the model and setup resolved, batch and sequence length apart) and cached on it, then
+evaluated for the batch and sequence length at hand, or for a whole sweep of them at once
+(``engine.training.sweep``). The peak is the moment whose total is
 largest (a tie goes to the later step: every later step peaks alike).
 
 The result, and its three levels (allocated, reserved, device total), is ``engine.training.result.Estimate``.
@@ -20,12 +21,11 @@ import numpy.typing as npt
 
 from engine.results import Term
 from engine.specs import GpuSpec, ModelSpec, TrainingSetup
-from engine.training.activations import windows_reached
+from engine.training.context import StepContext, stage_context
 from engine.training.host import host_estimate
-from engine.training.layout import layout
-from engine.training.moments import Moment, StepContext, moments, step_context
+from engine.training.moments import Moment, moments
+from engine.training.plan import Plan, resolve
 from engine.training.result import RESERVED_RATIO, Estimate, Phase, RankEstimate, Verdict
-from engine.training.states import counts as count_counts
 from engine.training.terms import TRAINING_TERMS, TermRule, offloaded
 
 __all__ = ["RESERVED_RATIO", "Estimate", "Phase", "Verdict", "estimate", "step_table"]
@@ -59,45 +59,26 @@ class StepTable:
 
 
 def _table(c: StepContext, fine: bool) -> StepTable:
-    at = moments(c, fine)
+    at = moments(c.run_bounds, c.offloaded, fine)
     rules = tuple(r for r in (rule(c, at) for rule in TRAINING_TERMS) if r is not None)
     coeffs = np.array([[(r.costs[i].const, r.costs[i].per_token, r.costs[i].per_bs2) for r in rules]
                        for i in range(len(at))], dtype=np.float64)
     return StepTable(c, at, rules, coeffs.reshape(len(at), len(rules), 3), np.array([mo.step for mo in at]))
 
 
-_CACHE: dict[tuple[object, ...], StepTable] = {}
-
-#: the setup fields a cost table depends on: all but batch and sequence length (the costs are affine in them)
-_KEY_FIELDS = tuple(f for f in TrainingSetup.model_fields if f not in ("batch", "seq_len"))
-
-
-def _key(m: ModelSpec, s: TrainingSetup, fine: bool, stage: int | None) -> tuple[object, ...]:
-    return (m, fine, stage, windows_reached(m, s), *(getattr(s, f) for f in _KEY_FIELDS))
-
-
-def step_table(m: ModelSpec, s: TrainingSetup, fine: bool = False, stage: int | None = None) -> StepTable:
-    """The cost table of ``m`` under ``s``, coarse (the estimate) or fine (the timeline), cached; with a parallel
-    layout, of one GPU of pipeline stage ``stage`` (``engine.training.stage``)."""
-    key = _key(m, s, fine, stage)
-    hit = _CACHE.get(key)
+def plan_table(plan: Plan, stage: int = 0, fine: bool = False) -> StepTable:
+    """The cost table of one GPU of pipeline stage ``stage`` of ``plan``, coarse (the estimate) or fine (the
+    timeline), cached on the plan."""
+    hit = plan.tables.get((stage, fine))
     if hit is None:
-        if stage is None:
-            context = step_context(m, s)
-        else:
-            from engine.training.stage import stage_context  # only layouts need it
-
-            context = stage_context(m, s, layout(m, s), stage)
-        hit = _table(context, fine)
-        if len(_CACHE) > 1024:
-            _CACHE.clear()
-        _CACHE[key] = hit
+        hit = plan.tables[stage, fine] = _table(stage_context(plan, stage), fine)
     return hit
 
 
-def clear_cache() -> None:
-    """Forget every cost table (after a term was added or changed at run time, as a test does)."""
-    _CACHE.clear()
+def step_table(m: ModelSpec, s: TrainingSetup, fine: bool = False, stage: int | None = None) -> StepTable:
+    """The cost table of ``m`` under ``s`` (:func:`plan_table` of its plan); with a parallel layout, of one GPU of
+    pipeline stage ``stage``."""
+    return plan_table(resolve(m, s), stage or 0, fine)
 
 
 def tokens_of(s: TrainingSetup) -> tuple[int, int]:
@@ -145,7 +126,7 @@ def _peak(table: StepTable, s: TrainingSetup, gpu: GpuSpec) -> _Peak:
 
 def stage_fits(m: ModelSpec, s: TrainingSetup, gpu: GpuSpec, stage: int) -> bool:
     """Whether one pipeline stage of ``s``'s layout fits ``gpu``'s usable memory (a planner screens with it)."""
-    return _peak(step_table(m, s, stage=stage), s, gpu).device <= gpu.usable_bytes
+    return _peak(plan_table(resolve(m, s), stage), s, gpu).device <= gpu.usable_bytes
 
 
 def _rank(stage: int, p: _Peak) -> RankEstimate:
@@ -158,19 +139,18 @@ def _rank(stage: int, p: _Peak) -> RankEstimate:
 def estimate(m: ModelSpec, s: TrainingSetup, gpu: GpuSpec) -> Estimate:
     """Per-GPU memory of one training step of ``m`` under ``s`` on ``gpu`` (module docstring: method).
 
-    With a parallel layout (``s.parallel``) every pipeline stage is counted on one of its GPUs, and the
-    figures are the most loaded stage's (the first of them on a tie); ``ranks`` lists every stage."""
-    lay = layout(m, s) if s.layout_active else None
+    The setup is resolved once (``engine.training.plan``). With a parallel layout (``s.parallel``) every
+    pipeline stage is counted on one of its GPUs, and the figures are the most loaded stage's (the first of them
+    on a tie); ``ranks`` lists every stage."""
+    plan = resolve(m, s)
+    peaks = [_peak(plan_table(plan, i), s, gpu) for i in plan.stages]
     ranks: tuple[RankEstimate, ...] = ()
     most: int | None = None
-    if lay is None:
-        top = _peak(step_table(m, s), s, gpu)
-    else:
-        peaks = [_peak(step_table(m, s, stage=i), s, gpu) for i in range(lay.pp)]
-        most = max(range(lay.pp), key=lambda i: (peaks[i].device, -i))
-        top, ranks = peaks[most], tuple(_rank(i, p) for i, p in enumerate(peaks))
-    st = top.table.context.st
-    c = st.counts if lay is None else count_counts(m, s)
+    if plan.layout_active:
+        most = max(plan.stages, key=lambda i: (peaks[i].device, -i))
+        ranks = tuple(_rank(i, p) for i, p in enumerate(peaks))
+    top = peaks[most or 0]
+    st, c = top.table.context.st, plan.counts
     # activation offload: every GPU's saved activations (and, in a pipeline, every micro-batch in flight's)
     moved = round(offloaded(top.table.context).at(*tokens_of(s)) * top.table.context.in_flight)
     return Estimate(
@@ -183,14 +163,15 @@ def estimate(m: ModelSpec, s: TrainingSetup, gpu: GpuSpec) -> Estimate:
         peak_allocated_bytes=top.allocated,
         reserved_bytes=top.reserved,
         device_bytes=top.device,
-        host_bytes=host_estimate(m, s, None if lay else st, moved).per_node_bytes,  # one node at its peak (host.py)
+        host_bytes=host_estimate(m, s, moved).per_node_bytes,  # one node at its peak (host.py)
         paged_bytes=st.paged_states,
         peak_phase=top.table.moments[top.index].phase,
         peak_step=top.table.moments[top.index].step,
         moments=top.table.moments,
         model_states_bytes_per_param=(st.weights + st.gradients + st.optimizer_states) / max(c.total, 1),
         values=top.values,
-        layout=lay,
+        states=st,
+        layout=plan.layout if plan.layout_active else None,
         ranks=ranks,
         most_loaded_stage=most,
         offloaded_bytes=moved,

@@ -27,8 +27,8 @@ from engine.results import Term, with_shares
 from engine.specs import DatasetStorage, ModelLoading, ModelSpec, Sharding, TrainingSetup
 from engine.terms import Scope, in_scope
 from engine.terms import TermName as T
+from engine.training.plan import resolve
 from engine.training.result import TIGHT_HEADROOM, Verdict
-from engine.training.states import ModelStates, model_states
 
 if TYPE_CHECKING:
     from engine.training.result import Estimate
@@ -304,23 +304,22 @@ def _estimate(s: TrainingSetup, weights: int, offloaded: int, activations: int, 
 _CACHE: dict[tuple[object, ...], HostEstimate] = {}
 
 
-def host_estimate(m: ModelSpec, s: TrainingSetup, st: ModelStates | None = None, activations: int = 0,
-                  cuda: bool = True) -> HostEstimate:
+def host_estimate(m: ModelSpec, s: TrainingSetup, activations: int = 0, cuda: bool = True) -> HostEstimate:
     """Host RAM of one node of the run (module docstring); ``cuda=False`` leaves out the CUDA host side.
 
-    ``st``: the whole model's states (``engine.training.states.model_states``, never a pipeline stage's), when the
-    caller has them; ``activations``: bytes each process offloads with activation offload. Cached on plain values
-    (every estimate asks: a pydantic setup hashes and compares slowly)."""
-    st = st or model_states(m, s)
+    The checkpoint and the offloaded states are the whole model's, unsharded (``engine.training.plan.Plan``:
+    ``weights_full``, ``host_total``); ``activations``: bytes each process offloads with activation offload.
+    Cached on plain values (every estimate asks: a pydantic setup hashes and compares slowly)."""
+    plan = resolve(m, s)
     h = s.host
     key = (h.model_loading, h.dataset_tokens, h.dataset_storage, h.num_workers, h.prefetch_factor, h.pin_memory,
-           h.nodes, h.ram_bytes, s.gpus, s.sharding, s.dp, s.batch, s.seq_len, st.weights_full, st.host, activations,
-           cuda)
+           h.nodes, h.ram_bytes, s.gpus, s.sharding, s.dp, s.batch, s.seq_len, plan.weights_full, plan.host_total,
+           activations, cuda)
     hit = _CACHE.get(key)
     if hit is None:
         if len(_CACHE) > 1_024:
             _CACHE.clear()
-        hit = _CACHE[key] = _estimate(s, st.weights_full, st.host, activations, cuda)
+        hit = _CACHE[key] = _estimate(s, plan.weights_full, plan.host_total, activations, cuda)
     return hit
 
 

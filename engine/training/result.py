@@ -24,6 +24,7 @@ from engine.specs import GpuSpec, ModelSpec, TrainingSetup
 from engine.terms import TermName
 from engine.training.layout import Layout
 from engine.training.moments import Moment
+from engine.training.states import ModelStates
 
 #: median of max_memory_reserved / max_memory_allocated over the eight H200 runs in reference/gpu_llama.jsonl
 RESERVED_RATIO = 1.069
@@ -110,6 +111,8 @@ class Estimate:
     #: bytes per moment and term (a numpy array, moments x terms, in the order of ``terms``); derived from the
     #: model, setup and GPU like every other field, so equality need not compare it
     values: Any = field(compare=False, repr=False)
+    #: the model states of one GPU of the peak's stage (``engine.training.context.gpu_states``)
+    states: ModelStates = field(compare=False, repr=False)
     layout: Layout | None = None  # a tensor / pipeline / context / expert parallel layout, if any
     ranks: tuple[RankEstimate, ...] = ()  # every pipeline stage (with a layout); the figures are the most loaded's
     most_loaded_stage: int | None = None

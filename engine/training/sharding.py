@@ -13,38 +13,31 @@
 
 from __future__ import annotations
 
-from engine.layers import runs
-from engine.params import count_params, layer_params, norm_params
-from engine.specs import Method, ModelSpec, Sharding, TrainingSetup
-from engine.training.precision import dtype_plan
-from engine.training.states import ModelStates, grad_dtype_bytes
+from engine.specs import Method, Sharding
+from engine.training.plan import Plan
+from engine.training.states import ModelStates
 
 DEEPSPEED_BUCKET = 500_000_000  # elements
 
 
-def buffers(s: TrainingSetup, st: ModelStates, group: int, largest_layer: float, root: float) -> dict[str, float]:
-    """Bytes of buffers live in each phase (forward, backward, optimizer_step) on one of ``group`` data-parallel
-    GPUs (module docstring): ``largest_layer`` is the parameters of the biggest ZeRO-3 unit (a decoder layer) and
-    ``root`` those of the root unit (embedding, final norm, output layer) that this GPU holds."""
+def buffers(plan: Plan, st: ModelStates, largest_layer: float, root: float) -> dict[str, float]:
+    """Bytes of buffers live in each phase (forward, backward, optimizer_step) on one of the layout's ZeRO group
+    of data-parallel GPUs (module docstring): ``largest_layer`` is the parameters of the biggest ZeRO-3 unit (a
+    decoder layer) and ``root`` those of the root unit (embedding, final norm, output layer) that this GPU holds."""
+    group = plan.layout.zero_group
     if group == 1:
         return {}
+    s = plan.setup
     trainable = st.counts.trainable
-    grad = grad_dtype_bytes(s)
+    grad = plan.trained.grad
     if s.sharding is Sharding.NONE:
         return {"backward": float(trainable * grad)}
     if s.sharding in (Sharding.ZERO1, Sharding.ZERO2):
         bucket = float(min(DEEPSPEED_BUCKET, trainable) * grad)
-        gather = float(min(DEEPSPEED_BUCKET, st.counts.total) * dtype_plan(s.precision).weight)
+        gather = float(min(DEEPSPEED_BUCKET, st.counts.total) * plan.dtypes.weight)
         return {"backward": bucket, "optimizer_step": gather}
     share = (group - 1) / group
     per_weight = st.weights_full / max(st.counts.total, 1)  # as stored: 4-bit for QLoRA's base
     units = 2 * largest_layer * per_weight * share
     layer_grads = largest_layer * grad * share if s.method is Method.FULL else 0.0
     return {"forward": root * per_weight * share + units, "backward": root * per_weight * share + units + layer_grads}
-
-
-def sharding_buffers(m: ModelSpec, s: TrainingSetup, st: ModelStates) -> dict[str, float]:
-    """:func:`buffers` of the whole model on ``s.gpus`` data-parallel GPUs."""
-    pc = count_params(m)
-    largest = max(layer_params(m, r) for r in runs(m))
-    return buffers(s, st, s.gpus, largest, pc.embedding + pc.lm_head + norm_params(m))

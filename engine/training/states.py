@@ -24,8 +24,8 @@ from dataclasses import dataclass
 
 from engine.layers import runs
 from engine.params import count_params, layer_linears, lora_params, lora_targets
-from engine.specs import Method, ModelSpec, Optimizer, Sharding, TrainingSetup
-from engine.training.precision import ADAPTER_PLAN, FP32, HALF, DtypePlan, dtype_plan
+from engine.specs import Method, ModelSpec, Optimizer, TrainingSetup
+from engine.training.precision import FP32, HALF, DtypePlan
 
 QUANT_BLOCK = 64
 DQ_BLOCKS = 256
@@ -74,15 +74,6 @@ def quant_bits_per_param(s: TrainingSetup) -> float:
     return 4 + 32 / q.block_size
 
 
-def _trainable_plan(s: TrainingSetup) -> DtypePlan:
-    return dtype_plan(s.precision) if s.method is Method.FULL else ADAPTER_PLAN
-
-
-def grad_dtype_bytes(s: TrainingSetup) -> int:
-    """Bytes of one gradient element during backward."""
-    return _trainable_plan(s).grad
-
-
 def trainable_matrices(m: ModelSpec, s: TrainingSetup) -> list[tuple[int, int, int]]:
     """(rows, cols, count) of every trainable tensor; vectors have cols = 1 (Adafactor's factoring)."""
     if s.method is not Method.FULL:
@@ -108,9 +99,9 @@ def trainable_matrices(m: ModelSpec, s: TrainingSetup) -> list[tuple[int, int, i
 PAGED = (Optimizer.PAGED_ADAMW_8BIT, Optimizer.PAGED_ADAMW)
 
 
-def optimizer_state_bytes(m: ModelSpec, s: TrainingSetup, trainable: int) -> int:
-    """Optimizer states plus the fp32 master copy, for the whole model (before sharding)."""
-    plan = _trainable_plan(s)
+def optimizer_state_bytes(m: ModelSpec, s: TrainingSetup, trainable: int, plan: DtypePlan) -> int:
+    """Optimizer states plus the fp32 master copy of ``trainable`` parameters held as ``plan`` says (the
+    trainable tensors' dtypes, ``engine.training.plan.Plan.trained``), before sharding."""
     master = trainable * plan.master
     o = s.optimizer
     if o in (Optimizer.ADAMW, Optimizer.PAGED_ADAMW):
@@ -127,15 +118,16 @@ def optimizer_state_bytes(m: ModelSpec, s: TrainingSetup, trainable: int) -> int
 
 @dataclass(frozen=True, slots=True)
 class ModelStates:
-    """Per-GPU bytes of the model states, and what lives on the host."""
+    """Bytes of the model states on one GPU, and this GPU's share of what lives on the host (the whole model's
+    is ``engine.training.plan.Plan.host_total``). Built by one rule, ``engine.training.context.gpu_states``."""
 
     weights: int
     gradients: int  # as held during backward
     step_gradients: int  # as the optimizer step consumes them
     optimizer_states: int  # includes the fp32 master copy; 0 here if offloaded or paged
     paged_states: int  # paged optimizer states (unified memory, outside the allocator)
-    host: int
-    weights_full: int  # the whole model's weights as stored, before sharding and offload
+    host: int  # this GPU's share of the offloaded states
+    weights_full: int  # this GPU's weights as stored, before ZeRO-3 and offload (the whole model on one stage)
     counts: Counts
     weight_detail: str
     divisor_weights: int
@@ -143,70 +135,23 @@ class ModelStates:
     divisor_states: int
 
 
-def weight_parts(s: TrainingSetup, c: Counts) -> dict[str, int]:
-    """The whole model's weights by how they are stored: trainable, frozen 16-bit (or the regime's dtype),
+def weight_parts(s: TrainingSetup, c: Counts, dtypes: DtypePlan) -> dict[str, int]:
+    """The weights of ``c`` by how they are stored: trainable, frozen 16-bit (or the regime's dtype ``dtypes``),
     quantized 4-bit and the quantization constants (Dettmers et al. 2023, section 3)."""
-    plan = dtype_plan(s.precision)
     if c.method_is_full:
-        return {"trainable": c.total * plan.weight, "frozen": 0, "quantized_4bit": 0, "quant_constants": 0}
+        return {"trainable": c.total * dtypes.weight, "frozen": 0, "quantized_4bit": 0, "quant_constants": 0}
     four_bit = c.quantized // 2
     constants = round(c.quantized * (quant_bits_per_param(s) - 4) / 8) if c.quantized else 0
-    frozen = c.frozen_16bit * (HALF if c.quantized else plan.weight)
+    frozen = c.frozen_16bit * (HALF if c.quantized else dtypes.weight)
     return {"trainable": c.trainable * FP32, "frozen": frozen, "quantized_4bit": four_bit,
             "quant_constants": constants}
 
 
-def weights_per_gpu(m: ModelSpec, s: TrainingSetup) -> dict[str, int]:
-    """:func:`weight_parts` as each GPU holds them (ZeRO-3 shards them; parameter offload moves them out)."""
-    if s.offload_params:
-        return dict.fromkeys(("trainable", "frozen", "quantized_4bit", "quant_constants"), 0)
-    div = s.gpus if s.sharding is Sharding.ZERO3 else 1
-    return {k: -(-v // div) for k, v in weight_parts(s, counts(m, s)).items()}
-
-
-def _weights_bytes(m: ModelSpec, s: TrainingSetup, c: Counts) -> tuple[int, str]:
-    plan = dtype_plan(s.precision)
-    total = sum(weight_parts(s, c).values())
+def weights_formula(s: TrainingSetup, c: Counts, dtypes: DtypePlan) -> str:
+    """How the weights of ``c`` are stored, in words (the weights term's detail)."""
     if c.method_is_full:
-        return total, f"{c.total:,} x {plan.weight} B"
+        return f"{c.total:,} x {dtypes.weight} B"
     if c.quantized:
-        return total, (
-            f"{c.quantized:,} x {quant_bits_per_param(s):.3f} bit (4-bit + constants) + "
-            f"{c.frozen_16bit:,} x 2 B (16-bit) + {c.trainable:,} x 4 B adapters"
-        )
-    return total, f"{c.frozen_16bit:,} x {plan.weight} B frozen + {c.trainable:,} x 4 B adapters"
-
-
-def model_states(m: ModelSpec, s: TrainingSetup) -> ModelStates:
-    """Weights, gradients and optimizer states on each GPU (ZeRO stage divisors applied)."""
-    c = counts(m, s)
-    plan = _trainable_plan(s)
-    n = s.gpus
-    stage = {Sharding.NONE: 0, Sharding.ZERO1: 1, Sharding.ZERO2: 2, Sharding.ZERO3: 3}[s.sharding]
-    dw, dg, ds = (n if stage >= 3 else 1), (n if stage >= 2 else 1), (n if stage >= 1 else 1)
-    weights, detail = _weights_bytes(m, s, c)
-    states = optimizer_state_bytes(m, s, c.trainable)
-    host = 0
-    if s.offload_params:
-        host += weights
-        weights = 0
-    if s.offload_optimizer:
-        host += states + c.trainable * FP32  # states, master and fp32 gradients (ZeRO-Offload)
-        states_gpu = 0
-    else:
-        states_gpu = states
-    paged = s.optimizer in PAGED and not s.offload_optimizer
-    return ModelStates(
-        weights=-(-weights // dw),
-        gradients=-(-c.trainable * plan.grad // dg),
-        step_gradients=-(-c.trainable * plan.step_grad // dg),
-        optimizer_states=0 if paged else -(-states_gpu // ds),
-        paged_states=-(-states_gpu // ds) if paged else 0,
-        host=host,
-        weights_full=_weights_bytes(m, s, c)[0],
-        counts=c,
-        weight_detail=detail,
-        divisor_weights=dw,
-        divisor_grads=dg,
-        divisor_states=ds,
-    )
+        return (f"{c.quantized:,} x {quant_bits_per_param(s):.3f} bit (4-bit + constants) + "
+                f"{c.frozen_16bit:,} x 2 B (16-bit) + {c.trainable:,} x 4 B adapters")
+    return f"{c.frozen_16bit:,} x {dtypes.weight} B frozen + {c.trainable:,} x 4 B adapters"

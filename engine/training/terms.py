@@ -1,6 +1,6 @@
 """The terms of a training step, one function each: its bytes at every moment, its formula and its source.
 
-Each function takes the step's context (``engine.training.moments.StepContext``) and the moments to count at,
+Each function takes the step's context (``engine.training.context.StepContext``) and the moments to count at,
 and returns a :class:`TermRule`: one :class:`~engine.training.moments.Cost` per moment (affine in b*s and
 b*s^2), with the formula in words for this model and setup, the source of that formula and a detail line. The
 estimate evaluates the rules of :data:`TRAINING_TERMS`, in order, at the coarse moments; the timeline at the fine
@@ -15,7 +15,8 @@ from dataclasses import dataclass
 
 from engine.specs import Checkpointing, Method
 from engine.terms import TermName
-from engine.training.moments import ZERO, Cost, Moment, MomentKind, StepContext, saved_cost
+from engine.training.context import StepContext, saved_cost
+from engine.training.moments import ZERO, Cost, Moment, MomentKind
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Protocol
 from PySide6.QtWidgets import QWidget
 
 from gui.files.snapshot_dialog import ask_path
+from gui.pages.contract import OpensSnapshot
 
 if TYPE_CHECKING:
     from gui.pages.page_stack import PageStack
@@ -32,11 +33,9 @@ class Window(Protocol):
 
 def open_snapshot(path: Path, window: Window) -> None:
     """Show the Timeline page and start reading ``path`` on it (in a worker thread)."""
-    from gui.pages.timeline import TimelinePage
-
     window.pages.show_page(PAGE_ID)
     page = window.pages.page(PAGE_ID)
-    assert isinstance(page, TimelinePage)
+    assert isinstance(page, OpensSnapshot), f"the {PAGE_ID} page cannot open a snapshot"
     page.open_snapshot(Path(path))
 
 

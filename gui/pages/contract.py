@@ -11,6 +11,8 @@ they need no page-specific code and no ``getattr``, and mypy checks each method'
 - ``PresentsSteps``: a clicker's keys go through the page's own steps first (``gui.shell.presentation``);
 - ``KeepsViewState``: the page's own state survives a rebuild of the window (``gui.pages.page_stack``);
 - ``ImportsModel``: a dropped config.json or model folder is imported there (``gui.actions.config_imports``);
+- ``OpensSnapshot``: File > Open PyTorch snapshot… and a dropped snapshot are read there
+  (``gui.actions.snapshot_open``);
 - ``ShowsStage``: an imported DPO / PPO / GRPO config selects its stage there (``gui.actions.config_imports``);
 - ``HoldsLessonPart``: the page's own settings are part of a lesson's situation (``gui.lessons.panel``).
 """
@@ -20,6 +22,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from PySide6.QtCore import SignalInstance
     from PySide6.QtWidgets import QWidget
 
@@ -75,6 +79,14 @@ class ImportsModel(Protocol):
     otherwise the page has said why, and nothing changed."""
 
     def import_model(self, path: str) -> bool: ...
+
+
+@runtime_checkable
+class OpensSnapshot(Protocol):
+    """A page that reads a PyTorch memory snapshot (``torch.cuda.memory._dump_snapshot``): ``open_snapshot`` starts
+    reading ``path`` in a worker thread and returns at once; a file the engine refuses gets its reason there."""
+
+    def open_snapshot(self, path: Path) -> None: ...
 
 
 @runtime_checkable

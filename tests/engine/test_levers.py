@@ -22,7 +22,7 @@ from engine.levers import (
 )
 from engine.specs import Attention, Checkpointing, HostSetup, Loss, Method, ParallelSpec, Sharding, TrainingSetup
 from engine.training import estimate
-from engine.training.states import model_states
+from engine.training.context import model_states
 
 M = get_model("llama-2-7b")
 A100 = get_gpu("a100-80gb")

@@ -3,7 +3,7 @@
 import pytest
 
 from engine.specs import MlpKind, ModelSpec, Sharding, TrainingSetup
-from engine.training.states import model_states
+from engine.training.context import model_states
 
 # A 7.5B-parameter stand-in (one 1000-wide layer, untied 3,747,997-token tables): the ZeRO paper's figure
 # depends on the parameter count only.

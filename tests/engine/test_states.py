@@ -4,7 +4,9 @@ import pytest
 
 from engine.catalog import get_model
 from engine.specs import Method, Optimizer, Precision, Sharding, TrainingSetup
-from engine.training.states import model_states, quant_bits_per_param
+from engine.training.context import model_states
+from engine.training.plan import resolve
+from engine.training.states import quant_bits_per_param
 
 M = get_model("llama-2-7b")
 P = 6_738_415_616
@@ -96,16 +98,21 @@ def test_qlora_weights_by_hand():
 
 
 def test_offload_moves_states_to_host():
-    st = model_states(M, TrainingSetup(offload_optimizer=True, gpus=4, sharding=Sharding.ZERO2))
+    """ZeRO-Offload: the master copy and AdamW's states (12 bytes a parameter) and the fp32 gradients (4): the whole
+    model's on the host, each GPU's partition from each process."""
+    s = TrainingSetup(offload_optimizer=True, gpus=4, sharding=Sharding.ZERO2)
+    st = model_states(M, s)
     assert st.optimizer_states == 0
-    assert st.host == 12 * P + 4 * P
+    assert st.host == -(-12 * P // 4) + -(-4 * P // 4)
+    assert resolve(M, s).host_total == 12 * P + 4 * P
 
 
 def test_weight_parts_name_what_qlora_stores():
+    from engine.training.precision import dtype_plan
     from engine.training.states import counts, weight_parts
 
     s = TrainingSetup(method=Method.QLORA)
-    parts = weight_parts(s, counts(M, s))
+    parts = weight_parts(s, counts(M, s), dtype_plan(s.precision))
     linear = 32 * (4 * 4096**2 + 3 * 4096 * 11008)
     assert parts["quantized_4bit"] == linear // 2  # 4 bits each
     assert parts["quant_constants"] == round(linear * (8 / 64 + 32 / (64 * 256)) / 8)  # 0.127 bit each

@@ -43,5 +43,5 @@ def hostile(folder: Path, marker: Path) -> Path:
 
 def truncated(folder: Path) -> Path:
     path = folder / "cut.pickle.gz"
-    path.write_bytes(gzip.compress(pickle.dumps(training().snapshot()))[:-40])
+    path.write_bytes(gzip.compress(pickle.dumps(training().snapshot()), mtime=0)[:-40])
     return path

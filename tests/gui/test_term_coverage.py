@@ -14,10 +14,11 @@ from engine.serving import ServingSetup, serving_fit
 from engine.specs import Attention, HostSetup, Method, ParallelSpec, Sharding, TrainingSetup
 from engine.terms import TERMS, Scope, TermDef, TermName, in_scope
 from engine.training import estimate
-from engine.training.estimate import clear_cache
+from engine.training.context import StepContext
 from engine.training.host import host_of
 from engine.training.inference import forward_bytes
-from engine.training.moments import Cost, Moment, StepContext
+from engine.training.moments import Cost, Moment
+from engine.training.plan import clear_cache
 from engine.training.terms import TRAINING_TERMS, TermRule
 from engine.units import Unit
 from gui.files.breakdown_table import Breakdown, to_csv

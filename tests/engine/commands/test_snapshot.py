@@ -23,7 +23,7 @@ COMPARE = {"estimated_peak_allocated_bytes", "measured_peak_allocated_bytes", "r
 @pytest.fixture(scope="module")
 def snap_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("snap") / "snapshot.pickle.gz"
-    path.write_bytes(gzip.compress(pickle.dumps(training(stacks="all").snapshot())))
+    path.write_bytes(gzip.compress(pickle.dumps(training(stacks="all").snapshot()), mtime=0))
     return path
 
 

@@ -35,8 +35,8 @@ def test_what_dump_snapshot_writes_reads_back_equal(snapshot: dict[str, Any], pr
 
 def test_json_and_gzip_are_accepted(tmp_path: Path, snapshot: dict[str, Any]) -> None:
     as_json = json.dumps(snapshot).encode()
-    files = {"snap.json": as_json, "snap.json.gz": gzip.compress(as_json),
-             "snap.pickle.gz": gzip.compress(pickle.dumps(snapshot))}
+    files = {"snap.json": as_json, "snap.json.gz": gzip.compress(as_json, mtime=0),
+             "snap.pickle.gz": gzip.compress(pickle.dumps(snapshot), mtime=0)}
     for name, data in files.items():
         (tmp_path / name).write_bytes(data)
         loaded = read_snapshot_file(tmp_path / name)
@@ -121,7 +121,7 @@ def test_size_caps(tmp_path: Path) -> None:
     with pytest.raises(InputFileError, match=r"big\.pickle: too large for a memory snapshot \(5,0\d\d bytes; "
                                             r"the limit is 1,000\)"):
         read_snapshot_file(big, limit=1000)
-    bomb = gzip.compress(b"\0" * 10_000_000)  # about 10 KB that inflate to 10 MB
+    bomb = gzip.compress(b"\0" * 10_000_000, mtime=0)  # about 10 KB that inflate to 10 MB
     with pytest.raises(SnapshotError, match=r"bomb\.gz: too large once decompressed \(over 1,000,000 bytes\)"):
         parse_snapshot_bytes(bomb, "bomb.gz", limit=1_000_000)
 
@@ -130,7 +130,7 @@ def test_size_caps(tmp_path: Path) -> None:
     ("data", "message"),
     [
         (b"", "s: empty file"),
-        (gzip.compress(pickle.dumps({}))[:-10], "s: the gzip stream is truncated"),
+        (gzip.compress(pickle.dumps({}), mtime=0)[:-10], "s: the gzip stream is truncated"),
         (b"\x1f\x8bnot gzip at all", "s: not a valid gzip file"),
         (pickle.dumps({"a": 1})[:-3], "s: refused: not a plain-data pickle"),
         (b"hello", "s: refused: not a plain-data pickle"),
@@ -147,7 +147,7 @@ def test_broken_files_get_one_line(data: bytes, message: str) -> None:
 
 def _files(tmp_path: Path, snapshot: dict[str, Any]) -> list[Path]:
     as_pickle, as_json = pickle.dumps(snapshot, protocol=4), json.dumps(snapshot).encode()
-    files = {"snap.pickle": as_pickle, "snap.json": as_json, "snap.pickle.gz": gzip.compress(as_pickle),
+    files = {"snap.pickle": as_pickle, "snap.json": as_json, "snap.pickle.gz": gzip.compress(as_pickle, mtime=0),
              "snap.p2": pickle.dumps(snapshot, protocol=2), "snap.p0": pickle.dumps(snapshot, protocol=0)}
     for name, data in files.items():
         (tmp_path / name).write_bytes(data)

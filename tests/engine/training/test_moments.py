@@ -8,8 +8,10 @@ import pytest
 from engine.catalog import get_gpu, get_model
 from engine.specs import Attention, Checkpointing, Method, Precision, TrainingSetup
 from engine.training import estimate
+from engine.training.context import stage_context
 from engine.training.estimate import peak_index, step_table, tokens_of
-from engine.training.moments import Cost, MomentKind, moments, step_context
+from engine.training.moments import Cost, MomentKind, moments
+from engine.training.plan import resolve
 
 H200 = get_gpu("h200")
 
@@ -23,12 +25,12 @@ def test_cost_is_affine_in_tokens_and_their_square() -> None:
 def test_coarse_moments_list_the_first_and_last_layer_of_each_run() -> None:
     """DeepSeek-V2-Lite: one dense layer, then 26 MoE layers: two runs, top run first in backward; in the forward,
     with activation offloading, the last layer of each run (where the in-flight layer can peak)."""
-    c = step_context(get_model("deepseek-v2-lite"), TrainingSetup())
+    c = stage_context(resolve(get_model("deepseek-v2-lite"), TrainingSetup()), 0)
     assert c.run_bounds == ((0, 0), (1, 26))
-    offloaded = step_context(get_model("deepseek-v2-lite"), TrainingSetup(activation_offload=True))
-    forward = [(mo.kind, mo.layer) for mo in moments(offloaded) if mo.step == 1][:2]
+    offloaded = stage_context(resolve(get_model("deepseek-v2-lite"), TrainingSetup(activation_offload=True)), 0)
+    forward = [(mo.kind, mo.layer) for mo in moments(offloaded.run_bounds, offloaded.offloaded) if mo.step == 1][:2]
     assert forward == [(MomentKind.FORWARD_LAYER, 0), (MomentKind.FORWARD_LAYER, 26)]
-    step1 = [(mo.kind, mo.layer) for mo in moments(c) if mo.step == 1]
+    step1 = [(mo.kind, mo.layer) for mo in moments(c.run_bounds, c.offloaded) if mo.step == 1]
     assert step1 == [
         (MomentKind.FORWARD_END, None), (MomentKind.BACKWARD_START, None),
         (MomentKind.BACKWARD_LAYER, 26), (MomentKind.BACKWARD_LAYER, 1),
@@ -38,8 +40,8 @@ def test_coarse_moments_list_the_first_and_last_layer_of_each_run() -> None:
 
 
 def test_fine_moments_cover_every_layer_both_ways() -> None:
-    c = step_context(get_model("llama-2-7b"), TrainingSetup())
-    fine = moments(c, fine=True)
+    c = stage_context(resolve(get_model("llama-2-7b"), TrainingSetup()), 0)
+    fine = moments(c.run_bounds, c.offloaded, fine=True)
     assert len(fine) == 2 * (2 * 32 + 4)
     assert [mo.layer for mo in fine if mo.step == 1 and mo.kind is MomentKind.FORWARD_LAYER] == list(range(32))
     assert [mo.layer for mo in fine if mo.step == 2 and mo.kind is MomentKind.BACKWARD_LAYER] == list(

@@ -22,9 +22,9 @@ from engine.specs import (
     TrainingSetup,
 )
 from engine.training import Estimate, estimate
+from engine.training.context import stage_context
 from engine.training.estimate import step_table, tokens_of
-from engine.training.layout import layout
-from engine.training.stage import stage_context
+from engine.training.plan import resolve
 
 GPU = get_gpu("h100-80gb")
 #: vocab 1000, hidden 64, 4 layers, 4 heads of 16 (2 key/value heads), SwiGLU 128
@@ -49,9 +49,8 @@ def test_tiny_model_at_tp2_pp2_by_hand() -> None:
     (1000 x 64 / 2 = 32,000) = 69,120; stage 1: two layers + the final norm (64) + the output layer (32,000) =
     69,184. Pure bf16 AdamW: 2 B weights, 2 B gradients, 2 x 2 B states per parameter."""
     s = TrainingSetup(precision=Precision.BF16, seq_len=16, gpus=4, parallel=ParallelSpec(tp=2, pp=2))
-    lay = layout(TINY, s)
     for stage, params in ((0, 69_120), (1, 69_184)):
-        st = stage_context(TINY, s, lay, stage).st
+        st = stage_context(resolve(TINY, s), stage).st
         assert (st.counts.total, st.weights, st.gradients, st.optimizer_states) == (
             params, 2 * params, 2 * params, 4 * params)
 
@@ -64,8 +63,7 @@ def test_tiny_model_activations_by_hand() -> None:
     (4h + 2h + 2h = 512 per token) and, at the start of backward, 12 bytes per token and vocabulary entry of its
     V / t = 500 (vocab-parallel cross-entropy)."""
     s = TrainingSetup(precision=Precision.BF16, seq_len=16, gpus=4, parallel=ParallelSpec(tp=2, pp=2))
-    lay = layout(TINY, s)
-    first, last = stage_context(TINY, s, lay, 0), stage_context(TINY, s, lay, 1)
+    first, last = stage_context(resolve(TINY, s), 0), stage_context(resolve(TINY, s), 1)
     assert [lc.saved for lc in first.layers] == [1736, 1736]
     assert (first.ac.head_saved, first.ac.loss.backward) == (0, 0)
     assert (last.ac.head_saved, last.ac.loss.backward) == (512, 12 * 500)
@@ -77,9 +75,8 @@ def test_sequence_parallelism_divides_the_whole_layer() -> None:
     """TP + SP: everything / t (Korthikanti et al. 2022, Table 2): the one-GPU layer's bytes / 2."""
     one = TrainingSetup(precision=Precision.BF16, seq_len=16)
     sp = one.with_(gpus=2, parallel=ParallelSpec(tp=2, sequence_parallel=True))
-    whole = stage_context(TINY, one.with_(parallel=ParallelSpec(schedule=PipelineSchedule.GPIPE)), layout(
-        TINY, one.with_(parallel=ParallelSpec(schedule=PipelineSchedule.GPIPE))), 0)
-    split = stage_context(TINY, sp, layout(TINY, sp), 0)
+    whole = stage_context(resolve(TINY, one.with_(parallel=ParallelSpec(schedule=PipelineSchedule.GPIPE))), 0)
+    split = stage_context(resolve(TINY, sp), 0)
     assert [lc.saved for lc in split.layers] == [lc.saved / 2 for lc in whole.layers]
 
 
@@ -136,9 +133,8 @@ def test_the_first_1f1b_stage_holds_p_micro_batches_of_its_layers() -> None:
     m = get_model("llama-2-70b")
     s = TrainingSetup(gpus=4, seq_len=1024, parallel=ParallelSpec(pp=4, micro_batches=8))
     e = estimate(m, s, GPU)
-    lay = layout(m, s)
     for stage, in_flight in enumerate((4, 3, 2, 1)):
-        c = stage_context(m, s, lay, stage)
+        c = stage_context(resolve(m, s), stage)
         per_micro_batch = c.kept_through(len(c.layers) - 1).at(1024, 1024**2)
         head = c.ac.head_saved * 1024  # the last stage's final norm and output layer inputs, once
         assert _largest(m, s, "activations", stage) == pytest.approx(in_flight * per_micro_batch + head, rel=1e-9)
@@ -206,5 +202,5 @@ def test_cross_check_with_megatron_theoretical_memory() -> None:
 
     megatron_per_token = h * (18 + 4 * ffn / h)
     ours_per_token = megatron_per_token - 2 * h + 16 + 4 * heads + 6 * ffn
-    layer = stage_context(gpt3, s, layout(gpt3, s), 0).layers[0]
+    layer = stage_context(resolve(gpt3, s), 0).layers[0]
     assert layer.saved * t == pytest.approx(ours_per_token, rel=1e-12)

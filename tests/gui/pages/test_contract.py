@@ -14,6 +14,7 @@ from gui.pages.contract import (
     ExportsChart,
     HoldsLessonPart,
     KeepsViewState,
+    OpensSnapshot,
     Page,
     PresentsSteps,
 )
@@ -25,7 +26,7 @@ ABILITIES = {
     "levers": {ExportsChart, ExportsBreakdown, KeepsViewState},
     "alignment": {ExportsChart, KeepsViewState, HoldsLessonPart},
     "serving": {ExportsChart, ExportsBreakdown, KeepsViewState, HoldsLessonPart},
-    "timeline": {ExportsChart, ExportsBreakdown, KeepsViewState},
+    "timeline": {ExportsChart, ExportsBreakdown, KeepsViewState, OpensSnapshot},
 }
 
 
@@ -36,8 +37,8 @@ def test_each_page_keeps_the_contract(qtbot: QtBot, page_id: str) -> None:
     assert isinstance(page, Page)
     assert page.page_id == page_id
     assert page.title()
-    found = {p for p in (ExportsChart, ExportsBreakdown, PresentsSteps, KeepsViewState, HoldsLessonPart)
-             if isinstance(page, p)}
+    found = {p for p in (ExportsChart, ExportsBreakdown, PresentsSteps, KeepsViewState, HoldsLessonPart,
+                         OpensSnapshot) if isinstance(page, p)}
     assert found == ABILITIES[page_id]
     if isinstance(page, ExportsChart):
         assert isinstance(page.export_chart(), QWidget)

@@ -1,0 +1,150 @@
+"""The training-setup flags shared by every command that takes a setup (``estimate``, ``plan``, ``levers``,
+``alignment``, ``lessons``, ``snapshot``, ``timeline``): the model, the setup, the GPU and the parallel layout, and
+reading them back into a ``ModelSpec`` and a ``TrainingSetup``.
+
+Flag names are a stable contract: scripts rely on them.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from engine.catalog import DEFAULT_GPU, DEFAULT_MODEL, CatalogError, get_model
+from engine.specs import (
+    Attention,
+    Checkpointing,
+    LoraSpec,
+    LoraTargets,
+    Loss,
+    Method,
+    ModelSpec,
+    Optimizer,
+    ParallelSpec,
+    PipelineSchedule,
+    Precision,
+    QuantSpec,
+    QuantType,
+    Sharding,
+    TrainingSetup,
+)
+
+
+def _choices(enum: type[Any]) -> list[str]:
+    return [e.value for e in enum]
+
+
+def add_setup_arguments(p: argparse.ArgumentParser) -> None:
+    """The model, setup and GPU flags, shared by every command that takes a training setup."""
+    d = TrainingSetup()
+    src = p.add_mutually_exclusive_group()
+    src.add_argument("--model", default=None, help=f"catalog id or HF repo name (default {DEFAULT_MODEL})")
+    src.add_argument("--config", default=None, help="a Hugging Face config.json, or a folder holding one")
+    p.add_argument("--method", choices=_choices(Method), default=d.method.value)
+    p.add_argument("--precision", choices=_choices(Precision), default=d.precision.value)
+    p.add_argument("--optimizer", choices=_choices(Optimizer), default=d.optimizer.value)
+    p.add_argument("--batch", type=int, default=d.batch, help="micro-batch per GPU")
+    p.add_argument("--seq-len", type=int, default=d.seq_len)
+    p.add_argument("--grad-accum", type=int, default=d.grad_accum)
+    p.add_argument("--attention", choices=_choices(Attention), default=d.attention.value)
+    p.add_argument("--checkpointing", choices=_choices(Checkpointing), default=d.checkpointing.value)
+    p.add_argument("--gpus", type=int, default=d.gpus)
+    p.add_argument("--sharding", choices=_choices(Sharding), default=d.sharding.value)
+    p.add_argument("--offload-optimizer", action="store_true")
+    p.add_argument("--offload-params", action="store_true")
+    p.add_argument("--lora-rank", type=int, default=d.lora.rank)
+    p.add_argument("--lora-alpha", type=float, default=d.lora.alpha)
+    p.add_argument("--lora-dropout", type=float, default=d.lora.dropout)
+    p.add_argument("--lora-targets", choices=_choices(LoraTargets), default=d.lora.targets.value)
+    p.add_argument("--quant", choices=_choices(QuantType), default=d.quant.quant_type.value, help="QLoRA 4-bit type")
+    p.add_argument("--no-double-quant", action="store_true", help="QLoRA without double quantization")
+    p.add_argument("--loss", choices=_choices(Loss), default=d.loss.value,
+                   help="the loss over the vocabulary: standard (transformers ForCausalLMLoss), chunked (TRL "
+                        "chunked_nll), chunked-output (torchtune CEWithChunkedOutputLoss), fused-linear-ce (Liger)")
+    p.add_argument("--loss-chunks", type=int, default=d.loss_chunks,
+                   help="chunks of a chunked loss (default: TRL's 256-token chunks for chunked, 8 for "
+                        "chunked-output)")
+    p.add_argument("--activation-offload", action="store_true",
+                   help="move saved activations to host RAM (torchtune / TRL activation offloading)")
+    p.add_argument("--gpu", default=DEFAULT_GPU, help=f"GPU type for the verdict (default {DEFAULT_GPU})")
+    add_layout_arguments(p)
+
+
+def _layers(text: str) -> tuple[int, ...]:
+    try:
+        counts = tuple(int(x) for x in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected layers per stage separated by commas, e.g. 19,20,20,21; "
+                                         f"got {text!r}") from None
+    if any(n < 1 for n in counts):
+        raise argparse.ArgumentTypeError(f"every stage needs at least one layer: {text!r}")
+    return counts
+
+
+def add_layout_arguments(p: argparse.ArgumentParser) -> None:
+    """Tensor, pipeline, context and expert parallelism (``--gpus`` stays the world size: dp x tp x pp x cp)."""
+    g = p.add_argument_group("parallel layout (--gpus = dp x tp x pp x cp)")
+    d = ParallelSpec()
+    g.add_argument("--tp", type=int, default=d.tp, help="tensor-parallel size")
+    g.add_argument("--pp", type=int, default=d.pp, help="pipeline-parallel size (stages)")
+    g.add_argument("--cp", type=int, default=d.cp, help="context-parallel size (sequence split, ring attention)")
+    g.add_argument("--ep", type=int, default=d.ep, help="expert-parallel size (MoE; carved from dp x cp)")
+    g.add_argument("--etp", type=int, default=None, help="expert tensor-parallel size (default: --tp)")
+    g.add_argument("--sequence-parallel", action="store_true", help="split norms and dropout by sequence too")
+    g.add_argument("--micro-batches", type=int, default=d.micro_batches, help="micro-batches per step (pipeline)")
+    g.add_argument("--pp-schedule", choices=_choices(PipelineSchedule), default=d.schedule.value)
+    g.add_argument("--virtual-stages", type=int, default=d.virtual_stages, help="model chunks per stage (interleaved)")
+    g.add_argument("--pp-layers", type=_layers, default=None, help="layers per stage, e.g. 19,20,20,21")
+
+
+def parallel_from_args(a: argparse.Namespace) -> ParallelSpec:
+    return ParallelSpec(tp=a.tp, pp=a.pp, cp=a.cp, ep=a.ep, etp=a.etp, sequence_parallel=a.sequence_parallel,
+                        micro_batches=a.micro_batches, schedule=PipelineSchedule(a.pp_schedule),
+                        virtual_stages=a.virtual_stages, pp_layers=a.pp_layers)
+
+
+def resolve_model(model: str | None, config: str | None) -> ModelSpec:
+    """A catalog model, or one imported from a Hugging Face config (``--config``); a ``--model org/name`` the
+    catalog does not know is looked for in the local Hugging Face cache (engine.catalog.local)."""
+    if config is not None:
+        from engine.hf_import import load_config
+
+        return load_config(config)
+    try:
+        return get_model(DEFAULT_MODEL if model is None else model)  # an empty --model is unknown, not the default
+    except CatalogError:
+        if model is None or "/" not in model:
+            raise
+        from engine.catalog.local import find_local
+
+        cached = find_local(model)
+        if cached is None:
+            raise
+        if cached.spec is None:
+            raise CatalogError(f"{model} (Hugging Face cache): {cached.error}") from None
+        return cached.spec
+
+
+def setup_from_args(a: argparse.Namespace) -> TrainingSetup:
+    return TrainingSetup(
+        method=Method(a.method),
+        precision=Precision(a.precision),
+        optimizer=Optimizer(a.optimizer),
+        batch=a.batch,
+        seq_len=a.seq_len,
+        grad_accum=a.grad_accum,
+        attention=Attention(a.attention),
+        checkpointing=Checkpointing(a.checkpointing),
+        gpus=a.gpus,
+        sharding=Sharding(a.sharding),
+        offload_optimizer=a.offload_optimizer,
+        offload_params=a.offload_params,
+        lora=LoraSpec(
+            rank=a.lora_rank, alpha=a.lora_alpha, dropout=a.lora_dropout, targets=LoraTargets(a.lora_targets)
+        ),
+        quant=QuantSpec(quant_type=QuantType(a.quant), double_quant=not a.no_double_quant),
+        parallel=parallel_from_args(a),
+        loss=Loss(a.loss),
+        loss_chunks=a.loss_chunks,
+        activation_offload=a.activation_offload,
+    )

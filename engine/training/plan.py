@@ -1,0 +1,136 @@
+"""The training plan: everything one model and setup decide about a step, resolved once.
+
+An estimate, a timeline or a planner's screening asks :func:`resolve` for the plan of its model and setup and
+builds every term from it (``engine.training.context``: one builder for a GPU of any pipeline stage; data
+parallelism is a one-stage layout). The plan holds:
+
+* the dtypes (``engine.training.precision``): the regime's, and those of what trains (LoRA adapters stay fp32);
+* what is trained and the ZeRO stage;
+* the layout (``engine.training.layout``), always: without tensor, pipeline, context or expert parallelism it is
+  one stage of every layer over ``gpus`` data-parallel ranks;
+* the counts (``engine.training.states.counts``) and the layer kinds, bottom first;
+* the sliding windows the sequence reaches and the activation coefficients of every layer, the head and the loss
+  (``engine.training.activations``), as one GPU without tensor parallelism counts them and, with tensor
+  parallelism alone, as one tensor-parallel rank does (``engine.training.split.tp_view``);
+* what one GPU holds of each layer (``engine.training.split``);
+* the whole model's states before any sharding: its weights as stored, its optimizer states and what offloading
+  moves to host RAM (ZeRO-Offload, Ren et al. 2021, arXiv:2101.06840, s4), which ``engine.training.host`` reads.
+
+A plan is independent of the batch and of the sequence length (but for the windows it reaches), so it is cached
+on everything else; ``plan.setup`` is the first setup resolved with that key: read no batch or length from it.
+The cost tables built from a plan (``engine.training.estimate``) are cached on the plan.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine.layers import expand, runs
+from engine.params import count_params, lora_params
+from engine.specs import LayerSpec, Method, ModelSpec, Sharding, TrainingSetup
+from engine.training.activations import ActivationCoeffs, model_coeffs, windows_reached
+from engine.training.layout import Layout, layout
+from engine.training.precision import ADAPTER_PLAN, FP32, DtypePlan, dtype_plan
+from engine.training.split import Held, Split, kind_held, tp_view
+from engine.training.states import PAGED, Counts, counts, optimizer_state_bytes, weight_parts
+
+ZERO_STAGE = {Sharding.NONE: 0, Sharding.ZERO1: 1, Sharding.ZERO2: 2, Sharding.ZERO3: 3}
+
+
+@dataclass(frozen=True, eq=False)
+class Plan:
+    """One model and setup, resolved (module docstring)."""
+
+    model: ModelSpec
+    setup: TrainingSetup
+    dtypes: DtypePlan  # the precision regime's
+    trained: DtypePlan  # the trainable tensors': the regime's for full fine-tuning, fp32 adapters for LoRA
+    zero: int  # the ZeRO stage: 0 (none) to 3
+    layout: Layout
+    layout_active: bool  # tensor, pipeline, context or expert parallelism, or pipeline micro-batching, asked for
+    counts: Counts  # the whole model's
+    kinds: tuple[LayerSpec, ...]  # every decoder layer's kind, bottom first
+    windows: tuple[int, ...]  # the sliding windows the sequence reaches (SDPA)
+    coeffs: ActivationCoeffs  # the whole model's, on one GPU without tensor parallelism
+    view: ActivationCoeffs  # as one tensor-parallel rank computes them (``coeffs`` without TP, or with SP)
+    held: tuple[Held, ...]  # what one GPU of the layout holds of each decoder layer, bottom first
+    weights_full: int  # the whole model's weights as stored, before any ZeRO divisor or offload
+    optimizer_bytes: int  # the whole model's optimizer states and master copy
+    host_total: int  # what offloading moves to host RAM, for the whole model (unsharded)
+    paged: bool  # the optimizer states live in CUDA unified memory (bitsandbytes' paged optimizers)
+    tables: dict[tuple[int, bool], Any] = field(default_factory=dict, repr=False)  # cost tables, by (stage, fine)
+
+    @property
+    def full(self) -> bool:
+        return self.setup.method is Method.FULL
+
+    @property
+    def stages(self) -> range:
+        return range(self.layout.pp)
+
+    def weights_per_gpu(self) -> dict[str, int]:
+        """:func:`engine.training.states.weight_parts` as each data-parallel GPU holds them (ZeRO-3 shards them
+        over every GPU; parameter offload moves them out)."""
+        parts = ("trainable", "frozen", "quantized_4bit", "quant_constants")
+        s = self.setup
+        if s.offload_params:
+            return dict.fromkeys(parts, 0)
+        div = s.gpus if s.sharding is Sharding.ZERO3 else 1
+        return {k: -(-v // div) for k, v in weight_parts(s, self.counts, self.dtypes).items()}
+
+
+_PLANS: dict[tuple[object, ...], Plan] = {}
+
+#: the setup fields a plan depends on: all but batch and sequence length (and the windows the length reaches)
+_KEY_FIELDS = tuple(f for f in TrainingSetup.model_fields if f not in ("batch", "seq_len"))
+
+
+def _key(m: ModelSpec, s: TrainingSetup) -> tuple[object, ...]:
+    return (m, windows_reached(m, s), *(getattr(s, f) for f in _KEY_FIELDS))
+
+
+def resolve(m: ModelSpec, s: TrainingSetup) -> Plan:
+    """The plan of ``m`` under ``s`` (cached; module docstring). A layout the model cannot take raises
+    ``engine.training.layout.LayoutError`` naming the rule it breaks, whatever the cache holds."""
+    lay = layout(m, s)  # checked at every call: the rules read the sequence length (context parallelism)
+    key = _key(m, s)
+    hit = _PLANS.get(key)
+    if hit is None:
+        if len(_PLANS) > 1024:
+            _PLANS.clear()
+        hit = _PLANS[key] = _build(m, s, lay)
+    return hit
+
+
+def weights_per_gpu(m: ModelSpec, s: TrainingSetup) -> dict[str, int]:
+    """:meth:`Plan.weights_per_gpu` of the plan of ``m`` and ``s`` (the estimate's ``weights_breakdown``)."""
+    return resolve(m, s).weights_per_gpu()
+
+
+def clear_cache() -> None:
+    """Forget every plan and its cost tables (after a term was added or changed at run time, as a test does)."""
+    _PLANS.clear()
+
+
+def _build(m: ModelSpec, s: TrainingSetup, lay: Layout) -> Plan:
+    dtypes = dtype_plan(s.precision)  # the one derivation of the dtypes of an estimate
+    full = s.method is Method.FULL
+    trained = dtypes if full else ADAPTER_PLAN
+    windows = windows_reached(m, s)
+    coeffs = model_coeffs(m, s, dtypes, windows)
+    split_view = not lay.sequence_parallel and (lay.tp > 1 or lay.etp > 1)
+    view = model_coeffs(tp_view(m, lay), s, dtypes, windows) if split_view else coeffs
+    kinds = tuple(expand(runs(m)))
+    lora = None if full else s.lora
+    sp = Split.of(lay)
+    held = tuple(kind_held(m, lora, sp, k) for k in kinds)
+    c = counts(m, s)
+    weights_full = sum(weight_parts(s, c, dtypes).values())
+    whole = count_params(m).total if full else lora_params(m, s.lora.rank, s.lora.targets)
+    optimizer = optimizer_state_bytes(m, s, whole, trained)
+    host = (weights_full if s.offload_params else 0) + (optimizer + c.trainable * FP32 if s.offload_optimizer else 0)
+    return Plan(model=m, setup=s, dtypes=dtypes, trained=trained, zero=ZERO_STAGE[s.sharding], layout=lay,
+                layout_active=s.layout_active, counts=c, kinds=kinds, windows=windows, coeffs=coeffs, view=view,
+                held=held, weights_full=weights_full, optimizer_bytes=optimizer, host_total=host,
+                paged=s.optimizer in PAGED and not s.offload_optimizer)

@@ -1,0 +1,116 @@
+"""One decoder layer's sum: what it saves for backward and what its backward needs on top, per token
+(``engine.training.saved``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from engine.params import Linear, attention_linears, layer_linears, mlp_linears
+from engine.specs import Attention, Checkpointing, LayerSpec, Method, NormKind, PositionKind
+from engine.training.precision import FP32
+from engine.training.saved.attention import core, qk_norms, selective, widths
+from engine.training.saved.inputs import Ctx, linear_inputs, norm
+from engine.training.saved.mlp import merged_experts, mlp
+
+
+@dataclass(frozen=True, slots=True)
+class LayerCoeffs:
+    """One decoder layer: what it saves for backward and what its backward needs on top, per token."""
+
+    saved: float  # bytes per token saved until this layer's backward
+    saved_bs2: float  # bytes per b*s^2 (eager attention's probabilities)
+    transient: float  # peak extra bytes per token while this layer's backward runs
+    transient_bs2: float
+    checkpoint: float  # bytes per token kept under full checkpointing (the layer's input)
+    weight_copies: int  # autocast's 16-bit copies of this layer's fp32 weights (bytes, not per token)
+    #: bytes (not per token) in flight during the backward: QLoRA dequantizes each 4-bit weight to 16 bits for its
+    #: matmul, one linear at a time (bitsandbytes MatMul4Bit); LoRA on fused experts: the merged weight's gradient;
+    #: full fine-tuning of an MoE layer: its expert stacks' gradients, made while the layer's backward still runs
+    dequantized: int = 0
+    #: selective checkpointing: what the attention core saves again when it is recomputed in this layer's backward
+    recomputed: float = 0.0
+    recomputed_bs2: float = 0.0
+    #: bytes per token saved more than once (one storage, several saves): held once on the GPU, but an offload
+    #: hook copies every save to host RAM (:func:`saved_again`); without and with full checkpointing
+    saved_again: float = 0.0
+    checkpoint_again: float = 0.0
+    #: bytes (not per token) saved until this layer's backward: PEFT's merged expert weights (W + B A, ParamWrapper)
+    saved_fixed: int = 0
+
+
+def saved_again(ctx: Ctx, layer: LayerSpec, groups: list[list[Linear]], o_shared: bool) -> tuple[float, float]:
+    """(saved_again, checkpoint_again) per token: what autograd saves a second time from a storage it already
+    saves, counted op by op as in :func:`layer_coeffs` (traced: calibration ``lc-*_offload``).
+
+    HF's RMSNorm: ``pow`` and the ``mul`` by ``rsqrt`` both save the fp32 input, and ``rsqrt``'s output is saved
+    by itself and by that ``mul`` (4 bytes a token each time). Full fine-tuning: every linear of a group reading
+    one input (q, k, v; gate, up) saves that same input; o_proj saves the attention output SDPA also saves.
+    RoPE: the rotation of q and of k each saves cos and sin (one per token and head dimension, in the residual
+    dtype, computed once for all layers). A checkpointed layer saves its inputs instead: the hidden states
+    (counted in ``checkpoint``) and cos and sin."""
+    m, r, h = ctx.m, ctx.r, ctx.m.hidden_size
+    again = 0.0
+    if m.norm is not NormKind.LAYERNORM:
+        again += layer.norms * (FP32 * h + 2 * FP32)
+    if ctx.full and not (ctx.autocast and r != ctx.c):
+        again += sum((len(g) - 1) * r * g[0].n_in for g in groups if g)
+    if o_shared:
+        again += ctx.c * widths(layer.attention)[3]
+    rope = m.positions is PositionKind.ROPE
+    d = layer.attention.head_dim
+    return again + (4 * r * d if rope else 0), (2 * r * d if rope else 0)
+
+
+def layer_coeffs(ctx: Ctx, layer: LayerSpec) -> LayerCoeffs:
+    """What one layer of kind ``layer`` saves and needs during its backward, per token."""
+    h = ctx.m.hidden_size
+    adapted = ctx.adapted(layer)
+    at = layer.attention
+    attn = attention_linears(at, h)
+    q_in = [x for x in attn if x.n_in == h and x.role != "o"]
+    o_in = [x for x in attn if x.role == "o"]
+    core_saved, core_bs2, core_t, core_t_bs2 = core(ctx, layer)
+    mlp_saved, mlp_t = mlp(ctx, layer, adapted)
+    other = [x for x in attn if x not in q_in and x not in o_in]  # MLA's q_b / kv_b, after their own norms
+    mla = sum(linear_inputs(ctx, [x], ctx.c, adapted) + norm(ctx, x.n_in) for x in other)
+    # SDPA / FlashAttention write their output in the query's memory order: (b, s, heads, d) when RoPE ran
+    # element-wise on the projection's view, so the transpose that feeds o_proj is free and a full fine-tune's
+    # o_proj saves the very tensor attention already keeps. A query made by torch.cat (partial RoPE, MLA) is
+    # contiguous in (b, heads, s, d) and the output is copied for o_proj, as eager's always is.
+    # (LoRA under autocast still saves its own cast copy of it.)
+    concatenated = at.partial_rotary or at.mla is not None
+    o_shared = ctx.s.attention is not Attention.EAGER and not concatenated and (ctx.full or not ctx.autocast)
+    saved = (
+        (layer.norms * norm(ctx, h))
+        + linear_inputs(ctx, q_in, ctx.r, adapted)
+        + (0.0 if o_shared else linear_inputs(ctx, o_in, ctx.c, adapted))
+        + core_saved
+        + mlp_saved
+        + mla
+        + qk_norms(ctx, at)
+    )
+    rope = ctx.m.positions is PositionKind.ROPE  # RoPE makes q and k new tensors; v stays a view of the output
+    if at.fused_qkv and rope and (ctx.s.attention is not Attention.EAGER or at.num_kv_heads == at.num_heads):
+        saved += ctx.c * (at.num_heads + at.num_kv_heads) * at.head_dim  # so the whole qkv output stays
+    recomputed = recomputed_bs2 = 0.0
+    if ctx.s.checkpointing is Checkpointing.SELECTIVE:
+        kept, core_bs2, recomputed, recomputed_bs2 = selective(ctx, layer, o_shared)
+        saved += kept - core_saved
+    merged, merged_grad = merged_experts(ctx, layer, adapted)
+    linears = layer_linears(layer, h)
+    copies = ctx.c * sum(x.count * x.n_in * x.n_out for x in linears) if ctx.copies else 0
+    transient = 2 * ctx.r * h + max(core_t, mlp_t)
+    dequantized = merged_grad
+    if ctx.full and layer.mlp.moe is not None:  # an expert stack's gradient lands while its backward runs
+        dequantized = ctx.dtypes.grad * max(x.params for x in linears if x.role.startswith("experts_"))
+    if ctx.s.method is Method.QLORA:
+        dequantized = max(dequantized, ctx.c * max(x.n_in * x.n_out for x in linears))
+    # SDPA cannot skip a sliding window's mask once the sequence reaches the window: CUDA converts the boolean mask
+    # to an additive bias in the query's dtype, which the memory-efficient kernel keeps for backward
+    # (aten/src/ATen/native/transformers/attention.cpp, convert_boolean_attn_mask; calibration/patches.py)
+    if at.window in ctx.windows and ctx.s.checkpointing is not Checkpointing.SELECTIVE:
+        core_bs2 += ctx.c
+    mlp_first = [x for x in mlp_linears(layer.mlp, h) if x.role in ("gate", "up")]
+    again, checkpoint_again = saved_again(ctx, layer, [q_in, mlp_first], o_shared)
+    return LayerCoeffs(saved, core_bs2, transient, core_t_bs2, ctx.r * h, copies, dequantized, recomputed,
+                       recomputed_bs2, again, checkpoint_again, merged)
