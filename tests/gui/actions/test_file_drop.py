@@ -73,7 +73,7 @@ def test_a_training_config_and_its_deepspeed_file_dropped_together(
 
 def test_a_drop_on_a_chart_reaches_the_window(qtbot: QtBot, window: MainWindow, said: list[str]) -> None:
     page = window.pages.page("memory")
-    chart = page.seq_curve  # type: ignore[attr-defined]  # a pyqtgraph view, which takes drops of its own
+    chart = page.overview.seq_curve  # type: ignore[attr-defined]  # a pyqtgraph view, which takes drops of its own
     drop(qtbot, chart, FIXTURES / "axolotl/qlora-1b.yml")
     assert window.scenario.model.id == "llama-3.2-1b"
 
