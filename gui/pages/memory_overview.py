@@ -58,8 +58,10 @@ class OverviewSection(QWidget):
         for plot in (self._seq_curve, self._gpu_curve):
             plot.setMinimumHeight(self._lines(CURVE_LINES))
         self._roadmap = LazyView(lambda: RoadmapView(self), lambda _: self.show_roadmap(), self)
-        self.views = (self._compare, self._seq_curve, self._gpu_curve, self._roadmap)
-        self.notes = QLabel(self, wordWrap=True)
+        # the notes (assumptions, and the accuracy against measured steps: an estimate of each) are below the
+        # charts: written the turn after they are first painted, not before the window's first paint
+        self._notes = LazyView(lambda: QLabel(self, wordWrap=True), lambda _: self._show_notes(), self)
+        self.views = (self._compare, self._seq_curve, self._gpu_curve, self._roadmap, self._notes)
         self.grid = ReflowGrid([
             self._titled(self.tr("Same settings, three methods"), self._compare), self._roadmap,
             self._titled(self.tr("Per GPU against sequence length"), self._seq_curve),
@@ -68,7 +70,7 @@ class OverviewSection(QWidget):
         v = QVBoxLayout(self)
         v.setContentsMargins(0, 4, 0, 0)
         v.addWidget(self.grid, 1)
-        v.addWidget(self.notes)
+        v.addWidget(self._notes)
 
     def steps(self) -> list[Callable[[], None]]:
         """What a change redraws here, one step per event-loop turn; a view not built yet is drawn when built."""
@@ -95,6 +97,10 @@ class OverviewSection(QWidget):
     @property
     def roadmap(self) -> RoadmapView:
         return self._roadmap.content()
+
+    @property
+    def notes(self) -> QLabel:
+        return self._notes.content()
 
     def _lines(self, n: float) -> int:
         """``n`` lines of the page's text, in pixels."""
@@ -153,9 +159,12 @@ class OverviewSection(QWidget):
         m, s, gpu = self.scenario.model, self.scenario.setup, self.scenario.gpu
         self.roadmap.show_steps(roadmap(m, s, gpu), max_seq_len(m, s, gpu, ranges.SEQ_LEN[1] * 8),
                                 max_batch(m, s, gpu, 4096), self.scenario.unit)
-        self._show_notes(self.curve_setup().sharding)
+        self._show_notes()
 
-    def _show_notes(self, curve_sharding: Sharding) -> None:
+    def _show_notes(self) -> None:
+        if not self._notes.built:  # written when built
+            return
+        curve_sharding = self.curve_setup().sharding
         acc = summarize(gpu_runs())
         accuracy = ""
         if acc is not None:

@@ -30,7 +30,9 @@ class Chart(FollowsPalette, pg.PlotWidget):  # type: ignore[misc]
     call ``follow_palette`` last in ``__init__``). ``options`` go to ``PlotWidget`` (``axisItems``...)."""
 
     def __init__(self, parent: QWidget | None = None, **options: Any) -> None:
-        super().__init__(parent, background=None, **options)  # type: ignore[call-arg]  # (PlotWidget's, untyped)
+        # enableMenu=False: its view box never builds the context menu it would never show (two forms of axis
+        # controls, a few milliseconds a chart at start-up)
+        super().__init__(parent, background=None, enableMenu=False, **options)  # type: ignore[call-arg]
         hold_still(self)
 
 
