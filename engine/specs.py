@@ -2,7 +2,7 @@
 
 Every bound is defined once, as an ``Annotated`` alias, and every choice is an enum, so that the command line,
 the GUI's sliders and the tests all read the same limits (``field_bounds`` exposes them; the narrower ranges the
-GUI's sliders offer are the GUI's, ``gui.ranges``, checked against these).
+GUI's sliders offer are the GUI's, ``gui.state.ranges``, checked against these).
 """
 
 from __future__ import annotations

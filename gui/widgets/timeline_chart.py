@@ -2,7 +2,7 @@
 
 The x axis is the prediction's moments (``engine.training.timeline``: each layer's forward and backward, the
 loss, the optimizer step), ticked where each phase begins; y is bytes in the scenario's unit. Each term is a band
-(``pyqtgraph.FillBetweenItem`` between running totals) in its colour from ``gui.palette``; the peak is marked
+(``pyqtgraph.FillBetweenItem`` between running totals) in its colour from ``gui.look.palette``; the peak is marked
 (its value is the side panel's headline: a label beside the dot sat on the step labels and the reserved line). The
 predicted reserved memory is the caching allocator's replay of the same moments (dotted, ``engine.allocator``),
 or, where the engine does not replay the step, the estimate's reserved level.
@@ -18,17 +18,17 @@ from collections.abc import Sequence
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QEvent, QPointF, Qt, Signal
+from PySide6.QtCore import QPointF, Qt, Signal
 from PySide6.QtGui import QColor, QFontMetrics
 from PySide6.QtWidgets import QLabel, QWidget
 
 from engine.snapshot.overlay import Overlay
 from engine.training.timeline import Timeline
 from engine.units import Unit
-from gui.palette import colors_for
-from gui.widgets.curve_plot import cache_axes, nice_ceiling, tick_room
+from gui.look.palette import colors_for
+from gui.text.words import phase_name
+from gui.widgets.chart import Chart, cache_axes, nice_ceiling, tick_room
 from gui.widgets.term_legend import unbroken
-from gui.words import phase_name
 
 # the term bands' opacity (the measured lines stay readable on top)
 BAND_ALPHA = 215
@@ -37,7 +37,7 @@ LABEL_OVERFLOW_PX = 40
 PLOT_LINES = 15.0  # the chart's least height in lines of text
 
 
-class TimelineChart(pg.PlotWidget):  # type: ignore[misc]
+class TimelineChart(Chart):
     """Stacked term bands over the prediction's moments, a peak marker, measured curves, a hover cursor.
 
     Signals:
@@ -45,13 +45,9 @@ class TimelineChart(pg.PlotWidget):  # type: ignore[misc]
     """
 
     hovered = Signal(int, float)
-    _ready = False  # set once built: Qt sends a PaletteChange while the base class is constructed
 
     def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent, background=None)
-        self.setMenuEnabled(False)
-        self.setMouseEnabled(False, False)
-        self.hideButtons()
+        super().__init__(parent)
         plot = self.getPlotItem()
         plot.showGrid(x=False, y=True, alpha=0.2)
         cache_axes(plot)
@@ -85,7 +81,7 @@ class TimelineChart(pg.PlotWidget):  # type: ignore[misc]
         tick_room(plot, self.fontMetrics().height())
         plot.vb.sigResized.connect(self._show_ticks)  # which phase labels fit depends on the width
         self._restyle()
-        self._ready = True
+        self.follow_palette()
 
     def show_prediction(self, t: Timeline, unit: Unit, reserved_bytes: int | None = None,
                         reserved_curve: Sequence[int] | None = None) -> None:
@@ -133,11 +129,9 @@ class TimelineChart(pg.PlotWidget):  # type: ignore[misc]
         """The terms drawn as bands, bottom to top."""
         return list(self._band_names)
 
-    def changeEvent(self, event: QEvent) -> None:
-        if event.type() == QEvent.Type.PaletteChange and self._ready:
-            self._restyle()
-            self._redraw()
-        super().changeEvent(event)
+    def palette_changed(self) -> None:
+        self._restyle()
+        self._redraw()
 
     def _mouse_moved(self, pos: QPointF) -> None:
         vb = self.getPlotItem().vb

@@ -21,12 +21,12 @@ from engine.specs import Method, TrainingSetup
 from engine.training import estimate
 from engine.training.timeline import timeline
 from engine.units import Unit, format_bytes
-from gui.main_window import MainWindow
+from gui.look.palette import HIGH_CONTRAST, colors_for
+from gui.look.theme import ThemeManager
 from gui.pages.timeline import TimelinePage
-from gui.palette import HIGH_CONTRAST, colors_for
-from gui.scenario import Scenario
-from gui.theme import ThemeManager
-from gui.words import term_title
+from gui.shell.main_window import MainWindow
+from gui.state.scenario import Scenario
+from gui.text.words import term_title
 from tests.gui.snapshot_files import PYTORCH_MADE, hostile, small, truncated
 
 
@@ -240,7 +240,7 @@ def test_presentation_mode_pages_to_it_in_high_contrast(qtbot: QtBot, theme: The
 
 
 def test_the_page_exports_its_chart_with_its_key(page: TimelinePage, tmp_path: Path) -> None:
-    from gui.chart_export import save_png
+    from gui.files.chart_export import save_png
 
     page.resize(1100, 700)  # laid out as on screen (File > Export writes a shown page's chart)
     page.setAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen, True)
