@@ -242,7 +242,8 @@ def _bamba(r: Reader, n: int) -> tuple[list[str], Mamba2Spec]:
 def _nemotron_kinds(r: Reader) -> list[str]:
     """NemotronHConfig's layers: ``layers_block_type`` (or ``layer_types``) of linear_attention (Mamba-2, or
     "mamba" in older files), full_attention ("attention"), mlp, moe; or ``hybrid_override_pattern``'s letters M, *,
-    -, E (configuration_nemotron_h.py ``_pattern_to_list``); it decides the layer count."""
+    -, E (configuration_nemotron_h.py ``_pattern_to_list``); with neither, the class default (Mamba, MoE,
+    attention, MLP); it decides the layer count."""
     legacy = {"mamba": "linear_attention", "attention": "full_attention"}
     letters = {"M": "linear_attention", "*": "full_attention", "-": "mlp", "E": "moe"}
     types: list[str] = []
@@ -255,6 +256,8 @@ def _nemotron_kinds(r: Reader) -> list[str]:
             break
     else:
         pattern = r.raw("hybrid_override_pattern")
+        if pattern is None:  # NemotronHConfig.__post_init__'s default stack
+            return ["linear_attention", "moe", "full_attention", "mlp"]
         if not isinstance(pattern, str) or not pattern or set(pattern) - set(letters):
             raise r.fail("hybrid_override_pattern", "expected a string of M, *, - and E (one letter a layer)")
         types = [letters[ch] for ch in pattern]

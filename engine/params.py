@@ -168,6 +168,25 @@ def mixer_linears(x: Mixer, h: int) -> list[Linear]:
     return [Linear("in", h, 3 * h, x.bias), Linear("out", h, h, x.bias)]  # LFM2's short convolution
 
 
+def mixer_tensors(x: Mixer, h: int) -> list[int]:
+    """The sizes of a mixer's parameter tensors outside its linears (:func:`mixer_other_params` tensor by tensor:
+    the convolution's weight and bias, dt_bias, A_log, D, the norms' weights)."""
+    if isinstance(x, DeltaNetSpec):
+        channels = 2 * x.key_width + x.value_width
+        if x.kind == "kda":
+            return [channels * x.conv_kernel, x.key_width, x.num_k_heads, x.head_v_dim]
+        return [channels * x.conv_kernel, x.num_v_heads, x.num_v_heads, x.head_v_dim]
+    if isinstance(x, Mamba2Spec):
+        conv = [x.conv_width * x.conv_kernel] + ([x.conv_width] if x.conv_bias else [])
+        return conv + [x.num_heads] * 3 + ([x.inner] if x.gated_norm else [])
+    if isinstance(x, Mamba1Spec):
+        conv = [x.inner * x.conv_kernel] + ([x.inner] if x.conv_bias else [])
+        norms = [x.dt_rank, x.state_size, x.state_size] if x.dt_norms else []
+        return [*conv, x.inner * x.state_size, x.inner, *norms]
+    assert isinstance(x, ShortConvSpec)
+    return [h * x.conv_kernel] + ([h] if x.bias else [])
+
+
 def mixer_other_params(x: Mixer, h: int) -> int:
     """A mixer's parameters outside its linears: the depthwise convolution (a weight of ``kernel`` taps per
     channel, a bias per channel where it has one), the decay and skip parameters, its norms."""

@@ -2,7 +2,7 @@
 
 Every bound is defined once, as an ``Annotated`` alias, and every choice is an enum, so that the command line,
 the GUI's sliders and the tests all read the same limits (``field_bounds`` exposes them; the narrower ranges the
-GUI's sliders offer are the GUI's, ``gui.ranges``, checked against these).
+GUI's sliders offer are the GUI's, ``gui.state.ranges``, checked against these).
 """
 
 from __future__ import annotations
@@ -133,6 +133,41 @@ class Loss(StrEnum):
     CHUNKED = "chunked"  # TRL chunked_nll: output layer and loss per 256-token checkpointed chunk
     CHUNKED_OUTPUT = "chunked-output"  # torchtune CEWithChunkedOutputLoss: upcast and cross-entropy per chunk
     FUSED_LINEAR_CE = "fused-linear-ce"  # Liger: the output layer fused into a chunked loss
+
+
+class Stack(StrEnum):
+    """Whose code runs the training step (issue 25; calibration/stacks/NOTES.md): its defaults are memory facts."""
+
+    HF_TRAINER = "hf-trainer"  # transformers' Trainer and what runs on it (TRL, Axolotl, LLaMA-Factory), PEFT, bnb
+    TORCHTUNE = "torchtune"
+    TORCHTITAN = "torchtitan"
+    LITGPT = "litgpt"
+    MEGATRON = "megatron"  # Megatron-LM / NeMo
+
+
+class OptimizerImpl(StrEnum):
+    """How torch's AdamW runs its step (torch/optim/adam.py@2.13): one fused kernel, ``torch._foreach_*`` over
+    every tensor at once, or a Python loop over the tensors."""
+
+    FUSED = "fused"
+    FOREACH = "foreach"
+    FORLOOP = "forloop"
+
+
+#: each stack's implementation of torch's AdamW when its user names none, at the versions run today
+#: (calibration/stacks/NOTES.md sections 2 and 4-6)
+STACK_OPTIMIZER_IMPL: dict[Stack, OptimizerImpl] = {
+    # transformers >= 4.54 training_args.py default_optim: "adamw_torch_fused" with torch >= 2.8
+    Stack.HF_TRAINER: OptimizerImpl.FUSED,
+    # torchtune 0.6.1 recipes/configs/*: torch.optim.AdamW with fused: True
+    Stack.TORCHTUNE: OptimizerImpl.FUSED,
+    # torchtitan 0.3.0 components/optimizer/optimizer.py OptimizersContainer.Config.implementation = "fused"
+    Stack.TORCHTITAN: OptimizerImpl.FUSED,
+    # litgpt 0.5.13 utils.py instantiate_torch_optimizer passes neither: torch's CUDA default (adam.py lines 935-947)
+    Stack.LITGPT: OptimizerImpl.FOREACH,
+    # Megatron-Core builds a fused Adam (Transformer Engine's or Apex's); not read for issue 25
+    Stack.MEGATRON: OptimizerImpl.FUSED,
+}
 
 
 class Sharding(StrEnum):
@@ -643,6 +678,32 @@ class HostSetup(_Frozen):
     ram_bytes: Bytes | None = None
 
 
+class AllocConf(_Frozen):
+    """The options of ``PYTORCH_CUDA_ALLOC_CONF`` that change what PyTorch's caching allocator reserves (the string
+    is read by ``engine.allocator.conf.parse``; the rules that use them are ``engine.allocator``'s). Defaults:
+    PyTorch's (the variable unset). Bounds: PyTorch's own checks (``c10/core/AllocatorConfig.cpp``:
+    ``max_split_size_mb`` and ``max_non_split_rounding_mb`` at least 20, the threshold inside (0, 1), divisions
+    0 or a power of two)."""
+
+    expandable_segments: Flag = False
+    max_split_size_mb: Annotated[int, Field(strict=True, ge=20, le=2**44)] | None = None
+    max_non_split_rounding_mb: Annotated[int, Field(strict=True, ge=20, le=2**44)] | None = None
+    garbage_collection_threshold: Annotated[float, Field(gt=0.0, lt=1.0, allow_inf_nan=False)] | None = None
+    #: one division per power-of-two interval from 1 MiB (16 of them); empty: none
+    roundup_power2_divisions: tuple[Annotated[int, Field(strict=True, ge=0, le=2**20)], ...] = ()
+    #: ``per_process_memory_fraction`` (torch 2.13) or ``torch.cuda.set_per_process_memory_fraction``
+    per_process_memory_fraction: Annotated[float, Field(gt=0.0, le=1.0, allow_inf_nan=False)] | None = None
+
+    @model_validator(mode="after")
+    def _check(self) -> AllocConf:
+        d = self.roundup_power2_divisions
+        if d and len(d) != 16:
+            raise ValueError(f"roundup_power2_divisions: 16 values (one per interval from 1 MiB), found {len(d)}")
+        if any(v & (v - 1) for v in d):
+            raise ValueError("roundup_power2_divisions: each division is 0 or a power of two")
+        return self
+
+
 class TrainingSetup(_Frozen):
     """One training configuration. Defaults are the seed's: 4,096 tokens, batch 1, bf16 mixed, AdamW."""
 
@@ -666,11 +727,17 @@ class TrainingSetup(_Frozen):
     #: chunks of a chunked loss; None: the tool's own (TRL's 256-token chunks, torchtune's 8 chunks)
     loss_chunks: LossChunks | None = None
     activation_offload: Flag = False  # saved activations to host RAM (torchtune / TRL OffloadActivations)
+    #: issue 25: whose code runs the step, and torch AdamW's implementation (None: the stack's, STACK_OPTIMIZER_IMPL)
+    stack: Stack = Stack.HF_TRAINER
+    optimizer_impl: OptimizerImpl | None = None
     host: HostSetup = HostSetup()
+    #: PYTORCH_CUDA_ALLOC_CONF (issue 26): the caching allocator's options
+    alloc_conf: AllocConf = AllocConf()
 
     #: fields added after the first release: left out of ``as_json()`` while at their defaults, so that a script's
     #: output does not change until it uses them
-    OPTIONAL_IN_JSON: ClassVar[tuple[str, ...]] = ("parallel", "loss", "loss_chunks", "activation_offload", "host")
+    OPTIONAL_IN_JSON: ClassVar[tuple[str, ...]] = ("parallel", "loss", "loss_chunks", "activation_offload", "host",
+                                                   "alloc_conf")
 
     @model_validator(mode="after")
     def _check(self) -> TrainingSetup:
@@ -683,11 +750,22 @@ class TrainingSetup(_Frozen):
                              f"{p.cp} = {mp} (the rest is data parallelism)")
         if self.gpus % self.host.nodes:
             raise ValueError(f"gpus ({self.gpus}) must be a multiple of host.nodes ({self.host.nodes})")
+        if self.optimizer_impl is not None and self.optimizer is not Optimizer.ADAMW:
+            raise ValueError(f"optimizer_impl {self.optimizer_impl.value} is torch AdamW's implementation; "
+                             f"optimizer {self.optimizer.value} has none to choose")
         if self.micro_batch_tokens > MAX_MICRO_BATCH_TOKENS:
             cp = f" / cp {self.parallel.cp}" if self.parallel.cp > 1 else ""
             raise ValueError(f"batch x seq_len{cp} = {self.micro_batch_tokens:,} tokens per GPU in one micro-batch; "
                              f"the engine costs at most {MAX_MICRO_BATCH_TOKENS:,} (2^24): no GPU holds more")
         return self
+
+    @property
+    def adamw_impl(self) -> OptimizerImpl | None:
+        """torch AdamW's implementation this step runs: the one asked for, else the stack's; None for the other
+        optimizers (bitsandbytes', Adafactor, Lion, SGD)."""
+        if self.optimizer is not Optimizer.ADAMW:
+            return None
+        return self.optimizer_impl or STACK_OPTIMIZER_IMPL[self.stack]
 
     @property
     def micro_batch_tokens(self) -> int:
@@ -710,10 +788,23 @@ class TrainingSetup(_Frozen):
         return self.parallel != ParallelSpec()
 
     def as_json(self) -> dict[str, Any]:
-        """The setup as JSON, without the later fields still at their defaults (``OPTIONAL_IN_JSON``)."""
+        """The setup as JSON, without the later fields still at their defaults (``OPTIONAL_IN_JSON``); ``stack``
+        and ``optimizer_impl`` always (issue 25's contract), the latter as costed: the stack's when none is asked
+        for, None for an optimizer that is not torch's AdamW."""
         defaults = TrainingSetup()
         skip = {f for f in self.OPTIONAL_IN_JSON if getattr(self, f) == getattr(defaults, f)}
-        return self.model_dump(mode="json", exclude=skip)
+        return self._costed(self.model_dump(mode="json", exclude=skip))
+
+    def full_json(self) -> dict[str, Any]:
+        """Every field as JSON (the timeline's setup), ``optimizer_impl`` as costed, the allocator's options once
+        they are set."""
+        quiet = {"alloc_conf"} if self.alloc_conf == AllocConf() else set()
+        return self._costed(self.model_dump(mode="json", exclude=quiet))
+
+    def _costed(self, out: dict[str, Any]) -> dict[str, Any]:
+        impl = self.adamw_impl
+        out["optimizer_impl"] = None if impl is None else impl.value
+        return out
 
     def with_(self, **changes: Any) -> TrainingSetup:
         """A copy with fields changed and re-validated."""

@@ -16,10 +16,12 @@ from pathlib import Path
 from typing import Any
 
 from engine.config_import import accelerate, axolotl, deepspeed, llama_factory, models, torchtune, trl
+from engine.config_import.alloc_conf import map_alloc_conf
 from engine.config_import.common import FLAGS
 from engine.config_import.detect import detect
 from engine.config_import.draft import Draft, Field, Kind
 from engine.config_import.loading import Loaded, read_config
+from engine.config_import.messages import KNOWN_CONTENT
 from engine.config_import.names import AlignmentMethod
 from engine.config_import.report import CHOOSE, ConfigRefusedError, Format, Ignored, ImportReport, Message
 from engine.config_import.resolve import INVALID, Combined, build
@@ -28,8 +30,6 @@ from engine.translatable import QT_TRANSLATE_NOOP
 
 NOT_FOUND = QT_TRANSLATE_NOOP("engine", "{value} was not found beside the config; give it with another "
                                         "--from-config to use it")
-KNOWN_CONTENT = QT_TRANSLATE_NOOP("engine", "{value} was not found beside the config; the content its tool ships "
-                                            "is assumed")
 NO_FILES = QT_TRANSLATE_NOOP("engine", "no config file given")
 MAX_FILES = 16
 
@@ -67,6 +67,7 @@ def _draft(path: Path, first: bool) -> Draft:
     loaded = read_config(path)
     fmt = detect(loaded.data, path.name)
     d = Draft(path, loaded.data, fmt, "" if first else f"{path.name}:")
+    map_alloc_conf(d, loaded.text)  # before the tool's mapping, whose finish() lists the keys left unused
     _MAPPERS[fmt](d, loaded)
     return d
 

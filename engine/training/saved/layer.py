@@ -37,6 +37,9 @@ class LayerCoeffs:
     checkpoint_again: float = 0.0
     #: bytes (not per token) saved until this layer's backward: PEFT's merged expert weights (W + B A, ParamWrapper)
     saved_fixed: int = 0
+    #: ``saved`` as the parts it adds up (each norm's input, each linear group's, the attention core, the MLP, ...):
+    #: the tensors the caching allocator's replay hands out (``engine.allocator.step``; issue 26)
+    saved_parts: tuple[float, ...] = ()
 
 
 def saved_again(ctx: Ctx, layer: LayerSpec, groups: list[list[Linear]], o_shared: bool) -> tuple[float, float]:
@@ -64,13 +67,16 @@ def saved_again(ctx: Ctx, layer: LayerSpec, groups: list[list[Linear]], o_shared
 
 @dataclass(frozen=True, slots=True)
 class _Attention:
-    """The attention block's share of one layer (:func:`layer_coeffs`)."""
+    """The attention block's share of one layer (:func:`layer_coeffs`), part by part."""
 
-    inputs: float  # what its linears keep of their inputs (q/k/v and o)
-    core: float  # the attention core
-    extra: float  # MLA's inner linears and norms, q/k norms
-    fused: float  # a fused qkv projection's output, kept whole
-    selective: float  # what selective checkpointing changes of the core
+    q: float  # what q/k/v (or the fused qkv) keep of their input
+    o: float  # what o_proj keeps of its input
+    core: float  # the attention core (what selective checkpointing keeps of it, under selective)
+    mla: float  # MLA's inner linears and their norms
+    qk: float  # q/k norms
+    qkv: float  # a fused qkv projection's output, kept whole
+    gate: float  # gated attention's sigmoid and the output it multiplies
+    core_saved: float  # the core as it saves without selective checkpointing
     bs2: float
     transient: float
     transient_bs2: float
@@ -80,7 +86,7 @@ class _Attention:
     o_shared: bool
 
 
-_NO_ATTENTION = _Attention(0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, [], False)
+_NO_ATTENTION = _Attention(0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, [], False)
 
 
 def _attention(ctx: Ctx, layer: LayerSpec, adapted: set[str]) -> _Attention:
@@ -98,17 +104,18 @@ def _attention(ctx: Ctx, layer: LayerSpec, adapted: set[str]) -> _Attention:
     # SDPA / FlashAttention write their output in the query's memory order: (b, s, heads, d) when RoPE ran
     # element-wise on the projection's view, so the transpose that feeds o_proj is free and a full fine-tune's
     # o_proj saves the very tensor attention already keeps. A query made by torch.cat (partial RoPE, MLA) is
-    # contiguous in (b, heads, s, d) and the output is copied for o_proj, as eager's always is.
+    # contiguous in (b, heads, s, d) and the output is copied for o_proj, as eager's always is. With an output gate
+    # o_proj reads the gated product, never the attention's output.
     # (LoRA under autocast still saves its own cast copy of it.)
     concatenated = at.partial_rotary or at.mla is not None
     eager = ctx.s.attention is Attention.EAGER
     o_shared = not eager and not concatenated and not at.output_gate and (ctx.full or not ctx.autocast)
-    inputs = linear_inputs(ctx, q_in, ctx.r, adapted) + (0.0 if o_shared else linear_inputs(ctx, o_in, ctx.c,
-                                                                                          adapted))
+    q_saved = linear_inputs(ctx, q_in, ctx.r, adapted)
+    o_saved = 0.0 if o_shared else linear_inputs(ctx, o_in, ctx.c, adapted)
     rope = ctx.m.positions is PositionKind.ROPE  # RoPE makes q and k new tensors; v stays a view of the output
-    fused = 0.0
+    qkv = 0.0
     if at.fused_qkv and rope and (ctx.s.attention is not Attention.EAGER or at.num_kv_heads == at.num_heads):
-        fused = ctx.c * (at.num_heads + at.num_kv_heads) * at.head_dim  # so the whole qkv output stays
+        qkv = ctx.c * (at.num_heads + at.num_kv_heads) * at.head_dim  # so the whole qkv output stays
     recomputed = recomputed_bs2 = 0.0
     kept = core_saved
     if ctx.s.checkpointing is Checkpointing.SELECTIVE:
@@ -118,9 +125,9 @@ def _attention(ctx: Ctx, layer: LayerSpec, adapted: set[str]) -> _Attention:
     # (aten/src/ATen/native/transformers/attention.cpp, convert_boolean_attn_mask; calibration/patches.py)
     if at.window in ctx.windows and ctx.s.checkpointing is not Checkpointing.SELECTIVE:
         core_bs2 += ctx.c
-    return _Attention(inputs, core_saved, mla + qk_norms(ctx, at) + output_gate(ctx, at, copied=concatenated or eager),
-                      fused, kept - core_saved, core_bs2, core_t,
-                      core_t_bs2, recomputed, recomputed_bs2, q_in, o_shared)
+    return _Attention(q_saved, o_saved, kept, mla, qk_norms(ctx, at), qkv,
+                      output_gate(ctx, at, copied=concatenated or eager), core_saved, core_bs2, core_t, core_t_bs2,
+                      recomputed, recomputed_bs2, q_in, o_shared)
 
 
 def _parallel_shared(ctx: Ctx, layer: LayerSpec) -> float:
@@ -148,10 +155,21 @@ def layer_coeffs(ctx: Ctx, layer: LayerSpec) -> LayerCoeffs:
     # the mixer's kernel runs its backward after the MLP, the second norm and the mixer's output side freed theirs
     freed = mx.late + mlp_saved + (norm(ctx, h) if layer.mlp is not None and layer.norms > 1 else 0.0)
     mixer_t = max(0.0, mx.transient - freed)
-    saved = layer.norms * norm(ctx, h) + a.inputs + a.core + mlp_saved + a.extra + mx.saved - _parallel_shared(
-        ctx, layer)
-    saved += a.fused
-    saved += a.selective
+    norm_in = norm(ctx, h)
+    shared = _parallel_shared(ctx, layer)
+    saved = (layer.norms * norm_in) + a.q + a.o + a.core_saved + mlp_saved + a.mla + a.qk
+    norm_parts = [norm_in] * layer.norms
+    if shared and layer.norms > 1:  # GPT-NeoX: the second LayerNorm's input is the first's
+        norm_parts[1] -= shared
+    parts = [*norm_parts, a.q, a.o, a.core, mlp_saved - (shared if layer.norms == 1 else 0.0), a.mla, a.qk]
+    if a.qkv:
+        saved += a.qkv
+        parts.append(a.qkv)
+    if ctx.s.checkpointing is Checkpointing.SELECTIVE:
+        saved += a.core - a.core_saved
+    if a.gate or mx.saved or shared:  # the kinds beyond attention + MLP (issue 27)
+        saved += a.gate + mx.saved - shared
+        parts += [a.gate, mx.saved]
     merged, merged_grad = merged_experts(ctx, layer, adapted)
     linears = layer_linears(layer, h)
     copies = ctx.c * sum(x.count * x.n_in * x.n_out for x in linears) if ctx.copies else 0
@@ -165,4 +183,4 @@ def layer_coeffs(ctx: Ctx, layer: LayerSpec) -> LayerCoeffs:
     mlp_first = [x for x in mlp_linears(layer.mlp, h) if x.role in ("gate", "up")] if layer.mlp is not None else []
     again, checkpoint_again = saved_again(ctx, layer, [a.q_in, mlp_first], a.o_shared)
     return LayerCoeffs(saved, a.bs2, transient, a.transient_bs2, ctx.stream * h, copies, dequantized, a.recomputed,
-                       a.recomputed_bs2, again, checkpoint_again, merged)
+                       a.recomputed_bs2, again, checkpoint_again, merged, tuple(p for p in parts if p))
