@@ -124,6 +124,11 @@ FAMILY_PROBES: dict[str, dict[str, Any]] = {
                     "expert_layer_offset": 1, "mamba_d_state": 8, "mamba_dt_rank": "auto"},
     "probe-mamba": {"model_type": "mamba", "num_hidden_layers": 2, "hidden_size": 64, "vocab_size": 100,
                     "state_size": 8, "expand": 2, "time_step_rank": 6},
+    "probe-kimi-linear": {"model_type": "kimi_linear", "num_hidden_layers": 4, **SMALL, **MOE, "num_local_experts": 4,
+                          "n_shared_experts": 1, "kv_lora_rank": 32, "q_lora_rank": None, "qk_rope_head_dim": 8,
+                          "qk_nope_head_dim": 16, "v_head_dim": 16, "linear_attn_config": {
+                              "num_heads": 4, "head_dim": 16, "short_conv_kernel_size": 4,
+                              "kda_layers": [1, 2, 4], "full_attn_layers": [3]}},
     "probe-llama4-wrapped": {"model_type": "llama4", "text_config": {
         "model_type": "llama4_text", "num_hidden_layers": 4, **SMALL, "intermediate_size": 32,
         "intermediate_size_mlp": 96, "num_local_experts": 4, "num_experts_per_tok": 1,
@@ -134,9 +139,12 @@ ATTENTION = {"default": ["q_proj", "k_proj", "v_proj", "o_proj"], "phi3": ["qkv_
              "gpt2": ["c_attn", "attn.c_proj"], "gptj": ["q_proj", "k_proj", "v_proj", "out_proj"],
              "gpt_neox": ["query_key_value", "attention.dense"],
              "phi": ["q_proj", "k_proj", "v_proj", "self_attn.dense"],
-             "mla": ["q_proj", "q_a_proj", "q_b_proj", "kv_a_proj_with_mqa", "kv_b_proj", "o_proj"]}
+             "mla": ["q_proj", "q_a_proj", "q_b_proj", "kv_a_proj_with_mqa", "kv_b_proj", "o_proj"],
+             # Kimi Linear: MLA layers and KDA layers (q_proj, k_proj, v_proj, o_proj)
+             "kimi_linear": ["q_proj", "k_proj", "v_proj", "q_a_proj", "q_b_proj", "kv_a_proj_with_mqa", "kv_b_proj",
+                             "o_proj"]}
 QV = {"default": ["q_proj", "v_proj"], "phi3": ["qkv_proj"], "gpt2": ["c_attn"], "gpt_neox": ["query_key_value"],
-      "mla": ["q_proj", "q_b_proj",
+      "kimi_linear": ["q_proj", "v_proj", "q_b_proj", "kv_b_proj"], "mla": ["q_proj", "q_b_proj",
                                                                                          "kv_b_proj"]}
 #: PEFT 0.21.2's all-linear wraps Llama 4's router, whose forward then fails (it returns a tuple): count
 #: all-linear as users run it, every linear but the router

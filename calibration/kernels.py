@@ -592,6 +592,84 @@ def mamba_inner_fn(xz: torch.Tensor, conv1d_weight: torch.Tensor, conv1d_bias: t
                               out_proj_bias, A, D, delta_bias)
 
 
+# -- flash-linear-attention 0.6.0: Kimi Delta Attention (fla/ops/kda/chunk.py, chunk_fwd.py, chunk_bwd.py) -------
+class ChunkKDAFunction(torch.autograd.Function):
+    """fla 0.6.0 ``ChunkKDAFunction`` (the L2 norm in the kernel, the gate computed outside: use_gate_in_kernel
+    False, disable_recompute False): saves q and k after their L2 norm with their rstd, v, the chunk-local
+    cumulative decay per channel (fp32), the decay as given, beta, and the chunks' Aqk and Akk (B, T, H, 64) in
+    k's dtype; w, u, qg, kg, v_new and the chunk states are dropped and recomputed in backward."""
+
+    @staticmethod
+    def forward(ctx: Any, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, g: torch.Tensor,  # noqa: PLR0917
+                beta: torch.Tensor, l2norm: bool, bt: int) -> torch.Tensor:
+        q, k, v, g, beta = _contiguous(q, k, v, g, beta)
+        q_rstd = k_rstd = None
+        if l2norm:
+            q, q_rstd = _l2norm_fwd(q)
+            k, k_rstd = _l2norm_fwd(k)
+        g_cumsum = _cumsum(g)
+        b, t, heads, _ = k.shape
+        aqk = torch.empty(b, t, heads, bt, device=k.device, dtype=k.dtype)
+        akk = torch.zeros(b, t, heads, bt, device=k.device, dtype=k.dtype)
+        akkd = torch.empty(b, t, heads, 16, device=k.device, dtype=torch.float32)
+        w, u, qg, kg = k.new_empty(k.shape), torch.empty_like(v), torch.empty_like(q), torch.empty_like(k)
+        _launch("chunk_kda_fwd_intra", [q, k, g_cumsum, beta], [aqk, akk, akkd, w, u, qg, kg])
+        del akkd
+        h, v_new = _fwd_h(kg, w, u, heads, bt)
+        o = torch.empty_like(v)
+        _launch("chunk_gla_fwd_o_gk", [q, v_new, g_cumsum, aqk, h], [o])
+        del w, u, qg, kg, h, v_new
+        ctx.save_for_backward(q, q_rstd, k, k_rstd, v, g_cumsum, g, beta, aqk, akk)
+        ctx.l2norm, ctx.bt = l2norm, bt
+        return o.type_as(q)
+
+    @staticmethod
+    def backward(ctx: Any, do: torch.Tensor) -> tuple[Any, ...]:
+        (do,) = _contiguous(do)
+        q, q_rstd, k, k_rstd, v, g_cumsum, g, beta, aqk, akk = ctx.saved_tensors
+        b, t, heads, kd = k.shape
+        bt = ctx.bt
+        w, u, qg, kg = k.new_empty(k.shape), torch.empty_like(v), torch.empty_like(q), torch.empty_like(k)
+        _launch("recompute_w_u_fwd", [k, v, beta, akk, g_cumsum], [w, u, qg, kg])
+        h, v_new = _fwd_h(kg, w, u, heads, bt)
+        daqk = v.new_empty(b, t, heads, bt, dtype=torch.float)
+        dv = torch.empty_like(do)
+        _launch("chunk_kda_bwd_dAv", [q, k, v_new, do, aqk], [daqk, dv])
+        dh = q.new_empty(b, _chunks(t, bt), heads, kd, v.shape[-1])
+        dv2 = torch.empty_like(dv)
+        _launch("chunk_gated_delta_rule_bwd_dhu", [qg, kg, w, g_cumsum, do, dv], [dh, dv2])
+        dq = g_cumsum.new_empty(b, t, heads, kd, dtype=torch.float)
+        dk = g_cumsum.new_empty(b, t, heads, kd, dtype=torch.float)
+        dv3 = torch.empty_like(v)
+        dg = torch.empty_like(g_cumsum, dtype=torch.float)
+        db = torch.empty_like(beta, dtype=torch.float)
+        dakk = torch.empty_like(akk, dtype=torch.float)
+        _launch("chunk_kda_bwd_wy_dqkg_fused", [q, k, v, v_new, g_cumsum, beta, akk, h, do, dh, dv2],
+                [dq, dk, dv3, dg, db, dakk])
+        nk = _chunks(kd, 64)
+        dq2, dk2 = torch.empty_like(dq), torch.empty_like(dk)
+        db2 = beta.new_empty(nk, *beta.shape, dtype=torch.float)
+        dg2 = torch.empty_like(dg, dtype=torch.float)
+        _launch("chunk_kda_bwd_intra", [q, k, g_cumsum, beta, daqk, dakk, dq, dk, db, dg], [dq2, dk2, db2, dg2])
+        dq, dk, db, dg = dq2, dk2, db2.sum(0), dg2
+        dg = _cumsum(dg)
+        if ctx.l2norm:
+            dq = _l2norm_bwd(q, q_rstd, dq)
+            dk = _l2norm_bwd(k, k_rstd, dk)
+        return dq.to(q), dk.to(k), dv3.to(v), dg.to(g), db.to(beta), None, None
+
+
+def chunk_kda(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, g: torch.Tensor,  # noqa: PLR0917
+              beta: torch.Tensor, scale: float | None = None, initial_state: Any = None,
+              output_final_state: bool = False, use_qk_l2norm_in_kernel: bool = False,
+              use_gate_in_kernel: bool = False, cu_seqlens: Any = None, **kwargs: Any) -> tuple[torch.Tensor, None]:
+    """``fla.ops.kda.chunk_kda`` (q, k, v, g: B, T, H, K; beta: B, T, H)."""
+    if initial_state is not None or output_final_state or cu_seqlens is not None or use_gate_in_kernel:
+        raise NotImplementedError("the fake chunk_kda models training with the gate computed outside, no cache")
+    _called(FLA, "chunk_kda")
+    return ChunkKDAFunction.apply(q, k, v, g, beta, use_qk_l2norm_in_kernel, kwargs.get("chunk_size", 64)), None
+
+
 # -- installing -----------------------------------------------------------------------------------------------
 def _module(name: str, **functions: Any) -> types.ModuleType:
     mod = types.ModuleType(name)
@@ -604,7 +682,7 @@ def install() -> None:
     """Put the fake packages in ``sys.modules`` (before transformers imports a hybrid model's modeling file,
     which binds the kernels then). Idempotent."""
     fakes = {
-        "fla": _module("fla", chunk_gated_delta_rule=chunk_gated_delta_rule),
+        "fla": _module("fla", chunk_gated_delta_rule=chunk_gated_delta_rule, chunk_kda=chunk_kda),
         "causal_conv1d": _module("causal_conv1d", causal_conv1d_fn=causal_conv1d_fn),
         "mamba_ssm": _module("mamba_ssm", mamba_split_conv1d_scan_combined=mamba_split_conv1d_scan_combined,
                              selective_scan_fn=selective_scan_fn, mamba_inner_fn=mamba_inner_fn),

@@ -317,6 +317,18 @@ CATALOG: dict[str, dict[str, Any]] = {
         "routed_scaling_factor": 2.5, "max_position_embeddings": 262144, "layer_norm_epsilon": 1e-5,
         "tie_word_embeddings": False, "bos_token_id": 1, "eos_token_id": 2, "pad_token_id": 0,
     },
+    "kimi-linear-48b-a3b-4l": {  # Kimi-Linear-48B-A3B with 4 of its 27 layers: KDA (dense MLP), KDA, MLA, KDA (MoE)
+        "model_type": "kimi_linear", "vocab_size": 163840, "hidden_size": 2304, "intermediate_size": 9216,
+        "moe_intermediate_size": 1024, "num_hidden_layers": 4, "num_attention_heads": 32, "num_key_value_heads": 32,
+        "head_dim": 72, "kv_lora_rank": 512, "q_lora_rank": None, "qk_nope_head_dim": 128, "qk_rope_head_dim": 64,
+        "v_head_dim": 128, "num_experts": 256, "num_local_experts": 256, "num_experts_per_tok": 8,
+        "n_shared_experts": 1, "first_k_dense_replace": 1, "moe_layer_freq": 1, "routed_scaling_factor": 2.446,
+        "norm_topk_prob": True, "n_group": 1, "topk_group": 1, "max_position_embeddings": 1048576,
+        "rms_norm_eps": 1e-5, "hidden_act": "silu", "tie_word_embeddings": False,
+        "linear_attn_config": {"head_dim": 128, "num_heads": 32, "short_conv_kernel_size": 4,
+                               "kda_layers": [1, 2, 4], "full_attn_layers": [3]},
+        "bos_token_id": 163584, "eos_token_id": 163586, "pad_token_id": 163839,
+    },
     "jamba-v0.1-4l": {  # Jamba-v0.1 with 4 layers, every kind kept: Mamba + MLP, Mamba + MoE, Mamba + MLP, attention +
         # MoE (the real model's attention period 8 from 4, here 4 from 3)
         "model_type": "jamba", "vocab_size": 65536, "hidden_size": 4096, "intermediate_size": 14336,

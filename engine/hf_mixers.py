@@ -105,6 +105,17 @@ FAMILIES: dict[str, Family] = {
     "mamba": Family({"vocab_size": 50280, "hidden_size": 768, "num_hidden_layers": 32, "state_size": 16,
                      "expand": 2, "conv_kernel": 4, "time_step_rank": "auto", "use_bias": False,
                      "use_conv_bias": True, "tie_word_embeddings": True}, norms=1, source=_src("mamba", "mamba")),
+    # Kimi Linear: MLA without positions for its full-attention layers, KDA elsewhere, DeepSeek-style experts after
+    # its first dense layer (their router a parameter, not a linear)
+    "kimi_linear": Family({"vocab_size": 163840, "hidden_size": 2304, "intermediate_size": 9216,
+                           "moe_intermediate_size": 1024, "num_hidden_layers": 27, "num_attention_heads": 32,
+                           "num_key_value_heads": 32, "n_shared_experts": 1, "kv_lora_rank": 512,
+                           "q_lora_rank": None, "qk_rope_head_dim": 64, "v_head_dim": 128, "qk_nope_head_dim": 128,
+                           "num_experts_per_tok": 8, "max_position_embeddings": 1048576, "num_local_experts": 256,
+                           "first_k_dense_replace": 1, "linear_head_dim": 128, "linear_num_heads": 32,
+                           "linear_conv_kernel_dim": 4},
+                          mla=True, moe_layers="first_k", shared="deepseek", expert_lora=ExpertLora.NONE,
+                          positions=PositionKind.NONE, source=_src("kimi_linear", "kimi_linear")),
     "qwen3_5_text": Family({"vocab_size": 248320, "hidden_size": 4096, "intermediate_size": 12288,
                             "num_hidden_layers": 32, "num_attention_heads": 16, "num_key_value_heads": 4,
                             "max_position_embeddings": 32768, **_LINEAR},
@@ -422,7 +433,29 @@ _OWN_LAYERS: dict[str, Callable[[dict[str, Any], dict[str, Any], Reader, str, st
     "jamba": _jamba, "mamba": _mamba_only,
 }
 
+def _kda(r: Reader, n: int) -> tuple[list[str], DeltaNetSpec]:
+    """Kimi Linear (KimiLinearConfig.__post_init__): ``layer_types``; else ``linear_attn_config``'s 1-indexed
+    ``kda_layers`` / ``full_attn_layers``; else every fourth layer from 4 full. Its sizes from linear_num_heads /
+    linear_head_dim / linear_conv_kernel_dim, or linear_attn_config's num_heads / head_dim / short_conv_kernel_size."""
+    nested = r.raw("linear_attn_config")
+    inner = Reader(nested if isinstance(nested, dict) else {}, r.family, r.source)
+    heads = inner.whole("num_heads", lo=1) if inner.has("num_heads") else r.whole("linear_num_heads", lo=1)
+    dim = inner.whole("head_dim", lo=1) if inner.has("head_dim") else r.whole("linear_head_dim", lo=1)
+    kernel = (inner.whole("short_conv_kernel_size", lo=1) if inner.has("short_conv_kernel_size")
+              else r.whole("linear_conv_kernel_dim", lo=1))
+    types = r.str_list("layer_types", n)
+    if types is None and isinstance(nested, dict) and "kda_layers" in nested and "full_attn_layers" in nested:
+        full = {i - 1 for i in inner.int_list("full_attn_layers")}
+        types = ["full_attention" if i in full else "linear_attention" for i in range(n)]
+    if types is None:
+        types = ["full_attention" if i and i % 4 == 0 else "linear_attention" for i in range(n)]
+    mixer = DeltaNetSpec(kind="kda", num_k_heads=heads, num_v_heads=heads, head_k_dim=dim, head_v_dim=dim,
+                         conv_kernel=kernel)
+    return ["attention" if t == "full_attention" else "kda" for t in types], mixer
+
+
 _BUILDERS: dict[str, Callable[[Reader, int], tuple[list[str], Any]]] = {
+    "kimi_linear": _kda,
     "bamba": _bamba,
     "granitemoehybrid": _granite,
     "qwen3_next": lambda r, n: _gated_deltanet(r, n, fused=True),

@@ -54,6 +54,7 @@ HYBRID = (
     "qwen3.5-0.8b", "qwen3.5-35b-a3b-4l", "qwen3-next-80b-a3b-4l",  # gated DeltaNet (+ gated attention)
     "bamba-9b-4l", "nemotron-nano-9b-v2-4l", "nemotron-3-nano-30b-a3b-4l",  # Mamba-2 (+ ReLU^2 MLP / experts)
     "jamba-v0.1-4l", "mamba-130m",  # Mamba-1: its pieces and the selective scan (Jamba), mamba_inner_fn (Mamba)
+    "kimi-linear-48b-a3b-4l",  # KDA, MLA without positions, DeepSeek-style experts
 )
 #: parallel attention / MLP blocks: PyTorch's own ops, traced as they run
 PARALLEL = ("pythia-1.4b", "phi-1.5", "gpt-j-6b-4l")

@@ -171,10 +171,43 @@ def mamba1(ctx: Ctx, x: Mamba1Spec, adapted: set[str]) -> MixerCoeffs:
     return MixerCoeffs(saved, 4 * d * c + 2 * n * FP32, late=linear_inputs(ctx, [by_role["out"]], c, adapted))
 
 
+def kda(ctx: Ctx, x: DeltaNetSpec, adapted: set[str]) -> MixerCoeffs:
+    """(saved, transient) per token of a Kimi Delta Attention layer (transformers 5.24 ``KimiLinearDeltaAttention``
+    with flash-linear-attention 0.6.0's ``ChunkKDAFunction`` and causal-conv1d 1.6.1); K = V = heads x width:
+
+    * q/k/v_proj, f_a, b_proj and g_a keep the normed input (``linear_inputs``), f_b and g_b their low-rank input;
+    * causal-conv1d keeps its input, the concatenated q, k, v (``3 K c``);
+    * the forget gate ``-exp(A_log) * softplus(f + dt_bias)`` (a ``torch.where`` over ``log(1 + exp(g))``): exp's
+      output and ``1 + exp`` in fp32, the where's mask (1 byte), softplus' output when A_log trains;
+    * fla keeps q and k after its L2 norm with their rstd, v, the per-channel decay as given and its chunk-local
+      cumsum (fp32 each), beta (the sigmoid's output), and each chunk's Aqk and Akk (``2 x 64 H c``);
+    * the gated RMSNorm (``KimiLinearRMSNormGated``, fp32 throughout): its fp32 input and rstd, the normalised tensor
+      when its weight trains, ``weight x normalised`` and the sigmoid of the fp32 gate; o_proj the output.
+
+    Transient: fla's backward recomputes w, u, qg, kg, the chunk states and v_new, and makes the state gradients,
+    fp32 dq / dk / dg twice over (the WY and the intra-chunk passes), dAqk and dAkk in fp32."""
+    c, h = ctx.c, ctx.m.hidden_size
+    k, v, heads, d = x.key_width, x.value_width, x.num_k_heads, x.head_k_dim
+    by_role = {y.role: y for y in mixer_linears(x, h)}
+    ins = [y for y in by_role.values() if y.n_in == h]
+    low = sum(linear_inputs(ctx, [by_role[r]], c, adapted) for r in ("f_b", "g_b"))
+    out = linear_inputs(ctx, [by_role["o"]], c, adapted)
+    conv = (2 * k + v) * c
+    gate = 2 * k * FP32 + k + (k * FP32 if ctx.full else 0)
+    kernel = 2 * k * c + 2 * heads * FP32 + v * c + 2 * k * FP32 + heads * c + 2 * DELTA_CHUNK * heads * c
+    norm = v * FP32 + heads * FP32 + (v * FP32 if ctx.full else 0) + 2 * v * FP32
+    saved = linear_inputs(ctx, ins, ctx.r, adapted) + low + conv + gate + kernel + norm + out
+    states = 2 * heads * d * d * c / DELTA_CHUNK
+    backward = states + 3 * k * c + 5 * v * c + 2 * 2 * DELTA_CHUNK * heads * FP32 + 6 * k * FP32 + 2 * v * c
+    return MixerCoeffs(saved, backward, late=norm + out)
+
+
 def mixer_coeffs(ctx: Ctx, x: Mixer, adapted: set[str]) -> MixerCoeffs:
     """What one mixer saves and adds in its backward, per token."""
     if isinstance(x, DeltaNetSpec) and x.kind == "gated-deltanet":
         return gated_deltanet(ctx, x, adapted)
+    if isinstance(x, DeltaNetSpec):
+        return kda(ctx, x, adapted)
     if isinstance(x, Mamba2Spec):
         return mamba2(ctx, x, adapted)
     if isinstance(x, Mamba1Spec):

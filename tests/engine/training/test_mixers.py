@@ -182,3 +182,27 @@ def test_mamba_s_fused_inner_fn_keeps_xz_x_dbl_b_c_and_the_ungated_output():
     lc = activation_coeffs(m, TrainingSetup(precision="bf16")).segments[0][1]
     assert lc.saved == (4 * h + 2 * h) + 2 * h + 2 * d * 2 + (48 + 32) * 2 + 2 * 16 * 2 + 2 * d == 15_584
     assert lc.checkpoint == 4 * h
+
+
+def test_kda_keeps_its_per_channel_gates_in_fp32():
+    """Kimi-Linear-48B-A3B's KDA layer (32 heads of 128: K = V = 4096; h 2304), bf16, full fine-tuning: the six
+    linears reading the normed input keep it once (2h); f_b and g_b their 128-wide input (2 x 2 x 128); causal-conv1d
+    the concatenated q, k, v (3 x 2 x 4096); the forget gate exp's output, 1 + exp (fp32), the where's mask and
+    softplus' output (2 x 4K + K + 4K); fla q and k after their L2 norm (2 x 2K), their rstd (2 x 32 x 4), v (2V),
+    the decay and its cumsum (2 x 4K), beta (2 x 32) and Aqk, Akk (2 x 64 x 32 x 2); the fp32 gated norm its input,
+    rstd, normalised, weighted and sigmoid tensors (4V + 128 + 4V + 2 x 4V); o_proj its input (2V); the norms and
+    the dense MLP (9,216) as a Llama layer's. Traced: kimi-linear-48b-a3b-4l (328,648 a token)."""
+    cfg = {"model_type": "kimi_linear", "vocab_size": 163840, "hidden_size": 2304, "intermediate_size": 9216,
+           "moe_intermediate_size": 1024, "num_hidden_layers": 4, "num_attention_heads": 32, "kv_lora_rank": 512,
+           "q_lora_rank": None, "qk_nope_head_dim": 128, "qk_rope_head_dim": 64, "v_head_dim": 128,
+           "num_local_experts": 256, "num_experts_per_tok": 8, "n_shared_experts": 1, "first_k_dense_replace": 1,
+           "linear_attn_config": {"head_dim": 128, "num_heads": 32, "short_conv_kernel_size": 4,
+                                  "kda_layers": [1, 2, 4], "full_attn_layers": [3]}}
+    m = spec_from_config(cfg, "k")
+    assert [r.mixer_kind for r in runs(m)] == ["kda", "kda", "attention", "kda"]
+    h, k, heads = 2304, 4096, 32
+    mixer = (2 * h + 2 * 2 * 128 + 3 * 2 * k + (2 * 4 * k + k + 4 * k)
+             + (2 * 2 * k + 2 * heads * 4 + 2 * k + 2 * 4 * k + 2 * heads + 2 * 64 * heads * 2)
+             + (4 * k + 4 * heads + 4 * k + 2 * 4 * k) + 2 * k)
+    rest = 2 * (4 * h + 2 * h) + 4 * 2 * 9216 + 2 * h
+    assert activation_coeffs(m, TrainingSetup(precision="bf16")).segments[0][1].saved == mixer + rest == 328_640
