@@ -177,6 +177,7 @@ HYBRID = (
     + sweep("nemotron-nano-9b-v2-4l", 2048, [{}, LORA16])
     + sweep("nemotron-3-nano-30b-a3b-4l", 2048, [{}, LORA16])
     + sweep("kimi-linear-48b-a3b-4l", 2048, [{}, LORA16])
+    + sweep("lfm2-1.2b", 2048, [{}, LORA16, {**LORA16, "checkpointing": "full"}])
     + sweep("jamba-v0.1-4l", 2048, [{}, LORA16])
     # no attention: transformers refuses an SDPA implementation for it, so the cases name eager (it runs none)
     + sweep("mamba-130m", 2048, [{"attention": "eager"}, {**LORA16, "attention": "eager"},

@@ -129,6 +129,8 @@ FAMILY_PROBES: dict[str, dict[str, Any]] = {
                           "qk_nope_head_dim": 16, "v_head_dim": 16, "linear_attn_config": {
                               "num_heads": 4, "head_dim": 16, "short_conv_kernel_size": 4,
                               "kda_layers": [1, 2, 4], "full_attn_layers": [3]}},
+    "probe-lfm2": {"model_type": "lfm2", "num_hidden_layers": 4, **SMALL, "intermediate_size": 192,
+                   "block_multiple_of": 32, "layer_types": ["conv", "conv", "full_attention", "conv"]},
     "probe-llama4-wrapped": {"model_type": "llama4", "text_config": {
         "model_type": "llama4_text", "num_hidden_layers": 4, **SMALL, "intermediate_size": 32,
         "intermediate_size_mlp": 96, "num_local_experts": 4, "num_experts_per_tok": 1,
@@ -138,6 +140,7 @@ FAMILY_PROBES: dict[str, dict[str, Any]] = {
 ATTENTION = {"default": ["q_proj", "k_proj", "v_proj", "o_proj"], "phi3": ["qkv_proj", "o_proj"],
              "gpt2": ["c_attn", "attn.c_proj"], "gptj": ["q_proj", "k_proj", "v_proj", "out_proj"],
              "gpt_neox": ["query_key_value", "attention.dense"],
+             "lfm2": ["q_proj", "k_proj", "v_proj", "self_attn.out_proj"],
              "phi": ["q_proj", "k_proj", "v_proj", "self_attn.dense"],
              "mla": ["q_proj", "q_a_proj", "q_b_proj", "kv_a_proj_with_mqa", "kv_b_proj", "o_proj"],
              # Kimi Linear: MLA layers and KDA layers (q_proj, k_proj, v_proj, o_proj)

@@ -329,6 +329,14 @@ CATALOG: dict[str, dict[str, Any]] = {
                                "kda_layers": [1, 2, 4], "full_attn_layers": [3]},
         "bos_token_id": 163584, "eos_token_id": 163586, "pad_token_id": 163839,
     },
+    "lfm2-1.2b": {  # LiquidAI/LFM2-1.2B: short convolutions, attention on 6 of its 16 layers
+        "model_type": "lfm2", "vocab_size": 65536, "hidden_size": 2048, "intermediate_size": 12288,
+        "block_ff_dim": 12288, "block_auto_adjust_ff_dim": True, "block_ffn_dim_multiplier": 1.0,
+        "block_multiple_of": 256, "num_hidden_layers": 16, "num_attention_heads": 32, "num_key_value_heads": 8,
+        "conv_L_cache": 3, "conv_bias": False, "full_attn_idxs": [2, 5, 8, 10, 12, 14], "norm_eps": 1e-5,
+        "max_position_embeddings": 128000, "rope_theta": 1000000.0, "tie_embedding": True,
+        "bos_token_id": 1, "eos_token_id": 7, "pad_token_id": 0,
+    },
     "jamba-v0.1-4l": {  # Jamba-v0.1 with 4 layers, every kind kept: Mamba + MLP, Mamba + MoE, Mamba + MLP, attention +
         # MoE (the real model's attention period 8 from 4, here 4 from 3)
         "model_type": "jamba", "vocab_size": 65536, "hidden_size": 4096, "intermediate_size": 14336,

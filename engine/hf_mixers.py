@@ -29,6 +29,7 @@ from engine.specs import (
     NormKind,
     PositionKind,
     QkNorm,
+    ShortConvSpec,
 )
 
 _LINEAR = {"linear_conv_kernel_dim": 4, "linear_key_head_dim": 128, "linear_value_head_dim": 128,
@@ -116,6 +117,12 @@ FAMILIES: dict[str, Family] = {
                            "linear_conv_kernel_dim": 4},
                           mla=True, moe_layers="first_k", shared="deepseek", expert_lora=ExpertLora.NONE,
                           positions=PositionKind.NONE, source=_src("kimi_linear", "kimi_linear")),
+    # LFM2: attention (q / k RMSNorms per head) on layer_types' full_attention layers, a gated short convolution
+    # elsewhere; a SwiGLU MLP of 2/3 x block_ff_dim rounded as Lfm2MLP does
+    "lfm2": Family({"vocab_size": 65536, "hidden_size": 2560, "intermediate_size": 12288, "num_hidden_layers": 32,
+                    "num_attention_heads": 32, "num_key_value_heads": 8, "max_position_embeddings": 128000,
+                    "tie_word_embeddings": True, "conv_bias": False, "conv_L_cache": 3},
+                   qk_norm=QkNorm.HEAD, source=_src("lfm2", "lfm2")),
     "qwen3_5_text": Family({"vocab_size": 248320, "hidden_size": 4096, "intermediate_size": 12288,
                             "num_hidden_layers": 32, "num_attention_heads": 16, "num_key_value_heads": 4,
                             "max_position_embeddings": 32768, **_LINEAR},
@@ -152,6 +159,8 @@ def spec_fields(cfg: dict[str, Any], name: str, source: str = "config.json") -> 
         return _OWN_LAYERS[model_type](cfg, language, r, name, source)
     n = r.whole("num_hidden_layers")
     kinds, mixer = _BUILDERS[model_type](r, n)
+    if model_type == "lfm2":
+        language = _lfm2_language(language, family, source)
     fields = attention_fields(_replace_language(cfg, _attention_only(language, n)), name, source, family=family)
     gate = model_type in GATED_ATTENTION
     layers = [_with_mixer(layer, kind, mixer, gate) for layer, kind in zip(expand(fields["layers"]), kinds,
@@ -454,7 +463,41 @@ def _kda(r: Reader, n: int) -> tuple[list[str], DeltaNetSpec]:
     return ["attention" if t == "full_attention" else "kda" for t in types], mixer
 
 
+def _lfm2_language(language: dict[str, Any], family: Family, source: str) -> dict[str, Any]:
+    """LFM2's config as the attention stack's reader takes it: its MLP width as Lfm2MLP computes it (2/3 of
+    block_ff_dim / intermediate_size, times block_ffn_dim_multiplier, up to a multiple of block_multiple_of, when
+    block_auto_adjust_ff_dim), tie_embedding's old name."""
+    r = Reader(language, family, source)
+    width = language.get("block_ff_dim", language.get("intermediate_size", family.defaults["intermediate_size"]))
+    out = {**language, "intermediate_size": width}
+    if "tie_embedding" in language:
+        out["tie_word_embeddings"] = language["tie_embedding"]
+    if r.flag("block_auto_adjust_ff_dim", True):
+        width = int(2 * Reader(out, family, source).whole("intermediate_size") / 3)
+        multiplier = r.number("block_ffn_dim_multiplier") if r.has("block_ffn_dim_multiplier") else 1.0
+        if multiplier is not None:
+            of = r.whole("block_multiple_of", default=256, lo=1)
+            width = of * ((int(multiplier * width) + of - 1) // of)
+        out["intermediate_size"] = width
+    return out
+
+
+def _short_conv(r: Reader, n: int) -> tuple[list[str], ShortConvSpec]:
+    """LFM2 (Lfm2Config.__post_init__): ``layer_types`` of conv / full_attention, else attention on full_attn_idxs
+    (every layer when neither is given)."""
+    types = r.str_list("layer_types", n)
+    if types is None:
+        full = set(r.int_list("full_attn_idxs")) if r.has("full_attn_idxs") else set(range(n))
+        types = ["full_attention" if i in full else "conv" for i in range(n)]
+    for i, t in enumerate(types):
+        if t not in ("full_attention", "conv"):
+            raise r.fail("layer_types", f"layer {i} has an unknown kind {t[:40]!r}")
+    mixer = ShortConvSpec(kind="short-conv", conv_kernel=r.whole("conv_L_cache", lo=1), bias=r.flag("conv_bias"))
+    return ["attention" if t == "full_attention" else "short-conv" for t in types], mixer
+
+
 _BUILDERS: dict[str, Callable[[Reader, int], tuple[list[str], Any]]] = {
+    "lfm2": _short_conv,
     "kimi_linear": _kda,
     "bamba": _bamba,
     "granitemoehybrid": _granite,

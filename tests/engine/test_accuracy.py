@@ -55,6 +55,7 @@ HYBRID = (
     "bamba-9b-4l", "nemotron-nano-9b-v2-4l", "nemotron-3-nano-30b-a3b-4l",  # Mamba-2 (+ ReLU^2 MLP / experts)
     "jamba-v0.1-4l", "mamba-130m",  # Mamba-1: its pieces and the selective scan (Jamba), mamba_inner_fn (Mamba)
     "kimi-linear-48b-a3b-4l",  # KDA, MLA without positions, DeepSeek-style experts
+    "lfm2-1.2b",  # LFM2's gated short convolution
 )
 #: parallel attention / MLP blocks: PyTorch's own ops, traced as they run
 PARALLEL = ("pythia-1.4b", "phi-1.5", "gpt-j-6b-4l")

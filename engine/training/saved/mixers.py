@@ -13,9 +13,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine.layers import UnsupportedLayerError
 from engine.params import mixer_linears
-from engine.specs import DeltaNetSpec, Mamba1Spec, Mamba2Spec, Mixer
+from engine.specs import DeltaNetSpec, Mamba1Spec, Mamba2Spec, Mixer, ShortConvSpec
 from engine.training.precision import FP32
 from engine.training.saved.inputs import Ctx, linear_inputs
 
@@ -202,6 +201,18 @@ def kda(ctx: Ctx, x: DeltaNetSpec, adapted: set[str]) -> MixerCoeffs:
     return MixerCoeffs(saved, backward, late=norm + out)
 
 
+def short_conv(ctx: Ctx, x: ShortConvSpec, adapted: set[str]) -> MixerCoeffs:
+    """(saved, transient) per token of LFM2's gated short convolution (transformers 5.24 ``Lfm2ShortConv`` with
+    causal-conv1d 1.6.1): ``B * x`` keeps its two operands, views of in_proj's output (3 h c); causal-conv1d keeps
+    its input B x (h c); ``C * conv`` keeps the convolution's output (h c); out_proj the contiguous product; in_proj
+    its input. Transient: the convolution's backward (its dx), the gradient of in_proj's output (4 h c)."""
+    c, h = ctx.c, ctx.m.hidden_size
+    by_role = {y.role: y for y in mixer_linears(x, h)}
+    out = linear_inputs(ctx, [by_role["out"]], c, adapted)
+    saved = linear_inputs(ctx, [by_role["in"]], ctx.r, adapted) + 3 * h * c + 2 * h * c + out
+    return MixerCoeffs(saved, 4 * h * c, late=out)
+
+
 def mixer_coeffs(ctx: Ctx, x: Mixer, adapted: set[str]) -> MixerCoeffs:
     """What one mixer saves and adds in its backward, per token."""
     if isinstance(x, DeltaNetSpec) and x.kind == "gated-deltanet":
@@ -212,5 +223,5 @@ def mixer_coeffs(ctx: Ctx, x: Mixer, adapted: set[str]) -> MixerCoeffs:
         return mamba2(ctx, x, adapted)
     if isinstance(x, Mamba1Spec):
         return mamba1(ctx, x, adapted)
-    raise UnsupportedLayerError(f"{x.kind} layers: what they save for backward is not modelled yet")
+    return short_conv(ctx, x, adapted)
 

@@ -206,3 +206,19 @@ def test_kda_keeps_its_per_channel_gates_in_fp32():
              + (4 * k + 4 * heads + 4 * k + 2 * 4 * k) + 2 * k)
     rest = 2 * (4 * h + 2 * h) + 4 * 2 * 9216 + 2 * h
     assert activation_coeffs(m, TrainingSetup(precision="bf16")).segments[0][1].saved == mixer + rest == 328_640
+
+
+def test_lfm2_s_short_convolution_keeps_in_proj_s_output_the_gated_input_and_the_convolution_s_output():
+    """LFM2-1.2B (h 2048, SwiGLU of 2/3 x 12,288 = 8,192), bf16, full fine-tuning: ``B * x`` keeps in_proj's whole
+    output through its two views (3h x 2), causal-conv1d its input B x (2h), ``C * conv`` the convolution's output
+    (2h), out_proj the contiguous product (2h), in_proj its input (2h); the two RMSNorms and the MLP as a Llama
+    layer's. Traced: lfm2-1.2b (-0.02%)."""
+    cfg = {"model_type": "lfm2", "vocab_size": 65536, "hidden_size": 2048, "block_ff_dim": 12288,
+           "num_hidden_layers": 16, "num_attention_heads": 32, "num_key_value_heads": 8,
+           "full_attn_idxs": [2, 5, 8, 10, 12, 14]}
+    m = spec_from_config(cfg, "l")
+    assert runs(m)[0].ffn.intermediate_size == 8192
+    h = 2048
+    mixer = 2 * h + 3 * h * 2 + 2 * h * 2 + 2 * h
+    rest = 2 * (4 * h + 2 * h) + 4 * 2 * 8192 + 2 * h
+    assert activation_coeffs(m, TrainingSetup(precision="bf16")).segments[0][1].saved == mixer + rest
