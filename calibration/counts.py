@@ -131,6 +131,11 @@ FAMILY_PROBES: dict[str, dict[str, Any]] = {
                               "kda_layers": [1, 2, 4], "full_attn_layers": [3]}},
     "probe-lfm2": {"model_type": "lfm2", "num_hidden_layers": 4, **SMALL, "intermediate_size": 192,
                    "block_multiple_of": 32, "layer_types": ["conv", "conv", "full_attention", "conv"]},
+    "probe-kimi-linear-checkpoint-names": {
+        "model_type": "kimi_linear", "num_hidden_layers": 3, **SMALL, "moe_intermediate_size": 32,
+        "num_experts": 4, "num_experts_per_token": 3, "num_shared_experts": 2, "kv_lora_rank": 32,
+        "q_lora_rank": 24, "qk_rope_head_dim": 8, "qk_nope_head_dim": 16, "v_head_dim": 16,
+        "linear_attn_config": {"num_heads": 4, "head_dim": 16, "kda_layers": [1, 3], "full_attn_layers": [2]}},
     "probe-llama4-wrapped": {"model_type": "llama4", "text_config": {
         "model_type": "llama4_text", "num_hidden_layers": 4, **SMALL, "intermediate_size": 32,
         "intermediate_size_mlp": 96, "num_local_experts": 4, "num_experts_per_tok": 1,

@@ -158,6 +158,9 @@ def spec_fields(cfg: dict[str, Any], name: str, source: str = "config.json") -> 
     if model_type in _OWN_LAYERS:
         return _OWN_LAYERS[model_type](cfg, language, r, name, source)
     n = r.whole("num_hidden_layers")
+    if model_type in _RENAMED:  # the family's own spellings (attribute_map), as the attention stack reads them
+        language = {_RENAMED[model_type].get(k, k): v for k, v in language.items()}
+        r = Reader(language, family, r.source)
     kinds, mixer = _BUILDERS[model_type](r, n)
     if model_type == "lfm2":
         language = _lfm2_language(language, family, source)
@@ -362,7 +365,11 @@ def _attention_free(r: Reader, name: str, model_type: str, layer: LayerSpec, *, 
 #: GPTNeoXConfig's rotary_pct)
 _RENAMED = {"gptj": {"n_embd": "hidden_size", "n_layer": "num_hidden_layers", "n_head": "num_attention_heads",
                      "n_positions": "max_position_embeddings", "n_inner": "intermediate_size"},
-            "gpt_neox": {"rotary_pct": "partial_rotary_factor"}}
+            "gpt_neox": {"rotary_pct": "partial_rotary_factor"},
+            # KimiLinearConfig.attribute_map: its checkpoints' names for the experts and positions
+            "kimi_linear": {"num_experts_per_token": "num_experts_per_tok", "num_shared_experts": "n_shared_experts",
+                            "num_experts": "num_local_experts", "model_max_length": "max_position_embeddings",
+                            "num_expert_group": "n_group", "moe_renormalize": "norm_topk_prob"}}
 #: the families whose output layer has a bias (GPTJForCausalLM, PhiForCausalLM: nn.Linear(h, V))
 _HEAD_BIAS = frozenset({"gptj", "phi"})
 
