@@ -136,6 +136,7 @@ FAMILY_PROBES: dict[str, dict[str, Any]] = {
         "num_experts": 4, "num_experts_per_token": 3, "num_shared_experts": 2, "kv_lora_rank": 32,
         "q_lora_rank": 24, "qk_rope_head_dim": 8, "qk_nope_head_dim": 16, "v_head_dim": 16,
         "linear_attn_config": {"num_heads": 4, "head_dim": 16, "kda_layers": [1, 3], "full_attn_layers": [2]}},
+    "probe-arcee": {"model_type": "arcee", "num_hidden_layers": 2, **SMALL},
     "probe-llama4-wrapped": {"model_type": "llama4", "text_config": {
         "model_type": "llama4_text", "num_hidden_layers": 4, **SMALL, "intermediate_size": 32,
         "intermediate_size_mlp": 96, "num_local_experts": 4, "num_experts_per_tok": 1,
@@ -159,7 +160,7 @@ QV = {"default": ["q_proj", "v_proj"], "phi3": ["qkv_proj"], "gpt2": ["c_attn"],
 LLAMA4_ALL_LINEAR = ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"]
 
 
-#: model types whose layers the engine refuses (state-space, linear attention, sparse-attention indexers, Gemma 4):
+#: model types whose layers the engine refuses and transformers builds (sparse-attention indexers, Gemma 4):
 #: nothing to compare (engine/hf_families.py REFUSED)
 SKIPPED = {"deepseek_v32", "glm_moe_dsa", "gemma4", "gemma4_text"}
 #: model types whose out_proj and conv1d PEFT 0.21 refuses to adapt (tuners_utils._check_lora_target_modules_mamba):

@@ -62,7 +62,7 @@ FAMILIES: dict[str, Family] = {
                      "num_attention_heads": 32, "num_key_value_heads": 8, "max_position_embeddings": 262144,
                      "partial_rotary_factor": 0.5, **_MAMBA2}, source=_src("bamba", "bamba")),
     # Granite 4.0-H: GraniteMoeHybrid's attention / MoE stack (engine.hf_families), Mamba-2 where layer_types says
-    "granitemoehybrid": replace(BASE_FAMILIES["granitemoehybrid"], default_layers_refused="",
+    "granitemoehybrid": replace(BASE_FAMILIES["granitemoehybrid"],
                                 defaults={**BASE_FAMILIES["granitemoehybrid"].defaults, **_MAMBA2,
                                           "mamba_d_head": "auto"}),
     # Nemotron-H / Nemotron 3: one norm and one block per layer (Mamba-2, attention without positions, a ReLU^2

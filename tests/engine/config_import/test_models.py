@@ -64,12 +64,11 @@ def test_an_unknown_model_is_one_line_naming_key_and_value(imported):
 @pytest.mark.parametrize(("key", "value", "says"), [
     ("base_model", "tiiuae/falcon-7b", "is Falcon 7B / 40B / 180B, which has parallel attention and MLP blocks"),
     ("base_model", "LnL-AI/dbrx-base-converted-v2", "is DBRX, which has bias-free LayerNorms"),
-    ("base_model", "ai21labs/Jamba-v0.1", "is Jamba, which has Mamba (state-space) layers"),
+    ("base_model", "tiiuae/Falcon-H1-7B-Base", "is Falcon-H1, which has Mamba 2 beside attention in every layer"),
     ("base_model", "google/gemma-3n-E2B-it", "is Gemma 3n, which has AltUp"),
-    ("base_model", "LiquidAI/LFM2-350M", "is LFM2, which has short convolution layers"),
-    ("base_model", "microsoft/phi-1_5", "parallel attention and MLP blocks (Phi-1, Phi-1.5, Phi-2)"),
+    ("base_model", "LiquidAI/LFM2-8B-A1B", "is LFM2-MoE, which has short convolution layers with sparse experts"),
     ("base_model", "CohereForAI/c4ai-command-r7b-12-2024", "is Command R7B, Command R"),
-    ("base_model", "Qwen/Qwen3.5-35B-A3B", "gated DeltaNet (linear attention) layers"),
+    ("base_model", "deepseek-ai/DeepSeek-V3.2", "DeepSeek sparse attention with a lightning indexer"),
     ("base_model", "google/gemma-4-12B-it", "is Gemma 4, which has parallel dense and expert MLPs and "
                                             "shared key-value global attention (not modelled yet)"),
 ])
