@@ -243,6 +243,8 @@ REFUSED: dict[str, str] = {
     "zamba2": "Mamba 2 layers with shared attention blocks and their own adapters (Zamba2)",
     "lfm2_moe": "short convolution layers with sparse experts (LFM2-MoE: not modelled yet)",
     "minimax": "lightning (linear) attention layers",
+    "kimi_k3": "attention residuals, latent experts and the SiTU activation around its KDA layers (Kimi K3: not "
+               "modelled yet)",
     "recurrent_gemma": "RG-LRU recurrent layers",
     "rwkv": "RWKV recurrent layers",
     "xlstm": "xLSTM recurrent layers",

@@ -15,7 +15,7 @@ from typing import Any
 from engine.hf_config import Reader, language_config
 from engine.hf_config import spec_fields as attention_fields
 from engine.hf_families import FAMILIES as BASE_FAMILIES
-from engine.hf_families import Family
+from engine.hf_families import REFUSED, Family
 from engine.layers import expand, group
 from engine.specs import (
     DeltaNetSpec,
@@ -142,10 +142,13 @@ WRAPPERS = {"qwen3_5": "qwen3_5_text", "qwen3_5_moe": "qwen3_5_moe_text"}
 
 
 def is_hybrid(cfg: dict[str, Any]) -> bool:
-    """Whether a config dict is one of the hybrid families here (top level or under ``text_config``)."""
+    """Whether a config dict is one of the hybrid families here (top level or under ``text_config``); a wrapper the
+    engine refuses by name (Kimi K3 around a kimi_linear text model) is not: ``engine.hf_config`` refuses it."""
     outer = cfg.get("model_type")
     text = cfg.get("text_config")
     inner = text.get("model_type") if isinstance(text, dict) else None
+    if isinstance(outer, str) and outer in REFUSED:
+        return False
     return outer in FAMILIES or outer in WRAPPERS or inner in FAMILIES
 
 
@@ -155,8 +158,16 @@ def spec_fields(cfg: dict[str, Any], name: str, source: str = "config.json") -> 
     language, model_type, _ = language_config(cfg, source)
     family = FAMILIES[model_type]
     r = Reader(language, family, f"{source} (text_config)" if "text_config" in cfg else source)
-    if model_type in _OWN_LAYERS:
-        return _OWN_LAYERS[model_type](cfg, language, r, name, source)
+    fields = (_OWN_LAYERS[model_type](cfg, language, r, name, source) if model_type in _OWN_LAYERS
+              else _stacked(cfg, language, model_type, r, name=name, source=source))
+    fields["notes"] = (*fields.get("notes", ()), *_mtp_note(r))
+    return fields
+
+
+def _stacked(cfg: dict[str, Any], language: dict[str, Any], model_type: str, r: Reader, *, name: str,
+             source: str) -> dict[str, Any]:
+    """A hybrid read as its family's attention stack, each mixer layer given its mixer (module docstring)."""
+    family = r.family
     n = r.whole("num_hidden_layers")
     if model_type in _RENAMED:  # the family's own spellings (attribute_map), as the attention stack reads them
         language = {_RENAMED[model_type].get(k, k): v for k, v in language.items()}
@@ -173,6 +184,22 @@ def spec_fields(cfg: dict[str, Any], name: str, source: str = "config.json") -> 
     if model_type == "granitemoehybrid" and r.raw("position_embedding_type") == "nope":
         fields["positions"] = PositionKind.NONE
     return fields
+
+
+#: the fields that count a checkpoint's multi-token-prediction layers (Qwen3.5 / Qwen3-Next, Nemotron 3)
+_MTP = ("mtp_num_hidden_layers", "num_nextn_predict_layers")
+
+
+def _mtp_note(r: Reader) -> tuple[str, ...]:
+    """A note for the multi-token-prediction layers a checkpoint holds beside its decoder: transformers 5.24 builds
+    none of them (its *ForCausalLM drops their weights on load: ``_keys_to_ignore_on_load_unexpected = [r"^mtp.*"]``)
+    and a fine-tune does not run them, so they are not counted."""
+    for key in _MTP:
+        value = r.raw(key)
+        if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+            return (f"its {value} multi-token-prediction layer(s) ({key}) are not counted: transformers 5.24 "
+                    "loads the checkpoint without them and fine-tuning does not run them",)
+    return ()
 
 
 def _named(cfg: dict[str, Any]) -> dict[str, Any]:
