@@ -16,8 +16,9 @@ Configs, two kinds:
   (calibration/models.py), the catalog models we wrote (calibration/catalog_configs.py) and small probes of every
   family the engine imports (``FAMILY_PROBES``);
 * published config.json files of catalog models, read from ``--real DIR`` (one JSON file per model, its config under
-  ``"config"``; kept outside the repository, which ships none of them): recorded without their ``config``; the
-  app's tests compare the catalog entry of the same id (engine/catalog/models_hf.json) with the numbers.
+  ``"config"``; kept outside the repository) and the few the tests keep (calibration/catalog_configs.py
+  ``published_configs``: tests/engine/data/configs): recorded without their ``config``; the app's tests compare
+  the catalog entry of the same id (engine/catalog/models_hf.json) with the numbers.
 
 Rows already in the file and not recomputed are kept.
 """
@@ -283,8 +284,11 @@ def main() -> int:
 
     logging.set_verbosity_error()
     real_dir, only = _arguments(sys.argv[1:])
+    from calibration.catalog_configs import published_configs
+
     ours = configs()
-    real = {k: v for k, v in (real_configs(real_dir) if real_dir else {}).items() if k not in ours}
+    real = {**published_configs(), **(real_configs(real_dir) if real_dir else {})}
+    real = {k: v for k, v in real.items() if k not in ours}
     todo = [(k, c, True) for k, c in ours.items()] + [(k, c, False) for k, c in real.items()]
     todo = [t for t in todo if not only or t[0] in only]
     done = {t[0] for t in todo}

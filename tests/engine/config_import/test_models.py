@@ -143,6 +143,26 @@ def test_the_public_repositories_issue_27_found_unknown_resolve_to_their_base(na
     assert found[0].id == model_id
 
 
+@pytest.mark.parametrize(("name", "model_id"), [
+    ("Qwen/Qwen3.5-35B-A3B", "qwen3.5-35b-a3b"),
+    ("Qwen/Qwen3-Next-80B-A3B-Thinking", "qwen3-next-80b-a3b-thinking"),
+    ("nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16", "nemotron-3-nano-30b-a3b"),
+    ("ai21labs/Jamba-v0.1", "jamba-v0.1"),
+    ("LiquidAI/LFM2-1.2B", "lfm2-1.2b"),
+    ("moonshotai/Kimi-Linear-48B-A3B-Instruct", "kimi-linear-48b-a3b"),
+    ("microsoft/phi-1_5", "phi-1.5"),
+    ("EleutherAI/pythia-1.4b-deduped", "pythia-1.4b"),
+    ("EleutherAI/gpt-j-6b", "gpt-j-6b"),
+    ("togethercomputer/RedPajama-INCITE-Chat-3B-v1", "redpajama-incite-3b"),
+])
+def test_the_models_once_refused_for_their_layers_are_catalog_models(name: str, model_id: str) -> None:
+    """Issue 27's layer kinds (gated DeltaNet, Mamba-2, Mamba, KDA, short convolutions, parallel blocks): the
+    names refused.json once refused are the catalog's now."""
+    found = catalog_match(name)
+    assert found is not None
+    assert found[0].id == model_id
+
+
 def test_the_distill_keeps_its_own_output_layer_unlike_its_base() -> None:
     """DeepSeek-R1-Distill-Qwen-1.5B unties Qwen2.5-Math-1.5B's output layer: 1,777,088,000 parameters (the count
     transformers builds), 151,936 x 1,536 more than the tied Qwen2.5-1.5B shape."""
