@@ -186,6 +186,7 @@ HYBRID = (
     + sweep("pythia-1.4b", 2048, [{}, LORA16, {**LORA16, "checkpointing": "full"}, {"precision": "amp-bf16"}])
     + sweep("phi-1.5", 2048, [{}, LORA16])
     + sweep("gpt-j-6b-4l", 2048, [{}, LORA16])
+    + sweep("aya-23-8b-4l", 2048, [{}, LORA16, {**LORA16, "checkpointing": "full"}])
     # TRL's chunked loss keeps the logits small, so the peak falls in a layer's backward (the kernels' temporaries)
     + [lc_case("qwen3.5-0.8b", "lora", lora="r16", seq_len=8192, checkpointing="full", **TRL),
        lc_case("qwen3.5-0.8b", seq_len=4096, **TRL),

@@ -527,6 +527,16 @@ ENTRIES: dict[str, dict[str, Any]] = {
                    "max_position_embeddings": 2048, "layer_norm_eps": 1e-5, "hidden_act": "gelu",
                    "use_parallel_residual": False, "tie_word_embeddings": False},
     },
+    "aya-23-8b": {
+        "name": "Aya 23 8B", "family": "Cohere", "hf_repo": "CohereForAI/aya-23-8B", "aliases": [],
+        "read_from": f"{_MLC} MODEL_PRESETS['aya-23'] (Aya 23 8B's config.json: CohereForCausalLM, hidden 4096, 32 "
+                     "layers, 32 heads, 8 key-value heads, MLP 14336, vocabulary 256000, use_qk_norm false, "
+                     "embeddings tied by CohereConfig's default)",
+        "config": {"model_type": "cohere", "vocab_size": 256000, "hidden_size": 4096, "intermediate_size": 14336,
+                   "num_hidden_layers": 32, "num_attention_heads": 32, "num_key_value_heads": 8,
+                   "attention_bias": False, "logit_scale": 0.0625, "layer_norm_eps": 1e-5,
+                   "max_position_embeddings": 8192, "rope_theta": 10000, "use_qk_norm": False, "hidden_act": "silu"},
+    },
     "phi-1.5": {
         "name": "Phi-1.5 (1.4B)", "family": "Phi-2", "hf_repo": "microsoft/phi-1_5", "aliases": [],
         "read_from": f"{_MLC} MODEL_PRESETS['phi-1_5'] (the first phi-msft file: n_embd 2048, 24 layers, 32 heads, "

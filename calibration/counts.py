@@ -137,6 +137,9 @@ FAMILY_PROBES: dict[str, dict[str, Any]] = {
         "num_experts": 4, "num_experts_per_token": 3, "num_shared_experts": 2, "kv_lora_rank": 32,
         "q_lora_rank": 24, "qk_rope_head_dim": 8, "qk_nope_head_dim": 16, "v_head_dim": 16,
         "linear_attn_config": {"num_heads": 4, "head_dim": 16, "kda_layers": [1, 3], "full_attn_layers": [2]}},
+    "probe-cohere": {"model_type": "cohere", "num_hidden_layers": 2, **SMALL, "logit_scale": 0.0625},
+    "probe-cohere-bias": {"model_type": "cohere", "num_hidden_layers": 2, **SMALL, "attention_bias": True,
+                          "tie_word_embeddings": False},
     "probe-arcee": {"model_type": "arcee", "num_hidden_layers": 2, **SMALL},
     "probe-llama4-wrapped": {"model_type": "llama4", "text_config": {
         "model_type": "llama4_text", "num_hidden_layers": 4, **SMALL, "intermediate_size": 32,

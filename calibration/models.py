@@ -368,6 +368,13 @@ CATALOG: dict[str, dict[str, Any]] = {
         "attention_dropout": 0.0, "qk_layernorm": False, "rope_theta": 10000.0, "tie_word_embeddings": False,
         "bos_token_id": 1, "eos_token_id": 2,
     },
+    "aya-23-8b-4l": {  # Aya 23 8B (CohereForCausalLM: mlc-llm's preset 'aya-23') with 4 of its 32 layers
+        "model_type": "cohere", "vocab_size": 256000, "hidden_size": 4096, "intermediate_size": 14336,
+        "num_hidden_layers": 4, "num_attention_heads": 32, "num_key_value_heads": 8, "attention_bias": False,
+        "logit_scale": 0.0625, "layer_norm_eps": 1e-5, "max_position_embeddings": 8192, "rope_theta": 10000,
+        "use_qk_norm": False, "hidden_act": "silu", "tie_word_embeddings": True,
+        "bos_token_id": 5, "eos_token_id": 255001, "pad_token_id": 0,
+    },
     "gpt-j-6b-4l": {  # GPT-J 6B with 4 of its 28 layers
         "model_type": "gptj", "vocab_size": 50400, "n_embd": 4096, "n_layer": 4, "n_head": 16, "rotary_dim": 64,
         "n_positions": 2048, "n_inner": None, "activation_function": "gelu_new", "layer_norm_epsilon": 1e-5,

@@ -411,7 +411,7 @@ def spec_fields(cfg: dict[str, Any], name: str, source: str = "config.json",
     outer = cfg.get("model_type")
     if family is None and wrapped and isinstance(outer, str) and outer in REFUSED:
         family_of(outer, source)  # raises: the wrapper names a refused family
-    family, notes, known = (family, [], True) if family is not None else family_of(model_type, source)
+    family, notes, known = (family, [*family.notes], True) if family is not None else family_of(model_type, source)
     r = Reader(language, family, source, known, prefix="text_config." if "text_config" in cfg else "")
     gpt2 = model_type == "gpt2"
     hidden = r.whole("n_embd" if gpt2 and r.has("n_embd") else "hidden_size")

@@ -257,8 +257,8 @@ REFUSED: dict[str, str] = {
     "mllama_text_model": "cross-attention layers over the image features (Llama 3.2 Vision)",
     "falcon": "parallel attention and MLP blocks (Falcon)",
     "phi-msft": "parallel attention and MLP blocks (Phi-1, Phi-1.5, Phi-2)",
-    "cohere": "parallel attention and MLP blocks (Command R)",
-    "cohere2": "parallel attention and MLP blocks (Command R7B, Command A)",
+    "cohere2": "parallel blocks with sliding-window layers and global layers without positions (Command R7B, "
+               "Command A: not modelled yet)",
     "dbrx": "bias-free LayerNorms, a clipped fused QKV projection and experts stored as flat parameters (DBRX)",
     "mpt": "ALiBi attention and bias-free LayerNorms (MPT)",
     "apertus": "xIELU activations with learned parameters (Apertus)",

@@ -95,6 +95,15 @@ FAMILIES: dict[str, Family] = {
                    "mlp_bias": True},
                   norm=NormKind.LAYERNORM, norms=1, mlp=MlpKind.PLAIN, qkv_bias=True, o_bias=True,
                   source=_src("phi", "phi")),
+    # Cohere (Command R, Aya 23 / Expanse): one CohereLayerNorm (NormKind.CENTRED_FP32) feeding attention and a
+    # SwiGLU MLP side by side; RoPE on interleaved pairs, in fp32 (no tensor kept)
+    "cohere": Family({"vocab_size": 256000, "hidden_size": 8192, "intermediate_size": 22528, "num_hidden_layers": 40,
+                      "num_attention_heads": 64, "max_position_embeddings": 8192, "tie_word_embeddings": True,
+                      "use_qk_norm": False},
+                     norm=NormKind.CENTRED_FP32, norms=1,
+                     refused_switches=(("use_qk_norm", "LayerNorms on q and k with a weight per head "
+                                                       "(Command R+)"),),
+                     source=_src("cohere", "cohere")),
     # Mamba-1: Jamba (attention every attn_layer_period-th layer from attn_layer_offset, experts every
     # expert_layer_period-th from expert_layer_offset, Mamba with dt / B / C RMSNorms elsewhere), Mamba alone
     "jamba": Family({"vocab_size": 65536, "hidden_size": 4096, "intermediate_size": 14336, "num_hidden_layers": 32,
@@ -402,9 +411,9 @@ _HEAD_BIAS = frozenset({"gptj", "phi"})
 
 
 def _parallel(cfg: dict[str, Any], language: dict[str, Any], r: Reader, name: str, source: str) -> dict[str, Any]:
-    """GPT-J, GPT-NeoX / Pythia, Phi-1 / 1.5 / 2: attention and MLP side by side on one residual. GPT-J and Phi
-    read one LayerNorm's output; GPT-NeoX two LayerNorms of the same input, or runs them one after the other when
-    ``use_parallel_residual`` is false (RedPajama-INCITE), a sequential layer. GPT-J's MLP is 4 x hidden unless
+    """GPT-J, GPT-NeoX / Pythia, Phi-1 / 1.5 / 2, Cohere: attention and MLP side by side on one residual. GPT-J,
+    Phi and Cohere read one norm's output; GPT-NeoX two LayerNorms of the same input, or runs them one after the
+    other when ``use_parallel_residual`` is false (RedPajama-INCITE), a sequential layer. GPT-J's MLP is 4 x hidden unless
     ``n_inner``; its RoPE covers ``rotary_dim`` of each head."""
     model_type = str(language.get("model_type"))
     renamed = {_RENAMED.get(model_type, {}).get(k, k): v for k, v in language.items()}
@@ -473,6 +482,7 @@ def _mamba_only(cfg: dict[str, Any], language: dict[str, Any], r: Reader, name: 
 
 _OWN_LAYERS: dict[str, Callable[[dict[str, Any], dict[str, Any], Reader, str, str], dict[str, Any]]] = {
     "nemotron_h": _nemotron_h, "mamba2": _mamba2_only, "gptj": _parallel, "gpt_neox": _parallel, "phi": _parallel,
+    "cohere": _parallel,
     "jamba": _jamba, "mamba": _mamba_only,
 }
 

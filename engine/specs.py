@@ -75,6 +75,9 @@ class NormKind(StrEnum):
     RMSNORM = "rmsnorm"  # weight only
     RMSNORM_FP32 = "rmsnorm-fp32"  # weight only; scaled in fp32 (Gemma, OLMo 2 / 3, GPT-OSS)
     LAYERNORM = "layernorm"  # weight and bias
+    #: weight only, mean-centred, in fp32: Cohere's LayerNorm (transformers 5.24 ``CohereLayerNorm``), which
+    #: computes ``hidden_states - mean`` twice (once for the variance, once to normalise)
+    CENTRED_FP32 = "centred-fp32"
 
 
 class PositionKind(StrEnum):

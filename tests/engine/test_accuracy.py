@@ -58,7 +58,7 @@ HYBRID = (
     "lfm2-1.2b",  # LFM2's gated short convolution
 )
 #: parallel attention / MLP blocks: PyTorch's own ops, traced as they run
-PARALLEL = ("pythia-1.4b", "phi-1.5", "gpt-j-6b-4l")
+PARALLEL = ("pythia-1.4b", "phi-1.5", "gpt-j-6b-4l", "aya-23-8b-4l")
 
 
 @pytest.mark.parametrize("model", PARALLEL)

@@ -57,8 +57,12 @@ def linear_inputs(ctx: Ctx, group: list[Linear], src: int, adapted: set[str]) ->
 
 def norm(ctx: Ctx, width: int) -> float:
     """RMSNorm (HF) keeps its fp32 input and, when its weight trains, the normalised tensor (in the input's
-    dtype; Gemma's stays fp32). LayerNorm keeps its input plus fp32 mean and rstd per token."""
+    dtype; Gemma's stays fp32). LayerNorm keeps its input plus fp32 mean and rstd per token. Cohere's centred
+    norm keeps its two fp32 copies of ``x - mean`` (``pow``'s and the product's), rstd, and when its weight
+    trains the fp32 normalised tensor."""
     if ctx.m.norm is NormKind.LAYERNORM:
         return ctx.r * width + 2 * FP32
+    if ctx.m.norm is NormKind.CENTRED_FP32:
+        return 2 * FP32 * width + FP32 + (FP32 * width if ctx.full else 0)
     normalised = FP32 if ctx.m.norm is NormKind.RMSNORM_FP32 else ctx.r
     return FP32 * width + (normalised * width if ctx.full else 0)

@@ -54,7 +54,9 @@ def saved_again(ctx: Ctx, layer: LayerSpec, groups: list[list[Linear]], o_shared
     (counted in ``checkpoint``) and cos and sin."""
     m, r, h = ctx.m, ctx.r, ctx.m.hidden_size
     again = 0.0
-    if m.norm is not NormKind.LAYERNORM:
+    if m.norm is NormKind.CENTRED_FP32:  # its two copies of x - mean are two tensors; rstd saved twice
+        again += layer.norms * FP32
+    elif m.norm is not NormKind.LAYERNORM:
         again += layer.norms * (FP32 * h + 2 * FP32)
     if ctx.full and not (ctx.autocast and r != ctx.c):
         again += sum((len(g) - 1) * r * g[0].n_in for g in groups if g)

@@ -67,7 +67,7 @@ def test_an_unknown_model_is_one_line_naming_key_and_value(imported):
     ("base_model", "tiiuae/Falcon-H1-7B-Base", "is Falcon-H1, which has Mamba 2 beside attention in every layer"),
     ("base_model", "google/gemma-3n-E2B-it", "is Gemma 3n, which has AltUp"),
     ("base_model", "LiquidAI/LFM2-8B-A1B", "is LFM2-MoE, which has short convolution layers with sparse experts"),
-    ("base_model", "CohereForAI/c4ai-command-r7b-12-2024", "is Command R7B, Command R"),
+    ("base_model", "CohereForAI/c4ai-command-r7b-12-2024", "is Command R7B, Command A"),
     ("base_model", "deepseek-ai/DeepSeek-V3.2", "DeepSeek sparse attention with a lightning indexer"),
     ("base_model", "google/gemma-4-12B-it", "is Gemma 4, which has parallel dense and expert MLPs and "
                                             "shared key-value global attention (not modelled yet)"),
@@ -154,9 +154,10 @@ def test_the_public_repositories_issue_27_found_unknown_resolve_to_their_base(na
     ("EleutherAI/pythia-1.4b-deduped", "pythia-1.4b"),
     ("EleutherAI/gpt-j-6b", "gpt-j-6b"),
     ("togethercomputer/RedPajama-INCITE-Chat-3B-v1", "redpajama-incite-3b"),
+    ("CohereForAI/aya-23-8B", "aya-23-8b"),
 ])
 def test_the_models_once_refused_for_their_layers_are_catalog_models(name: str, model_id: str) -> None:
-    """Issue 27's layer kinds (gated DeltaNet, Mamba-2, Mamba, KDA, short convolutions, parallel blocks): the
+    """Issue 27's layer kinds (gated DeltaNet, Mamba-2, Mamba, KDA, short convolutions, parallel blocks, Cohere's): the
     names refused.json once refused are the catalog's now."""
     found = catalog_match(name)
     assert found is not None

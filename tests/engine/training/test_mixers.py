@@ -222,3 +222,29 @@ def test_lfm2_s_short_convolution_keeps_in_proj_s_output_the_gated_input_and_the
     mixer = 2 * h + 3 * h * 2 + 2 * h * 2 + 2 * h
     rest = 2 * (4 * h + 2 * h) + 4 * 2 * 8192 + 2 * h
     assert activation_coeffs(m, TrainingSetup(precision="bf16")).segments[0][1].saved == mixer + rest
+
+
+#: Aya 23 8B's layer (calibration/models.py ``aya-23-8b-4l``): Cohere's parallel block on one CohereLayerNorm
+AYA = {"model_type": "cohere", "vocab_size": 256000, "hidden_size": 4096, "intermediate_size": 14336,
+       "num_hidden_layers": 2, "num_attention_heads": 32, "num_key_value_heads": 8, "logit_scale": 0.0625}
+
+
+def test_cohere_parallel_block_bytes_per_token():
+    """bf16, full fine-tuning: CohereLayerNorm computes ``x - mean`` twice in fp32 (pow keeps one, the product by
+    rstd the other: 2 x 4h), rstd (4) and the fp32 normalised tensor for its weight (4h); q, k, v, gate and up read
+    its one bf16 output (2h); SDPA keeps q after RoPE, k, v, its output and the fp32 log-sum-exp (2 x 4096 + 2 x
+    1024 x 2 + 2 x 4096 + 32 x 4); the SwiGLU MLP gate, up, SiLU and down's input (4 x 2I). LoRA r16 on all
+    linears (traced: PEFT's LoRA layers keep their own 2-D view of their input): no normalised tensor; q, k, v, o,
+    gate and up each keep their input (2h) and lora_A's output (16 x 2), down its lora_A output."""
+    h, i = 4096, 14336
+    norm = 2 * 4 * h + 4 + 4 * h
+    attention = 2 * 4096 + 2 * 1024 * 2 + 2 * 4096 + 32 * 4
+    full = norm + 2 * h + attention + 4 * 2 * i
+    m = spec_from_config(AYA, "aya")
+    assert runs(m)[0].parallel
+    ac = activation_coeffs(m, TrainingSetup(method=Method.FULL, precision="bf16"))
+    assert ac.segments[0][1].saved == full == 192_644
+    ac = activation_coeffs(m, TrainingSetup(method=Method.LORA, precision="bf16"))
+    rank = 16 * 2
+    lora = 2 * 4 * h + 4 + 6 * (2 * h + rank) + attention + 4 * 2 * i + rank
+    assert ac.segments[0][1].saved == lora == 217_444
