@@ -413,8 +413,8 @@ _HEAD_BIAS = frozenset({"gptj", "phi"})
 def _parallel(cfg: dict[str, Any], language: dict[str, Any], r: Reader, name: str, source: str) -> dict[str, Any]:
     """GPT-J, GPT-NeoX / Pythia, Phi-1 / 1.5 / 2, Cohere: attention and MLP side by side on one residual. GPT-J,
     Phi and Cohere read one norm's output; GPT-NeoX two LayerNorms of the same input, or runs them one after the
-    other when ``use_parallel_residual`` is false (RedPajama-INCITE), a sequential layer. GPT-J's MLP is 4 x hidden unless
-    ``n_inner``; its RoPE covers ``rotary_dim`` of each head."""
+    other when ``use_parallel_residual`` is false (RedPajama-INCITE), a sequential layer. GPT-J's MLP is 4 x
+    hidden unless ``n_inner``; its RoPE covers ``rotary_dim`` of each head."""
     model_type = str(language.get("model_type"))
     renamed = {_RENAMED.get(model_type, {}).get(k, k): v for k, v in language.items()}
     if model_type in ("gptj", "gpt_neox"):  # multi-head attention of hidden / heads (GPTNeoXAttention.head_size)
