@@ -255,7 +255,8 @@ REFUSED: dict[str, str] = {
     "glm_moe_dsa": "DeepSeek sparse attention with a lightning indexer",
     "mllama": "cross-attention layers over the image features (Llama 3.2 Vision)",
     "mllama_text_model": "cross-attention layers over the image features (Llama 3.2 Vision)",
-    "falcon": "parallel attention and MLP blocks (Falcon)",
+    "falcon": "parallel attention and MLP blocks whose keys and values are broadcast to every query head before "
+              "attention (Falcon: not modelled yet)",
     "phi-msft": "parallel attention and MLP blocks (Phi-1, Phi-1.5, Phi-2)",
     "cohere2": "parallel blocks with sliding-window layers and global layers without positions (Command R7B, "
                "Command A: not modelled yet)",
