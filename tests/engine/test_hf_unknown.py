@@ -133,7 +133,9 @@ def _routed_of(m: ModelSpec) -> int:
                if x.role.startswith("experts_"))
 
 
-CATALOG_MOE = [m for m in models() if m.moe is not None]
+#: the catalog's MoEs of attention layers (a hybrid's gated DeltaNet, KDA or Mamba layers are no Llama-style
+#: decoder's: an unknown model_type cannot hold them)
+CATALOG_MOE = [m for m in models() if m.moe is not None and all(r.mixer is None for r in runs(m))]
 
 
 @pytest.mark.parametrize("m", CATALOG_MOE, ids=[m.id for m in CATALOG_MOE])
