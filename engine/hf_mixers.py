@@ -156,9 +156,9 @@ def is_hybrid(cfg: dict[str, Any]) -> bool:
     outer = cfg.get("model_type")
     text = cfg.get("text_config")
     inner = text.get("model_type") if isinstance(text, dict) else None
-    if isinstance(outer, str) and outer in REFUSED:
-        return False
-    return outer in FAMILIES or outer in WRAPPERS or inner in FAMILIES
+    if not isinstance(outer, str) or outer in REFUSED:  # a malformed model_type is engine.hf_config's to say
+        return isinstance(inner, str) and outer is None and inner in FAMILIES
+    return outer in FAMILIES or outer in WRAPPERS or (isinstance(inner, str) and inner in FAMILIES)
 
 
 def spec_fields(cfg: dict[str, Any], name: str, source: str = "config.json") -> dict[str, Any]:
