@@ -8,7 +8,7 @@ GUI's sliders offer are the GUI's, ``gui.ranges``, checked against these).
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Annotated, Any, ClassVar, get_args
+from typing import Annotated, Any, ClassVar, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 from pydantic.fields import FieldInfo
@@ -583,6 +583,17 @@ class GpuSpec(_Frozen):
     source: Annotated[str, Field(max_length=1000)] = ""
     #: where ``usable_fraction`` comes from
     usable_source: Annotated[str, Field(max_length=1000)] = ""
+    #: the capacity printed on the box (80 GB), for reference: ``memory_bytes`` is what the driver reports
+    nominal_bytes: Annotated[int, Field(strict=True, ge=1, le=2**50)] | None = None
+    #: how ``memory_bytes`` was obtained: "cuda" (cudaMemGetInfo / torch's total_memory, as vLLM and PyTorch see it),
+    #: "nvidia-smi" (the driver's total in MiB; CUDA sees 0.3-0.8 GiB less where it reserves memory), "vendor" (the
+    #: capacity in JEDEC units, where no driver figure is published)
+    memory_kind: Literal["cuda", "nvidia-smi", "vendor"] = "vendor"
+    #: CUDA compute capability (8.0 A100, 8.6 / 8.9 RTX 30 / 40, 9.0 Hopper, 10.0 Blackwell): it picks vLLM's kernels
+    #: (Marlin needs 8.0, mxfp4's padding, FlashMLA's block size); 0 where the GPU is not NVIDIA's
+    capability: Annotated[float, Field(strict=True, ge=0.0, le=20.0)] = 8.0
+    #: how GPUs of one node talk: "pcie" (no peer links), "nvlink" (bridged pairs), "nvswitch" (SXM boards), "none"
+    interconnect: Literal["pcie", "nvlink", "nvswitch", "none"] = "pcie"
 
     @property
     def usable_bytes(self) -> int:
