@@ -220,10 +220,12 @@ def _error(sch: Schedule, kv_bytes: int, got: Blocks, per_token: int) -> str:
 
 def _notes(m: ModelSpec, gpu: GpuSpec, s: VllmSetup, sch: Schedule) -> list[str]:
     out = []
-    if gpu.memory_kind != "cuda":
-        what = "nvidia-smi total" if gpu.memory_kind == "nvidia-smi" else "vendor capacity"
-        out.append(f"{gpu.name}: the memory is the {what}, not a measured cudaMemGetInfo total; vLLM usually sees "
+    if gpu.memory_kind in ("vendor", "smi"):
+        what = "vendor tool's total" if gpu.memory_kind == "smi" else "vendor capacity"
+        out.append(f"{gpu.name}: the memory is the {what}, not a measured cudaMemGetInfo total; CUDA usually sees "
                    "0.3-0.8 GiB less")
+    elif gpu.memory_kind == "derived":
+        out.append(f"{gpu.name}: the memory is derived from a published driver figure (catalog source)")
     if s.pp > 1:
         out.append(f"pipeline parallel: stage 0's layers {stage_layers(m, s.pp, 0)} (the embedding's stage)")
     if sch.engine is Engine.V0 and _sliding(m):

@@ -11,7 +11,8 @@ from engine.units import GIB, MIB
 
 _GPU_SOURCE = {
     "cuda": "cudaMemGetInfo total as vLLM or PyTorch logged it on this card",
-    "nvidia-smi": "the driver's total as nvidia-smi prints it (MiB); CUDA sees slightly less",
+    "derived": "derived from a published driver figure",
+    "smi": "the vendor tool's total",
     "vendor": "the vendor's capacity in JEDEC units (GB = 2^30 bytes); no driver figure published",
 }
 

@@ -159,7 +159,7 @@ def nccl_bytes(gpu: GpuSpec, world: int) -> int:
     """NCCL's buffers on one of ``world`` GPUs (0 alone): rings and trees, plus NVLS on NVSwitch Hopper+ (> 2)."""
     if world <= 1:
         return 0
-    ring = NCCL_NVLINK_BYTES if gpu.interconnect in ("nvlink", "nvswitch") else NCCL_PCIE_BYTES
+    ring = NCCL_NVLINK_BYTES if gpu.interconnect in ("nvlink", "nvswitch", "xgmi") else NCCL_PCIE_BYTES
     nvls = 2 * world * NVLS_PER_RANK_BYTES if gpu.interconnect == "nvswitch" and gpu.capability >= 9.0 \
         and world > 2 else 0
     return ring + nvls

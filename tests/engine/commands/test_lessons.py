@@ -50,7 +50,7 @@ def test_the_issues_done_when(capsys: pytest.CaptureFixture[str]) -> None:
 def test_unspecified_flags_are_the_commands_defaults_not_the_lessons_start(capsys: pytest.CaptureFixture[str]) -> None:
     # no --gpu: the estimate's A100 80GB, which is no 24 GB GPU, even with the solution's flags
     result = run_json(capsys, "--check", "fit-7b-24gb", "--method", "qlora", "--checkpointing", "full")
-    assert result == {"passed": False, "why": "GPU memory: 85.90 GB, above 25.77 GB."}
+    assert result == {"passed": False, "why": "GPU memory: 85.09 GB, above 25.77 GB."}
 
 
 def test_why_in_chinese(capsys: pytest.CaptureFixture[str]) -> None:
