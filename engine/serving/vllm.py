@@ -56,7 +56,7 @@ def schedule(m: ModelSpec, gpu: GpuSpec, s: VllmSetup) -> Schedule:
     engine = s.vllm_engine or vllm_versions.default_engine(v)
     vllm_versions.check_engine(v, engine)
     length = s.max_model_len or m.max_position
-    if length > m.max_position:
+    if length > m.max_position and not s.allow_long_max_model_len:
         raise ValueError(f"--max-model-len: {length:,} is longer than the model's max_position_embeddings "
                          f"({m.max_position:,}); vLLM refuses it unless VLLM_ALLOW_LONG_MAX_MODEL_LEN=1")
     chunked = vllm_versions.chunked_prefill(v, engine, length, _sliding(m))
@@ -226,6 +226,9 @@ def _notes(m: ModelSpec, gpu: GpuSpec, s: VllmSetup, sch: Schedule) -> list[str]
                    "0.3-0.8 GiB less")
     elif gpu.memory_kind == "derived":
         out.append(f"{gpu.name}: the memory is derived from a published driver figure (catalog source)")
+    if sch.max_model_len > m.max_position:
+        out.append(f"max_model_len {sch.max_model_len:,} is past the model's {m.max_position:,} positions: vLLM "
+                   "starts only with VLLM_ALLOW_LONG_MAX_MODEL_LEN=1")
     if s.pp > 1:
         out.append(f"pipeline parallel: stage 0's layers {stage_layers(m, s.pp, 0)} (the embedding's stage)")
     if sch.engine is Engine.V0 and _sliding(m):

@@ -53,6 +53,8 @@ class VllmSetup(BaseModel):
     vllm_engine: Engine | None = None
     entrypoint: Entrypoint = Entrypoint.SERVE
     sampler: Sampler = Sampler.AUTO
+    #: ``VLLM_ALLOW_LONG_MAX_MODEL_LEN=1``: a max_model_len past the model's max_position_embeddings is allowed
+    allow_long_max_model_len: bool = False
 
     @field_validator("vllm_version")
     @classmethod

@@ -155,7 +155,8 @@ def test_memory_is_what_the_driver_reports_to_cuda(gpu_id: str, gib: float) -> N
     g = get_gpu(gpu_id)
     assert g.memory_kind == "cuda"
     assert round(g.memory_bytes / 2**30, 2) == gib
-    assert g.nominal_bytes is not None and g.nominal_bytes > g.memory_bytes
+    assert g.nominal_bytes is not None
+    assert g.nominal_bytes > g.memory_bytes
 
 
 def test_a_derived_memory_is_the_nvidia_smi_total_less_450_mib() -> None:
