@@ -16,14 +16,14 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from engine.results import Term, with_shares
 from engine.serving.kv import KvCache, kv_cache
 from engine.serving.quantized import FP16_FORMATS, WeightFormat
 from engine.serving.vllm import vllm_startup
 from engine.serving.vllm_setup import KvCacheDtype, VllmSetup, VllmStartup
-from engine.serving.vllm_versions import NEWEST, Engine, version_text
+from engine.serving.vllm_versions import NEWEST, Engine, parse_version, version_text
 from engine.specs import GpuSpec, KvDtype, ModelSpec, SeqLen
 from engine.terms import TermName
 
@@ -58,6 +58,11 @@ class ServingSetup(BaseModel):
     enforce_eager: bool = False
     vllm_version: str = version_text(NEWEST)
     vllm_engine: Engine | None = None
+
+    @field_validator("vllm_version")
+    @classmethod
+    def _known(cls, text: str) -> str:
+        return version_text(parse_version(text))
 
     @model_validator(mode="before")
     @classmethod
