@@ -3,9 +3,11 @@
 Flags and JSON keys are a contract (issue 28). The flags spell vLLM's own (``--max-model-len``,
 ``--gpu-memory-utilization``, ``--max-num-batched-tokens``, ``--max-num-seqs``, ``--kv-cache-dtype``,
 ``--enforce-eager``, ``--tp`` for ``--tensor-parallel-size``, ``--pp`` for ``--pipeline-parallel-size``) plus the
-model, the GPU (a catalog id, or ``--gpu-memory-gib`` for the total the driver reports), the checkpoint's format
-(``--weights``) and the vLLM release (``--vllm-version``, ``--vllm-engine``). An unset scheduler flag takes vLLM's
-default for that release and GPU. Every byte count is per GPU.
+model (a catalog id, a quantized copy of one by its repository's name, or ``--config``), the GPU (a catalog id, or
+``--gpu-memory-gib`` for the total the driver reports), the checkpoint's format (``--weights``; by default as the
+name or the model's own checkpoint stores it: ``engine.serving.checkpoints``) and the vLLM release
+(``--vllm-version``, ``--vllm-engine``). An unset scheduler flag takes vLLM's default for that release and GPU.
+Every byte count is per GPU.
 
 JSON: ``kv_cache_bytes`` (what vLLM gives the cache), ``kv_cache_tokens``, ``max_concurrency`` (at
 ``max_model_len``), ``kv_bytes_per_token``, ``weights_bytes``, ``activation_peak_bytes``, ``non_torch_bytes``,
@@ -16,10 +18,12 @@ the numbers put in, source), and ``log_lines``, the start-up lines vLLM prints.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 from typing import Any
 
-from engine.catalog import DEFAULT_GPU, get_gpu
+from engine.catalog import DEFAULT_GPU, CatalogError, get_gpu
 from engine.commands.estimate import resolve_model
+from engine.serving.checkpoints import Checkpoint, resolve
 from engine.serving.quantized import WeightFormat
 from engine.serving.vllm import vllm_startup
 from engine.serving.vllm_profile import Sampler
@@ -64,8 +68,9 @@ def add_serve_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--max-num-batched-tokens", type=int, default=None, help="default: vLLM's for the version")
     p.add_argument("--max-num-seqs", type=int, default=None, help="default: vLLM's for the version")
     p.add_argument("--kv-cache-dtype", choices=_choices(KvCacheDtype), default=d.kv_cache_dtype.value)
-    p.add_argument("--weights", choices=_choices(WeightFormat), default=d.weights.value,
-                   help="the checkpoint's format (default bf16)")
+    p.add_argument("--weights", choices=_choices(WeightFormat), default=None,
+                   help="the checkpoint's format (default: as the model's name or its own checkpoint stores it, "
+                        "else bf16)")
     p.add_argument("--enforce-eager", action="store_true", help="no CUDA graphs")
     p.add_argument("--vllm-version", default=version_text(NEWEST),
                    help=f"X.Y[.Z] (default {version_text(NEWEST)}, the newest modelled)")
@@ -77,11 +82,13 @@ def add_serve_arguments(p: argparse.ArgumentParser) -> None:
                    help="the top-k/top-p sampler profiled (default: the version's; FlashInfer in v1 0.7-0.11)")
 
 
-def setup_from_args(a: argparse.Namespace) -> VllmSetup:
+def setup_from_args(a: argparse.Namespace, weights: WeightFormat = WeightFormat.BF16) -> VllmSetup:
+    """The settings the flags give; ``weights`` where ``--weights`` is not given."""
     return VllmSetup(
         tp=a.tp, pp=a.pp, max_model_len=a.max_model_len, gpu_memory_utilization=a.gpu_memory_utilization,
         max_num_batched_tokens=a.max_num_batched_tokens, max_num_seqs=a.max_num_seqs,
-        kv_cache_dtype=KvCacheDtype(a.kv_cache_dtype), weights=WeightFormat(a.weights), enforce_eager=a.enforce_eager,
+        kv_cache_dtype=KvCacheDtype(a.kv_cache_dtype), weights=WeightFormat(a.weights) if a.weights else weights,
+        enforce_eager=a.enforce_eager,
         vllm_version=a.vllm_version, vllm_engine=Engine(a.vllm_engine) if a.vllm_engine else None,
         entrypoint=Entrypoint(a.entrypoint), sampler=Sampler(a.sampler),
     )
@@ -139,8 +146,22 @@ def to_text(st: VllmStartup) -> str:
     return "\n".join(lines)
 
 
+def checkpoint_from_args(a: argparse.Namespace) -> Checkpoint:
+    """The model the flags name: a catalog model, a quantized copy of one (by its repository's name), a config."""
+    if a.config is not None or a.model is None:
+        m = resolve_model(a.model, a.config)
+        return Checkpoint(m, None)
+    try:
+        return resolve(a.model)
+    except CatalogError:
+        return Checkpoint(resolve_model(a.model, None), None)  # the local Hugging Face cache, or its error
+
+
 def run(args: argparse.Namespace) -> tuple[dict[str, Any], str]:
-    setup = setup_from_args(args)
+    ckpt = checkpoint_from_args(args)
+    setup = setup_from_args(args, WeightFormat(args.weights) if args.weights else ckpt.weights)
     gpu = gpu_from_args(args)
-    st = vllm_startup(resolve_model(args.model, args.config), gpu, setup)
+    st = vllm_startup(ckpt.model, gpu, setup)
+    if ckpt.note:
+        st = dataclasses.replace(st, notes=[ckpt.note, *st.notes])
     return to_json(st), to_text(st)
