@@ -173,6 +173,8 @@ def vllm_startup(m: ModelSpec, gpu: GpuSpec, s: VllmSetup) -> VllmStartup:
     per_logit = vllm_profile.sampler_bytes_per_logit(sch.version, sch.engine is Engine.V1, s.sampler)
     act = vllm_profile.activation(m, s.tp, sch.max_num_batched_tokens,
                                   min(sch.max_num_seqs, sch.max_num_batched_tokens), per_logit)
+    if sch.engine is Engine.V1 and rule.key == "peak_plus_non_torch":
+        act = dataclasses.replace(act, buffers=sch.max_num_batched_tokens * m.hidden_size * vllm_profile.ACT_BYTES)
     parts = vllm_profile.non_torch(rule.non_torch, gpu, s.tp * s.pp, rule.key == "profile_baseline")
     non_torch = parts.total
     kv_bytes = requested - weights - act.peak_bytes - non_torch

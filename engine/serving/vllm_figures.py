@@ -48,6 +48,8 @@ def _activation(act: vllm_profile.Activation) -> Figure:
     forward = f"forward {act.tokens:,} tokens × {act.per_token_elements:,} elements × 2 B = {_gib(act.forward_bytes)}"
     sampler = (f"sampler {act.tokens:,} × hidden × 2 B + {act.sequences:,} sequences × vocab × "
                f"{act.per_logit} B = {_gib(act.sampler_bytes)}")
+    if act.buffers:
+        sampler += f"; + the runner's inputs_embeds buffer {_gib(act.buffers)}"
     return Figure("activation_peak_bytes", act.peak_bytes,
                   "max(max_num_batched_tokens × the largest layer moment × 2 B, held hidden states + "
                   "min(max_num_seqs, max_num_batched_tokens) × vocab × bytes a logit)",

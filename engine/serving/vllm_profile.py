@@ -25,9 +25,12 @@ vocabulary. Its peak is the larger of two moments, both per GPU, in the activati
   bytes), their float32 copy (4), the sorted values (4) and int64 indices (8), and the segmented radix sort's own
   buffers (an int64 iota, 8, and cub's double buffers, 4 + 8): 38 bytes a logit. Until 0.6.1 the sorted logits were
   put back with an inverse permutation (``logits_idx_inv``, int64, then ``gather``) while the top-k / top-p masks and
-  the softmax and cumsum of the sorted values were alive: 40 bytes at that moment. v1 samples with FlashInfer's kernel
-  where FlashInfer is installed (``TopKTopPSampler``, 0.7.0-0.11.x; the official image has it; opt-in from 0.12.0):
-  the 16-bit logits, the float32 copy, FlashInfer's masked logits and probabilities (float32), 14 bytes a logit. From
+  the softmax and cumsum of the sorted values were alive: 40 bytes at that moment. v1's profile before 0.8.0
+  computes the logits and samples nothing (``GPUModelRunner.profile_run``): 2 bytes a logit. From 0.8.0 it samples
+  (``_dummy_sampler_run``), with FlashInfer's kernel where FlashInfer is installed (``TopKTopPSampler``, to 0.11.x;
+  the official image has it; opt-in from 0.12.0): the 16-bit logits, the float32 copy and the probabilities, 10 bytes
+  a logit (0.8.x ``flashinfer_sample`` from the probabilities); from 0.9.0 ``top_k_top_p_sampling_from_logits``
+  also masks a float32 copy: 14 bytes. From
   0.17.0 a batch of 8 or more is masked in place by a Triton kernel (``apply_top_k_top_p_triton``), then
   ``random_sample`` holds the probabilities and its exponential draws: 2 + 4 + 4 + 4, 14 bytes a logit. In v0 only
   the driver worker samples; its profile binds the cache (``num_gpu_blocks`` is the smallest of all workers').
@@ -53,6 +56,8 @@ ACT_BYTES = 2
 SORT_BYTES_PER_LOGIT = 2 + 4 + 4 + 8 + 8 + 4 + 8
 INVERSE_BYTES_PER_LOGIT = 2 + 4 + 4 + 8 + 1 + 4 + 4 + 1 + 8 + 4
 FLASHINFER_BYTES_PER_LOGIT = 2 + 4 + 4 + 4
+FLASHINFER_PROBS_BYTES_PER_LOGIT = 2 + 4 + 4
+LOGITS_ONLY_BYTES_PER_LOGIT = 2
 TRITON_BYTES_PER_LOGIT = 2 + 4 + 4 + 4
 MOE_CHUNK = 32_768
 
@@ -67,10 +72,12 @@ class Sampler(StrEnum):
 
 def sampler_bytes_per_logit(v: Version, v1: bool, sampler: Sampler) -> int:
     """Bytes a logit holds at the sampler's peak, by version and implementation (module docstring)."""
+    if v1 and v < (0, 8, 0):
+        return LOGITS_ONLY_BYTES_PER_LOGIT
     if sampler is Sampler.AUTO:
         sampler = Sampler.FLASHINFER if v1 and v < (0, 12, 0) else Sampler.NATIVE
     if sampler is Sampler.FLASHINFER:
-        return FLASHINFER_BYTES_PER_LOGIT
+        return FLASHINFER_PROBS_BYTES_PER_LOGIT if v < (0, 9, 0) else FLASHINFER_BYTES_PER_LOGIT
     if v1 and v >= (0, 17, 0):
         return TRITON_BYTES_PER_LOGIT
     return INVERSE_BYTES_PER_LOGIT if v <= (0, 6, 1) and not v1 else SORT_BYTES_PER_LOGIT
@@ -87,10 +94,13 @@ class Activation:
     per_token_elements: int
     per_logit: int
     phase: str  # "mlp", "attention", "moe" or "sampler"
+    #: buffers the model runner holds for the whole run, charged where the budget counts the allocated peak from
+    #: zero (v1 0.7.0-0.9.1: ``GPUModelRunner.inputs_embeds``, max_num_batched_tokens x hidden x 2 bytes)
+    buffers: int = 0
 
     @property
     def peak_bytes(self) -> int:
-        return max(self.forward_bytes, self.sampler_bytes)
+        return max(self.forward_bytes, self.sampler_bytes) + self.buffers
 
 
 def _attention_elements(layer: LayerSpec, h: int, tp: int) -> int:

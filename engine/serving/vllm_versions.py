@@ -189,12 +189,12 @@ class Entrypoint(StrEnum):
 LONG_CONTEXT = 32_768
 
 
-def chunked_prefill(v: Version, engine: Engine, max_model_len: int, sliding_window: bool) -> bool:
+def chunked_prefill(v: Version, engine: Engine, max_model_len: int, sliding: bool) -> bool:
     """Whether chunked prefill is on by default: always in v1 (``_set_default_args_v1``); in v0 from 0.5.3 for a
     context over 32K without a sliding window (``EngineArgs.create_engine_config``), never before."""
     if engine is Engine.V1:
         return True
-    return v >= (0, 5, 3) and max_model_len > LONG_CONTEXT and not sliding_window
+    return v >= (0, 5, 3) and max_model_len > LONG_CONTEXT and not sliding
 
 
 def _large_gpu(v: Version, gpu_name: str, total_bytes: int) -> bool:
