@@ -10,8 +10,7 @@ matches no model, or several, is refused as the catalog refuses it.
 Where the name says nothing, a model's weights are as its own checkpoint stores them (``NATIVE``): gpt-oss ships
 MXFP4 experts (openai/gpt-oss-20b model card: "MXFP4 quantization of the MoE weights"), DeepSeek-V3 / R1 and Kimi K2
 ship FP8 (128 x 128 block scales; deepseek-ai/DeepSeek-V3 README "FP8 weights", moonshotai/Kimi-K2-Instruct
-"block-fp8"), MiniMax-M2 ships FP8 (MiniMaxAI/MiniMax-M2 config ``quantization_config: fp8``); every other catalog
-model ships 16-bit weights.
+"block-fp8"); every other catalog model is taken as 16-bit (pass ``--weights`` for another).
 """
 
 from __future__ import annotations
@@ -33,11 +32,12 @@ _FORMAT_WORDS: tuple[tuple[str, WeightFormat], ...] = (
 _QUANT = re.compile(r"[-_.](?:awq|gptq|int4|int8|fp8|w4a16|w8a8|bnb|4bit|nf4|gguf|q4_k_m|q8_0|mxfp4|nvfp4|dynamic|"
                     r"quantized|marlin|g128|128g|unsloth)(?=$|[-_.])", re.IGNORECASE)
 _VARIANT = re.compile(r"[-_](?:instruct|chat|it|hf|base)(?=$|[-_])", re.IGNORECASE)
-#: catalog ids whose own checkpoint stores its weights in a quantized format (module docstring)
-NATIVE: tuple[tuple[str, WeightFormat], ...] = (
-    ("gpt-oss-", WeightFormat.MXFP4), ("deepseek-v3", WeightFormat.FP8), ("deepseek-r1", WeightFormat.FP8),
-    ("kimi-k2", WeightFormat.FP8), ("minimax-m2", WeightFormat.FP8),
-)
+#: catalog ids whose own checkpoint stores its weights in a quantized format (module docstring); exact ids: a
+#: distill (DeepSeek-R1-Distill-Qwen-14B) ships 16-bit weights
+NATIVE: dict[str, WeightFormat] = {
+    "gpt-oss-20b": WeightFormat.MXFP4, "gpt-oss-120b": WeightFormat.MXFP4, "deepseek-v3": WeightFormat.FP8,
+    "deepseek-r1": WeightFormat.FP8, "kimi-k2-instruct": WeightFormat.FP8,
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,7 +60,7 @@ class Checkpoint:
 
 
 def native_format(m: ModelSpec) -> WeightFormat:
-    return next((fmt for prefix, fmt in NATIVE if m.id.startswith(prefix)), WeightFormat.BF16)
+    return NATIVE.get(m.id, WeightFormat.BF16)
 
 
 def format_in_name(name: str) -> WeightFormat | None:

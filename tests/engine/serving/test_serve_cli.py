@@ -102,3 +102,9 @@ def test_bad_input_is_one_line_and_exit_2(capsys: pytest.CaptureFixture[str], ar
     err = capsys.readouterr().err
     assert err.startswith(message)
     assert err.count("\n") == 1
+
+
+def test_a_distill_is_not_its_teachers_format(capsys: pytest.CaptureFixture[str]) -> None:
+    """DeepSeek-R1 ships FP8; DeepSeek-R1-Distill-Qwen-14B ships bf16 (a bug took its prefix for the teacher's)."""
+    assert run_json(capsys, "--model", "deepseek-r1-distill-qwen-14b")["weights"] == "bf16"
+    assert run_json(capsys, "--model", "deepseek-r1", "--gpu", "h200", "--tp", "8")["weights"] == "fp8"
