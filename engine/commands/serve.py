@@ -35,6 +35,11 @@ from engine.units import GIB, Unit, format_bytes
 #: the JSON keys of the contract, in the order the budget is spent
 CONTRACT_KEYS = ("gpu_memory_bytes", "weights_bytes", "activation_peak_bytes", "non_torch_bytes", "cuda_graph_bytes",
                  "kv_cache_bytes", "kv_bytes_per_token", "kv_cache_tokens", "max_concurrency")
+#: vLLM's ``--quantization`` values and the format each stores (``vllm/model_executor/layers/quantization``)
+QUANTIZATION = {"awq": WeightFormat.INT4_AWQ, "awq_marlin": WeightFormat.INT4_AWQ, "gptq": WeightFormat.INT4_GPTQ,
+                "gptq_marlin": WeightFormat.INT4_GPTQ, "bitsandbytes": WeightFormat.NF4, "fp8": WeightFormat.FP8,
+                "fbgemm_fp8": WeightFormat.FP8, "mxfp4": WeightFormat.MXFP4, "modelopt_fp4": WeightFormat.NVFP4,
+                "experts_int8": WeightFormat.INT8}
 #: the most memory ``--gpu-memory-gib`` may give one GPU (the engine's bound, 2^50 bytes)
 MAX_GIB = 2**50 / GIB
 
@@ -60,8 +65,10 @@ def add_serve_arguments(p: argparse.ArgumentParser) -> None:
     gpu.add_argument("--gpu", default=None, help=f"catalog GPU (default {DEFAULT_GPU})")
     gpu.add_argument("--gpu-memory-gib", type=float, default=None,
                      help="a GPU's total memory as the driver reports it (cudaMemGetInfo), in GiB")
-    p.add_argument("--tp", type=int, default=d.tp, help="--tensor-parallel-size (default 1)")
-    p.add_argument("--pp", type=int, default=d.pp, help="--pipeline-parallel-size (default 1)")
+    p.add_argument("--tp", "--tensor-parallel-size", dest="tp", type=int, default=d.tp,
+                   help="tensor-parallel GPUs (vLLM's --tensor-parallel-size; default 1)")
+    p.add_argument("--pp", "--pipeline-parallel-size", dest="pp", type=int, default=d.pp,
+                   help="pipeline-parallel GPUs (vLLM's --pipeline-parallel-size; default 1)")
     p.add_argument("--max-model-len", type=int, default=None, help="default: the model's max_position_embeddings")
     p.add_argument("--gpu-memory-utilization", type=float, default=d.gpu_memory_utilization,
                    help=f"share of each GPU vLLM may use (default {d.gpu_memory_utilization})")
@@ -71,6 +78,9 @@ def add_serve_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--weights", choices=_choices(WeightFormat), default=None,
                    help="the checkpoint's format (default: as the model's name or its own checkpoint stores it, "
                         "else bf16)")
+    p.add_argument("--quantization", choices=sorted(QUANTIZATION), default=None,
+                   help="vLLM's --quantization, read as --weights (awq, gptq and their Marlin kernels: 4-bit; "
+                        "bitsandbytes: nf4)")
     p.add_argument("--enforce-eager", action="store_true", help="no CUDA graphs")
     p.add_argument("--vllm-version", default=version_text(NEWEST),
                    help=f"X.Y[.Z] (default {version_text(NEWEST)}, the newest modelled)")
@@ -159,7 +169,13 @@ def checkpoint_from_args(a: argparse.Namespace) -> Checkpoint:
 
 def run(args: argparse.Namespace) -> tuple[dict[str, Any], str]:
     ckpt = checkpoint_from_args(args)
-    setup = setup_from_args(args, WeightFormat(args.weights) if args.weights else ckpt.weights)
+    if args.weights:
+        weights = WeightFormat(args.weights)
+    elif args.quantization:
+        weights = QUANTIZATION[args.quantization]
+    else:
+        weights = ckpt.weights
+    setup = setup_from_args(args, weights)
     gpu = gpu_from_args(args)
     st = vllm_startup(ckpt.model, gpu, setup)
     if ckpt.note:

@@ -108,3 +108,10 @@ def test_a_distill_is_not_its_teachers_format(capsys: pytest.CaptureFixture[str]
     """DeepSeek-R1 ships FP8; DeepSeek-R1-Distill-Qwen-14B ships bf16 (a bug took its prefix for the teacher's)."""
     assert run_json(capsys, "--model", "deepseek-r1-distill-qwen-14b")["weights"] == "bf16"
     assert run_json(capsys, "--model", "deepseek-r1", "--gpu", "h200", "--tp", "8")["weights"] == "fp8"
+
+
+def test_vllms_own_spellings_are_accepted(capsys: pytest.CaptureFixture[str]) -> None:
+    """--tensor-parallel-size, --pipeline-parallel-size and --quantization as vLLM spells them."""
+    data = run_json(capsys, "--model", "llama-3.1-70b", "--tensor-parallel-size", "4", "--pipeline-parallel-size",
+                    "2", "--quantization", "awq_marlin")
+    assert (data["tp"], data["pp"], data["weights"]) == (4, 2, "int4-awq")
