@@ -8,7 +8,7 @@ GUI's sliders offer are the GUI's, ``gui.state.ranges``, checked against these).
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Annotated, Any, ClassVar, get_args
+from typing import Annotated, Any, ClassVar, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 from pydantic.fields import FieldInfo
@@ -660,6 +660,8 @@ class TrainingSetup(_Frozen):
 class GpuSpec(_Frozen):
     id: Annotated[str, Field(min_length=1, max_length=200)]
     name: Annotated[str, Field(min_length=1, max_length=200)]
+    #: the memory the driver reports to CUDA (cudaMemGetInfo's total, torch's total_memory): what vLLM's
+    #: gpu_memory_utilization multiplies and what one training process can allocate (see ``memory_kind``)
     memory_bytes: GpuBytes
     vendor: Name = "NVIDIA"
     #: what the CUDA/ROCm context and libraries take outside the allocator (measured: ~0.55 GB on an H200)
@@ -674,6 +676,19 @@ class GpuSpec(_Frozen):
     source: Annotated[str, Field(max_length=1000)] = ""
     #: where ``usable_fraction`` comes from
     usable_source: Annotated[str, Field(max_length=1000)] = ""
+    #: the capacity printed on the box (80 GB), for reference: ``memory_bytes`` is what the driver reports
+    nominal_bytes: Annotated[int, Field(strict=True, ge=1, le=2**50)] | None = None
+    #: how ``memory_bytes`` was obtained: "cuda" (cudaMemGetInfo / torch's total_memory measured on the card, as vLLM
+    #: and PyTorch see it), "derived" (from a published driver figure by a sourced rule), "smi" (the vendor tool's
+    #: total), "vendor" (the capacity in JEDEC units where no driver figure is published: CUDA sees 0.3-0.8 GiB less)
+    memory_kind: Literal["cuda", "derived", "smi", "vendor"] = "vendor"
+    #: CUDA compute capability (8.0 A100, 8.6 / 8.9 RTX 30 / 40, 9.0 Hopper, 10.0 Blackwell): it picks vLLM's kernels
+    #: (Marlin needs 8.0, mxfp4's padding, FlashMLA's block size); 0 where the GPU is not NVIDIA's
+    capability: Annotated[float, Field(strict=True, ge=0.0, le=20.0)] = 8.0
+    #: how GPUs of one node talk: "pcie" (no peer links), "nvlink" (bridged pairs), "nvswitch" (SXM boards), "none"
+    interconnect: Literal["pcie", "nvlink", "nvswitch", "xgmi", "none"] = "pcie"
+    #: other names that mean this GPU exactly (``H100`` for the SXM 80 GB, not the NVL), checked before prefixes
+    aliases: tuple[Annotated[str, Field(max_length=200)], ...] = Field(default=(), max_length=16)
 
     @property
     def usable_bytes(self) -> int:

@@ -2008,8 +2008,28 @@ Device total: plus the CUDA context and libraries — what nvidia-smi shows.</so
         <translation>KV cache 資料型別</translation>
     </message>
     <message>
-        <source>Weights dtype</source>
-        <translation>權重資料型別</translation>
+        <source>model dtype (auto)</source>
+        <translation>模型精度（auto）</translation>
+    </message>
+    <message>
+        <source>vLLM default</source>
+        <translation>vLLM 預設</translation>
+    </message>
+    <message>
+        <source>Eager mode: no CUDA graphs (--enforce-eager)</source>
+        <translation>Eager 模式：不擷取 CUDA Graphs，即 vLLM 的參數（--enforce-eager）</translation>
+    </message>
+    <message>
+        <source>Weights</source>
+        <translation>權重</translation>
+    </message>
+    <message>
+        <source>Max batched tokens</source>
+        <translation>每批最多 token 數</translation>
+    </message>
+    <message>
+        <source>Max sequences</source>
+        <translation>最多同時序列數</translation>
     </message>
     <message>
         <source>Context length</source>
@@ -2022,6 +2042,14 @@ Device total: plus the CUDA context and libraries — what nvidia-smi shows.</so
     <message>
         <source>Tensor-parallel GPUs</source>
         <translation>張量平行 GPU 數</translation>
+    </message>
+    <message>
+        <source>Pipeline-parallel GPUs</source>
+        <translation>管線平行 GPU 數</translation>
+    </message>
+    <message>
+        <source>GPU memory utilization</source>
+        <translation>GPU 記憶體使用比例</translation>
     </message>
     <message>
         <source>{n:,} tokens</source>
@@ -2059,8 +2087,16 @@ Device total: plus the CUDA context and libraries — what nvidia-smi shows.</so
         <translation>2 × 層數 × KV head 數 × head 維度 × token 數 × 每個元素的位元組，每條序列（GB：10⁹ 位元組）。</translation>
     </message>
     <message>
-        <source>How many users fit</source>
-        <translation>放得下多少使用者</translation>
+        <source>What vLLM will allocate</source>
+        <translation>vLLM 會配置的記憶體</translation>
+    </message>
+    <message>
+        <source>vLLM profiles one dummy batch at start-up, then gives the KV cache what is left of its budget (the memory the driver reports × gpu_memory_utilization) after the weights, the activation peak and the memory outside PyTorch. CUDA graphs are captured after, from the headroom.</source>
+        <translation>vLLM 啟動時先用一個假批次量測記憶體，再把預算（驅動程式回報的記憶體 × gpu_memory_utilization）扣掉權重、激活值峰值和 PyTorch 以外的記憶體，剩下的全給 KV cache。CUDA Graphs 之後才擷取，用的是預算外的餘裕。</translation>
+    </message>
+    <message>
+        <source>What vLLM will log</source>
+        <translation>vLLM 會印出的日誌</translation>
     </message>
     <message>
         <source>MLA against GQA</source>
@@ -2083,16 +2119,36 @@ Device total: plus the CUDA context and libraries — what nvidia-smi shows.</so
         <translation>放得下 {n:,} 條</translation>
     </message>
     <message>
-        <source>GPU memory</source>
-        <translation>GPU 記憶體</translation>
+        <source>vLLM&apos;s cache</source>
+        <translation>vLLM 的 cache</translation>
     </message>
     <message>
-        <source>usable ({u:.0%})</source>
-        <translation>可用（{u:.0%}）</translation>
+        <source>GPU memory (as the driver reports it)</source>
+        <translation>GPU 記憶體（驅動程式回報值）</translation>
     </message>
     <message>
-        <source>&lt;b&gt;The weights alone overflow:&lt;/b&gt; {w} per GPU of {b} usable. Add GPUs or quantize.</source>
-        <translation>&lt;b&gt;光是權重就放不下：&lt;/b&gt;每張 GPU {w}，可用只有 {b}。請增加 GPU 或量化。</translation>
+        <source>vLLM&apos;s budget ({u:.0%})</source>
+        <translation>vLLM 的預算（{u:.0%}）</translation>
+    </message>
+    <message>
+        <source>vLLM {version} ({engine} engine) will print these lines at start-up (times are not predicted):</source>
+        <translation>vLLM {version}（{engine} 引擎）啟動時會印出這幾行（時間不預測）：</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;vLLM would not start:&lt;/b&gt; {why}</source>
+        <translation>&lt;b&gt;vLLM 無法啟動：&lt;/b&gt;{why}</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;The weights alone overflow:&lt;/b&gt; {w} per GPU of {b} in vLLM&apos;s budget. Add GPUs or quantize.</source>
+        <translation>&lt;b&gt;光是權重就放不下：&lt;/b&gt;每張 GPU 要 {w}，vLLM 的預算只有 {b}。請加 GPU 或量化。</translation>
+    </message>
+    <message>
+        <source>on {n} × {gpu}</source>
+        <translation>在 {n} × {gpu} 上</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;vLLM will hold {tokens:,} tokens in its KV cache&lt;/b&gt; {where}, {kv} per GPU: at most {max:,} sequences of {t:,} tokens at once ({per} of KV cache each). {verdict}</source>
+        <translation>&lt;b&gt;vLLM 的 KV cache 可容納 {tokens:,} 個 token&lt;/b&gt;（{where}，每張 GPU {kv}）：最多同時 {max:,} 條 {t:,} 個 token 的序列（每條 KV cache {per}）。{verdict}</translation>
     </message>
     <message>
         <source>The {n:,} requested fit.</source>
@@ -2105,14 +2161,6 @@ Device total: plus the CUDA context and libraries — what nvidia-smi shows.</so
     <message>
         <source>on one {gpu}</source>
         <translation>在一張 {gpu} 上</translation>
-    </message>
-    <message>
-        <source>on {tp} × {gpu} (tensor parallel)</source>
-        <translation>在 {tp} × {gpu} 上（張量平行）</translation>
-    </message>
-    <message>
-        <source>&lt;b&gt;At most {max:,} sequences of {t:,} tokens fit&lt;/b&gt; {where}: {kv} of KV cache per sequence per GPU, {left} left per GPU beside the weights. {verdict}</source>
-        <translation>&lt;b&gt;{where}最多放得下 {max:,} 條 {t:,} token 的序列&lt;/b&gt;：每條序列在每張 GPU 上要 {kv} 的 KV cache，扣掉權重後每張 GPU 剩 {left}。{verdict}</translation>
     </message>
 </context>
 <context>
@@ -2329,6 +2377,25 @@ Device total: plus the CUDA context and libraries — what nvidia-smi shows.</so
     <message>
         <source>Drawn over step 1: measured step {a}; over step 2: measured step {b}.</source>
         <translation>畫在第 1 步的是實測第 {a} 步；畫在第 2 步的是實測第 {b} 步。</translation>
+    </message>
+</context>
+<context>
+    <name>_Advanced</name>
+    <message>
+        <source>Advanced: vLLM release</source>
+        <translation>進階：vLLM 版本</translation>
+    </message>
+    <message>
+        <source>the release&apos;s default</source>
+        <translation>該版本的預設</translation>
+    </message>
+    <message>
+        <source>vLLM version</source>
+        <translation>vLLM 版本</translation>
+    </message>
+    <message>
+        <source>Engine</source>
+        <translation>引擎</translation>
     </message>
 </context>
 <context>
@@ -3314,6 +3381,14 @@ VRAM Lab 保留了目前的狀態，可以照常使用。詳細資訊已寫入 {
     <message>
         <source>KV cache</source>
         <translation>KV cache</translation>
+    </message>
+    <message>
+        <source>non-torch memory</source>
+        <translation>PyTorch 以外的記憶體</translation>
+    </message>
+    <message>
+        <source>CUDA graphs</source>
+        <translation>CUDA Graphs</translation>
     </message>
     <message>
         <source>model loading</source>

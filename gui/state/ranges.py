@@ -91,6 +91,9 @@ NODE_RAM = within(f"{_HOST}.ram_bytes", 1_000_000_000, 64_000_000_000_000)
 SERVING_TOKENS = within("engine.serving:ServingSetup.tokens", *SEQ_LEN)
 SEQUENCES = within("engine.serving:ServingSetup.sequences", 1, 1_024)
 TP = within("engine.serving:ServingSetup.tp", 1, 8)
+SERVING_PP = within("engine.serving:ServingSetup.pp", 1, 8)
+#: vLLM's --gpu-memory-utilization, from 0.05 to the whole GPU
+UTILIZATION = within("engine.serving:ServingSetup.gpu_memory_utilization", 0.05, 1.0)
 
 # -- alignment (the alignment page's own options) -------------------------------------------------------------
 ROLLOUT_SHARE = within("engine.alignment:AlignmentOptions.rollout_share", 0.0, 0.95)
