@@ -29,6 +29,7 @@ class Fitted:
     gemm_epilogue: float  # share of a GEMM's output write not hidden behind its main loop
     memory_efficiency: float  # achieved / datasheet bandwidth of elementwise kernels
     kernel_floor_s: float  # the least GPU time of any kernel
+    dequant_efficiency: float  # achieved / datasheet bandwidth of an eager 4-bit dequantization kernel (bnb, torchao)
     flash2_fwd: float  # FlashAttention-2 forward on Ampere / Ada, fraction of the datasheet peak (sourced)
     flash2_hopper_fwd: float  # FlashAttention-2 forward on Hopper / Blackwell (sourced)
     flash3_fwd: float  # FlashAttention-3 / cuDNN fused attention forward on Hopper / Blackwell (sourced)
@@ -38,6 +39,7 @@ class Fitted:
     cpu_op_eager_s: float  # CPU seconds per dispatched op, eager PyTorch with autograd
     cpu_op_compiled_s: float  # likewise, torch.compile'd graphs
     cpu_op_megatron_s: float  # likewise, Megatron-Core / Transformer Engine
+    cpu_checkpoint_hook_s: float  # CPU seconds non-reentrant checkpointing adds per forward / rerun op (its hooks)
     overlap_power: float  # p of the soft maximum (gpu^p + cpu^p)^(1/p) of GPU and CPU time
     link_efficiency: float  # achieved / datasheet link bandwidth of NCCL collectives
     step_fixed_s: float  # seconds per optimizer step outside the micro-batches (data loading, logging, syncs)

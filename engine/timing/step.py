@@ -3,7 +3,7 @@
 One step runs ``M = micro_batches x grad_accum`` micro-batches through every GPU (``engine.timing.work`` counts
 one), then the optimizer. Per micro-batch a GPU's kernels take their GPU seconds, and the CPU that launches them
 its own (eager PyTorch dispatches each op from Python; a compiled graph or Megatron's fused modules far fewer);
-the two overlap, since launches are asynchronous, so a micro-batch takes their soft maximum
+the two overlap, since launches are asynchronous, so the forward and the backward each take their soft maximum
 ``(gpu^p + cpu^p)^(1/p)`` (p fitted): the GPU's time when it has enough work, the CPU's when kernels are small
 (Ansel et al. 2024, s1: eager mode's per-op overhead). Communication adds what its stack's overlap rule leaves
 exposed (``engine.timing.stacks``, ``engine.timing.comm``):
@@ -220,13 +220,22 @@ def _transfers(c: Ctx, stage: int, p: Passes) -> float:
 def _stage(c: Ctx, stage: int, links: dict[str, Link], opts: TimingOptions) -> _Stage:
     """One micro-batch on one GPU of ``stage``: GPU and CPU seconds, and what communication and offload expose."""
     p = micro_batch(c, stage)
-    total = p.total()
-    gpu = total.seconds
-    cpu = total.kernels * c.rules.ops_per_kernel * _cpu_op_seconds(c.rules, c.f)
+    per_op = c.rules.ops_per_kernel * _cpu_op_seconds(c.rules, c.f)
+    # non-reentrant checkpointing's saved-tensor hooks run in Python for every op of the forward and the rerun
+    # (torch.utils.checkpoint, _checkpoint_hook / _recomputation_hook), where the stack dispatches from Python
+    hook = c.f.cpu_checkpoint_hook_s if c.checkpointing == Checkpointing.FULL.value and c.rules.cpu == "eager" else 0.0
+    cpu_fwd = p.fwd.kernels * (per_op + hook)
+    cpu_back = p.bwd.kernels * per_op + p.rec.kernels * (per_op + hook)
+    back = Tally()
+    back += p.bwd
+    back += p.rec
     exposed, volume = _collectives(c, stage, p, links, opts)
     offload = _transfers(c, stage, p)
-    seconds = _soft_max(gpu + exposed + offload, cpu, c.f.overlap_power)
-    return _Stage(p, gpu, cpu, exposed, volume, offload, seconds)
+    # the forward, then the backward with what checkpointing reruns inside it: each its own soft maximum, since
+    # the launch queue cannot carry a CPU-bound forward's slack into the backward
+    seconds = (_soft_max(p.fwd.seconds, cpu_fwd, c.f.overlap_power)
+               + _soft_max(back.seconds + exposed + offload, cpu_back, c.f.overlap_power))
+    return _Stage(p, p.total().seconds, cpu_fwd + cpu_back, exposed, volume, offload, seconds)
 
 
 def _tensors(plan: Plan, stage: int) -> int:

@@ -24,8 +24,8 @@ what tensor and expert parallelism split), for ``T`` tokens on this GPU (batch x
   width; the backward runs five matmuls where the forward ran two, 2.5x (ibid. s3.2). Eager attention
   (transformers' ``eager_attention_forward``) runs QK^T and PV as batched GEMMs over the whole s x s square, masked
   or not, and the scaling, mask add, fp32 softmax and cast as elementwise kernels over it (22 bytes per score
-  forward, 24 backward). Context parallelism splits the queries and the keys over cp ranks, so a rank does
-  1/cp of the attention FLOPs (ring attention, Liu et al. 2023, arXiv:2310.01889, with load-balanced chunks).
+  forward: scale 4, mask add 6, softmax 6, cast 6; 20 backward: the cast's 6, softmax's 10, the scale's 4).
+  Context parallelism splits the queries and the keys over cp ranks, so a rank does 1/cp of the attention FLOPs (ring attention, Liu et al. 2023, arXiv:2310.01889, with load-balanced chunks).
 * norms, RoPE, the activation and the residual adds as the stack writes them (``engine.timing.stacks``); with
   sequence parallelism the norms and residuals run on T / tp tokens (Korthikanti et al. 2022, arXiv:2205.05198,
   s4.2.2).
@@ -206,8 +206,9 @@ def _linear(c: Ctx, p: Passes, x: Linear, kind: LayerSpec, lora_rank: int | None
     weights = sh.n_in * sh.n_out * b
     if c.s.method is Method.QLORA:
         per_weight = quant_bits_per_param(c.s) / 8 + 2  # read 4 bits and constants, write 16 bits
-        _pointwise(c, p.fwd, per_weight * weights, 2)
-        _pointwise(c, p.bwd, per_weight * weights, 2)
+        eff = c.f.memory_efficiency if c.rules.cpu == "compiled" else c.f.dequant_efficiency
+        _pointwise(c, p.fwd, per_weight * weights, 2, eff)
+        _pointwise(c, p.bwd, per_weight * weights, 2, eff)
     if c.plan.dtypes.autocast_copies:
         _pointwise(c, p.fwd, 6 * weights, 1)
         if c.full:
@@ -248,7 +249,7 @@ def _attention(c: Ctx, kind: LayerSpec) -> Passes:
         soft = 3 if a.softcap else 0  # Gemma 2's tanh soft-capping: divide, tanh, multiply
         eff = c.f.eager_softmax_efficiency
         _pointwise(c, p.fwd, (22 + 12 * bool(soft)) * scores, 4 + soft, eff)
-        _pointwise(c, p.bwd, (24 + 12 * bool(soft)) * scores, 5 + soft, eff)
+        _pointwise(c, p.bwd, (20 + 12 * bool(soft)) * scores, 4 + soft, eff)
         return p
     keys = float(min(a.window, seq)) if a.window is not None else (seq + FLASH_BLOCK) / 2
     keys = min(keys, float(seq))
