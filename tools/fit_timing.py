@@ -263,8 +263,8 @@ def report(rows: list[dict[str, Any]], constants: Fitted | None = None, out: Pat
     ratios = ["", "| H200 lever ratio | measured | model | difference |", "|---|---|---|---|"]
     ratios += [f"| {n} | {a:.3f} | {b:.3f} | {b - a:+.3f} |" for n, a, b in ratio_errors(errs)]
     ratios += ["", "| published ratio | source | measured | model | error |", "|---|---|---|---|---|"]
-    ratios += [f"| {q['id']} | {q['source'].split(' (')[0]} | {q['value']:.3f} | {v:.3f} | {100 * (v / q['value'] - 1):+.1f}% |"
-               for q, v in published_ratios(constants) if v is not None]
+    ratios += [f"| {q['id']} | {q['source'].split(' (')[0]} | {q['value']:.3f} | {v:.3f} | "
+               f"{100 * (v / q['value'] - 1):+.1f}% |" for q, v in published_ratios(constants) if v is not None]
     text = "\n".join(lines + ([f"\nnot timed: {', '.join(refused)}"] if refused else []) + ratios + detail)
     if out is not None:
         out.write_text("# Step-time model against published throughput\n\nWritten by tools/fit_timing.py.\n\n"

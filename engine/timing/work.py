@@ -25,7 +25,8 @@ what tensor and expert parallelism split), for ``T`` tokens on this GPU (batch x
   (transformers' ``eager_attention_forward``) runs QK^T and PV as batched GEMMs over the whole s x s square, masked
   or not, and the scaling, mask add, fp32 softmax and cast as elementwise kernels over it (22 bytes per score
   forward: scale 4, mask add 6, softmax 6, cast 6; 20 backward: the cast's 6, softmax's 10, the scale's 4).
-  Context parallelism splits the queries and the keys over cp ranks, so a rank does 1/cp of the attention FLOPs (ring attention, Liu et al. 2023, arXiv:2310.01889, with load-balanced chunks).
+  Context parallelism splits the queries and the keys over cp ranks, so a rank does 1/cp of the attention
+  FLOPs (ring attention, Liu et al. 2023, arXiv:2310.01889, with load-balanced chunks).
 * norms, RoPE, the activation and the residual adds as the stack writes them (``engine.timing.stacks``); with
   sequence parallelism the norms and residuals run on T / tp tokens (Korthikanti et al. 2022, arXiv:2205.05198,
   s4.2.2).
