@@ -17,9 +17,9 @@ No view computes a number: each gets its result from the engine.
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import (
@@ -32,6 +32,7 @@ from PySide6.QtWidgets import (
 )
 
 from engine.specs import GpuCount, Method, Sharding, TrainingSetup
+from engine.timing.choices import fitting_options
 from engine.training import Estimate, estimate
 from engine.training.accuracy import gpu_runs, summarize
 from engine.training.advisor import ROADMAP_GPU_LIMIT, host_fits, logits_over_weights, max_batch, max_seq_len, roadmap
@@ -55,6 +56,7 @@ from gui.widgets.term_legend import TermLegend
 
 if TYPE_CHECKING:  # the Host RAM and Layout planner tabs load when first shown (LazyTab), the charts (pyqtgraph)
     # just after the window's first paint (LazyView): nothing before the first paint waits for them
+    from gui.pages.memory_gpus import GpuChoicesSection
     from gui.pages.memory_host import HostSection
     from gui.pages.memory_planner import PlannerSection
     from gui.widgets.breakdown_chart import BreakdownChart, Row
@@ -82,6 +84,7 @@ class MemoryTab(StrEnum):
     OVERVIEW = "overview"
     HOST = "host"
     PLANNER = "planner"
+    GPUS = "gpus"  # "Which GPUs?"
 
 
 class MemoryView(BaseModel):
@@ -91,6 +94,14 @@ class MemoryView(BaseModel):
 
     tab: MemoryTab = MemoryTab.OVERVIEW
     max_gpus: GpuCount = ROADMAP_GPU_LIMIT
+    #: the planner's order: fewest GPUs first (the engine's) or fastest first (tokens/s)
+    fastest: bool = False
+    #: passes over the dataset, for the run's hours (the planner, "Which GPUs?")
+    epochs: Annotated[float, Field(strict=True, allow_inf_nan=False, gt=0.0, le=10_000.0)] = 1.0
+    #: prices per GPU-hour the user typed, by GPU id (none shipped), for "Which GPUs?"
+    prices: dict[str, Annotated[float, Field(strict=True, allow_inf_nan=False, ge=0.0, le=1e6)]] = {}
+    #: "Which GPUs?" ranks by the run's cost at those prices instead of its hours
+    rank_by_cost: bool = False
 
 
 class MemoryPage(QWidget):
@@ -130,6 +141,7 @@ class MemoryPage(QWidget):
         # built when first shown: the page's first paint does not pay for them (gui.widgets.lazy_tab)
         self._host_tab = LazyTab(lambda: _host_section(scenario), self)
         self._planner_tab = LazyTab(lambda: _planner_section(scenario, self.view), self)
+        self._gpus_tab = LazyTab(lambda: _gpus_section(scenario, self.view), self)
         self.tabs = QTabWidget(self)
         self._layout()
         later = [self._fit_legend, self._show_comparison, self._show_seq_curve, self._show_gpu_curve,
@@ -180,6 +192,7 @@ class MemoryPage(QWidget):
         self.tabs.addTab(overview, self.tr("Overview"))
         self.tabs.addTab(self._host_tab, self.tr("Host RAM"))
         self.tabs.addTab(self._planner_tab, self.tr("Layout planner"))
+        self.tabs.addTab(self._gpus_tab, self.tr("GPU types"))
         self.tabs.setDocumentMode(True)
         tabs = list(MemoryTab)
         Binder(self.view, self).custom(self.tabs, "tab", read=lambda: tabs[self.tabs.currentIndex()],
@@ -264,6 +277,11 @@ class MemoryPage(QWidget):
     def planner(self) -> PlannerSection:
         """The Layout planner tab's content (built now if it was not yet)."""
         return self._planner_tab.content()
+
+    @property
+    def gpu_choices(self) -> GpuChoicesSection:
+        """The "Which GPUs?" tab's content (built now if it was not yet)."""
+        return self._gpus_tab.content()
 
     def flush(self) -> None:
         """Write pending control values and run any pending recompute now, every view of the tabs built so far but
@@ -397,8 +415,10 @@ class MemoryPage(QWidget):
         if not self._roadmap.built:  # drawn when built
             return
         m, s, gpu = self.scenario.model, self.scenario.setup, self.scenario.gpu
-        self.roadmap.show_steps(roadmap(m, s, gpu), max_seq_len(m, s, gpu, ranges.SEQ_LEN[1] * 8),
+        steps = roadmap(m, s, gpu)
+        self.roadmap.show_steps(steps, max_seq_len(m, s, gpu, ranges.SEQ_LEN[1] * 8),
                                 max_batch(m, s, gpu, 4096), self.scenario.unit)
+        self.roadmap.show_options(fitting_options(m, s, gpu, steps) if steps else [])
         self._show_notes(self._curve_setup().sharding)
 
     def _show_notes(self, curve_sharding: Sharding) -> None:
@@ -437,6 +457,12 @@ def _planner_section(scenario: Scenario, view: PageState[MemoryView]) -> Planner
     from gui.pages.memory_planner import PlannerSection
 
     return PlannerSection(scenario, view)
+
+
+def _gpus_section(scenario: Scenario, view: PageState[MemoryView]) -> GpuChoicesSection:
+    from gui.pages.memory_gpus import GpuChoicesSection
+
+    return GpuChoicesSection(scenario, view)
 
 
 def _bar_chart(page: QWidget, **options: float) -> BreakdownChart:
