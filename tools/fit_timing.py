@@ -6,7 +6,10 @@ belongs to: ``fit`` or ``validation``), predicts each row with ``engine.timing.s
 * ``--report``: prints the errors per source and set (and writes ``calibration/timing/report.md``);
 * ``--fit``: fits the constants named in ``FITTED`` by minimising the squared log error over the ``fit`` rows
   (Nelder-Mead on the logs of the constants, within bounds), writes them to ``engine/timing/data/fitted.json``
-  with their fit set, then reports.
+  with their fit set, then reports;
+* ``--gemm``: the GEMM model (``engine.timing.kernels.gemm_seconds``) against OpenXLA's measured H100 matmul
+  table (``calibration/timing/gemm_h100_xla.json``): the fixed cost and epilogue share that fit it best, and the
+  error.
 
 Run from the repository root: ``python tools/fit_timing.py --fit``.
 """
@@ -108,8 +111,14 @@ def _model(spec: str | dict[str, Any]) -> ModelSpec:
 def predict(row: dict[str, Any], constants: Fitted | None = None) -> float:
     """The row's metric as the model gives it."""
     m, gpu = _model(row["model"]), get_gpu(row["gpu"])
-    s = TrainingSetup.model_validate(row["setup"])
-    opts = TimingOptions(**{k: v for k, v in row.get("options", {}).items() if v is not None})
+    options = {k: v for k, v in row.get("options", {}).items() if v is not None}
+    setup = dict(row["setup"])
+    if "stack" in options:  # the stack is the setup's (issue 25): its AdamW default follows it
+        setup["stack"] = options.pop("stack")
+    if "optimizer_impl" in options:
+        setup["optimizer_impl"] = options.pop("optimizer_impl")
+    s = TrainingSetup.model_validate(setup)
+    opts = TimingOptions.of(s, **options)
     t = step_time(m, s, gpu, opts, constants)
     metric = row["metric"]
     if metric == "step_seconds":
@@ -272,12 +281,40 @@ def report(rows: list[dict[str, Any]], constants: Fitted | None = None, out: Pat
     return text
 
 
+GEMM_TABLE = ROOT / "calibration" / "timing" / "gemm_h100_xla.json"
+
+
+def gemm_fit() -> str:
+    """The GEMM model's (fixed seconds, epilogue share) grid-fitted on the measured H100 GEMMs, and its errors at
+    the MAMF rate (an isolated GEMM: no sustained-clock factor)."""
+    from engine.timing.hardware import gpu_perf
+    from engine.timing.kernels import gemm_seconds
+
+    perf = gpu_perf(get_gpu("h100-80gb"))
+    table = json.loads(GEMM_TABLE.read_text(encoding="utf-8"))["rows"]
+
+    def errs(fixed: float, epilogue: float) -> list[float]:
+        c = replace(fitted(), gemm_fixed_s=fixed, gemm_epilogue=epilogue)
+        return [math.log(gemm_seconds(r["m"], r["n"], r["k"], perf, c, batch=r["b"], rate=perf.mamf["bf16"])
+                         / (2 * r["b"] * r["m"] * r["n"] * r["k"] / r["bf16_flops"])) for r in table]
+
+    grid = [(f, e) for f in (2e-6, 3e-6, 4e-6, 5e-6, 6e-6) for e in (0.0, 0.25, 0.5, 0.75, 1.0)]
+    best = min(grid, key=lambda fe: statistics.median(abs(v) for v in errs(*fe)))
+    a = [abs(math.exp(v) - 1) for v in errs(*best)]
+    return (f"{len(table)} H100 GEMMs: fixed {best[0] * 1e6:.0f} us, epilogue {best[1]:g}: median error "
+            f"{100 * statistics.median(a):.1f}%, worst {100 * max(a):.0f}%")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--fit", action="store_true")
     ap.add_argument("--steps", type=int, default=400)
     ap.add_argument("--report", action="store_true")
+    ap.add_argument("--gemm", action="store_true")
     args = ap.parse_args()
+    if args.gemm:
+        print(gemm_fit())
+        return
     rows = load()
     if args.fit:
         c = fit(rows, args.steps)

@@ -15,18 +15,18 @@ outputs once.
   14 bytes per logit forward, 22 backward); PEFT 0.21 ``tuners/lora/layer.py`` ``Linear.forward`` under bf16
   autocast with fp32 adapters (``_cast_input_dtype`` to fp32, autocast back to bf16, ``lora_B(...) * scaling``
   and the add: 12 bytes per input and 10 per output element forward); Trainer's ``max_grad_norm=1.0`` clipping
-  (``clip_grad_norm_``: one read of the gradients for the norm, one read and write to scale them); the fused AdamW
-  (``default_optim`` of transformers' ``training_args.py``); DDP's bucketed all-reduce overlapping backward.
+  (``clip_grad_norm_``: one read of the gradients for the norm, one read and write to scale them); DDP's bucketed
+  all-reduce overlapping backward.
 * torchtune 0.6: ``modules/rms_norm.py`` (as HF), ``modules/position_embeddings.py``
   ``RotaryPositionalEmbeddings.forward`` (float, reshape to pairs, four half-width muls, stack, type_as),
   ``modules/peft/lora.py`` ``LoRALinear.forward`` (bf16 adapters: ``alpha / rank * lora_b(lora_a(x))`` added to
-  the base output), ``torch.optim.AdamW`` with PyTorch's default foreach implementation, no gradient clipping
+  the base output), no gradient clipping
   (``clip_grad_norm: null`` in the recipes' configs), FSDP2 (``fully_shard``) with prefetching.
 * torchtitan: ``models/llama3/model.py`` (``nn.RMSNorm``, complex-number ``apply_rotary_emb``: float, complex mul,
-  type_as), ``components/optimizer.py`` (AdamW ``implementation="fused"``), ``clip_grad_norm_`` with
+  type_as), ``clip_grad_norm_`` with
   ``max_norm=1.0``, FSDP2 prefetching, tensor parallelism's collectives exposed unless async TP.
 * litgpt 0.5: ``litgpt/model.py`` ``RMSNorm`` (float, mean of x*x, rsqrt, fp32 weight mul, cast), ``apply_rope``
-  (as HF), ``litgpt/lora.py`` ``LoRALinear.forward`` (bf16-true adapters), ``torch.optim.AdamW`` (foreach).
+  (as HF), ``litgpt/lora.py`` ``LoRALinear.forward`` (bf16-true adapters).
 * megatron: Megatron-Core with Transformer Engine: fused RMSNorm (``te.pytorch.RMSNorm`` /
   ``LayerNormLinear``), fused RoPE (``apply_rope_fusion``), fused SwiGLU (``bias_swiglu``), fused bias-dropout-add,
   vocab-parallel cross-entropy, the distributed optimizer's fused Adam over fp32 main gradients that the wgrad
@@ -35,7 +35,8 @@ outputs once.
   (``tp_comm_overlap`` in NeMo's performance recipes).
 
 The overlap shares (what part of a collective runs hidden behind compute) are those mechanisms' design, stated
-per stack; they are not fitted.
+per stack; they are not fitted. Which AdamW implementation a stack runs is the setup's (``TrainingSetup.adamw_impl``,
+issue 25: the one asked for, else the stack's default), read by ``engine.timing.step``.
 """
 
 from __future__ import annotations
@@ -82,7 +83,6 @@ class StackRules:
     layout: Pointwise  # per query element: attention's transposes to and from the kernel's layout
     lora: LoraWrap
     loss: dict[Loss, Pointwise]  # per logit element
-    optimizer_impl: str  # default AdamW implementation: fused, foreach or forloop
     clip_passes: float  # passes over the gradients to clip them (0: no clipping)
     fused_wgrad_accumulation: bool  # the wgrad GEMM accumulates into fp32 main gradients (no separate add)
     dp_overlap: float  # share of the data-parallel gradient reduction hidden behind backward
@@ -110,26 +110,26 @@ HF_TRAINER = StackRules(
     name="hf-trainer", cpu="eager", norm=_HF_NORM, rope=_HF_ROPE, act_gated=_GATED, act_plain=_PLAIN,
     residual=_RESIDUAL, layout=_LAYOUT,
     lora=LoraWrap(fwd_in=12, fwd_out=10, bwd_in=18, bwd_out=4, fwd_kernels=6, bwd_kernels=7),
-    loss=_EAGER_LOSS, optimizer_impl="fused", clip_passes=3.0, fused_wgrad_accumulation=False,
+    loss=_EAGER_LOSS, clip_passes=3.0, fused_wgrad_accumulation=False,
     dp_overlap=0.9, fsdp_overlap=0.8, tp_exposed=1.0, fused_attention_hopper=False, ops_per_kernel=1.4)
 
 TORCHTUNE = replace(
-    HF_TRAINER, name="torchtune", rope=Pointwise(42, 50, 9, 12), lora=_BF16_LORA, optimizer_impl="foreach",
+    HF_TRAINER, name="torchtune", rope=Pointwise(42, 50, 9, 12), lora=_BF16_LORA,
     clip_passes=0.0, fsdp_overlap=0.85)
 
 TORCHTITAN = replace(
     HF_TRAINER, name="torchtitan", norm=Pointwise(30, 60, 6, 12), rope=Pointwise(20, 20, 3, 3), lora=_BF16_LORA,
-    optimizer_impl="fused", clip_passes=3.0, fsdp_overlap=0.95, ops_per_kernel=1.3)
+    clip_passes=3.0, fsdp_overlap=0.95, ops_per_kernel=1.3)
 
 LITGPT = replace(
     HF_TRAINER, name="litgpt", norm=Pointwise(40, 70, 7, 13), rope=Pointwise(26, 26, 6, 7), lora=_BF16_LORA,
-    optimizer_impl="foreach", clip_passes=0.0)
+    clip_passes=0.0)
 
 MEGATRON = StackRules(
     name="megatron", cpu="megatron", norm=Pointwise(4, 6, 1, 2), rope=Pointwise(4, 4, 1, 1),
     act_gated=Pointwise(6, 10, 1, 1), act_plain=Pointwise(4, 6, 1, 1), residual=Pointwise(6, 6, 1, 1),
     layout=Pointwise(0, 0, 0, 0), lora=_BF16_LORA,
-    loss={k: Pointwise(6, 8, 2, 2) for k in Loss}, optimizer_impl="fused", clip_passes=1.0,
+    loss={k: Pointwise(6, 8, 2, 2) for k in Loss}, clip_passes=1.0,
     fused_wgrad_accumulation=True, dp_overlap=0.95, fsdp_overlap=0.95, tp_exposed=0.5,
     fused_attention_hopper=True, ops_per_kernel=1.2)
 
@@ -147,10 +147,20 @@ def compiled(r: StackRules) -> StackRules:
         ops_per_kernel=1.0)
 
 
-def stack_rules(name: str, compile: bool = False) -> StackRules:
-    """The rules of stack ``name`` (``ValueError`` for an unknown one), compiled or eager."""
+def fused_kernels(r: StackRules) -> StackRules:
+    """The same eager stack with fused RMSNorm, RoPE and SwiGLU kernels in place of PyTorch's composites (Liger-
+    Kernel's ``apply_liger_kernel_to_*``, ``use_liger_kernel=True`` in transformers' Trainer; flash-attn's
+    ``ops.rms_norm`` and ``layers.rotary``, which Qwen (1)'s remote code calls): one kernel each, its inputs read
+    and its outputs written once."""
+    return replace(r, norm=Pointwise(4, 8, 1, 2), rope=Pointwise(4, 4, 1, 1), act_gated=Pointwise(6, 10, 1, 1))
+
+
+def stack_rules(name: str, compile: bool = False, fused: bool = False) -> StackRules:
+    """The rules of stack ``name`` (``ValueError`` for an unknown one), compiled or eager, with fused kernels."""
     try:
         r = STACKS[name]
     except KeyError:
         raise ValueError(f"unknown stack {name!r} (known: {', '.join(STACKS)})") from None
-    return compiled(r) if compile and r.cpu != "megatron" else r
+    if compile and r.cpu != "megatron":
+        return compiled(r)
+    return fused_kernels(r) if fused and r.cpu != "megatron" else r

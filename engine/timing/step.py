@@ -41,14 +41,14 @@ from typing import Any
 
 from engine.layers import expand, runs
 from engine.params import active_params, count_params, layer_linears, lora_params, lora_targets
-from engine.specs import Checkpointing, GpuSpec, Method, ModelSpec, Optimizer, Precision, TrainingSetup
+from engine.specs import Checkpointing, GpuSpec, Loss, Method, ModelSpec, Optimizer, Precision, TrainingSetup
 from engine.timing.comm import Link, link
 from engine.timing.fitted import Fitted, fitted
 from engine.timing.hardware import CannotTimeError, GpuPerf, gpu_perf
 from engine.timing.kernels import pointwise_seconds
 from engine.timing.stacks import DEFAULT_STACK, StackRules, stack_rules
 from engine.timing.work import Ctx, Passes, Tally, micro_batch, stage_kinds
-from engine.training.estimate import plan_table, tokens_of
+from engine.training.estimate import estimate, plan_table, tokens_of
 from engine.training.plan import Plan, resolve
 from engine.training.split import Held, ends_held
 from engine.training.terms import offloaded
@@ -75,16 +75,18 @@ class TimingOptions:
     async_tp: bool = False
     #: a checkpointing mode the setup's enum lacks (``op-selective``: torchtitan's per-op SAC), None: the setup's
     checkpointing: str | None = None
+    #: fused RMSNorm / RoPE / SwiGLU kernels in an eager stack (Liger-Kernel; flash-attn's in Qwen (1)'s code);
+    #: on with the fused linear cross-entropy loss, which comes with them (``use_liger_kernel=True``)
+    fused_kernels: bool = False
 
     @staticmethod
     def of(s: TrainingSetup, **override: Any) -> TimingOptions:
-        def read(name: str, default: Any) -> Any:
-            v = getattr(s, name, default)
-            return getattr(v, "value", v) if v is not None else default
-
-        base = TimingOptions(stack=str(read("stack", DEFAULT_STACK)), optimizer_impl=read("optimizer_impl", None),
-                             compile=bool(read("compile", False)), float8=bool(read("float8", False)))
-        return TimingOptions(**{**base.__dict__, **override}) if override else base
+        """The setup's (``stack``; ``adamw_impl``: the AdamW implementation asked for, else the stack's, issue 25),
+        then ``override``. ``compile`` and ``float8`` are read where the setup has them (issue 25's later flags)."""
+        impl = s.adamw_impl
+        base = TimingOptions(stack=s.stack.value, optimizer_impl=None if impl is None else impl.value,
+                             compile=bool(getattr(s, "compile", False)), float8=bool(getattr(s, "float8", False)))
+        return TimingOptions(**{**{f: getattr(base, f) for f in base.__slots__}, **override}) if override else base
 
 
 @dataclass(frozen=True, slots=True)
@@ -261,7 +263,7 @@ def _optimizer(plan: Plan, stage: int, c: Ctx, opts: TimingOptions, micro_batche
     big = float(d.master or d.weight)
     g, st = float(d.step_grad), float(d.state)
     copy = float(d.weight) if d.master else 0.0
-    impl = opts.optimizer_impl or r.optimizer_impl
+    impl = opts.optimizer_impl or "fused"
     o = s.optimizer
     tensors = _tensors(plan, stage)
     if o in (Optimizer.ADAMW, Optimizer.PAGED_ADAMW):
@@ -288,6 +290,18 @@ def _optimizer(plan: Plan, stage: int, c: Ctx, opts: TimingOptions, micro_batche
         offload = transfers + local * CPU_ADAM_SECONDS_PER_PARAM
         seconds = pointwise_seconds(clip + accumulate, 4, perf, f)
     return seconds, offload
+
+
+def _paging(m: ModelSpec, s: TrainingSetup, gpu: GpuSpec, perf: GpuPerf) -> float:
+    """Seconds a paged optimizer's states (bitsandbytes: CUDA unified memory, ``cudaMallocManaged``) spend moving
+    over PCIe each step: the part that does not fit beside everything else on the GPU is paged in for the step
+    and out again (bitsandbytes docs, "Paged optimizers": automatic page migration on demand)."""
+    if not resolve(m, s).paged:
+        return 0.0
+    e = estimate(m, s, gpu)
+    free = gpu.usable_bytes - (e.device_bytes - e.paged_bytes)
+    excess = max(0.0, float(e.paged_bytes) - max(0.0, float(free)))
+    return 2 * excess / perf.pcie
 
 
 def _data_parallel(plan: Plan, stage: int, links: dict[str, Link], r: StackRules, last_bwd: float) -> float:
@@ -329,7 +343,7 @@ def step_time(m: ModelSpec, s: TrainingSetup, gpu: GpuSpec, options: TimingOptio
     opts = options or TimingOptions.of(s)
     perf = gpu_perf(gpu)
     f = constants or fitted()
-    r = stack_rules(opts.stack, opts.compile)
+    r = stack_rules(opts.stack, opts.compile, opts.fused_kernels or s.loss is Loss.FUSED_LINEAR_CE)
     plan = resolve(m, s)
     dtype = _dtype(s, perf)
     ckpt = opts.checkpointing or _checkpointing(s)
@@ -345,6 +359,7 @@ def step_time(m: ModelSpec, s: TrainingSetup, gpu: GpuSpec, options: TimingOptio
     pipe = st.seconds * mbs
     bubble = st.seconds * (lay.pp - 1) / lay.virtual_stages * rounds if lay.pp > 1 else 0.0
     opt, opt_offload = _optimizer(plan, slow, c, opts, mbs)
+    opt_offload += _paging(m, s, gpu, perf)
     dp = _data_parallel(plan, slow, links, r, st.passes.bwd.seconds + st.passes.rec.seconds)
     step = pipe + bubble + opt + opt_offload + dp + f.step_fixed_s
     t: Tally = st.passes.total()
