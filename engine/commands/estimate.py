@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from engine.allocator.total import with_device_total
 from engine.catalog import get_gpu
 from engine.commands.estimate_output import to_json, to_text
 from engine.commands.explicit import track_explicit
@@ -40,7 +41,7 @@ def run(args: argparse.Namespace) -> tuple[dict[str, Any], str]:
     model = resolve_model(args.model, args.config)
     setup = setup_from_args(args).with_(host=host_from_args(args))
     gpu = get_gpu(args.gpu)
-    e = estimate(model, setup, gpu)
+    e = with_device_total(estimate(model, setup, gpu))  # the allocator's replay (issue 26)
     data = to_json(e)
     data["time"] = time_json(model, setup, gpu, args.epochs, args.price_per_gpu_hour)
     return data, "\n".join([to_text(e), *time_text(data["time"])])

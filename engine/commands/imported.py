@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from engine.allocator.total import with_device_total
 from engine.catalog import DEFAULT_MODEL, get_gpu, get_model
 from engine.commands.estimate_output import to_json, to_text
 from engine.commands.explicit import explicit
@@ -64,6 +65,7 @@ FIELDS: dict[str, tuple[str, Any]] = {
     "loss": ("loss", Loss),
     "loss_chunks": ("loss_chunks", int),
     "activation_offload": ("activation_offload", bool),
+    "alloc_conf": ("alloc_conf", lambda v: v),
 }
 
 
@@ -91,7 +93,7 @@ def run_imported(args: argparse.Namespace) -> tuple[dict[str, Any], str]:
     # the host side (loading, data, workers) is not in training configs: the host flags set it, as without files
     setup = imported.setup.with_(host=host_from_args(args))
     gpu = get_gpu(args.gpu)
-    e = estimate(imported.model, setup, gpu)
+    e = with_device_total(estimate(imported.model, setup, gpu))
     data = to_json(e)
     data["time"] = time_json(imported.model, setup, gpu, getattr(args, "epochs", None),
                              getattr(args, "price_per_gpu_hour", None))

@@ -10,8 +10,10 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from engine.allocator.conf import AllocConfError, parse
 from engine.catalog import DEFAULT_GPU, DEFAULT_MODEL, CatalogError, get_model
 from engine.specs import (
+    AllocConf,
     Attention,
     Checkpointing,
     LoraSpec,
@@ -74,7 +76,16 @@ def add_setup_arguments(p: argparse.ArgumentParser) -> None:
                    help="torch AdamW's implementation (default: the stack's; foreach allocates a whole-model "
                         "temporary in the step)")
     p.add_argument("--gpu", default=DEFAULT_GPU, help=f"GPU type for the verdict (default {DEFAULT_GPU})")
+    p.add_argument("--alloc-conf", type=_alloc_conf, default=AllocConf(), metavar="STR",
+                   help="PYTORCH_CUDA_ALLOC_CONF, e.g. expandable_segments:True or max_split_size_mb:512")
     add_layout_arguments(p)
+
+
+def _alloc_conf(text: str) -> AllocConf:
+    try:
+        return parse(text)
+    except AllocConfError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
 
 
 def _layers(text: str) -> tuple[int, ...]:
@@ -156,4 +167,5 @@ def setup_from_args(a: argparse.Namespace) -> TrainingSetup:
         activation_offload=a.activation_offload,
         stack=Stack(a.stack),
         optimizer_impl=None if a.optimizer_impl is None else OptimizerImpl(a.optimizer_impl),
+        alloc_conf=getattr(a, "alloc_conf", AllocConf()),
     )

@@ -39,6 +39,7 @@ FLAGS = {
     Field.WEIGHTS: "--precision", Field.BACKEND: "--sharding", Field.TP: "--tp", Field.PP: "--pp", Field.CP: "--cp",
     Field.EP: "--ep", Field.SEQUENCE_PARALLEL: "--sequence-parallel", Field.MICRO_BATCHES: "--micro-batches",
     Field.LOSS: "--loss", Field.LOSS_CHUNKS: "--loss-chunks", Field.ACTIVATION_OFFLOAD: "--activation-offload",
+    Field.ALLOC_CONF: "--alloc-conf",
 }
 
 NOT_A_NUMBER = QT_TRANSLATE_NOOP("engine", "{value} is not a whole number of at least {least}")

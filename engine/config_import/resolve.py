@@ -52,10 +52,10 @@ SETUP_FIELDS = (Field.METHOD, Field.PRECISION, Field.OPTIMIZER, Field.BATCH, Fie
                 Field.ATTENTION, Field.CHECKPOINTING, Field.GPUS, Field.SHARDING, Field.OFFLOAD_OPTIMIZER,
                 Field.OFFLOAD_PARAMS, Field.LORA_RANK, Field.LORA_ALPHA, Field.LORA_DROPOUT, Field.LORA_TARGETS,
                 Field.QUANT_TYPE, Field.DOUBLE_QUANT, Field.TP, Field.PP, Field.CP, Field.EP, Field.SEQUENCE_PARALLEL,
-                Field.MICRO_BATCHES, Field.LOSS, Field.LOSS_CHUNKS, Field.ACTIVATION_OFFLOAD)
+                Field.MICRO_BATCHES, Field.LOSS, Field.LOSS_CHUNKS, Field.ACTIVATION_OFFLOAD, Field.ALLOC_CONF)
 #: fields added to the setup after its first release: listed as assumed only when a file or a setting names them
 _OPTIONAL = {"parallel": (Field.TP, Field.PP, Field.CP, Field.EP, Field.SEQUENCE_PARALLEL, Field.MICRO_BATCHES),
-             "long": (Field.LOSS, Field.LOSS_CHUNKS, Field.ACTIVATION_OFFLOAD)}
+             "long": (Field.LOSS, Field.LOSS_CHUNKS, Field.ACTIVATION_OFFLOAD), "allocator": (Field.ALLOC_CONF,)}
 _PRECISION_INPUTS = (Field.HALF, Field.WEIGHTS, Field.BACKEND)
 
 

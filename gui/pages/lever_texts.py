@@ -12,8 +12,8 @@ from engine.levers import Advice, LeverKind
 from engine.specs import Method, Sharding, TrainingSetup
 from engine.training.estimate import Estimate
 from engine.units import Unit, format_bytes
-from gui.choices import method_label, short_label
-from gui.words import term_name
+from gui.text.choices import method_label, short_label
+from gui.text.words import term_name
 
 CardTexts = tuple[str, str, str, list[str]]  # title, subtitle, what it moves, position labels
 

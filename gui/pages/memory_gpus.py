@@ -30,12 +30,12 @@ from PySide6.QtWidgets import (
 from engine.catalog import gpus
 from engine.timing import StepTime
 from engine.timing.choices import GpuOption, gpu_options
-from gui import ranges
-from gui.binding import Bindable, Binder
-from gui.page_state import Fields, touches
-from gui.recompute import Recompute
-from gui.scenario import EVERYTHING, Scenario
-from gui.tr import QT_TRANSLATE_NOOP, translate
+from gui.state import ranges
+from gui.state.binding import Bindable, Binder
+from gui.state.page_state import Fields, touches
+from gui.state.recompute import Recompute
+from gui.state.scenario import EVERYTHING, Scenario
+from gui.text.tr import QT_TRANSLATE_NOOP, translate
 
 HEADERS = (
     QT_TRANSLATE_NOOP("GpuChoices", "GPU"),

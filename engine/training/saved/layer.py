@@ -36,6 +36,9 @@ class LayerCoeffs:
     checkpoint_again: float = 0.0
     #: bytes (not per token) saved until this layer's backward: PEFT's merged expert weights (W + B A, ParamWrapper)
     saved_fixed: int = 0
+    #: ``saved`` as the parts it adds up (each norm's input, each linear group's, the attention core, the MLP, ...):
+    #: the tensors the caching allocator's replay hands out (``engine.allocator.step``; issue 26)
+    saved_parts: tuple[float, ...] = ()
 
 
 def saved_again(ctx: Ctx, layer: LayerSpec, groups: list[list[Linear]], o_shared: bool) -> tuple[float, float]:
@@ -80,22 +83,20 @@ def layer_coeffs(ctx: Ctx, layer: LayerSpec) -> LayerCoeffs:
     # (LoRA under autocast still saves its own cast copy of it.)
     concatenated = at.partial_rotary or at.mla is not None
     o_shared = ctx.s.attention is not Attention.EAGER and not concatenated and (ctx.full or not ctx.autocast)
-    saved = (
-        (layer.norms * norm(ctx, h))
-        + linear_inputs(ctx, q_in, ctx.r, adapted)
-        + (0.0 if o_shared else linear_inputs(ctx, o_in, ctx.c, adapted))
-        + core_saved
-        + mlp_saved
-        + mla
-        + qk_norms(ctx, at)
-    )
+    norm_in, q_saved = norm(ctx, h), linear_inputs(ctx, q_in, ctx.r, adapted)
+    o_saved, qk_saved = 0.0 if o_shared else linear_inputs(ctx, o_in, ctx.c, adapted), qk_norms(ctx, at)
+    saved = (layer.norms * norm_in) + q_saved + o_saved + core_saved + mlp_saved + mla + qk_saved
+    parts = [*[norm_in] * layer.norms, q_saved, o_saved, core_saved, mlp_saved, mla, qk_saved]
     rope = ctx.m.positions is PositionKind.ROPE  # RoPE makes q and k new tensors; v stays a view of the output
     if at.fused_qkv and rope and (ctx.s.attention is not Attention.EAGER or at.num_kv_heads == at.num_heads):
-        saved += ctx.c * (at.num_heads + at.num_kv_heads) * at.head_dim  # so the whole qkv output stays
+        qkv = ctx.c * (at.num_heads + at.num_kv_heads) * at.head_dim  # so the whole qkv output stays
+        saved += qkv
+        parts.append(qkv)
     recomputed = recomputed_bs2 = 0.0
     if ctx.s.checkpointing is Checkpointing.SELECTIVE:
         kept, core_bs2, recomputed, recomputed_bs2 = selective(ctx, layer, o_shared)
         saved += kept - core_saved
+        parts[layer.norms + 2] = kept
     merged, merged_grad = merged_experts(ctx, layer, adapted)
     linears = layer_linears(layer, h)
     copies = ctx.c * sum(x.count * x.n_in * x.n_out for x in linears) if ctx.copies else 0
@@ -113,4 +114,4 @@ def layer_coeffs(ctx: Ctx, layer: LayerSpec) -> LayerCoeffs:
     mlp_first = [x for x in mlp_linears(layer.mlp, h) if x.role in ("gate", "up")]
     again, checkpoint_again = saved_again(ctx, layer, [q_in, mlp_first], o_shared)
     return LayerCoeffs(saved, core_bs2, transient, core_t_bs2, ctx.r * h, copies, dequantized, recomputed,
-                       recomputed_bs2, again, checkpoint_again, merged)
+                       recomputed_bs2, again, checkpoint_again, merged, tuple(p for p in parts if p))

@@ -10,7 +10,6 @@ from engine.levers import LeverKind, advice, long_context_lever
 from engine.specs import Checkpointing, Method, Sharding, TrainingSetup
 from engine.training.advisor import chunked_recompute
 from engine.units import Unit, format_bytes
-from gui.choices import method_label
 from gui.pages.lever_texts import (
     card_texts,
     lead_text,
@@ -21,6 +20,7 @@ from gui.pages.lever_texts import (
     zero3_note,
     zero3_steps,
 )
+from gui.text.choices import method_label
 
 M = get_model("llama-2-7b")
 

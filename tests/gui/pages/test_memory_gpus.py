@@ -11,7 +11,7 @@ from engine.specs import HostSetup, TrainingSetup
 from engine.timing.choices import gpu_options
 from gui.pages.memory import MemoryPage
 from gui.pages.memory_gpus import PRICE_COLUMN
-from gui.scenario import Scenario
+from gui.state.scenario import Scenario
 
 TOKENS = 50_000_000
 
