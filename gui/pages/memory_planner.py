@@ -5,7 +5,8 @@ The search is the engine's (``engine.training.planner.plan``, 0.5 to 2 s), each 
 bar; a change of the scenario cancels it and, once input has paused, starts a new one. It searches from the
 scenario as it is trained (model, method, precision, sequence, GPU, ...) with the layout, the GPU count, the ZeRO
 stage and checkpointing left to it (``search_setup``), so choosing a row, which makes that row's setup the
-scenario's in one update, does not start a search again. The search runs only while the tab is shown (``gui.state.recompute``).
+scenario's in one update, does not start a search again. The search runs only while the tab is shown
+(``gui.state.recompute``).
 """
 
 from __future__ import annotations
