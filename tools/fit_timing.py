@@ -47,6 +47,9 @@ META: dict[str, tuple[str, str, tuple[float, float] | None, str]] = {
                            "H100/H200 0.80, GH200 0.84, B200 0.78, B300 0.79, GB200 0.73)"),
     "gemm_sustained": ("sustained share of the maximum achievable matmul rate inside a training step (clocks under "
                        "load, the shapes a step runs)", "ratio", (0.5, 1.0), ""),
+    "desktop_gemm_factor": ("desktop and workstation cards' matmul rate over their datasheet figure times the "
+                            "MAMF fraction (GPU Boost runs above the rated boost clock under load)", "ratio",
+                            (0.8, 1.25), ""),
     "gemm_fixed_s": ("seconds every GEMM costs beyond its work (launch, prologue, tail)", "s", (1e-6, 2e-5), ""),
     "gemm_epilogue": ("share of a GEMM's output write not hidden behind its main loop", "ratio", None,
                       "fitted on measured GEMMs, not on steps: the 72 H100 bf16 shapes of OpenXLA's matmul table "
@@ -146,7 +149,8 @@ def _with(base: Fitted, x: np.ndarray) -> Fitted:
 def _clip(x: np.ndarray) -> np.ndarray:
     lo = np.array([math.log(META[k][2][0]) for k in FITTED])  # type: ignore[index]
     hi = np.array([math.log(META[k][2][1]) for k in FITTED])  # type: ignore[index]
-    return np.clip(x, lo, hi)
+    clipped: np.ndarray = np.clip(x, lo, hi)
+    return clipped
 
 
 #: the H200 lever ratios the issue checks (numerator row, denominator row), weighted in the fit
@@ -210,7 +214,8 @@ def nelder_mead(f: Any, x0: np.ndarray, steps: int, scale: float = 0.3) -> np.nd
                 best = simplex[0]
                 simplex = [best] + [best + 0.5 * (x - best) for x in simplex[1:]]
                 values = [values[0]] + [f(x) for x in simplex[1:]]
-    return simplex[int(np.argmin(values))]
+    best_point: np.ndarray = simplex[int(np.argmin(values))]
+    return best_point
 
 
 def fit(rows: list[dict[str, Any]], steps: int) -> Fitted:

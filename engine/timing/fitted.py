@@ -25,6 +25,7 @@ class Fitted:
 
     gemm_peak_fraction: float  # achieved / datasheet matmul peak where no MAMF measurement exists (sourced)
     gemm_sustained: float  # sustained share of the maximum achievable matmul rate inside a training step
+    desktop_gemm_factor: float  # desktop/workstation cards' matmul rate over the datasheet's boost-clock figure
     gemm_fixed_s: float  # seconds every GEMM costs beyond its work (launch, prologue, tail)
     gemm_epilogue: float  # share of a GEMM's output write not hidden behind its main loop
     memory_efficiency: float  # achieved / datasheet bandwidth of elementwise kernels

@@ -25,12 +25,16 @@ from engine.timing.fitted import Fitted
 from engine.timing.hardware import CannotTimeError, GpuPerf
 
 TILE = 128
+#: GeForce and RTX workstation architectures: no MAMF measured, and their clocks under load run above the
+#: datasheet's rated boost (GPU Boost), so their matmul rate is the datasheet figure times a fitted factor
+DESKTOP_ARCHS = frozenset({"ada", "ampere-ga10x", "blackwell-gb20x", "turing"})
 SPLIT_K_DEPTH = 512  # k per split when cuBLAS splits along k to fill the GPU
 
 
 def matmul_rate(perf: GpuPerf, dtype: str, f: Fitted) -> float:
     """FLOP/s of a large GEMM in ``dtype`` (bf16, fp16, fp32) inside a training step: the measured MAMF, else the
-    datasheet peak times the median MAMF / peak of the measured GPUs, times the fitted sustained share; fp8
+    datasheet peak times the median MAMF / peak of the measured GPUs (and, for desktop and workstation cards, a
+    fitted factor: ``DESKTOP_ARCHS``), times the fitted sustained share; fp8
     (float8 training): the bf16 rate times the fitted float8 gain (the casts and scales torchao and Transformer
     Engine add, included)."""
     if dtype == "fp8":
@@ -42,7 +46,8 @@ def matmul_rate(perf: GpuPerf, dtype: str, f: Fitted) -> float:
     if dtype not in perf.peak:
         raise CannotTimeError(f"cannot time {dtype} matmuls on {perf.id}: its datasheet gives no {dtype} rate "
                               "(no bf16 tensor cores before Ampere: use fp16-mixed or amp-fp16)")
-    return perf.peak[dtype] * f.gemm_peak_fraction * f.gemm_sustained
+    desktop = f.desktop_gemm_factor if perf.arch in DESKTOP_ARCHS else 1.0
+    return perf.peak[dtype] * f.gemm_peak_fraction * f.gemm_sustained * desktop
 
 
 def _busy(m: float, n: float, k: float, batch: float, sms: int) -> float:
