@@ -488,6 +488,104 @@
     </message>
 </context>
 <context>
+    <name>GpuChoices</name>
+    <message>
+        <source>GPU</source>
+        <translation>GPU</translation>
+    </message>
+    <message>
+        <source>GPUs</source>
+        <translation>GPU 數量</translation>
+    </message>
+    <message>
+        <source>Tokens/s</source>
+        <translation>token/秒</translation>
+    </message>
+    <message>
+        <source>Step</source>
+        <translation>每步</translation>
+    </message>
+    <message>
+        <source>Hours</source>
+        <translation>時數</translation>
+    </message>
+    <message>
+        <source>Price</source>
+        <translation>單價</translation>
+    </message>
+    <message>
+        <source>how many GPUs of this type (ZeRO-3 beyond one)</source>
+        <translation>這種 GPU 的張數（超過一張用 ZeRO-3）</translation>
+    </message>
+    <message>
+        <source>the run&apos;s tokens per second over all its GPUs</source>
+        <translation>整個訓練在所有 GPU 上每秒處理的 token 數</translation>
+    </message>
+    <message>
+        <source>seconds of one optimizer step</source>
+        <translation>一次優化器更新步驟的秒數</translation>
+    </message>
+    <message>
+        <source>the run&apos;s hours: the dataset&apos;s tokens times the epochs at that speed</source>
+        <translation>訓練時數：以這個速度跑完資料集 token 數乘以輪數</translation>
+    </message>
+    <message>
+        <source>hours times GPUs times your price</source>
+        <translation>時數乘以 GPU 張數再乘以你的價格</translation>
+    </message>
+    <message>
+        <source>your price per GPU-hour for this type (double-click to type it)</source>
+        <translation>你這種 GPU 的每 GPU 小時價格（雙擊輸入）</translation>
+    </message>
+    <message>
+        <source>Cost</source>
+        <translation>成本</translation>
+    </message>
+</context>
+<context>
+    <name>GpuChoicesSection</name>
+    <message>
+        <source>Fastest run first</source>
+        <translation>最快的先列</translation>
+    </message>
+    <message>
+        <source>Cheapest run first</source>
+        <translation>最便宜的先列</translation>
+    </message>
+    <message>
+        <source> epochs</source>
+        <translation> 輪</translation>
+    </message>
+    <message>
+        <source>at most </source>
+        <translation>最多 </translation>
+    </message>
+    <message>
+        <source> GPUs</source>
+        <translation> 張 GPU</translation>
+    </message>
+    <message>
+        <source>Every GPU type the run fits on, the fewest of each (1, 2, 4 or whole nodes of 8, ZeRO-3 beyond one) and twice and four times as many, with the run&apos;s speed and hours: the dataset&apos;s tokens (Host RAM tab) times the epochs. Type your price per GPU-hour on a row to see what the run costs there; no price is shipped.</source>
+        <translation>這個訓練放得下的每一種 GPU，各列出最少需要幾張（1、2、4 張或整台 8 張的節點，超過一張用 ZeRO-3），以及兩倍、四倍的張數，附上速度與訓練時數：資料集的 token 數（「主機記憶體」分頁）乘以輪數。在某一列輸入你的每 GPU 小時價格，就能看到在那裡訓練的成本；軟體不附任何價格。</translation>
+    </message>
+    <message>
+        <source>Set the dataset&apos;s tokens on the Host RAM tab to see the run&apos;s hours and cost.</source>
+        <translation>在「主機記憶體」分頁設定資料集的 token 數，就能看到訓練時數與成本。</translation>
+    </message>
+    <message>
+        <source>The run fits on no GPU type within the limit: allow more GPUs, or try LoRA, QLoRA or a shorter sequence.</source>
+        <translation>在這個上限內沒有任何 GPU 型號放得下：請允許更多 GPU，或改用 LoRA、QLoRA 或較短的序列。</translation>
+    </message>
+    <message>
+        <source>{s:.3g} s</source>
+        <translation>{s:.3g} 秒</translation>
+    </message>
+    <message>
+        <source>double-click to type your price per GPU-hour</source>
+        <translation>雙擊輸入你的每 GPU 小時價格</translation>
+    </message>
+</context>
+<context>
     <name>HeatLegend</name>
     <message>
         <source>positive</source>
@@ -777,6 +875,18 @@
     <message>
         <source>Use “{step}” in my setup</source>
         <translation>把「{step}」套用到我的設定</translation>
+    </message>
+    <message>
+        <source>Time: cannot be estimated (hover for why)</source>
+        <translation>時間：無法估算（滑鼠移上去看原因）</translation>
+    </message>
+    <message>
+        <source>Time per step {b:.3g} s, {tps} tokens/s per GPU</source>
+        <translation>每步 {b:.3g} 秒，每張 GPU {tps} token/秒</translation>
+    </message>
+    <message>
+        <source>Time per step {a:.3g} s → {b:.3g} s; tokens/s per GPU {x} → {y} ({c:+.0%})</source>
+        <translation>每步 {a:.3g} 秒 → {b:.3g} 秒；每張 GPU {x} → {y} token/秒（{c:+.0%}）</translation>
     </message>
     <message>
         <source>fits</source>
@@ -1253,6 +1363,10 @@
         <translation>主機記憶體 ✗</translation>
     </message>
     <message>
+        <source>GPU types</source>
+        <translation>選 GPU</translation>
+    </message>
+    <message>
         <source>Stage {n} · layers {first}–{last}</source>
         <translation>第 {n} 段 · 第 {first}–{last} 層</translation>
     </message>
@@ -1602,6 +1716,22 @@ Device total: plus the CUDA context and libraries — what nvidia-smi shows.</so
         <translation>通訊</translation>
     </message>
     <message>
+        <source>Tokens/s</source>
+        <translation>token/秒</translation>
+    </message>
+    <message>
+        <source>Run hours</source>
+        <translation>訓練時數</translation>
+    </message>
+    <message>
+        <source>the run&apos;s tokens per second over all its GPUs (the step-time model)</source>
+        <translation>整個訓練在所有 GPU 上每秒處理的 token 數（步驟時間模型）</translation>
+    </message>
+    <message>
+        <source>the dataset&apos;s tokens times the epochs at that speed (set the dataset&apos;s tokens on the Host RAM tab)</source>
+        <translation>以這個速度跑完資料集 token 數乘以輪數所需的時數（資料集的 token 數在「主機記憶體」分頁設定）</translation>
+    </message>
+    <message>
         <source>data-parallel replicas</source>
         <translation>資料平行副本數</translation>
     </message>
@@ -1653,6 +1783,18 @@ Device total: plus the CUDA context and libraries — what nvidia-smi shows.</so
         <translation> 張 GPU</translation>
     </message>
     <message>
+        <source>Fewest GPUs first</source>
+        <translation>GPU 最少的先列</translation>
+    </message>
+    <message>
+        <source>Fastest first</source>
+        <translation>最快的先列</translation>
+    </message>
+    <message>
+        <source> epochs</source>
+        <translation> 輪</translation>
+    </message>
+    <message>
         <source>Use this layout</source>
         <translation>採用這個配置</translation>
     </message>
@@ -1661,8 +1803,8 @@ Device total: plus the CUDA context and libraries — what nvidia-smi shows.</so
         <translation>最多</translation>
     </message>
     <message>
-        <source>Every layout that fits, fewest GPUs first, then the smallest device total: tensor (TP), pipeline (PP), context (CP) and expert (EP) parallelism, a ZeRO stage and checkpointing. Click a header to sort; double-click a row, or select it and press “Use this layout”, to make it the scenario.</source>
-        <translation>所有放得下的配置，GPU 最少的在前，其次是裝置總計最小的：張量（TP）、管線（PP）、上下文（CP）與專家（EP）平行，加上 ZeRO 階段與梯度檢查點。點欄位標題可排序；雙擊一列，或選取後按「採用這個配置」，就會套用到情境。</translation>
+        <source>Every layout that fits, fewest GPUs first, then the smallest device total: tensor (TP), pipeline (PP), context (CP) and expert (EP) parallelism, a ZeRO stage and checkpointing; with each one&apos;s speed (tokens/s over all its GPUs) and the run&apos;s hours for the dataset&apos;s tokens (Host RAM tab) times the epochs. Click a header to sort; double-click a row, or select it and press “Use this layout”, to make it the scenario.</source>
+        <translation>每一種放得下的配置，GPU 最少的先列，其次是裝置總計最小的：張量（TP）、管線（PP）、上下文（CP）與專家（EP）平行、ZeRO 階段與梯度檢查點；並附上每一種的速度（所有 GPU 合計的 token/秒），以及跑完資料集 token 數（「主機記憶體」分頁）乘以輪數的訓練時數。點欄位標題可排序；雙擊一列，或選取後按「採用這個配置」，就會把它設成目前的情境。</translation>
     </message>
     <message>
         <source>Waiting for the settings to settle…</source>
@@ -1726,6 +1868,22 @@ Device total: plus the CUDA context and libraries — what nvidia-smi shows.</so
 </context>
 <context>
     <name>RoadmapView</name>
+    <message>
+        <source>{s:.3g} s per step</source>
+        <translation>每步 {s:.3g} 秒</translation>
+    </message>
+    <message>
+        <source>Options that fit, fastest first</source>
+        <translation>放得下的選項，最快的先列</translation>
+    </message>
+    <message>
+        <source>The roadmap up to “{step}”</source>
+        <translation>路線圖走到「{step}」</translation>
+    </message>
+    <message>
+        <source>{n} tokens/s</source>
+        <translation>{n} token/秒</translation>
+    </message>
     <message>
         <source>&lt;b&gt;What would make it fit&lt;/b&gt; — the seed guide&apos;s roadmap, each step on top of the previous</source>
         <translation>&lt;b&gt;怎樣才放得下&lt;/b&gt; — 依筆記的實踐路線圖，每一步疊在前一步之上</translation>

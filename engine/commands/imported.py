@@ -16,6 +16,7 @@ from engine.commands.estimate_output import to_json, to_text
 from engine.commands.explicit import explicit
 from engine.commands.host_report import host_from_args
 from engine.commands.setup_flags import resolve_model
+from engine.commands.time_report import time_json, time_text
 from engine.config_import import ImportedConfig, import_configs
 from engine.specs import (
     Attention,
@@ -91,8 +92,11 @@ def run_imported(args: argparse.Namespace) -> tuple[dict[str, Any], str]:
                               default_model=get_model(DEFAULT_MODEL))
     # the host side (loading, data, workers) is not in training configs: the host flags set it, as without files
     setup = imported.setup.with_(host=host_from_args(args))
-    e = with_device_total(estimate(imported.model, setup, get_gpu(args.gpu)))
+    gpu = get_gpu(args.gpu)
+    e = with_device_total(estimate(imported.model, setup, gpu))
     data = to_json(e)
+    data["time"] = time_json(imported.model, setup, gpu, getattr(args, "epochs", None),
+                             getattr(args, "price_per_gpu_hour", None))
     data["setup"]["alignment"] = imported.alignment.value if imported.alignment else None
     data["imported"] = imported.report.as_dict()
-    return data, _text(to_text(e), imported)
+    return data, _text("\n".join([to_text(e), *time_text(data["time"])]), imported)

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from engine.specs import Method, Sharding, TrainingSetup
+from engine.timing.choices import fitting_options
 from engine.training import estimate
 from engine.training.accuracy import gpu_runs, summarize
 from engine.training.advisor import max_batch, max_seq_len, roadmap
@@ -157,8 +158,10 @@ class OverviewSection(QWidget):
         if not self._roadmap.built:  # drawn when built
             return
         m, s, gpu = self.scenario.model, self.scenario.setup, self.scenario.gpu
-        self.roadmap.show_steps(roadmap(m, s, gpu), max_seq_len(m, s, gpu, ranges.SEQ_LEN[1] * 8),
+        steps = roadmap(m, s, gpu)
+        self.roadmap.show_steps(steps, max_seq_len(m, s, gpu, ranges.SEQ_LEN[1] * 8),
                                 max_batch(m, s, gpu, 4096), self.scenario.unit)
+        self.roadmap.show_options(fitting_options(m, s, gpu, steps) if steps else [])  # fastest first (issue 29)
         self._show_notes()
 
     def _show_notes(self) -> None:

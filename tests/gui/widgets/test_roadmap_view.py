@@ -94,3 +94,23 @@ def test_host_rungs_show_the_nodes_host_ram_in_both_languages(qtbot: QtBot, qapp
         assert "啟動時廣播一次" in step_cost(steps[1])
     finally:
         i18n.set_language(qapp, "en")
+
+
+def test_the_options_that_fit_come_fastest_first(qtbot: QtBot) -> None:
+    """Issue 29: under the roadmap, the changes that make the run fit ordered by time, each with its tokens/s."""
+    from engine.timing.choices import fitting_options
+
+    s = TrainingSetup(seq_len=1024)
+    options = fitting_options(M, s, RTX4090)
+    assert options
+    speeds = [o.tokens_per_second for o in options]
+    assert speeds == sorted(speeds, reverse=True)
+    assert all(o.estimate.fits for o in options)
+    view = RoadmapView()
+    qtbot.addWidget(view)
+    view.show_options(options)
+    text = view.options.text()
+    assert "Options that fit, fastest first" in text
+    assert f"{options[0].tokens_per_second:,.0f} tokens/s" in text
+    view.show_options([])
+    assert view.options.isHidden()
