@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QEvent, SignalInstance
+from PySide6.QtCore import SignalInstance
 from PySide6.QtWidgets import QLabel, QPlainTextEdit, QScrollArea, QVBoxLayout, QWidget
 
 from engine.catalog import get_model
@@ -24,6 +24,7 @@ from engine.serving.trace import SHAREGPT, request_stream
 from engine.specs import ModelSpec
 from engine.units import format_bytes
 from gui.files.breakdown_table import Breakdown
+from gui.look.follows_palette import FollowsPalette
 from gui.look.palette import colors_for
 from gui.pages import page_title
 from gui.pages.serving_controls import ServingControls
@@ -46,7 +47,7 @@ INITIAL_SEQUENCES = 16  # enough users for the KV cache to outweigh a 7B model's
 READS = frozenset({"model", "gpu", "unit"})
 
 
-class ServingPage(QWidget):
+class ServingPage(FollowsPalette, QWidget):
     """KV cache, capacity, MLA and paged allocation, for the scenario's model and GPU.
 
     Signals: none of its own (it recomputes when ``Scenario.changed`` names a field in ``READS``, and on any
@@ -74,6 +75,7 @@ class ServingPage(QWidget):
         self.player = PagingPlayer(request_stream(SHAREGPT, PAGING_REQUESTS, PAGING_SEED), PoolSpec(), self)
         self._layout()
         self.recompute.flush()
+        self.follow_palette()
 
     def title(self) -> str:
         return page_title(self.page_id)
@@ -184,10 +186,8 @@ class ServingPage(QWidget):
         self.log_title.setText("")
         self.log.setPlainText("")
 
-    def changeEvent(self, event: QEvent) -> None:
-        if event.type() == QEvent.Type.PaletteChange:
-            self.recompute.request()  # the verdict's colour follows the theme
-        super().changeEvent(event)
+    def palette_changed(self) -> None:
+        self.recompute.request()  # the verdict's colour follows the theme
 
     def _fit_text(self, fit: ServingFit) -> str:
         unit, s, start = self.scenario.unit, fit.setup, fit.startup
