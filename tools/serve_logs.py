@@ -45,7 +45,7 @@ RANGES = (((0, 2, 0), (0, 5, 5), "0.2-0.5"), ((0, 6, 0), (0, 6, 6), "0.6"), ((0,
 _WEIGHTS = (r"Loading model weights took ([\d.]+) GB", r"Model loading took ([\d.]+) Gi?B",
             r"model weights take ([\d.]+) ?GiB", r"weights memory: ([\d.]+) ?GiB")
 _TOKENS = (r"GPU KV cache size: ([\d,]+) tokens", r"can be stored in KV cache \((\d+)\)")
-_BLOCKS = (r"# (?:GPU|CUDA) blocks: (\d+)", r"num_gpu_blocks is: (\d+)")
+_BLOCKS = (r"# (?:GPU|CUDA|cuda) blocks: (\d+)", r"num_gpu_blocks is: (\d+)")
 _KV_GIB = (r"Available KV cache memory: ([\d.]+) GiB", r"reserved for KV Cache is ([\d.]+) ?GiB",
            r"kv_cache_size=([\d.]+) ?GiB", r"available_kv_cache_memory\s+([\d.]+) ?GiB")
 
@@ -102,7 +102,7 @@ def parse_log(text: str) -> Logged:
                   float(k) if k else None)
 
 
-def load(path: Path) -> dict[str, object]:
+def load(path: Path) -> dict[str, Any]:
     with path.open("rb") as f:
         return tomllib.load(f)
 
@@ -117,7 +117,7 @@ def startup(args: list[str]) -> dict[str, Any]:
 
 def check(path: Path) -> Check:
     data = load(path)
-    args = [str(x) for x in data["args"]]  # type: ignore[attr-defined]
+    args = [str(x) for x in data["args"]]
     logged = parse_log(str(data["log"]))
     st = startup(args)
     if logged.tokens is not None:
@@ -129,8 +129,8 @@ def check(path: Path) -> Check:
     else:
         raise ValueError(f"{path.name}: the log gives no KV capacity")
     return Check(path.stem, st["vllm_version"], st["vllm_engine"], str(data["source"]), metric, want, got,
-                 logged.weights_gib, st["weights_bytes"] / GIB, float(data.get("kv_tolerance", 0.03)),  # type: ignore[attr-defined]
-                 float(data.get("weights_tolerance", 0.01)))  # type: ignore[attr-defined]
+                 logged.weights_gib, st["weights_bytes"] / GIB, float(data.get("kv_tolerance", 0.03)),
+                 float(data.get("weights_tolerance", 0.01)))
 
 
 def paths() -> list[Path]:
