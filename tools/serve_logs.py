@@ -45,7 +45,7 @@ RANGES = (((0, 2, 0), (0, 5, 5), "0.2-0.5"), ((0, 6, 0), (0, 6, 6), "0.6"), ((0,
 _WEIGHTS = (r"Loading model weights took ([\d.]+) GB", r"Model loading took ([\d.]+) Gi?B",
             r"model weights take ([\d.]+) ?GiB", r"weights memory: ([\d.]+) ?GiB")
 _TOKENS = (r"GPU KV cache size: ([\d,]+) tokens", r"can be stored in KV cache \((\d+)\)")
-_BLOCKS = (r"# (?:GPU|CUDA|cuda) blocks: (\d+)", r"num_gpu_blocks is: (\d+)")
+_BLOCKS = (r"(?:# )?(?:GPU|CUDA|cuda) blocks: (\d+)", r"num_gpu_blocks is: (\d+)")
 _KV_GIB = (r"Available KV cache memory: ([\d.]+) GiB", r"reserved for KV Cache is ([\d.]+) ?GiB",
            r"kv_cache_size=([\d.]+) ?GiB", r"available_kv_cache_memory\s+([\d.]+) ?GiB")
 
@@ -118,7 +118,10 @@ def startup(args: list[str]) -> dict[str, Any]:
 def check(path: Path) -> Check:
     data = load(path)
     args = [str(x) for x in data["args"]]
-    logged = parse_log(str(data["log"]))
+    logged = parse_log(str(data.get("log", "")))
+    if "logged" in data:  # figures a publication parsed out of its logs (no log lines published)
+        x = data["logged"]
+        logged = Logged(x.get("weights_gib"), x.get("tokens"), x.get("blocks"), x.get("kv_gib"))
     st = startup(args)
     if logged.tokens is not None:
         metric, got, want = "tokens", float(st["kv_cache_tokens"]), float(logged.tokens)

@@ -176,11 +176,14 @@ def vllm_startup(m: ModelSpec, gpu: GpuSpec, s: VllmSetup) -> VllmStartup:
     seqs = min(sch.max_num_seqs, sch.max_num_batched_tokens)
     shape = vllm_profile.sampler_shape(sch.version, v1, sch.max_num_batched_tokens, seqs,
                                        sms=vllm_profile.multiprocessors(gpu), per_logit=per_logit, samples=s.pp == 1)
+    shape = dataclasses.replace(shape, moe_workspace=vllm_profile.moe_workspace_bytes(
+        m, s.tp, sch.max_num_batched_tokens, sch.version))
     act = vllm_profile.activation(m, s.tp, sch.max_num_batched_tokens, seqs, per_logit, shape=shape,
                                   workspace=vllm_profile.cublas_workspace_bytes(gpu))
     if sch.engine is Engine.V1 and rule.key == "peak_plus_non_torch":
         act = dataclasses.replace(act, buffers=sch.max_num_batched_tokens * m.hidden_size * vllm_profile.ACT_BYTES)
-    parts = vllm_profile.non_torch(rule.non_torch, gpu, s.tp)
+    parts = vllm_profile.non_torch(rule.non_torch, gpu, s.tp, graph_profile=v1 and sch.version >= (0, 18, 0)
+                                   and not s.enforce_eager)
     non_torch = parts.total
     kv_bytes = requested - weights - act.peak_bytes - non_torch
     block = block_size(m, gpu, sch)

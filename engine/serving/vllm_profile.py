@@ -128,6 +128,8 @@ class SamplerShape:
     triton_rows: int = 0
     #: the sampler runs on this GPU (the last pipeline stage)
     samples: bool = True
+    #: bytes of fused MoE's workspace still allocated at the sampler's moment (0.19+, ``moe_workspace_bytes``)
+    moe_workspace: int = 0
 
 
 def sampler_shape(v: Version, v1: bool, tokens: int, sequences: int, *, sms: int, per_logit: int,
@@ -160,6 +162,25 @@ MULTIPROCESSORS = {
 
 def multiprocessors(gpu: GpuSpec) -> int:
     return MULTIPROCESSORS.get(gpu.id, 108)
+
+
+def moe_workspace_bytes(m: ModelSpec, tp: int, tokens: int, v: Version) -> int:
+    """Fused MoE's workspace that outlives the forward pass: from 0.19.0 the modular kernel takes its buffers from
+    ``vllm/v1/worker/workspace.py``'s ``WorkspaceManager``, which keeps one buffer at its largest size
+    (``FusedMoEModularKernel._allocate_buffers``: ``max(workspace13, output)`` + ``workspace2``; ``TritonExperts.
+    workspace_shapes``: ``(M, top-k, max(I, h))``, ``(M, top-k, max(2I, h))`` and ``(M, h)`` with ``M`` the whole
+    dummy batch and ``I`` the experts' width on one GPU), in the activation dtype; before, the caches were freed
+    with the forward."""
+    if v < (0, 19, 0):
+        return 0
+    best = 0
+    for r in runs(m):
+        e = r.mlp.moe
+        if e is None:
+            continue
+        width, h, k = e.expert_intermediate_size // tp, m.hidden_size, e.experts_per_token
+        best = max(best, max(tokens * k * max(width, h), tokens * h) + tokens * k * max(2 * width, h))
+    return best * ACT_BYTES
 
 
 #: cuBLAS's default workspace in PyTorch (``aten/src/ATen/cuda/CublasHandlePool.cpp`` ``parseChosenWorkspaceSize``:
@@ -219,7 +240,8 @@ def activation(m: ModelSpec, tp: int, tokens: int, sequences: int, per_logit: in
     sampler = 0
     if shape.samples:
         held = ((tokens if shape.all_hidden else 0) + shape.last_copies * sequences) * h * ACT_BYTES
-        sampler = held + shape.rows * m.vocab_size * per_logit + shape.triton_rows * m.vocab_size * 4
+        sampler = held + shape.rows * m.vocab_size * per_logit + shape.triton_rows * m.vocab_size * 4 + \
+            shape.moe_workspace
     return Activation(forward, sampler, tokens, sequences, round(best), per_logit,
                       phase if forward >= sampler else "sampler", workspace=workspace)
 
@@ -269,14 +291,24 @@ class NonTorchParts:
         return self.context + self.runtime + self.nccl
 
 
-def non_torch(kind: NonTorch, gpu: GpuSpec, tp: int) -> NonTorchParts:
+#: what profiling the CUDA graphs leaves outside PyTorch: from 0.18.0 ``Worker.determine_available_memory`` calls
+#: ``GPUModelRunner.profile_cudagraph_memory`` (two graphs of each mode captured into a profiling pool) inside the
+#: ``memory_profiling`` window, and the non-torch increase rose by this much: 0.13 -> 0.25 GiB for Qwen3-14B on an
+#: H100 between 0.17.0 and 0.18.0, everything else equal (llm-d-incubation/llm-d-planner accuracy/results/
+#: version-sweep); not with --enforce-eager (no graphs)
+CUDAGRAPH_PROFILE_BYTES = round(0.12 * GIB)
+
+
+def non_torch(kind: NonTorch, gpu: GpuSpec, tp: int, *, graph_profile: bool = False) -> NonTorchParts:
     """What the budget charges outside PyTorch (``engine.serving.vllm_versions.NonTorch``) on a GPU of a
-    tensor-parallel group of ``tp``."""
+    tensor-parallel group of ``tp``; ``graph_profile``: the CUDA graphs are profiled inside the window (v1 0.18+,
+    graphs on)."""
     if kind is NonTorch.NONE:
         return NonTorchParts(0, 0, 0)
     if kind is NonTorch.ABSOLUTE:  # the context as measured holds the libraries loaded with it
         return NonTorchParts(gpu.context_bytes, 0, nccl_bytes(gpu, tp))
-    return NonTorchParts(0, RUNTIME_BYTES, nccl_bytes(gpu, tp, at_init=kind is NonTorch.SINCE_INIT))
+    runtime = RUNTIME_BYTES + (CUDAGRAPH_PROFILE_BYTES if graph_profile else 0)
+    return NonTorchParts(0, runtime, nccl_bytes(gpu, tp, at_init=kind is NonTorch.SINCE_INIT))
 
 
 # -- CUDA graphs ------------------------------------------------------------------------------------------------
