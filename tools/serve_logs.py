@@ -145,7 +145,7 @@ def version_range(version: str) -> str:
     return next(name for lo, hi, name in RANGES if lo <= v <= hi)
 
 
-def _pct(xs: list[float], q: float) -> float:
+def nearest_rank(xs: list[float], q: float) -> float:
     """The ``q`` quantile of ``xs`` (nearest rank: the smallest value with at least ``q`` of them at or below)."""
     s = sorted(xs)
     return s[max(0, math.ceil(q * len(s)) - 1)]
@@ -165,7 +165,7 @@ def summary(checks: list[Check]) -> list[tuple[str, int, float, float, int, floa
             continue
         kv = [abs(c.kv_error) for c in cs]
         w = [abs(e) for c in cs if (e := c.weights_error) is not None]
-        out.append((name, len(cs), statistics.median(kv), _pct(kv, 0.9), len(w),
+        out.append((name, len(cs), statistics.median(kv), nearest_rank(kv, 0.9), len(w),
                     statistics.median(w) if w else math.nan))
     return out
 
