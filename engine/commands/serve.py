@@ -22,7 +22,7 @@ import dataclasses
 from typing import Any
 
 from engine.catalog import DEFAULT_GPU, CatalogError, get_gpu
-from engine.commands.estimate import resolve_model
+from engine.commands.setup_flags import resolve_model
 from engine.serving.checkpoints import Checkpoint, resolve
 from engine.serving.quantized import WeightFormat
 from engine.serving.vllm import vllm_startup

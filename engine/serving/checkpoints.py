@@ -30,7 +30,7 @@ _FORMAT_WORDS: tuple[tuple[str, WeightFormat], ...] = (
 )
 #: quantization words dropped to find the base model's name
 _QUANT = re.compile(r"[-_.](?:awq|gptq|int4|int8|fp8|w4a16|w8a8|bnb|4bit|nf4|gguf|q4_k_m|q8_0|mxfp4|nvfp4|dynamic|"
-                    r"quantized|marlin|g128|128g|unsloth)(?=$|[-_.])", re.IGNORECASE)
+                    r"quantized|marlin|g128|128g|unsloth|autoround)(?=$|[-_.])", re.IGNORECASE)
 _VARIANT = re.compile(r"[-_](?:instruct|chat|it|hf|base)(?=$|[-_])", re.IGNORECASE)
 #: catalog ids whose own checkpoint stores its weights in a quantized format (module docstring); exact ids: a
 #: distill (DeepSeek-R1-Distill-Qwen-14B) ships 16-bit weights

@@ -53,7 +53,8 @@ def _sliding(m: ModelSpec) -> bool:
 def schedule(m: ModelSpec, gpu: GpuSpec, s: VllmSetup) -> Schedule:
     """vLLM's engine and scheduler settings for ``s`` (refused by name where vLLM refuses them)."""
     v = vllm_versions.parse_version(s.vllm_version)
-    engine = s.vllm_engine or vllm_versions.default_engine(v)
+    engine = s.vllm_engine or vllm_versions.default_engine(
+        v, capability=gpu.capability, weights=s.weights.value, fp8_kv_cache=s.kv_cache_dtype is KvCacheDtype.FP8)
     vllm_versions.check_engine(v, engine)
     length = s.max_model_len or m.max_position
     if length > m.max_position and not s.allow_long_max_model_len:
@@ -170,12 +171,19 @@ def vllm_startup(m: ModelSpec, gpu: GpuSpec, s: VllmSetup) -> VllmStartup:
     by_kind = quantized.weights_by_kind(m, s.weights, s.tp, kernel=_kernel(gpu, sch.version), layers=layers,
                                         last=s.pp == 1)
     weights = sum(by_kind.values())
-    per_logit = vllm_profile.sampler_bytes_per_logit(sch.version, sch.engine is Engine.V1, s.sampler)
-    act = vllm_profile.activation(m, s.tp, sch.max_num_batched_tokens,
-                                  min(sch.max_num_seqs, sch.max_num_batched_tokens), per_logit)
+    v1 = sch.engine is Engine.V1
+    per_logit = vllm_profile.sampler_bytes_per_logit(sch.version, v1, s.sampler)
+    seqs = min(sch.max_num_seqs, sch.max_num_batched_tokens)
+    shape = vllm_profile.sampler_shape(sch.version, v1, sch.max_num_batched_tokens, seqs,
+                                       sms=vllm_profile.multiprocessors(gpu), per_logit=per_logit, samples=s.pp == 1)
+    shape = dataclasses.replace(shape, moe_workspace=vllm_profile.moe_workspace_bytes(
+        m, s.tp, sch.max_num_batched_tokens, sch.version))
+    act = vllm_profile.activation(m, s.tp, sch.max_num_batched_tokens, seqs, per_logit, shape=shape,
+                                  workspace=vllm_profile.cublas_workspace_bytes(gpu))
     if sch.engine is Engine.V1 and rule.key == "peak_plus_non_torch":
         act = dataclasses.replace(act, buffers=sch.max_num_batched_tokens * m.hidden_size * vllm_profile.ACT_BYTES)
-    parts = vllm_profile.non_torch(rule.non_torch, gpu, s.tp * s.pp, rule.key == "profile_baseline")
+    parts = vllm_profile.non_torch(rule.non_torch, gpu, s.tp, graph_profile=v1 and sch.version >= (0, 18, 0)
+                                   and not s.enforce_eager)
     non_torch = parts.total
     kv_bytes = requested - weights - act.peak_bytes - non_torch
     block = block_size(m, gpu, sch)

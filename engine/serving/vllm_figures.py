@@ -46,16 +46,19 @@ def _weights(m: ModelSpec, s: VllmSetup, by_kind: dict[str, int]) -> Figure:
 
 def _activation(act: vllm_profile.Activation) -> Figure:
     forward = f"forward {act.tokens:,} tokens × {act.per_token_elements:,} elements × 2 B = {_gib(act.forward_bytes)}"
-    sampler = (f"sampler {act.tokens:,} × hidden × 2 B + {act.sequences:,} sequences × vocab × "
-               f"{act.per_logit} B = {_gib(act.sampler_bytes)}")
+    sampler = (f"sampler: the held hidden states + {act.sequences:,} sequences' logits × {act.per_logit} B "
+               f"(+ the Triton kernel's scratch rows from 0.17) = {_gib(act.sampler_bytes)}")
     if act.buffers:
         sampler += f"; + the runner's inputs_embeds buffer {_gib(act.buffers)}"
+    if act.workspace:
+        sampler += f"; + cuBLAS's workspace {act.workspace / MIB:.3g} MiB"
     return Figure("activation_peak_bytes", act.peak_bytes,
                   "max(max_num_batched_tokens × the largest layer moment × 2 B, held hidden states + "
-                  "min(max_num_seqs, max_num_batched_tokens) × vocab × bytes a logit)",
+                  "min(max_num_seqs, max_num_batched_tokens) × vocab × bytes a logit) + cuBLAS's workspace",
                   f"{forward}; {sampler}; peak: {act.phase}",
                   "engine.serving.vllm_profile (profile_run's dummy batch: v0 ModelRunner.profile_run, v1 "
-                  "GPUModelRunner.profile_run / _dummy_sampler_run)")
+                  "GPUModelRunner.profile_run / _dummy_sampler_run; PyTorch CublasHandlePool.cpp "
+                  "parseChosenWorkspaceSize)")
 
 
 def _non_torch(rule: vllm_versions.BudgetRule, parts: vllm_profile.NonTorchParts, world: int) -> Figure:

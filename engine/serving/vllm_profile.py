@@ -97,10 +97,103 @@ class Activation:
     #: buffers the model runner holds for the whole run, charged where the budget counts the allocated peak from
     #: zero (v1 0.7.0-0.9.1: ``GPUModelRunner.inputs_embeds``, max_num_batched_tokens x hidden x 2 bytes)
     buffers: int = 0
+    #: cuBLAS's workspace, allocated through PyTorch's caching allocator at the process's first matmul (the
+    #: profile's forward) and kept: under the peak at either moment (``cublas_workspace_bytes``)
+    workspace: int = 0
 
     @property
     def peak_bytes(self) -> int:
-        return max(self.forward_bytes, self.sampler_bytes) + self.buffers
+        return max(self.forward_bytes, self.sampler_bytes) + self.buffers + self.workspace
+
+
+@dataclass(frozen=True, slots=True)
+class SamplerShape:
+    """What the profile's sampler moment holds besides the logits' own bytes, by engine and version.
+
+    * ``all_hidden``: the forward's output for all ``max_num_batched_tokens`` tokens is still referenced (v0
+      ``ModelRunner.execute_model``; v1 from 0.9.2, ``_dummy_run`` returns ``hidden_states, hidden_states[
+      logit_indices]``; in v1 0.8.0-0.9.1 it returns only the indexed copy);
+    * ``last_copies``: copies of the sequences' last hidden states: the indexed copy, and from v1 0.9.0
+      ``_dummy_sampler_run``'s ``torch.rand_like(hidden_states)``;
+    * ``rows``: the logits' rows: one per sequence, but v1 0.7.x's profile computes the logits of every token
+      (``GPUModelRunner.profile_run``: ``compute_logits(hidden_states)`` on the whole dummy batch) and samples none;
+    * ``triton_rows``: 0.17+'s Triton top-k/top-p kernel (``apply_top_k_top_p_triton``, batches of 8 or more) keeps
+      a float32 scratch buffer of ``min(next_power_of_2(min(SMs, batch)), SMs)`` rows of the vocabulary in
+      ``_TRITON_BUFFER_CACHE``.
+    """
+
+    all_hidden: bool
+    last_copies: int
+    rows: int
+    triton_rows: int = 0
+    #: the sampler runs on this GPU (the last pipeline stage)
+    samples: bool = True
+    #: bytes of fused MoE's workspace still allocated at the sampler's moment (0.19+, ``moe_workspace_bytes``)
+    moe_workspace: int = 0
+
+
+def sampler_shape(v: Version, v1: bool, tokens: int, sequences: int, *, sms: int, per_logit: int,
+                  samples: bool = True) -> SamplerShape:
+    """The sampler moment's shape for version ``v`` (``SamplerShape``); ``sms``: the GPU's multiprocessors."""
+    if not v1:
+        return SamplerShape(True, 1, sequences, samples=samples)
+    if v < (0, 8, 0):
+        return SamplerShape(True, 0, tokens, samples=samples)
+    triton = 0
+    if v >= (0, 17, 0) and per_logit == TRITON_BYTES_PER_LOGIT and sequences >= 8:
+        programs = min(sms, sequences)
+        triton = min(1 << (programs - 1).bit_length(), sms)
+    return SamplerShape(v >= (0, 9, 2), 2 if v >= (0, 9, 0) else 1, sequences, triton, samples)
+
+
+#: streaming multiprocessors (AMD: compute units) per GPU, the ``num_compute_units`` vLLM's Triton sampler sizes its
+#: scratch buffer by: NVIDIA's architecture whitepapers and product briefs (H100 SXM5 132, A100 108, L40S 142,
+#: RTX 4090 128, ...), AMD's CDNA 3 whitepaper (MI300X 304 CUs); GPUs not listed take an A100's 108
+MULTIPROCESSORS = {
+    "h100-80gb": 132, "h100-nvl": 132, "h200": 132, "gh200": 132, "gh200-144gb": 132, "h20": 78, "a100-80gb": 108,
+    "a100-40gb": 108, "a10": 72, "a40": 84, "l4": 58, "l40": 142, "l40s": 142, "l20": 92, "rtx-6000-ada": 142,
+    "rtx-a6000": 84, "rtx-4090": 128, "rtx-4080": 76, "rtx-4070": 46, "rtx-4060-ti-8gb": 34, "rtx-4060-ti-16gb": 34,
+    "rtx-3090": 82, "rtx-3080": 68, "rtx-3060": 28, "rtx-2080-ti": 68, "rtx-2060": 30, "t4": 40, "v100-32gb": 80,
+    "rtx-5090": 170, "rtx-5080": 84, "rtx-pro-6000": 188, "b200": 148, "gb200": 148, "b300": 160,
+    "rtx-4070-laptop": 36, "rtx-4060-laptop": 24, "rtx-4080-laptop": 58, "mi300x": 304, "mi325x": 304,
+    "mi355x": 256, "mi250x": 110,
+}
+
+
+def multiprocessors(gpu: GpuSpec) -> int:
+    return MULTIPROCESSORS.get(gpu.id, 108)
+
+
+def moe_workspace_bytes(m: ModelSpec, tp: int, tokens: int, v: Version) -> int:
+    """Fused MoE's workspace that outlives the forward pass: from 0.19.0 the modular kernel takes its buffers from
+    ``vllm/v1/worker/workspace.py``'s ``WorkspaceManager``, which keeps one buffer at its largest size
+    (``FusedMoEModularKernel._allocate_buffers``: ``max(workspace13, output)`` + ``workspace2``; ``TritonExperts.
+    workspace_shapes``: ``(M, top-k, max(I, h))``, ``(M, top-k, max(2I, h))`` and ``(M, h)`` with ``M`` the whole
+    dummy batch and ``I`` the experts' width on one GPU), in the activation dtype; before, the caches were freed
+    with the forward."""
+    if v < (0, 19, 0):
+        return 0
+    best = 0
+    for r in runs(m):
+        e = r.mlp.moe
+        if e is None:
+            continue
+        width, h, k = e.expert_intermediate_size // tp, m.hidden_size, e.experts_per_token
+        best = max(best, max(tokens * k * max(width, h), tokens * h) + tokens * k * max(2 * width, h))
+    return best * ACT_BYTES
+
+
+#: cuBLAS's default workspace in PyTorch (``aten/src/ATen/cuda/CublasHandlePool.cpp`` ``parseChosenWorkspaceSize``:
+#: ":4096:2:16:8", 32 MiB on compute capability 9.0; ROCm: 32 MiB, 128 MiB on MI300's gfx94x)
+CUBLAS_WORKSPACE_BYTES = 4096 * 1024 * 2 + 16 * 1024 * 8
+CUBLAS_WORKSPACE_SM90_BYTES = 4096 * 8 * 1024
+
+
+def cublas_workspace_bytes(gpu: GpuSpec) -> int:
+    """The workspace PyTorch gives cuBLAS on ``gpu`` (``CUBLAS_WORKSPACE_BYTES``)."""
+    if gpu.capability == 0.0:
+        return 128 * MIB if gpu.id in ("mi300x", "mi325x", "mi355x") else 32 * MIB
+    return CUBLAS_WORKSPACE_SM90_BYTES if gpu.capability == 9.0 else CUBLAS_WORKSPACE_BYTES
 
 
 def _attention_elements(layer: LayerSpec, h: int, tp: int) -> int:
@@ -130,9 +223,11 @@ def _mlp_elements(layer: LayerSpec, h: int, tp: int, tokens: int) -> float:
     return max(dense, moe)
 
 
-def activation(m: ModelSpec, tp: int, tokens: int, sequences: int, per_logit: int) -> Activation:
+def activation(m: ModelSpec, tp: int, tokens: int, sequences: int, per_logit: int, *,
+               shape: SamplerShape | None = None, workspace: int = 0) -> Activation:
     """The profile run's activation peak on the GPU that samples (module docstring); ``per_logit``:
-    ``sampler_bytes_per_logit``."""
+    ``sampler_bytes_per_logit``; ``shape``: what the sampler moment holds (``sampler_shape``; by default v0's)."""
+    shape = shape or SamplerShape(True, 1, sequences)
     h = m.hidden_size
     best, phase = 0.0, "mlp"
     for r in runs(m):
@@ -142,9 +237,13 @@ def activation(m: ModelSpec, tp: int, tokens: int, sequences: int, per_logit: in
         if mlp > best:
             best, phase = mlp, "moe" if r.mlp.moe is not None else "mlp"
     forward = int(tokens * best * ACT_BYTES)
-    sampler = tokens * h * ACT_BYTES + sequences * m.vocab_size * per_logit
+    sampler = 0
+    if shape.samples:
+        held = ((tokens if shape.all_hidden else 0) + shape.last_copies * sequences) * h * ACT_BYTES
+        sampler = held + shape.rows * m.vocab_size * per_logit + shape.triton_rows * m.vocab_size * 4 + \
+            shape.moe_workspace
     return Activation(forward, sampler, tokens, sequences, round(best), per_logit,
-                      phase if forward >= sampler else "sampler")
+                      phase if forward >= sampler else "sampler", workspace=workspace)
 
 
 # -- outside PyTorch ------------------------------------------------------------------------------------------
@@ -152,9 +251,8 @@ def activation(m: ModelSpec, tp: int, tokens: int, sequences: int, per_logit: in
 #: the CUDA context: 0.16 GiB logged as non_torch_memory on an H100, vLLM 0.7.0, one GPU, --enforce-eager
 #: (vLLM PR #12126)
 RUNTIME_BYTES = round(0.16 * GIB)
-#: vLLM 0.6.5-0.6.6 charge ``used - baseline - weights``, which logged 1.79 GiB on one H100 (vLLM PR #10511)
-PROFILE_BASELINE_BYTES = round(1.79 * GIB)
-#: NCCL's ring and tree buffers per GPU, NVLink: 3.58 - 1.79 GiB between TP 2 and TP 1 on H100s (vLLM PR #10511)
+#: NCCL's ring and tree buffers per GPU of a tensor-parallel group over NVLink: 3.58 - 1.79 GiB between TP 2 and
+#: TP 1 on H100s (vLLM PR #10511)
 NCCL_NVLINK_BYTES = round(1.79 * GIB)
 #: over PCIe (no peer-to-peer: the shared-memory transport): 0.25 GiB at TP 2 against 0.16 at TP 1 on RTX 4090s
 #: (vllm-project/vllm#13061, vLLM 0.7)
@@ -165,13 +263,20 @@ NCCL_PCIE_BYTES = round(0.09 * GIB)
 NVLS_PER_RANK_BYTES = 288 * MIB
 
 
-def nccl_bytes(gpu: GpuSpec, world: int) -> int:
-    """NCCL's buffers on one of ``world`` GPUs (0 alone): rings and trees, plus NVLS on NVSwitch Hopper+ (> 2)."""
-    if world <= 1:
+def nccl_bytes(gpu: GpuSpec, tp: int, *, at_init: bool = True) -> int:
+    """NCCL's buffers on one GPU of a tensor-parallel group of ``tp`` (0 alone; pipeline stages exchange
+    activations point to point and all-reduce nothing).
+
+    The rings' and trees' connection buffers are set up at a communicator's first all-reduce (NCCL 2.22+'s
+    ``NCCL_RUNTIME_CONNECT=1``, the default of the NCCL that PyTorch 2.6+ ships; before, at ``ncclCommInitRank``):
+    either way inside the profile's window unless a snapshot is taken after them. NVLS's multicast buffers are
+    registered at ``ncclCommInitRank`` (``at_init``): charged only where the budget's baseline precedes NCCL's
+    initialisation."""
+    if tp <= 1:
         return 0
     ring = NCCL_NVLINK_BYTES if gpu.interconnect in ("nvlink", "nvswitch", "xgmi") else NCCL_PCIE_BYTES
-    nvls = 2 * world * NVLS_PER_RANK_BYTES if gpu.interconnect == "nvswitch" and gpu.capability >= 9.0 \
-        and world > 2 else 0
+    nvls = 2 * tp * NVLS_PER_RANK_BYTES if at_init and gpu.interconnect == "nvswitch" and gpu.capability >= 9.0 \
+        and tp > 2 else 0
     return ring + nvls
 
 
@@ -186,16 +291,24 @@ class NonTorchParts:
         return self.context + self.runtime + self.nccl
 
 
-def non_torch(kind: NonTorch, gpu: GpuSpec, world: int, profile_baseline: bool) -> NonTorchParts:
-    """What the budget charges outside PyTorch (``engine.serving.vllm_versions.NonTorch``)."""
+#: what profiling the CUDA graphs leaves outside PyTorch: from 0.18.0 ``Worker.determine_available_memory`` calls
+#: ``GPUModelRunner.profile_cudagraph_memory`` (two graphs of each mode captured into a profiling pool) inside the
+#: ``memory_profiling`` window, and the non-torch increase rose by this much: 0.13 -> 0.25 GiB for Qwen3-14B on an
+#: H100 between 0.17.0 and 0.18.0, everything else equal (llm-d-incubation/llm-d-planner accuracy/results/
+#: version-sweep); not with --enforce-eager (no graphs)
+CUDAGRAPH_PROFILE_BYTES = round(0.12 * GIB)
+
+
+def non_torch(kind: NonTorch, gpu: GpuSpec, tp: int, *, graph_profile: bool = False) -> NonTorchParts:
+    """What the budget charges outside PyTorch (``engine.serving.vllm_versions.NonTorch``) on a GPU of a
+    tensor-parallel group of ``tp``; ``graph_profile``: the CUDA graphs are profiled inside the window (v1 0.18+,
+    graphs on)."""
     if kind is NonTorch.NONE:
         return NonTorchParts(0, 0, 0)
-    nccl = nccl_bytes(gpu, world)
     if kind is NonTorch.ABSOLUTE:  # the context as measured holds the libraries loaded with it
-        return NonTorchParts(gpu.context_bytes, 0, nccl)
-    if kind is NonTorch.AFTER_NCCL:
-        return NonTorchParts(0, RUNTIME_BYTES, 0)
-    return NonTorchParts(0, PROFILE_BASELINE_BYTES if profile_baseline else RUNTIME_BYTES, nccl)
+        return NonTorchParts(gpu.context_bytes, 0, nccl_bytes(gpu, tp))
+    runtime = RUNTIME_BYTES + (CUDAGRAPH_PROFILE_BYTES if graph_profile else 0)
+    return NonTorchParts(0, runtime, nccl_bytes(gpu, tp, at_init=kind is NonTorch.SINCE_INIT))
 
 
 # -- CUDA graphs ------------------------------------------------------------------------------------------------

@@ -14,7 +14,8 @@ The budget (the worker's profiling of a dummy batch, then ``kv = budget - what t
 * 0.6.4: ``total x u - (allocated_bytes.all.peak + (used - allocated_bytes.all.current))`` (vLLM PR #9352): the
   allocated peak (weights included) plus everything outside PyTorch, the CUDA context too;
 * 0.6.5-0.6.6: ``vllm/utils.py`` ``memory_profiling(baseline_memory_in_bytes=total - init_free)``: weights + the
-  peak's increase over the profile + ``used - baseline - weights`` (the non-torch increase);
+  peak's increase over the profile + ``used - baseline - weights - the allocated increase`` (the non-torch increase:
+  NCCL and the lazily loaded kernels, as 0.3.1-0.6.3 counted them; the CUDA context precedes ``init_free``);
 * 0.7.0-0.10.x (engine v0): ``memory_profiling(baseline_snapshot)`` with ``MemorySnapshot`` (``non_torch = used -
   torch.cuda.memory_reserved()``), the snapshot taken in ``Worker.init_device`` before NCCL is initialised;
 * engine v1 0.7.0-0.9.1, ``vllm/v1/worker/gpu_worker.py`` ``Worker.determine_available_memory``: like 0.6.4
@@ -23,7 +24,9 @@ The budget (the worker's profiling of a dummy batch, then ``kv = budget - what t
   ``init_snapshot`` (``requested_memory = total x u``), the snapshot taken before
   ``init_worker_distributed_environment``: NCCL's buffers are counted;
 * engine v1 0.11.0-0.19.x: the same, with the snapshot taken after NCCL is initialised ("Initialize the distributed
-  environment BEFORE taking memory snapshot"): NCCL's start-up buffers sit in the headroom; 0.14.0 moved it to
+  environment BEFORE taking memory snapshot"): what ``ncclCommInitRank`` registers (NVLS) sits in the headroom, but
+  the rings' connection buffers, which NCCL 2.22+ sets up at a communicator's first all-reduce, appear during the
+  profile run and are charged (``engine.serving.vllm_profile.nccl_bytes``); 0.14.0 moved the budget to
   ``vllm/v1/worker/utils.py`` ``request_memory`` (``math.ceil(total x u)``).
 
 CUDA graphs are captured after the KV cache is allocated in every version modelled here (v0
@@ -91,9 +94,26 @@ def parse_version(text: str) -> Version:
     return v
 
 
-def default_engine(v: Version) -> Engine:
-    """v1 from 0.8.0 (``VLLM_USE_V1`` defaults to 1), v0 before."""
-    return Engine.V1 if v >= V1_DEFAULT else Engine.V0
+def default_engine(v: Version, *, capability: float = 9.0, weights: str = "bf16", fp8_kv_cache: bool = False) -> Engine:
+    """v0 before 0.8.0; from 0.8.0 v1 (``VLLM_USE_V1`` unset), unless ``EngineArgs._is_v1_supported_oracle``
+    (``vllm/engine/arg_utils.py``, 0.8.0-0.10.x) falls back to v0 for what v1 does not support yet:
+
+    * a GPU of compute capability under 8.0 (T4, V100: "Compute Capability < 8.0"), to 0.10.1;
+    * ``--quantization`` in ``V1_UNSUPPORTED_QUANT``: bitsandbytes and GGUF in 0.8.0-0.8.3, GGUF in 0.8.4-0.8.5;
+    * an fp8 KV cache where FlashAttention cannot read one (``flash_attn_supports_fp8``: FlashAttention 3, Hopper
+      only), to 0.10.x.
+    """
+    if v < V1_DEFAULT:
+        return Engine.V0
+    if v > V0_LAST_MINOR:
+        return Engine.V1
+    unsupported = ("nf4", "gguf-q8_0", "gguf-q4_k_m") if v < (0, 8, 4) else \
+        ("gguf-q8_0", "gguf-q4_k_m") if v < (0, 9, 0) else ()
+    cuda = capability > 0  # the catalog's AMD GPUs carry no CUDA capability: ROCm reads an fp8 cache
+    if (cuda and capability < 8.0 and v <= (0, 10, 1)) or weights in unsupported or \
+            (fp8_kv_cache and cuda and not 9.0 <= capability < 10.0):
+        return Engine.V0
+    return Engine.V1
 
 
 def check_engine(v: Version, engine: Engine) -> None:
@@ -110,7 +130,8 @@ class NonTorch(StrEnum):
     NONE = "none"  # 0.2.0-0.2.4: only torch.cuda.max_memory_allocated()
     ABSOLUTE = "absolute"  # everything outside torch on the device, this process's CUDA context included
     SINCE_INIT = "since_init"  # the increase since start-up: NCCL and lazily loaded kernels, not the context
-    AFTER_NCCL = "after_nccl"  # the increase since NCCL was set up (v1 0.11+): lazily loaded kernels and buffers
+    AFTER_NCCL = "after_nccl"  # the increase since NCCL was set up (v1 0.11+): lazily loaded kernels, the buffers
+    # NCCL connects at the profile's first all-reduce
 
 
 @dataclass(frozen=True, slots=True)

@@ -59,6 +59,26 @@ def test_engines() -> None:
 
 
 @pytest.mark.parametrize(
+    ("version", "kwargs", "engine"),
+    [((0, 8, 2), {"weights": "gguf-q8_0"}, Engine.V0),  # V1_UNSUPPORTED_QUANT = ["bitsandbytes", "gguf"]
+     ((0, 8, 2), {"weights": "nf4"}, Engine.V0),
+     ((0, 8, 4), {"weights": "nf4"}, Engine.V1),  # 0.8.4: ["gguf"]
+     ((0, 8, 5), {"weights": "gguf-q4_k_m"}, Engine.V0),
+     ((0, 9, 0), {"weights": "gguf-q4_k_m"}, Engine.V1),
+     ((0, 9, 2), {"capability": 7.5}, Engine.V0),  # "Compute Capability < 8.0" (T4)
+     ((0, 10, 2), {"capability": 7.5}, Engine.V1),
+     ((0, 10, 0), {"capability": 8.6, "fp8_kv_cache": True}, Engine.V0),  # no FlashAttention 3 off Hopper
+     ((0, 10, 0), {"capability": 9.0, "fp8_kv_cache": True}, Engine.V1),
+     ((0, 10, 0), {"capability": 0.0, "fp8_kv_cache": True}, Engine.V1),  # ROCm reads an fp8 cache
+     ((0, 11, 0), {"capability": 7.0, "weights": "gguf-q8_0"}, Engine.V1)],  # v0 is gone
+)
+def test_v1_falls_back_to_v0_where_its_oracle_does(version: tuple[int, int, int], kwargs: dict[str, object],
+                                                   engine: Engine) -> None:
+    """``EngineArgs._is_v1_supported_oracle`` (vllm/engine/arg_utils.py, 0.8.0-0.10.x)."""
+    assert default_engine(version, **kwargs) is engine  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
     ("version", "engine", "key", "non_torch"),
     [((0, 2, 4), Engine.V0, "allocated", NonTorch.NONE),  # torch.cuda.max_memory_allocated()
      ((0, 2, 7), Engine.V0, "device_used", NonTorch.ABSOLUTE),  # total - free (PR #2031)
