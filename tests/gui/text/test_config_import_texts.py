@@ -97,3 +97,15 @@ def test_section_html_escapes_what_files_say() -> None:
     assert "&lt;key&gt;" in texts.section_html(section)
     assert "a &amp; b" in texts.section_html(section)
     assert texts.section_html(texts.Section("t", ("a", "b"), ())) == "<p>Nothing.</p>"
+
+
+def test_a_scripts_arguments_are_named_as_such(chinese: None) -> None:
+    """A file that is no tool's format (issue 27): the summary names it, and the assumed format is a translated
+    sentence with the script and its keys."""
+    imported = import_configs([FIXTURES / "open-instruct/sft/tulu2_7b_qlora.yaml"])
+    view = texts.report_view(imported, "記憶體", "Ctrl+Z")
+    assert view.summary.startswith("tulu2_7b_qlora.yaml（訓練腳本自己的參數）：")
+    format_row = view.sections[2].rows[0]
+    assert format_row[0] == "格式"
+    assert format_row[1].startswith("不是任何工具的格式：")
+    assert "use_lora, use_qlora → method" in format_row[1]
