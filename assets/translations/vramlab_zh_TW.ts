@@ -2881,6 +2881,10 @@ Device total: plus the CUDA context and libraries — what nvidia-smi shows.</so
         <translation>{value} 是 {model}，它有 {why}：VRAM Lab 還無法估算；請用 --model 指定另一個模型</translation>
     </message>
     <message>
+        <source>{value} is a path on the machine the config was written for, with no config.json here; give the model with --model (a catalog id) or --config (its config.json)</source>
+        <translation>{value} 是撰寫這份設定檔那台機器上的路徑，這裡沒有 config.json；請用 --model（目錄中的 id）或 --config（它的 config.json）指定模型</translation>
+    </message>
+    <message>
         <source>{value} is {model} quantized ahead of training ({kind}), which is not costed as its own model; give --model {id} (with --method qlora for a 4-bit bitsandbytes base) to estimate it</source>
         <translation>{value} 是事先量化過（{kind}）的 {model}，不會當成獨立的模型估算；請用 --model {id}（4-bit bitsandbytes 基礎模型再加上 --method qlora）來估算</translation>
     </message>
