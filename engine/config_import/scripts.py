@@ -43,7 +43,8 @@ open-instruct  github.com/allenai/open-instruct ``open_instruct/finetune.py`` (F
                (all-linear); QLoRA NF4 with double quantization and bitsandbytes' paged AdamW (8-bit with
                ``use_8bit_optimizer``); the model loaded in bf16; ``gradient_checkpointing`` default false;
                ``use_flash_attn`` true: flash-attn 2, false: eager; ``sequence_parallel_size`` (Ulysses) refused
-               above one.
+               above one; ``loss_type`` (``dpo_utils.DPOLossType``) simpo is SimPO (no reference model), the
+               others DPO.
 LLaVA          github.com/haotian-liu/LLaVA ``llava/train/train.py`` (ModelArguments, TrainingArguments,
                ``train``) @ c121f043. Told by ``vision_tower`` or its ``mm_*`` keys, or ``lora_enable`` with
                ``model_max_length`` or ``bits``.
@@ -53,8 +54,10 @@ LLaVA          github.com/haotian-liu/LLaVA ``llava/train/train.py`` (ModelArgum
                ``model_max_length`` 512 by default; the vision tower is not counted; ``tune_mm_mlp_adapter`` and
                ``freeze_backbone`` (only part of the model trained) refused.
 Qwen           github.com/QwenLM/Qwen ``finetune.py`` @ 2df8e8ac and github.com/QwenLM/Qwen2.5
-               ``examples/sft/finetune.py`` @ a401c614. Told by ``model_max_length`` with ``use_lora``, ``q_lora``,
-               ``lora_target_modules``, ``data_path`` or ``lazy_preprocess``. ``use_lora`` / ``q_lora`` default
+               ``examples/sft/finetune.py`` @ a401c614. Told by ``model_max_length`` with ``use_lora`` (the
+               FastChat and stanford_alpaca scripts they grew from have ``model_max_length`` and ``data_path`` but
+               no ``use_lora``: FastChat's train_lora.py always trains LoRA, read as any other script; ``q_lora``
+               there is QLoRA). ``use_lora`` / ``q_lora`` default
                false (``q_lora`` quantizes only with ``use_lora``); ``lora_r`` / ``lora_alpha`` /
                ``lora_dropout`` 64 / 16 / 0.05; ``lora_target_modules`` default q, k, v, o, up, gate, down
                (Qwen2.5's; Qwen (1)'s c_attn / c_proj / w1 / w2 belong to a model VRAM Lab refuses); QLoRA:
@@ -205,7 +208,10 @@ def _open_instruct_more(d: Draft) -> None:
     if flash is not None:
         d.set(Field.ATTENTION, Attention.FLASH if flash else Attention.EAGER, "use_flash_attn")
     common.ulysses(d, "sequence_parallel_size")
-    trl._alignment(d)
+    if str(d.raw("loss_type") or "").strip().lower() == "simpo":  # DPOLossType.simpo: no reference model
+        d.set(Field.ALIGNMENT, AlignmentMethod.SIMPO, "loss_type")
+    else:
+        trl._alignment(d)
 
 
 def _llava_more(d: Draft) -> None:
@@ -242,7 +248,6 @@ _OPEN_INSTRUCT_KEYS = ("max_seq_length", "use_lora", "use_qlora", "dataset_mixer
 _FIREFLY_KEYS = ("template_name", "train_mode", "task_type", "tokenize_num_workers", "use_unsloth", "lora_rank")
 _LLAVA_KEYS = ("vision_tower", "mm_projector_type", "tune_mm_mlp_adapter", "mm_vision_select_layer",
                "mm_use_im_start_end", "pretrain_mm_mlp_adapter", "freeze_mm_mlp_adapter", "mm_projector_lr")
-_QWEN_KEYS = ("use_lora", "q_lora", "lora_target_modules", "data_path", "lazy_preprocess")
 
 FIREFLY = Script(
     "Firefly train.py", "github.com/yangjianxin1/Firefly @ e22b406e",
@@ -263,7 +268,7 @@ LLAVA = Script(
     sequence_default=512, read_more=_llava_more)
 QWEN = Script(
     "Qwen finetune.py", "github.com/QwenLM/Qwen @ 2df8e8ac, github.com/QwenLM/Qwen2.5 @ a401c614",
-    lambda data: data.get("model_max_length") is not None and _has_any(data, _QWEN_KEYS),
+    lambda data: data.get("model_max_length") is not None and data.get("use_lora") is not None,
     {"use_lora": False, "q_lora": False}, ("lora_r", "lora_alpha", "lora_dropout"), (64, 16.0, 0.05), None,
     target_keys=("lora_target_modules",), target_default=LoraTargets.ALL_LINEAR,
     sequence_keys=("model_max_length",), sequence_default=8192, read_more=_qwen_more)

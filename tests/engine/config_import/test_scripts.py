@@ -133,6 +133,15 @@ def test_open_instruct_dpo_with_lora_off() -> None:
     assert r.report.read["use_lora"] is False
 
 
+def test_open_instruct_simpo_loss_is_simpo(imported) -> None:
+    """open_instruct/dpo_utils.py DPOLossType: simpo needs no reference model (needs_reference_model), unlike
+    dpo / dpo_norm / wpo."""
+    text = (OPEN_INSTRUCT / "dpo" / "final_best_8b_dpo_config.yaml").read_text()
+    r = imported({"a.yaml": text.replace("loss_type: dpo_norm", "loss_type: simpo")}, model=get_model("llama-3.1-8b"))
+    assert r.alignment is AlignmentMethod.SIMPO
+    assert r.report.read["loss_type"] == "simpo"
+
+
 def test_open_instruct_4bit_base_without_adapters_is_refused(imported) -> None:
     text = (OPEN_INSTRUCT / "sft" / "tulu2_7b_qlora.yaml").read_text().replace("use_lora: true", "use_lora: false")
     with pytest.raises(ConfigRefusedError, match=r"use_lora: false, use_qlora: true ask for methods that exclude"):
@@ -186,8 +195,22 @@ def test_qwen_finetune_q_lora(imported) -> None:
     assert "Qwen finetune.py" in str(r.report.assumed["format"])
     _check(r, {"method": "qlora", "lora.rank": 64, "lora.alpha": 16.0, "lora.targets": "all-linear",
                "seq_len": 512, "precision": "amp-bf16"})
-    with pytest.raises(ConfigRefusedError, match="use_lora = false ask for methods that exclude"):
-        imported({"a.json": json.dumps(data | {"use_lora": None})})
+    with pytest.raises(ConfigRefusedError, match="use_lora: false, q_lora: true ask for methods that exclude"):
+        imported({"a.json": json.dumps(data | {"use_lora": False})})  # q_lora quantizes only with use_lora
+
+
+def test_fastchat_and_alpaca_arguments_are_not_named_qwen(imported) -> None:
+    """FastChat's train_lora.py (always LoRA; q_lora: 4 bits) and stanford_alpaca's train.py (full) share
+    model_max_length and data_path with Qwen's finetune.py, which grew from them, but not use_lora."""
+    base = {"model_name_or_path": "meta-llama/Llama-2-7b-hf", "data_path": "x.json", "model_max_length": 2048,
+            "per_device_train_batch_size": 4, "bf16": True, "output_dir": "o", "learning_rate": 2e-5}
+    r = imported({"a.json": json.dumps(base | {"lora_r": 8, "q_lora": True})})
+    assert r.setup.method.value == "qlora"
+    assert "Qwen" not in str(r.report.assumed["format"])
+    assert r.setup.seq_len == 2048
+    alpaca = imported({"a.json": json.dumps(base)}).report
+    assert alpaca.format is Format.TRL  # no key asks for a method: a TrainingArguments file
+    assert "format" not in alpaca.assumed
 
 
 # -- scripts VRAM Lab does not know ----------------------------------------------------------------------------
