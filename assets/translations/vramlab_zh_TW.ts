@@ -230,6 +230,14 @@
         <translation>這是模型的 config.json，不是訓練設定檔；要匯入模型，請把它拖放到視窗上，或使用「記憶體」頁的「匯入 config.json」</translation>
     </message>
     <message>
+        <source>a training script&apos;s own arguments</source>
+        <translation>訓練腳本自己的參數</translation>
+    </message>
+    <message>
+        <source>Format</source>
+        <translation>格式</translation>
+    </message>
+    <message>
         <source>Model</source>
         <translation>模型</translation>
     </message>
@@ -3098,6 +3106,10 @@ Device total: plus the CUDA context and libraries — what nvidia-smi shows.</so
         <translation>{value} 是 {model}，它有 {why}：VRAM Lab 還無法估算；請用 --model 指定另一個模型</translation>
     </message>
     <message>
+        <source>{value} is a path on the machine the config was written for, with no config.json here; give the model with --model (a catalog id) or --config (its config.json)</source>
+        <translation>{value} 是撰寫這份設定檔那台機器上的路徑，這裡沒有 config.json；請用 --model（目錄中的 id）或 --config（它的 config.json）指定模型</translation>
+    </message>
+    <message>
         <source>{value} is {model} quantized ahead of training ({kind}), which is not costed as its own model; give --model {id} (with --method qlora for a 4-bit bitsandbytes base) to estimate it</source>
         <translation>{value} 是事先量化過（{kind}）的 {model}，不會當成獨立的模型估算；請用 --model {id}（4-bit bitsandbytes 基礎模型再加上 --method qlora）來估算</translation>
     </message>
@@ -3162,12 +3174,40 @@ Device total: plus the CUDA context and libraries — what nvidia-smi shows.</so
         <translation>{value} 沿用檢查點的 dtype，視為 bf16</translation>
     </message>
     <message>
-        <source>not TRL&apos;s own arguments but a training script&apos;s: {value} ask for a method VRAM Lab cannot read from a script it does not know</source>
-        <translation>這不是 TRL 自己的參數，而是某個訓練腳本的參數：{value} 指定了一種微調方法，但 VRAM Lab 無法從它不認得的腳本讀出是哪一種</translation>
+        <source>not a tool&apos;s format: the arguments of {script} ({source}), read as that script reads them: {keys}</source>
+        <translation>不是任何工具的格式：是 {script}（{source}）的參數，依該腳本的讀法讀取：{keys}</translation>
+    </message>
+    <message>
+        <source>not a tool&apos;s format: a training script&apos;s own arguments beside transformers&apos; TrainingArguments, read as their names say: {keys}</source>
+        <translation>不是任何工具的格式：是訓練腳本在 transformers 的 TrainingArguments 之外自己的參數，依名稱的字面意思讀取：{keys}</translation>
+    </message>
+    <message>
+        <source>{value} leave the method to the script&apos;s own default, and VRAM Lab does not know this script</source>
+        <translation>{value} 讓微調方法取決於腳本自己的預設值，而 VRAM Lab 不認得這個腳本</translation>
+    </message>
+    <message>
+        <source>{value} ask for methods that exclude each other</source>
+        <translation>{value} 指定的微調方法互相排斥</translation>
+    </message>
+    <message>
+        <source>{value} is not a method the script takes</source>
+        <translation>{value} 不是這個腳本接受的微調方法</translation>
     </message>
     <message>
         <source>LoRA is switched off ({value}), so this LoRA setting is not used</source>
         <translation>LoRA 已關閉（{value}），所以用不到這個 LoRA 設定</translation>
+    </message>
+    <message>
+        <source>the script requires exactly one of fp16 and bf16 to be true (fp16: {fp16}, bf16: {bf16})</source>
+        <translation>這個腳本要求 fp16 與 bf16 恰好只有一個為 true（fp16：{fp16}，bf16：{bf16}）</translation>
+    </message>
+    <message>
+        <source>{value} trains only part of the model (the projector or the head), which VRAM Lab does not cost</source>
+        <translation>{value} 只訓練模型的一部分（投影層或輸出層），VRAM Lab 不估算這種情況</translation>
+    </message>
+    <message>
+        <source>the vision tower and projector are not counted (the estimate counts the language model)</source>
+        <translation>視覺編碼器與投影層不計入（估算只計入語言模型）</translation>
     </message>
     <message>
         <source>the sequence is the prompt plus the completion, and the file does not bound the prompt (max_prompt_length)</source>

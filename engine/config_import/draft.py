@@ -115,6 +115,7 @@ class Draft:
         self.read: dict[str, Any] = {}
         self.ignored: list[Ignored] = []
         self.follow: list[tuple[str, str]] = []  # (key, path named by the file)
+        self.notes: dict[str, Message] = {}  # what the file is taken to be, for the report's ``assumed``
 
     # -- reading keys --------------------------------------------------------------------------------------------
     def _lookup(self, key: str) -> Any:

@@ -38,8 +38,11 @@ GUI_WORDING = {
 
 FORMATS = {Format.AXOLOTL: "Axolotl", Format.LLAMA_FACTORY: "LLaMA-Factory", Format.TORCHTUNE: "torchtune",
            Format.TRL: "TRL", Format.DEEPSPEED: "DeepSpeed", Format.ACCELERATE: "accelerate"}
+#: a file that is no tool's format (issue 27), named in the user's language
+SCRIPT_ARGS = QT_TRANSLATE_NOOP("ConfigImport", "a training script's own arguments")
 
 FIELDS = {
+    "format": QT_TRANSLATE_NOOP("ConfigImport", "Format"),
     "model": QT_TRANSLATE_NOOP("ConfigImport", "Model"),
     "alignment": QT_TRANSLATE_NOOP("ConfigImport", "Alignment method"),
     "method": QT_TRANSLATE_NOOP("ConfigImport", "Method"),
@@ -184,6 +187,8 @@ class ReportView:
 
 
 def _value(value: Any) -> str:
+    if isinstance(value, Message):  # the assumed format of a script's arguments: a sentence, translated whole
+        return message_text(value)
     return show(getattr(value, "value", value))
 
 
@@ -203,7 +208,8 @@ def report_view(imported: ImportedConfig, page_title: str, undo_keys: str, notes
     """The panel's content for an import shown on the page titled ``page_title``."""
     r = imported.report
     files = ", ".join(f.replace("\\", "/").rsplit("/", 1)[-1] for f in r.files)
-    summary = tr(_SUMMARY).format(files=files, tool=FORMATS[r.format], read=len(r.read), ignored=len(r.ignored),
+    tool = tr(SCRIPT_ARGS) if r.format is Format.SCRIPT_ARGS else FORMATS[r.format]
+    summary = tr(_SUMMARY).format(files=files, tool=tool, read=len(r.read), ignored=len(r.ignored),
                                   assumed=len(r.assumed))
     shown = tr(_SHOWN_ON).format(page=page_title, keys=undo_keys)
     extra = [alignment_note(imported.alignment)] if imported.alignment is not None else []

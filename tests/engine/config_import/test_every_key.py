@@ -10,11 +10,10 @@ from typing import Any
 
 import pytest
 
-from engine.catalog import get_model
-from engine.config_import import ImportReport, import_configs
+from engine.config_import import ImportReport
 from engine.config_import.loading import read_config
+from tests.engine.config_import.fixtures import FIXTURES, import_alone
 
-FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "training_configs"
 CONFIGS = sorted(p for p in FIXTURES.rglob("*") if p.suffix in (".yaml", ".yml", ".json"))
 
 
@@ -47,7 +46,7 @@ def dropped(report: ImportReport, path: Path, data: Mapping[str, Any]) -> list[s
 
 @pytest.mark.parametrize("path", CONFIGS, ids=[str(p.relative_to(FIXTURES)) for p in CONFIGS])
 def test_no_key_is_dropped(path: Path) -> None:
-    r = import_configs([path], default_model=get_model("llama-2-7b"))
+    r = import_alone(path)
     for name in r.report.files:
         f = Path(name)
         assert dropped(r.report, f, read_config(f).data) == [], f.name

@@ -11,6 +11,7 @@ import pytest
 
 from engine.catalog import get_model
 from engine.config_import import AlignmentMethod, Format, ImportedConfig, import_configs
+from tests.engine.config_import.fixtures import import_alone
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "training_configs"
 DEFAULT = get_model("llama-2-7b")
@@ -236,7 +237,7 @@ def test_accelerate_tp_with_hybrid_sharding() -> None:
 
 @pytest.mark.parametrize("path", sorted(p for p in FIXTURES.rglob("*") if p.suffix in (".yml", ".yaml", ".json")))
 def test_every_fixture_imports_and_reports_each_key_once(path: Path) -> None:
-    r = import_configs([path], default_model=DEFAULT)
+    r = import_alone(path)
     ignored = [i.key for i in r.report.ignored]
     assert not set(r.report.read) & set(ignored)
     assert len(ignored) == len(set(ignored))
