@@ -166,7 +166,40 @@ CURRENT = (
     + sweep("qwen1.5-moe-a2.7b", 2048, [{}, LORA16])
 )
 
-CASES = H200 + GRID + LONG_CONTEXT + CURRENT
+
+# --- Issue 27: options the engine refused before (ids op-...; calibration/options.py builds them) -------------
+def op_case(model: str, method: str = "full", *, optimizer: str = "adamw", optim_args: str | None = None,
+            tag: str = "", **settings: Any) -> dict[str, Any]:
+    """A case with one of issue 27's optimizers (and later methods); ``optim_args`` is transformers' string."""
+    c = case(model, method, **settings)
+    c["id"] = "op-" + c["id"] + (f"_{optimizer}" if optimizer != "adamw" else "") + (f"_{tag}" if tag else "")
+    return {**c, "optimizer": optimizer, "optim_args": optim_args}
+
+
+OPTIONS = [
+    op_case("llama-3.2-1b", precision="bf16", seq_len=512, optimizer="adamw-4bit"),
+    op_case("llama-3.2-1b", "lora", lora="r16", optimizer="adamw-4bit"),
+    op_case("qwen2.5-0.5b", precision="amp-bf16", seq_len=512, optimizer="adamw-4bit"),
+    op_case("llama-3.2-1b", precision="bf16", seq_len=512, optimizer="adamw-8bit-torchao"),
+    op_case("llama-3.2-1b", precision="bf16", seq_len=512, optimizer="rmsprop"),
+    op_case("llama-3.2-1b", precision="bf16", seq_len=512, optimizer="rmsprop-momentum"),
+    op_case("qwen2.5-0.5b", "lora", lora="r16", optimizer="rmsprop"),
+    op_case("llama-3.2-1b", precision="bf16", seq_len=512, optimizer="muon"),
+    op_case("qwen2.5-0.5b", precision="amp-bf16", seq_len=512, optimizer="muon"),
+    op_case("llama-3.2-1b", "lora", lora="r16", optimizer="muon"),
+    op_case("llama-3.2-1b", precision="bf16", seq_len=512, optimizer="galore-adamw"),
+    op_case("llama-3.2-1b", precision="bf16", seq_len=512, optimizer="galore-adamw", optim_args="update_proj_gap=1",
+            tag="gap1"),
+    op_case("qwen2.5-0.5b", precision="amp-bf16", seq_len=512, optimizer="galore-adamw",
+            optim_args="update_proj_gap=1", tag="gap1"),
+    op_case("llama-3.2-1b", precision="bf16", seq_len=512, optimizer="apollo-adamw"),
+    op_case("llama-3.2-1b", precision="bf16", seq_len=512, optimizer="apollo-adamw", optim_args="update_proj_gap=1",
+            tag="gap1"),
+    op_case("llama-3.2-1b", precision="bf16", seq_len=512, optimizer="adam-mini"),
+    op_case("qwen2.5-0.5b", precision="bf16", seq_len=2048, optimizer="adam-mini"),
+]
+
+CASES = H200 + GRID + LONG_CONTEXT + CURRENT + OPTIONS
 
 # The validation cases (calibration.validate): tiny models traced on fake tensors and run on real CPU tensors.
 CHECKS = [

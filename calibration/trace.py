@@ -23,7 +23,7 @@ from typing import Any
 import torch
 from transformers.utils import logging as transformers_logging
 
-from calibration import long_context, patches
+from calibration import long_context, options, patches
 from calibration.cases import CASES, case_by_id
 from calibration.counter import LiveBytes
 from calibration.models import CATALOG, build_model, materialize
@@ -43,7 +43,7 @@ def run_case(case: dict[str, Any], fake: bool = True) -> dict[str, Any]:
     offload = None
     with mode:
         materialize(model)
-        opt = make_optimizer(model)
+        opt = options.make_optimizer(model, case) if options.is_option(case) else make_optimizer(model)
         vocab = model.get_output_embeddings().weight.shape[0]
         input_ids = torch.randint(0, vocab, (case["batch"], case["seq_len"]))
         lc = long_context.is_long_context(case)

@@ -99,6 +99,23 @@ class Optimizer(StrEnum):
     LION = "lion"
     SGD = "sgd"
     SGD_MOMENTUM = "sgd-momentum"
+    # issue 27 (engine.training.optimizers): each costed as its library runs it
+    ADAMW_4BIT = "adamw-4bit"  # torchao AdamW4bit (transformers adamw_torch_4bit)
+    ADAMW_8BIT_TORCHAO = "adamw-8bit-torchao"  # torchao AdamW8bit (adamw_torch_8bit); adamw-8bit is bitsandbytes'
+    RMSPROP = "rmsprop"  # torch.optim.RMSprop, momentum 0 (transformers rmsprop)
+    RMSPROP_MOMENTUM = "rmsprop-momentum"  # torch.optim.RMSprop with momentum > 0
+    MUON = "muon"  # torch.optim.Muon on the blocks' matrices, AdamW on the rest
+    GALORE_ADAMW = "galore-adamw"  # galore-torch GaLoreAdamW (transformers galore_adamw)
+    APOLLO_ADAMW = "apollo-adamw"  # apollo-torch APOLLOAdamW (transformers apollo_adamw)
+    ADAM_MINI = "adam-mini"  # adam-mini Adam_mini (LLaMA-Factory use_adam_mini)
+
+
+#: the optimizers whose states follow each tensor's shape (engine.training.optimizers): costed on whole,
+#: unsharded tensors only
+PER_TENSOR_OPTIMIZERS = frozenset({Optimizer.ADAMW_4BIT, Optimizer.ADAMW_8BIT_TORCHAO, Optimizer.MUON,
+                                   Optimizer.GALORE_ADAMW, Optimizer.APOLLO_ADAMW, Optimizer.ADAM_MINI})
+#: the optimizers that project or group full weights: full fine-tuning only
+FULL_ONLY_OPTIMIZERS = frozenset({Optimizer.GALORE_ADAMW, Optimizer.APOLLO_ADAMW, Optimizer.ADAM_MINI})
 
 
 class Attention(StrEnum):
@@ -476,6 +493,11 @@ class HostSetup(_Frozen):
     ram_bytes: Bytes | None = None
 
 
+#: the setup fields issue 27 added: left out of every output (``TrainingSetup.as_json``, ``dump_json``) while at
+#: their defaults
+ISSUE_27_FIELDS = ("optimizer_rank",)
+
+
 class TrainingSetup(_Frozen):
     """One training configuration. Defaults are the seed's: 4,096 tokens, batch 1, bf16 mixed, AdamW."""
 
@@ -500,10 +522,13 @@ class TrainingSetup(_Frozen):
     loss_chunks: LossChunks | None = None
     activation_offload: Flag = False  # saved activations to host RAM (torchtune / TRL OffloadActivations)
     host: HostSetup = HostSetup()
+    #: issue 27: GaLore's and APOLLO's projection rank (transformers' optim_args ``rank``, default 128)
+    optimizer_rank: Annotated[int, Field(strict=True, ge=1, le=65_536)] = 128
 
     #: fields added after the first release: left out of ``as_json()`` while at their defaults, so that a script's
     #: output does not change until it uses them
-    OPTIONAL_IN_JSON: ClassVar[tuple[str, ...]] = ("parallel", "loss", "loss_chunks", "activation_offload", "host")
+    OPTIONAL_IN_JSON: ClassVar[tuple[str, ...]] = ("parallel", "loss", "loss_chunks", "activation_offload", "host",
+                                                   *ISSUE_27_FIELDS)
 
     @model_validator(mode="after")
     def _check(self) -> TrainingSetup:
@@ -516,11 +541,22 @@ class TrainingSetup(_Frozen):
                              f"{p.cp} = {mp} (the rest is data parallelism)")
         if self.gpus % self.host.nodes:
             raise ValueError(f"gpus ({self.gpus}) must be a multiple of host.nodes ({self.host.nodes})")
+        self._check_optimizer()
         if self.micro_batch_tokens > MAX_MICRO_BATCH_TOKENS:
             cp = f" / cp {self.parallel.cp}" if self.parallel.cp > 1 else ""
             raise ValueError(f"batch x seq_len{cp} = {self.micro_batch_tokens:,} tokens per GPU in one micro-batch; "
                              f"the engine costs at most {MAX_MICRO_BATCH_TOKENS:,} (2^24): no GPU holds more")
         return self
+
+    def _check_optimizer(self) -> None:
+        """Issue 27's optimizers, where their library does not run them as the engine costs them."""
+        o = self.optimizer
+        if o in PER_TENSOR_OPTIMIZERS and (self.sharding is not Sharding.NONE or self.offload_optimizer
+                                           or self.parallel.model_parallel > 1):
+            raise ValueError(f"optimizer {o.value}: its states follow each whole tensor's shape; on ZeRO / FSDP "
+                             "shards, offloaded or tensor-parallel parameters they are not costed")
+        if o in FULL_ONLY_OPTIMIZERS and self.method is not Method.FULL:
+            raise ValueError(f"optimizer {o.value} works on the full weights: it needs method full")
 
     @property
     def micro_batch_tokens(self) -> int:
@@ -547,6 +583,12 @@ class TrainingSetup(_Frozen):
         defaults = TrainingSetup()
         skip = {f for f in self.OPTIONAL_IN_JSON if getattr(self, f) == getattr(defaults, f)}
         return self.model_dump(mode="json", exclude=skip)
+
+    def dump_json(self) -> dict[str, Any]:
+        """Every field as JSON (``timeline``'s setup), but issue 27's while at their defaults (``ISSUE_27_FIELDS``)."""
+        defaults = TrainingSetup()
+        return self.model_dump(mode="json", exclude={f for f in ISSUE_27_FIELDS
+                                                     if getattr(self, f) == getattr(defaults, f)})
 
     def with_(self, **changes: Any) -> TrainingSetup:
         """A copy with fields changed and re-validated."""

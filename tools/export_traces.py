@@ -31,6 +31,10 @@ def _setup(r: dict[str, object]) -> dict[str, object]:
             setup["loss_chunks"] = r["loss_chunks"]
     if r.get("activation_offload"):
         setup["activation_offload"] = True
+    if r.get("optimizer", "adamw") != "adamw":  # issue 27's optimizers (the op- cases)
+        setup["optimizer"] = r["optimizer"]
+        if r["precision"] == "bf16-mixed":
+            pass
     return setup
 
 

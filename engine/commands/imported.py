@@ -63,6 +63,7 @@ FIELDS: dict[str, tuple[str, Any]] = {
     "loss": ("loss", Loss),
     "loss_chunks": ("loss_chunks", int),
     "activation_offload": ("activation_offload", bool),
+    "optimizer_rank": ("optimizer_rank", int),
 }
 
 

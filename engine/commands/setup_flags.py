@@ -42,7 +42,11 @@ def add_setup_arguments(p: argparse.ArgumentParser) -> None:
     src.add_argument("--config", default=None, help="a Hugging Face config.json, or a folder holding one")
     p.add_argument("--method", choices=_choices(Method), default=d.method.value)
     p.add_argument("--precision", choices=_choices(Precision), default=d.precision.value)
-    p.add_argument("--optimizer", choices=_choices(Optimizer), default=d.optimizer.value)
+    p.add_argument("--optimizer", choices=_choices(Optimizer), default=d.optimizer.value,
+                   help="adamw-4bit / adamw-8bit-torchao: torchao's (transformers adamw_torch_4bit / _8bit); "
+                        "adamw-8bit: bitsandbytes'; muon: torch.optim.Muon on the blocks' matrices, AdamW on the rest")
+    p.add_argument("--optimizer-rank", type=int, default=d.optimizer_rank,
+                   help=f"GaLore's and APOLLO's projection rank (default {d.optimizer_rank}, transformers')")
     p.add_argument("--batch", type=int, default=d.batch, help="micro-batch per GPU")
     p.add_argument("--seq-len", type=int, default=d.seq_len)
     p.add_argument("--grad-accum", type=int, default=d.grad_accum)
@@ -147,4 +151,5 @@ def setup_from_args(a: argparse.Namespace) -> TrainingSetup:
         loss=Loss(a.loss),
         loss_chunks=a.loss_chunks,
         activation_offload=a.activation_offload,
+        optimizer_rank=a.optimizer_rank,
     )

@@ -156,10 +156,12 @@ def gpu_states(plan: Plan, held: Held) -> ModelStates:
     weights = sharded(weights_full, weights_share, 3)
     states = sharded(states_total, expert_share, 1)
     host = 0
+    step_temps = plan.step_temporaries if c.trainable == whole else plan.step_temporaries * c.trainable / whole
+    temporaries = sharded(step_temps, expert_share, 1)  # the foreach RMSprop's: states-sized, sharded with them
     if s.offload_params:
         host, weights = host + weights, 0
-    if s.offload_optimizer:
-        host, states = host + states + sharded(c.trainable * FP32, expert_share, 1), 0
+    if s.offload_optimizer:  # the step runs on the host
+        host, states, temporaries = host + states + sharded(c.trainable * FP32, expert_share, 1), 0, 0
     if plan.layout_active:
         detail = f"{c.total - (0 if plan.full else c.trainable):,} params on this GPU" + (
             "" if plan.full else f" + {c.trainable:,} adapter params (fp32)")
@@ -172,7 +174,7 @@ def gpu_states(plan: Plan, held: Held) -> ModelStates:
         optimizer_states=0 if plan.paged else states, paged_states=states if plan.paged else 0, host=host,
         weights_full=weights_full, counts=c, weight_detail=detail,
         divisor_weights=divisor if zero >= 3 else 1, divisor_grads=divisor if zero >= 2 else 1,
-        divisor_states=divisor if zero >= 1 else 1,
+        divisor_states=divisor if zero >= 1 else 1, step_temporaries=temporaries,
     )
 
 

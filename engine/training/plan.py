@@ -33,7 +33,7 @@ from engine.training.activations import ActivationCoeffs, model_coeffs, windows_
 from engine.training.layout import Layout, layout
 from engine.training.precision import ADAPTER_PLAN, FP32, DtypePlan, dtype_plan
 from engine.training.split import Held, Split, kind_held, tp_view
-from engine.training.states import PAGED, Counts, counts, optimizer_state_bytes, weight_parts
+from engine.training.states import PAGED, Counts, counts, optimizer_state_bytes, per_tensor_bytes, weight_parts
 
 ZERO_STAGE = {Sharding.NONE: 0, Sharding.ZERO1: 1, Sharding.ZERO2: 2, Sharding.ZERO3: 3}
 
@@ -59,6 +59,8 @@ class Plan:
     optimizer_bytes: int  # the whole model's optimizer states and master copy
     host_total: int  # what offloading moves to host RAM, for the whole model (unsharded)
     paged: bool  # the optimizer states live in CUDA unified memory (bitsandbytes' paged optimizers)
+    #: what the optimizer's step() allocates on top, for the whole model's states (engine.training.optimizers)
+    step_temporaries: int = 0
     tables: dict[tuple[int, bool], Any] = field(default_factory=dict, repr=False)  # cost tables, by (stage, fine)
 
     @property
@@ -133,4 +135,5 @@ def _build(m: ModelSpec, s: TrainingSetup, lay: Layout) -> Plan:
     return Plan(model=m, setup=s, dtypes=dtypes, trained=trained, zero=ZERO_STAGE[s.sharding], layout=lay,
                 layout_active=s.layout_active, counts=c, kinds=kinds, windows=windows, coeffs=coeffs, view=view,
                 held=held, weights_full=weights_full, optimizer_bytes=optimizer, host_total=host,
-                paged=s.optimizer in PAGED and not s.offload_optimizer)
+                paged=s.optimizer in PAGED and not s.offload_optimizer,
+                step_temporaries=per_tensor_bytes(m, s, trained).step_temporaries)

@@ -25,7 +25,9 @@ from dataclasses import dataclass
 from engine.layers import runs
 from engine.params import count_params, layer_linears, lora_params, lora_targets
 from engine.specs import Method, ModelSpec, Optimizer, TrainingSetup
+from engine.training.optimizers import PER_TENSOR, OptimizerBytes, optimizer_bytes
 from engine.training.precision import FP32, HALF, DtypePlan
+from engine.training.tensors import trained_tensors
 
 QUANT_BLOCK = 64
 DQ_BLOCKS = 256
@@ -99,11 +101,22 @@ def trainable_matrices(m: ModelSpec, s: TrainingSetup) -> list[tuple[int, int, i
 PAGED = (Optimizer.PAGED_ADAMW_8BIT, Optimizer.PAGED_ADAMW)
 
 
+def per_tensor_bytes(m: ModelSpec, s: TrainingSetup, plan: DtypePlan) -> OptimizerBytes:
+    """The states and step temporaries of an optimizer costed tensor by tensor (``engine.training.optimizers``)
+    over what ``s`` trains, held as ``plan`` says; nothing for the others."""
+    if s.optimizer not in PER_TENSOR:
+        return OptimizerBytes(0, 0)
+    return optimizer_bytes(s.optimizer, trained_tensors(m, s), plan.state, plan.step_grad, rank=s.optimizer_rank,
+                           heads=m.num_heads, hidden=m.hidden_size)
+
+
 def optimizer_state_bytes(m: ModelSpec, s: TrainingSetup, trainable: int, plan: DtypePlan) -> int:
     """Optimizer states plus the fp32 master copy of ``trainable`` parameters held as ``plan`` says (the
     trainable tensors' dtypes, ``engine.training.plan.Plan.trained``), before sharding."""
     master = trainable * plan.master
     o = s.optimizer
+    if o in PER_TENSOR:
+        return master + per_tensor_bytes(m, s, plan).states
     if o in (Optimizer.ADAMW, Optimizer.PAGED_ADAMW):
         return master + 2 * trainable * plan.state
     if o in (Optimizer.ADAMW_8BIT, Optimizer.PAGED_ADAMW_8BIT):
@@ -133,6 +146,8 @@ class ModelStates:
     divisor_weights: int
     divisor_grads: int
     divisor_states: int
+    #: what the optimizer's ``step()`` allocates on top, on this GPU (engine.training.optimizers)
+    step_temporaries: int = 0
 
 
 def weight_parts(s: TrainingSetup, c: Counts, dtypes: DtypePlan) -> dict[str, int]:

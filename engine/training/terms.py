@@ -17,6 +17,7 @@ from engine.specs import Checkpointing, Method
 from engine.terms import TermName
 from engine.training.context import StepContext, saved_cost
 from engine.training.moments import ZERO, Cost, Moment, MomentKind
+from engine.training.optimizers import SOURCES as OPTIMIZER_SOURCES
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,10 +138,12 @@ def optimizer_states(c: StepContext, at: Sequence[Moment]) -> TermRule:
     """
     states = Cost(float(c.st.optimizer_states))
     costs = tuple(states if mo.step == 2 or mo.kind is MomentKind.OPTIMIZER_STEP else ZERO for mo in at)
+    source = ("Loshchilov & Hutter 2019 (AdamW); Rajbhandari et al. 2020 (ZeRO) s3.1; Dettmers et al. 2022 "
+              "(8-bit optimizers, arXiv:2110.02861); Shazeer & Stern 2018 (Adafactor)")
+    if c.s.optimizer in OPTIMIZER_SOURCES:  # issue 27's: each trainable tensor's states as its library keeps them
+        source = OPTIMIZER_SOURCES[c.s.optimizer] + "; Rajbhandari et al. 2020 (ZeRO) s3.1"
     return TermRule(TermName.OPTIMIZER_STATES, costs,
-                    _divided("trainable params x (master copy + states) bytes", c.st.divisor_states),
-                    "Loshchilov & Hutter 2019 (AdamW); Rajbhandari et al. 2020 (ZeRO) s3.1; Dettmers et al. 2022 "
-                    "(8-bit optimizers, arXiv:2110.02861); Shazeer & Stern 2018 (Adafactor)")
+                    _divided("trainable params x (master copy + states) bytes", c.st.divisor_states), source)
 
 
 @training_term
@@ -264,14 +267,18 @@ def temporaries(c: StepContext, at: Sequence[Moment]) -> TermRule:
             return Cost(float(lc.dequantized), lc.transient, lc.transient_bs2)
         if mo.kind is MomentKind.BACKWARD_END:
             return Cost(float(2 * c.grads.tied), c.ac.end_transient)
+        if mo.kind is MomentKind.OPTIMIZER_STEP:
+            return Cost(float(c.st.step_temporaries))
         return ZERO
 
     qlora = c.s.method is Method.QLORA
-    return TermRule(TermName.TEMPORARIES, tuple(at_moment(mo) for mo in at),
-                    "gradients of the layer in backward" + (" + its largest linear dequantized to 16 bits" if qlora
-                                                            else ""),
-                    "gradients in flight during one layer's backward (same method as activations); QLoRA: "
-                    "bitsandbytes dequantizes each 4-bit weight for its matmul (Dettmers et al. 2023, s3)")
+    formula = "gradients of the layer in backward" + (" + its largest linear dequantized to 16 bits" if qlora else "")
+    source = ("gradients in flight during one layer's backward (same method as activations); QLoRA: "
+              "bitsandbytes dequantizes each 4-bit weight for its matmul (Dettmers et al. 2023, s3)")
+    if c.st.step_temporaries:
+        formula += "; at the optimizer step, what its step() allocates"
+        source += "; the optimizer step: " + OPTIMIZER_SOURCES[c.s.optimizer]
+    return TermRule(TermName.TEMPORARIES, tuple(at_moment(mo) for mo in at), formula, source)
 
 
 @training_term

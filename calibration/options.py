@@ -1,0 +1,290 @@
+"""Issue 27's options, traced: the optimizers and training methods the engine refused before (cases ``op-...``).
+
+A case whose ``optimizer`` is not ``adamw`` gets its optimizer here, built by the library's own code:
+
+- ``adamw-4bit``, ``adamw-8bit-torchao``, ``rmsprop``, ``galore-adamw``, ``apollo-adamw``: transformers 5.24's
+  ``Trainer.get_optimizer_cls_and_kwargs`` with ``optim`` = ``adamw_torch_4bit``, ``adamw_torch_8bit``,
+  ``rmsprop``, ``galore_adamw``, ``apollo_adamw`` (``optim_target_modules=["attn", "mlp"]``; a case's
+  ``optim_args`` string is passed on, e.g. ``update_proj_gap=1``), instantiated as ``Trainer.create_optimizer``
+  does (the ``params`` it returns as the parameter groups). ``rmsprop-momentum`` adds ``optim_args``
+  ``momentum=0.9``. torch picks the foreach RMSprop on CUDA (``_default_to_fused_or_foreach``) but not on the
+  CPU: the case asks for ``foreach=True`` as CUDA would.
+- ``muon``: ``torch.optim.Muon`` on every 2-D weight of the decoder blocks (``model.layers``) and fused
+  ``torch.optim.AdamW`` on everything else (KellerJordan/Muon's README recipe), stepped one after the other.
+- ``adam-mini``: ``adam_mini.Adam_mini`` as LLaMA-Factory's ``_create_adam_mini_optimizer`` builds it
+  (``named_parameters``, ``dim`` = hidden size, ``n_heads``, ``n_kv_heads``, ``model_sharding=False``).
+
+APOLLO draws its projectors' seeds from tensor values, and its norm-growth limiter takes Python's ``max`` of a
+tensor and a number: :func:`_apollo_seeds` computes the seeds on real tensors and makes that ``max`` a
+``torch.clamp`` (the same scalar, kept as a tensor).
+
+torchao's low-bit AdamW runs ``single_param_adam`` under ``torch.compile``, which cannot run on fake tensors. Its
+states are torchao's own (``_AdamBase._new_buffer`` runs unchanged); the compiled call is replaced by one that
+allocates what inductor's generated code allocates for that parameter and frees it (:func:`compiled_buffers`:
+read from the output code of torch 2.13.0 on this CPU, ``TORCH_LOGS=output_code``; ``python -m
+calibration.options --check`` compiles the real step on real CPU tensors and compares its allocator peak with the
+stand-in's bytes). The values are not updated (a fake tensor has none).
+"""
+
+from __future__ import annotations
+
+import argparse
+import builtins
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import torch
+
+OPTIM_NAMES = {"adamw-4bit": "adamw_torch_4bit", "adamw-8bit-torchao": "adamw_torch_8bit", "rmsprop": "rmsprop",
+               "rmsprop-momentum": "rmsprop", "galore-adamw": "galore_adamw", "apollo-adamw": "apollo_adamw"}
+
+
+def is_option(case: dict[str, Any]) -> bool:
+    """A case with one of issue 27's options."""
+    return case.get("optimizer", "adamw") != "adamw"
+
+
+# -- torchao: the compiled step's buffers -----------------------------------------------------------------------
+def compiled_buffers(numel: int, bits: int, block: int) -> list[tuple[int, torch.dtype]]:
+    """(values, dtype) of each buffer inductor's code for ``single_param_adam`` allocates for one quantized
+    parameter of ``numel`` values, both states together (torch 2.13.0, CPU; see the module docstring): 4-bit: per
+    state the unpacked codes (``aten.cat`` of the two nibbles, uint8), the block scales (fp32), the rescaled state
+    (fp32) and its int64 codes; 8-bit: per state the block scales and the rescaled state."""
+    per_state = [(numel // block, torch.float32), (numel, torch.float32)]
+    if bits == 4:
+        per_state = [(numel, torch.uint8), *per_state, (numel, torch.int64)]
+    return per_state * 2
+
+
+def _stand_in(p: torch.Tensor, grad: torch.Tensor, step: Any, exp_avg: Any, *rest: Any) -> None:
+    """What the compiled ``single_param_adam`` allocates for ``p`` (nothing for an unquantized state)."""
+    codes = getattr(exp_avg, "codes", None)
+    if codes is None:
+        return
+    bits = 4 if codes.numel() * 2 == p.numel() else 8
+    held = [torch.empty(n, dtype=dt, device=p.device) for n, dt in compiled_buffers(p.numel(), bits,
+                                                                                     exp_avg.block_size)]
+    del held
+
+
+def _install_torchao_stand_in() -> None:
+    """torchao's ``torch.compile(single_param_adam)`` returns :func:`_stand_in` from now on (idempotent)."""
+    from torch._subclasses.fake_tensor import unset_fake_temporarily
+    from torchao.optim import adam, subclass_4bit, subclass_8bit
+
+    with unset_fake_temporarily():  # the quantization maps are made from values (``.tolist()``), once: cached
+        for module in (subclass_4bit, subclass_8bit):
+            module.get_qmap_signed()
+            module.get_qmap_unsigned()
+    if getattr(adam.torch.compile, "stand_in", False):
+        return
+    original = adam.torch.compile
+
+    def fake_compile(fn: Callable[..., Any], **kwargs: Any) -> Callable[..., Any]:
+        return _stand_in if fn is adam.single_param_adam else original(fn, **kwargs)
+
+    fake_compile.stand_in = True  # type: ignore[attr-defined]
+    adam.torch.compile = fake_compile  # type: ignore[assignment]
+
+
+# -- the optimizers -----------------------------------------------------------------------------------------------
+class Chained(torch.optim.Optimizer):
+    """Several optimizers stepped one after the other (Muon's recipe: Muon, then AdamW)."""
+
+    def __init__(self, optimizers: list[torch.optim.Optimizer]) -> None:
+        self.optimizers = optimizers
+
+    @property
+    def state(self) -> Any:  # type: ignore[override]
+        merged: dict[Any, Any] = {}
+        for o in self.optimizers:
+            merged.update(o.state)
+        return merged
+
+    def step(self, closure: Any = None) -> None:  # type: ignore[override]
+        for o in self.optimizers:
+            o.step()
+
+    def zero_grad(self, set_to_none: bool = True) -> None:
+        for o in self.optimizers:
+            o.zero_grad(set_to_none=set_to_none)
+
+    def register_step_post_hook(self, hook: Callable[..., Any]) -> Any:  # type: ignore[override]
+        return [o.register_step_post_hook(hook) for o in self.optimizers]
+
+
+def _transformers(model: torch.nn.Module, case: dict[str, Any]) -> torch.optim.Optimizer:
+    """The optimizer transformers' Trainer builds for ``optim`` (module docstring)."""
+    from transformers import Trainer, TrainingArguments
+
+    name = case["optimizer"]
+    optim_args = case.get("optim_args") or ("momentum=0.9" if name == "rmsprop-momentum" else None)
+    args = TrainingArguments(output_dir="/tmp/calibration-options", optim=OPTIM_NAMES[name], learning_rate=1e-5,
+                             optim_args=optim_args, optim_target_modules=["attn", "mlp"], report_to=[])
+    cls, kwargs = Trainer.get_optimizer_cls_and_kwargs(args, model)
+    params = kwargs.pop("params", None) or [p for p in model.parameters() if p.requires_grad]
+    if name.startswith("rmsprop"):
+        kwargs["foreach"] = True  # torch's default on CUDA
+    return cls(params, **kwargs)
+
+
+def _muon(model: torch.nn.Module) -> torch.optim.Optimizer:
+    matrices = [p for n, p in model.named_parameters() if p.requires_grad and p.ndim == 2 and ".layers." in n]
+    rest = [p for n, p in model.named_parameters() if p.requires_grad and not (p.ndim == 2 and ".layers." in n)]
+    parts: list[torch.optim.Optimizer] = [torch.optim.Muon(matrices, lr=1e-3)]
+    if rest:  # LoRA trains matrices only
+        parts.append(torch.optim.AdamW(rest, lr=1e-5, fused=True))
+    return Chained(parts)
+
+
+def _adam_mini(model: torch.nn.Module) -> torch.optim.Optimizer:
+    from adam_mini import Adam_mini
+
+    c = model.config
+    return Adam_mini(named_parameters=model.named_parameters(), lr=1e-5, betas=(0.9, 0.999), eps=1e-8,
+                     weight_decay=0.0, model_sharding=False, dim=c.hidden_size, n_heads=c.num_attention_heads,
+                     n_kv_heads=c.num_key_value_heads, verbose=False)
+
+
+def _apollo_seeds() -> None:
+    """APOLLO draws each projector's next seed from a tensor's values (``random_projector.next_seed``:
+    ``torch.randint(...).tolist()``), which a fake tensor has none of: computed on real tensors, same numbers."""
+    from apollo_torch import random_projector
+    from torch._subclasses.fake_tensor import unset_fake_temporarily
+
+    if getattr(random_projector.next_seed, "real", False):
+        return
+    original = random_projector.next_seed
+
+    def next_seed(seed: int, adv: int = random_projector.ADV_DEFAULT) -> int:
+        with unset_fake_temporarily():
+            return int(original(seed, adv))
+
+    next_seed.real = True  # type: ignore[attr-defined]
+    random_projector.next_seed = next_seed
+    from apollo_torch import apollo
+
+    def tensor_max(a: Any, b: float) -> Any:  # the norm-growth limiter's ``max(norm ratio, 1.01)``, as a tensor
+        return torch.clamp(a, min=b) if isinstance(a, torch.Tensor) else builtins.max(a, b)
+
+    apollo.max = tensor_max  # type: ignore[attr-defined]  # the module's own name ``max``, builtins' elsewhere
+
+
+def make_optimizer(model: torch.nn.Module, case: dict[str, Any]) -> torch.optim.Optimizer:
+    """The case's optimizer over the trainable parameters, built by its library (module docstring)."""
+    name = case["optimizer"]
+    if name == "muon":
+        return _muon(model)
+    if name == "adam-mini":
+        return _adam_mini(model)
+    if name in ("adamw-4bit", "adamw-8bit-torchao"):
+        _install_torchao_stand_in()
+    if name == "apollo-adamw":
+        _apollo_seeds()
+    return _transformers(model, case)
+
+
+# -- the check of the stand-in ----------------------------------------------------------------------------------
+def check_torchao() -> int:
+    """Compile torchao's real step on real CPU tensors; its allocator peak must equal the stand-in's bytes."""
+    from torch.profiler import ProfilerActivity, profile
+    from torchao.optim import AdamW4bit, AdamW8bit
+
+    from calibration.validate import allocator_peak
+
+    bad = 0
+    for cls, bits, block in ((AdamW4bit, 4, 128), (AdamW8bit, 8, 256)):
+        for shape in ((1024, 2048), (2048, 512)):
+            p = torch.nn.Parameter(torch.randn(*shape, dtype=torch.bfloat16))
+            p.grad = torch.randn(*shape, dtype=torch.bfloat16)
+            opt = cls([p], lr=1e-3)
+            opt.step()  # compiles; creates the states
+            with profile(activities=[ProfilerActivity.CPU], profile_memory=True) as prof:
+                opt.step()
+            real = allocator_peak(prof)
+            stand_in = sum(n * torch.empty(0, dtype=dt).element_size() for n, dt in compiled_buffers(p.numel(), bits,
+                                                                                                     block))
+            bad += real != stand_in
+            print(f"{cls.__name__} {shape}: compiled step {real:,} bytes, stand-in {stand_in:,}", flush=True)
+    return 1 if bad else 0
+
+
+# -- one parameter's step, traced ---------------------------------------------------------------------------------
+STEPS = Path(__file__).with_name("optimizer_steps.jsonl")
+#: (optimizer, optim_args) whose step is traced on one matrix of each shape and dtype
+STEP_CASES = [("muon", None), ("galore-adamw", None), ("galore-adamw", "update_proj_gap=1"),
+              ("galore-adamw", "rank=64,update_proj_gap=1"), ("apollo-adamw", None),
+              ("apollo-adamw", "update_proj_gap=1"), ("rmsprop", None), ("rmsprop-momentum", None)]
+STEP_SHAPES = [(1024, 256), (256, 1024), (768, 768)]
+
+
+class _OneLinear(torch.nn.Module):
+    """One ``nn.Linear`` named as a decoder block's MLP projection (what GaLore's and APOLLO's targets match)."""
+
+    def __init__(self, rows: int, cols: int, dtype: torch.dtype) -> None:
+        super().__init__()
+        self.mlp = torch.nn.Linear(cols, rows, bias=False, dtype=dtype)
+
+
+def trace_step(optimizer: str, optim_args: str | None, shape: tuple[int, int], dtype: torch.dtype) -> dict[str, Any]:
+    """Two steps of ``optimizer`` on one ``shape`` weight on fake tensors: the states after them and, for each
+    step, the most its ``step()`` held on top of what was live when it began."""
+    from torch._subclasses.fake_tensor import FakeTensorMode
+
+    from calibration.counter import LiveBytes
+
+    with FakeTensorMode(allow_non_fake_inputs=True):
+        model = _OneLinear(*shape, dtype)
+        case = {"optimizer": optimizer, "optim_args": optim_args}
+        opt = _muon_one(model) if optimizer == "muon" else _transformers(model, case)
+        if optimizer == "apollo-adamw":
+            _apollo_seeds()
+        counter = LiveBytes()
+        extra = []
+        with counter:
+            for p in model.parameters():
+                counter.track(p)
+            for n in (1, 2):
+                for p in model.parameters():
+                    p.grad = torch.empty_like(p)
+                counter.set_phase(f"opt{n}")
+                before = counter.current
+                opt.step()
+                extra.append(counter.phase_peaks[f"opt{n}"] - before)
+                for p in model.parameters():
+                    p.grad = None
+            grads_gone = counter.current
+            states = grads_gone - sum(p.numel() * p.element_size() for p in model.parameters())
+    return {"optimizer": optimizer, "optim_args": optim_args, "shape": list(shape), "dtype": str(dtype)[6:],
+            "step1_extra": extra[0], "step2_extra": extra[1], "states": states}
+
+
+def _muon_one(model: torch.nn.Module) -> torch.optim.Optimizer:
+    return torch.optim.Muon(list(model.parameters()), lr=1e-3)
+
+
+def write_steps() -> int:
+    """Trace every STEP_CASES optimizer on every shape and dtype; rewrite optimizer_steps.jsonl."""
+    import json
+
+    records = [trace_step(o, a, shape, dt) for o, a in STEP_CASES for shape in STEP_SHAPES
+               for dt in (torch.bfloat16, torch.float32)]
+    STEPS.write_text("".join(json.dumps(r) + "\n" for r in records))
+    print(f"{len(records)} optimizer steps traced -> {STEPS.name}")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--check", action="store_true", help="compare the torchao stand-in with the compiled step")
+    parser.add_argument("--steps", action="store_true", help="trace one matrix's step (optimizer_steps.jsonl)")
+    args = parser.parse_args(argv)
+    if args.steps:
+        return write_steps()
+    return check_torchao() if args.check else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
