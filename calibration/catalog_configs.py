@@ -29,6 +29,14 @@ def _qwen2(hidden: int, inter: int, layers: int, heads: int, kv: int) -> dict[st
             "use_sliding_window": False, "tie_word_embeddings": False}
 
 
+def _qwen15(hidden: int, inter: int, layers: int, heads: int, *, tie: bool) -> dict[str, Any]:
+    """Qwen1.5 (model_type qwen2, q/k/v with biases): every head its own key-value head below 32B."""
+    return {"model_type": "qwen2", "vocab_size": 151936, "hidden_size": hidden, "intermediate_size": inter,
+            "num_hidden_layers": layers, "num_attention_heads": heads, "num_key_value_heads": heads,
+            "max_position_embeddings": 32768, "rms_norm_eps": 1e-6, "rope_theta": 1000000.0, "hidden_act": "silu",
+            "use_sliding_window": False, "tie_word_embeddings": tie}
+
+
 def _llama3(hidden: int, inter: int, layers: int, heads: int) -> dict[str, Any]:
     return {"model_type": "llama", "vocab_size": 128256, "hidden_size": hidden, "intermediate_size": inter,
             "num_hidden_layers": layers, "num_attention_heads": heads, "num_key_value_heads": 8, "head_dim": 128,
@@ -86,6 +94,8 @@ def _qwen2_vl(wrapper: str, positions: int) -> dict[str, Any]:
 
 _TORCHTUNE = "github.com/pytorch/torchtune @ bd2a0fc7c31430972728494fa01aaeeb0ebf1ba1"
 _LITGPT = "github.com/Lightning-AI/litgpt litgpt/config.py @ 26857050fe3ff627cd714fe92f5838f51a3d5efa"
+_MLC = ("a copy of the published config.json in github.com/mlc-ai/mlc-llm python/mlc_llm/model/model_preset.py @ "
+        "79d603f085f50500e9509fa01785ffa7ecfaaa93")
 _DEEPSEEK_README = ("the distill table of github.com/deepseek-ai/DeepSeek-R1 README.md (base model of each "
                     "distill), with that base's architecture")
 _VISION = "the language model of a multimodal checkpoint (text_config)"
@@ -301,6 +311,53 @@ ENTRIES: dict[str, dict[str, Any]] = {
         "read_from": f"{_VISION}: Qwen2.5-VL-7B-Instruct's config.json quoted in public code (search index): width "
                      "3584, MLP 18944, 28 heads, 4 key-value heads, vocabulary 152064; 28 layers, Qwen2.5-7B's shape",
         "config": _qwen2_vl("qwen2_5_vl", 128000),
+    },
+    # -- models the training configs of issue 27 name --------------------------------------------------------------
+    "qwen1.5-0.5b": {
+        "name": "Qwen1.5 0.5B", "family": "Qwen2", "hf_repo": "Qwen/Qwen1.5-0.5B",
+        "aliases": ["Qwen/Qwen1.5-0.5B-Chat"],
+        "read_from": "Qwen1.5-0.5B's Qwen2Config as printed by public code (search index: hidden 1024, MLP 2816, 24 "
+                     "layers, 16 heads, 16 key-value heads, 32768 positions, tied); its vocabulary 151936, Qwen1.5's "
+                     "(the 1.8B and 7B configs below)",
+        "config": _qwen15(1024, 2816, 24, 16, tie=True),
+    },
+    "qwen1.5-1.8b": {
+        "name": "Qwen1.5 1.8B", "family": "Qwen2", "hf_repo": "Qwen/Qwen1.5-1.8B",
+        "aliases": ["Qwen/Qwen1.5-1.8B-Chat"],
+        "read_from": f"{_MLC} MODEL_PRESETS['qwen2'] (Qwen/Qwen1.5-1.8B-Chat's config.json: hidden 2048, MLP 5504, "
+                     "24 layers, 16 heads, 16 key-value heads, vocabulary 151936, tied)",
+        "config": _qwen15(2048, 5504, 24, 16, tie=True),
+    },
+    "qwen1.5-7b": {
+        "name": "Qwen1.5 7B", "family": "Qwen2", "hf_repo": "Qwen/Qwen1.5-7B", "aliases": ["Qwen/Qwen1.5-7B-Chat"],
+        "read_from": "Qwen1.5-7B's config.json as kept in github.com/huggingface/transformers "
+                     "examples/pytorch/torchacc/qwen/Qwen1.5-7B/config.json @ f092c38c0bf55916e1c78bcf0f800a7f8a54860b",
+        "config": _qwen15(4096, 11008, 32, 32, tie=False),
+    },
+    "mistral-7b-v0.3": {
+        "name": "Mistral 7B v0.3", "family": "Mistral", "hf_repo": "mistralai/Mistral-7B-v0.3",
+        "aliases": ["mistralai/Mistral-7B-Instruct-v0.3", "unsloth/mistral-7b-v0.3",
+                    "unsloth/mistral-7b-instruct-v0.3"],
+        "alias_source": f"Mistral-7B-Instruct-v0.3 has v0.3's shape ({_LITGPT}: vocabulary 32768, 32 layers, 8 query "
+                        "groups, MLP 14336); unsloth's repositories of those names are their 16-bit re-uploads",
+        "read_from": f"{_MLC} MODEL_PRESETS['mistral_7b_v03'] (Mistral-7B-v0.3's config.json: vocabulary 32768, no "
+                     "sliding window)",
+        "config": {"model_type": "mistral", "vocab_size": 32768, "hidden_size": 4096, "intermediate_size": 14336,
+                   "num_hidden_layers": 32, "num_attention_heads": 32, "num_key_value_heads": 8,
+                   "max_position_embeddings": 32768, "rms_norm_eps": 1e-5, "rope_theta": 1000000.0,
+                   "hidden_act": "silu", "sliding_window": None, "tie_word_embeddings": False},
+    },
+    "deepseek-r1-distill-qwen-1.5b": {
+        "name": "DeepSeek-R1-Distill-Qwen 1.5B", "family": "DeepSeek", "aliases": [],
+        "hf_repo": "deepseek-ai/DeepSeek-R1-Distill-Qwen-1.5B",
+        "read_from": f"{_DEEPSEEK_README} (Qwen2.5-Math-1.5B: 28 layers, hidden 1536, MLP 8960, 12 heads, 2 key-value "
+                     f"heads, vocabulary 151936: {_LITGPT}); unlike its base, the distill's output layer is its own "
+                     "(tie_word_embeddings false: its 16-bit checkpoint is 3.39 GB as a public quantization report "
+                     "gives it, where a tied one would hold 3.09 GB)",
+        "config": {"model_type": "qwen2", "vocab_size": 151936, "hidden_size": 1536, "intermediate_size": 8960,
+                   "num_hidden_layers": 28, "num_attention_heads": 12, "num_key_value_heads": 2,
+                   "max_position_embeddings": 131072, "rms_norm_eps": 1e-6, "rope_theta": 10000.0,
+                   "hidden_act": "silu", "use_sliding_window": False, "tie_word_embeddings": False},
     },
 }
 

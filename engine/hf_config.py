@@ -20,6 +20,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from engine import hf_unknown
 from engine.errors import first_error
 from engine.hf_families import (
     ALIAS_NOTES,
@@ -74,12 +75,14 @@ class ConfigFieldError(ValueError):
 class Reader:
     """Validated access to one config dict: family defaults under the file's own values."""
 
-    def __init__(self, cfg: dict[str, Any], family: Family, source: str, known: bool = True) -> None:
+    def __init__(self, cfg: dict[str, Any], family: Family, source: str, known: bool = True,
+                 prefix: str = "") -> None:
         self.cfg, self.family, self.source = cfg, family, source
         self.known = known  # an unknown model_type takes no default for the core sizes
+        self.prefix = prefix  # where cfg sits in the file ("text_config."), for the field names messages give
 
     def fail(self, key: str, why: str) -> ConfigFieldError:
-        return ConfigFieldError(f"{self.source}: field {key!r}: {why}")
+        return ConfigFieldError(f"{self.source}: field {self.prefix + key!r}: {why}")
 
     def raw(self, key: str) -> Any:
         """The file's value (an explicit null included), else the family's default, else Llama's, else None."""
@@ -331,9 +334,11 @@ def _partial_rotary(r: Reader, head_dim: int) -> bool:
     for key in ("rope_parameters", "rope_scaling"):
         inner = r.raw(key)
         if factor is None and isinstance(inner, dict) and inner.get("partial_rotary_factor") is not None:
-            factor = Reader(inner, r.family, f"{r.source} ({key})").number("partial_rotary_factor")
+            factor = Reader(inner, r.family, r.source, prefix=f"{r.prefix}{key}.").number("partial_rotary_factor")
     if factor is None and r.has("rotary_dim"):
         return r.whole("rotary_dim", lo=1) < head_dim
+    if factor is None and r.family.rotary_key:  # GPT-NeoX's rotary_pct
+        factor = r.number(r.family.rotary_key)
     return factor is not None and factor < 1
 
 
@@ -355,17 +360,29 @@ def layer_list(r: Reader, hidden: int, n: int) -> tuple[list[LayerSpec], dict[st
     heads, kv, head_dim = _heads(r, hidden)
     for key, what in f.refused_switches:
         if r.flag(key):
-            raise UnsupportedLayerError(f"{r.source}: field {key!r} is true: {what}, which the engine cannot cost yet")
+            raise UnsupportedLayerError(
+                f"{r.source}: field {r.prefix + key!r} is true: {what}, which the engine cannot cost yet")
+    if f.refused_layers:
+        raise UnsupportedLayerError(f"{r.source}: this model type's layers have {f.refused_layers}, which the engine "
+                                    "cannot cost yet")
+    if not r.known:
+        hf_unknown.check(r, head_dim)
     bias = r.flag("attention_bias")
     qkv_bias = f.qkv_bias if f.qkv_bias is not None else r.flag(f.qkv_bias_key)
     o_bias = f.o_bias if f.o_bias is not None else bias
     mla = _mla(r)
     qk = f.qk_norm if not f.qk_switch or r.flag("use_qk_norm") else QkNorm.NONE
     dense_width = r.whole("intermediate_size_mlp" if r.has("intermediate_size_mlp") else "intermediate_size")
-    moe = _moe(r, r.whole("intermediate_size") if f.shared == "llama4" else dense_width)
+    notes: list[str] = []
+    moe: MoESpec | None
+    if not r.known and hf_unknown.is_moe(r):  # never costed as a dense model (engine.hf_unknown)
+        moe, routed, note = hf_unknown.moe(r, n)
+        notes.append(note)
+    else:
+        moe = _moe(r, r.whole("intermediate_size") if f.shared == "llama4" else dense_width)
+        routed = _routed(r, n) if moe is not None else [False] * n
     if f.shared == "granite" and moe is None:  # Granite 4 dense: the shared MLP is the MLP
         dense_width = r.whole("shared_intermediate_size")
-    routed = _routed(r, n) if moe is not None else [False] * n
     windows = _windows(r, n)
     qk_layers = _qk_layers(r, n, qk)
     partial = mla is None and _partial_rotary(r, head_dim)
@@ -388,7 +405,7 @@ def layer_list(r: Reader, hidden: int, n: int) -> tuple[list[LayerSpec], dict[st
         "sliding_window": max(sliding) if sliding else None,
         "sliding_layers_fraction": len(sliding) / n if sliding else 1.0,
         "norms_per_layer": max(1, f.norms), "mlp": f.mlp, "attn_softcap": softcap, "fused_qkv": f.fused_qkv,
-        "fused_gate_up": f.fused_gate_up,
+        "fused_gate_up": f.fused_gate_up, "notes": tuple(notes),
     }
     if moe is not None:
         flat["moe"] = moe.model_copy(update={"first_dense_layers": routed.index(True) if any(routed) else 0})
@@ -402,7 +419,7 @@ def spec_fields(cfg: dict[str, Any], name: str, source: str = "config.json") -> 
     if wrapped and isinstance(outer, str) and outer in REFUSED:
         family_of(outer, source)  # raises: the wrapper names a refused family
     family, notes, known = family_of(model_type, source)
-    r = Reader(language, family, f"{source} (text_config)" if "text_config" in cfg else source, known)
+    r = Reader(language, family, source, known, prefix="text_config." if "text_config" in cfg else "")
     gpt2 = model_type == "gpt2"
     hidden = r.whole("n_embd" if gpt2 and r.has("n_embd") else "hidden_size")
     n = r.whole("n_layer" if gpt2 and r.has("n_layer") else "num_hidden_layers")
@@ -412,6 +429,7 @@ def spec_fields(cfg: dict[str, Any], name: str, source: str = "config.json") -> 
                  "max_position_embeddings": language.get("n_positions", language.get("max_position_embeddings")),
                  "mlp_bias": True}
     layers, flat = layer_list(r, hidden, n)
+    notes += flat.pop("notes")
     tie = r.flag("tie_word_embeddings", default=False)
     return {
         "id": name, "name": name, "family": f"imported ({model_type or 'unknown'})",

@@ -64,6 +64,10 @@ class Family:
     default_layers_refused: str = ""
     #: switches that turn on layers the engine cannot cost: (config field, what it turns on)
     refused_switches: tuple[tuple[str, str], ...] = ()
+    #: what the family's layers hold that the engine cannot cost, once no switch refused them ("": costed)
+    refused_layers: str = ""
+    #: the field of the share of each head that RoPE turns, when it is not ``partial_rotary_factor``
+    rotary_key: str = ""
     source: str = ""
 
 
@@ -203,6 +207,19 @@ FAMILIES: dict[str, Family] = {
                        norm=NormKind.LAYERNORM, qkv_bias_key="use_qkv_bias", o_bias=False,
                        refused_switches=(("use_parallel_residual", "parallel attention and MLP blocks"),
                                          ("qk_layernorm", "a LayerNorm per head on the queries and keys"))),
+    # GPTNeoXConfig (use_parallel_residual=True, rotary_pct=0.25, attention_bias=True, hidden_act="gelu"):
+    # parallel blocks by default; a sequential block (RedPajama-INCITE) has LayerNorms with bias, fused q/k/v with
+    # biases, partial rotary and a plain MLP with erf GELU, whose one saved tensor per width the engine's plain MLP
+    # (GPT-2's tanh GELU, four: engine.training.activations) does not match: refused by name (SEQUENTIAL_NEOX)
+    "gpt_neox": Family({"vocab_size": 50432, "hidden_size": 6144, "num_hidden_layers": 44,
+                        "num_attention_heads": 64, "intermediate_size": 24576, "max_position_embeddings": 2048,
+                        "rotary_pct": 0.25, "use_parallel_residual": True, "attention_bias": True},
+                       norm=NormKind.LAYERNORM, fused_qkv=True, mlp=MlpKind.PLAIN, rotary_key="rotary_pct",
+                       refused_switches=(("use_parallel_residual", "parallel attention and MLP blocks (GPT-NeoX, "
+                                                                   "Pythia)"),),
+                       refused_layers="a plain MLP with the erf GELU (sequential GPT-NeoX blocks: RedPajama-INCITE), "
+                                      "whose saved activations the engine's plain MLP (GPT-2's tanh GELU) does not "
+                                      "match"),
     "gpt2": Family({"vocab_size": 50257, "hidden_size": 768, "num_hidden_layers": 12, "num_attention_heads": 12,
                     "max_position_embeddings": 1024, "tie_word_embeddings": True},
                    norm=NormKind.LAYERNORM, fused_qkv=True, qkv_bias=True, o_bias=True, mlp=MlpKind.PLAIN,
@@ -269,14 +286,28 @@ REFUSED: dict[str, str] = {
     "cohere": "parallel attention and MLP blocks (Command R)",
     "cohere2": "parallel attention and MLP blocks (Command R7B, Command A)",
     "gptj": "parallel attention and MLP blocks (GPT-J)",
-    "gpt_neox": "parallel attention and MLP blocks (GPT-NeoX, Pythia)",
     "dbrx": "bias-free LayerNorms, a clipped fused QKV projection and experts stored as flat parameters (DBRX)",
     "mpt": "ALiBi attention and bias-free LayerNorms (MPT)",
     "apertus": "xIELU activations with learned parameters (Apertus)",
     "arcee": "a non-gated ReLU-squared MLP (Arcee AFM)",
     "qwen": "its own modeling code (QWenLMHeadModel, trust_remote_code) that transformers does not build",
     "bitnet": "ternary BitNet linears",
+    "rwkv5": "RWKV recurrent layers",
+    "rwkv6": "RWKV recurrent layers",
+    "rwkv7": "RWKV recurrent layers",
+    "deepseek_v4": "compressed sparse attention with a lightning indexer and hyper-connections (DeepSeek-V4)",
+    "mimo_v2_flash": "value heads narrower than its query and key heads (v_head_dim 128, head_dim 192: MiMo-V2-Flash)",
+    "minimax_m3": "MiniMax Sparse Attention (block-sparse attention with its own index heads)",
+    "minimax_m3_vl": "MiniMax Sparse Attention (block-sparse attention with its own index heads)",
+    "step3p5": "sliding-window layers with their own head counts and a per-head attention gate (Step 3.5 / 3.7)",
+    "step3p7": "sliding-window layers with their own head counts and a per-head attention gate (Step 3.5 / 3.7)",
 }
+#: a pseudo model type: the reason refused.json gives sequential GPT-NeoX models by name (the config's own
+#: model_type is gpt_neox, whose family refuses its layers with the same words)
+SEQUENTIAL_NEOX = "gpt_neox_sequential"
+REFUSED[SEQUENTIAL_NEOX] = FAMILIES["gpt_neox"].refused_layers
+#: GPT-NeoX and Pythia by name (parallel blocks, GPTNeoXConfig's default)
+REFUSED["gpt_neox_parallel"] = FAMILIES["gpt_neox"].refused_switches[0][1]
 
 #: layer_types values the engine cannot cost, and what they are
 REFUSED_LAYER_TYPES: dict[str, str] = {

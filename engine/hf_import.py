@@ -1,6 +1,7 @@
 """Import a model from a Hugging Face ``config.json`` (a file, a folder, or a folder of the local HF cache).
 
-Nothing in the folder is executed: the config is read as JSON (``engine.hf_config`` turns it into a layer list),
+Nothing in the folder is executed: the config is read as JSON, as transformers reads it (``NaN`` and ``Infinity``
+included: ``engine.safe_io``), and ``engine.hf_config`` turns it into a layer list;
 and where ``*.safetensors`` files sit beside it, only their JSON headers are read (the format: an 8-byte
 little-endian header length, then a JSON table of tensor names, dtypes and shapes; huggingface/safetensors README,
 "Format") to count the parameters exactly: the language model's, and apart from them a vision tower's and its
@@ -75,7 +76,7 @@ def _modified(f: Path) -> float:
 def read_config(path: Path) -> dict[str, Any]:
     """A config.json as a dict, read through ``engine.safe_io``."""
     try:
-        data = safe_io.read_json(path, MAX_CONFIG_BYTES, "config")
+        data = safe_io.read_json(path, MAX_CONFIG_BYTES, "config", non_finite=True)  # as transformers reads it
     except safe_io.InputFileError as err:
         raise ConfigImportError(str(err)) from None
     if not isinstance(data, dict):

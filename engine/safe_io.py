@@ -11,7 +11,12 @@ config, a saved scenario, a PyTorch memory snapshot) goes through here:
   with ``NaN``, ``Infinity`` and numbers that overflow to infinity (``1e400``) refused, as JSON itself does
   (RFC 8259, section 6: "Numeric values that cannot be represented ... such as Infinity and NaN ... are not
   permitted"); Python's cap on the digits of an integer it parses (4,300 digits since 3.11: CVE-2020-10735,
-  python/cpython gh-95778) is reported as a message too; each names the field that held the number.
+  python/cpython gh-95778) is reported as a message too; each names the field that held the number. A Hugging Face
+  config.json is read as transformers reads it (``non_finite=True``): ``NaN``, ``Infinity`` and ``-Infinity`` become
+  floats, as Python's ``json.loads`` makes them by default and transformers 5.24's
+  ``PretrainedConfig._dict_from_json_file`` (``configuration_utils.py``: ``json.loads(text)``) takes them
+  (Nemotron-H's ``time_step_limit: [0.0, Infinity]``); the fields the engine reads then refuse a non-finite number
+  by name (``engine.hf_config.Reader``).
 
 Every refusal is an :class:`InputFileError` (a ``ValueError``) whose message starts with the file's name.
 """
@@ -212,6 +217,7 @@ def loads_json(
     name: str,
     max_depth: int = MAX_JSON_DEPTH,
     object_hook: Callable[[dict[str, Any]], Any] | None = None,
+    non_finite: bool = False,
 ) -> Any:
     """Parse JSON strictly: no NaN or Infinity, no number overflowing to infinity or longer than Python converts,
     at most ``max_depth`` levels.
@@ -219,10 +225,13 @@ def loads_json(
     ``name`` (usually the file's name) starts every error message; a refused number is named by its field
     (``config.json: field 'hidden_size': NaN is not a number JSON allows``). ``object_hook`` (``json.loads``'s)
     is called with every object parsed and must return it; whatever it raises, other than ``ValueError``,
-    propagates (a cancel).
+    propagates (a cancel). ``non_finite``: NaN and the infinities are floats, as ``json.loads`` makes them (module
+    docstring).
     """
+    on_constant: Callable[[str], Any] = float if non_finite else _constant
+    on_float: Callable[[str], Any] = float if non_finite else _float
     try:
-        value = json.loads(text, parse_constant=_constant, parse_float=_float, parse_int=_int,
+        value = json.loads(text, parse_constant=on_constant, parse_float=on_float, parse_int=_int,
                            object_hook=object_hook)
     except RecursionError:
         raise InputFileError(f"{name}: nested too deeply (more than {max_depth} levels)") from None
@@ -239,6 +248,7 @@ def loads_json(
     return value
 
 
-def read_json(path: str | Path, limit: int, what: str = "file", max_depth: int = MAX_JSON_DEPTH) -> Any:
+def read_json(path: str | Path, limit: int, what: str = "file", max_depth: int = MAX_JSON_DEPTH,
+              non_finite: bool = False) -> Any:
     """A regular file's JSON, read with :func:`read_text`'s and :func:`loads_json`'s limits."""
-    return loads_json(read_text(path, limit, what), Path(path).name, max_depth)
+    return loads_json(read_text(path, limit, what), Path(path).name, max_depth, non_finite=non_finite)

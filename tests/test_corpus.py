@@ -178,7 +178,8 @@ MADE: dict[str, Maker] = {
     "hf_cache_link_loop": lambda t: _hf_cache(t, lambda s: _loop(s / "config.json"), "symbolic links"),
     "hf_cache_fifo": lambda t: _hf_cache(t, lambda s: _fifo(s / "config.json"), "FIFO"),
     "hf_cache_config_folder": lambda t: _hf_cache(t, lambda s: _folder(s / "config.json"), "a folder"),
-    "hf_cache_blob_with_nan": lambda t: _hf_cache(t, _blob_link, "field 'hidden_size': NaN"),
+    "hf_cache_blob_with_nan": lambda t: _hf_cache(t, _blob_link, "field 'hidden_size': expected a whole number, "
+                                                                 "found the number NaN"),
     "hf_cache_safetensors_fifo": lambda t: _hf_cache(
         t, lambda s: _fifo(_config_folder(s) / "model.safetensors"), "FIFO", "model.safetensors"),
     # training configs

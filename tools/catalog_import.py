@@ -1,6 +1,7 @@
 """Write engine/catalog/models_hf.json: catalog models imported by the engine's own importer, as ModelSpec dumps.
 
     python tools/catalog_import.py RAW_DIR     # rewrites engine/catalog/models_hf.json, prints what it refused
+    python tools/catalog_import.py --merge     # without the published configs: only our entries and ALIASES
 
 Inputs:
 
@@ -59,10 +60,39 @@ PUBLISHED: dict[str, tuple[int, str]] = {
                       "(bf16) of Qwen3-30B-A3B(-Instruct-2507), {index} " + QUOTED),
     "qwen3-235b-a22b": (235_093_634_560, "model.safetensors.index.json metadata.total_size 470,187,269,120 bytes / "
                         "2 (bf16), {index} " + QUOTED),
+    "qwen1.5-7b": (7_721_324_544, "model.safetensors.index.json metadata.total_size 15,442,649,088 bytes / 2 (bf16), "
+                   "{index}, read in github.com/huggingface/transformers examples/pytorch/torchacc/qwen/Qwen1.5-7B @ "
+                   "f092c38c (a copy of the repository)"),
     "cogito-v1-preview-qwen-14b": (14_765_947_904, "model.safetensors.index.json metadata.total_size "
                                    "29,531,895,808 bytes / 2 (bf16), {index}, read in github.com/fetchwiki/"
                                    "deepcogito-cogito-v1-preview-qwen-14B (a copy of the repository)"),
 }
+
+_TIED = ("0.5B", "1.5B", "3B")
+_CODER = ("Qwen2.5-Coder-{size} has Qwen2.5-{size}'s shape (github.com/Lightning-AI/litgpt litgpt/config.py @ "
+          "26857050: layers, width, heads, query groups, MLP width and padded vocabulary equal), its output layer "
+          "{tie} (Qwen2.5-Coder Technical Report, arXiv:2409.12186, Table 1); its config differs only in positions "
+          "and RoPE, which hold no parameters")
+#: aliases the catalog adds to an entry, raw or ours, and why they keep its architecture (fine-tunes, distills and
+#: re-uploads users name in their training configs: issue 27)
+ALIASES: dict[str, tuple[tuple[str, ...], str]] = {
+    **{f"qwen2.5-{size.lower()}": ((f"Qwen/Qwen2.5-Coder-{size}", f"Qwen/Qwen2.5-Coder-{size}-Instruct",
+                                    f"unsloth/Qwen2.5-Coder-{size}-Instruct"),
+                                   _CODER.format(size=size, tie="tied" if size in _TIED else "its own"))
+       for size in ("0.5B", "1.5B", "3B", "7B", "14B", "32B")},
+}
+_VICUNA = ("lmsys/vicuna-{size}-v1.5 is fine-tuned from Llama 2 {size} (its model card: \"Vicuna v1.5 is fine-tuned "
+           "from Llama 2 with supervised instruction fine-tuning\"); FastChat's training pads with the unknown token "
+           "(tokenizer.pad_token = tokenizer.unk_token), adding none, so the vocabulary stays 32,000")
+ALIASES["llama-2-7b"] = (("lmsys/vicuna-7b-v1.5",), _VICUNA.format(size="7b"))
+ALIASES["llama-2-13b"] = (("lmsys/vicuna-13b-v1.5",), _VICUNA.format(size="13b"))
+ALIASES["phi-3-mini"] = (("microsoft/Phi-3-mini-128k-instruct", "microsoft/Phi-3.5-mini-instruct"),
+                         "Phi-3-mini-128k-instruct and Phi-3.5-mini-instruct have the 4k model's shape "
+                         "(github.com/Lightning-AI/litgpt litgpt/config.py @ 26857050: 32 layers, width 3072, MLP "
+                         "8192, padded vocabulary 32064); their long-context RoPE factors hold no parameters")
+ALIASES["qwen2.5-7b"] = (ALIASES["qwen2.5-7b"][0] + ("Qwen/Qwen2.5-Math-7B", "Qwen/Qwen2.5-Math-7B-Instruct"),
+                         ALIASES["qwen2.5-7b"][1] + "; Qwen2.5-Math-7B is Qwen2.5-7B trained further (the same litgpt "
+                         "shape: 28 layers, width 3584, 4 query groups, MLP 18944, vocabulary 152064)")
 
 #: catalog id -> (a model card's rounded figure, its URL): a check on the count, never a count
 CARD: dict[str, tuple[str, str]] = {
@@ -131,14 +161,43 @@ def entry(e: dict[str, Any], recorded: dict[str, int], version: str) -> dict[str
     spec = spec.model_copy(update={"name": e["name"], "family": e["family"], "hf_repo": e["hf_repo"],
                                    "notes": tuple(notes), "published_params": total if published else None})
     fields = spec.model_dump(mode="json", exclude_defaults=True)
-    source: dict[str, Any] = {"config": e["url"], "read_from": e["read_from"], "aliases": e["aliases"],
+    extra, why = ALIASES.get(e["id"], ((), ""))
+    aliases = [*e["aliases"], *(a for a in extra if a not in e["aliases"])]
+    source: dict[str, Any] = {"config": e["url"], "read_from": e["read_from"], "aliases": aliases,
                               "total_params": total, "total_params_source": total_source}
-    if e.get("alias_source"):
-        source["alias_source"] = e["alias_source"]
+    alias_source = "; ".join(t for t in (e.get("alias_source", ""), why) if t)
+    if alias_source:
+        source["alias_source"] = alias_source
     if e["id"] in CARD:
         source["card_params"], source["card_source"] = CARD[e["id"]]
     return {"id": spec.id, "name": spec.name, "family": spec.family, "hf_repo": spec.hf_repo,
             **{k: v for k, v in fields.items() if k not in ("id", "name", "family", "hf_repo")}, "source": source}
+
+
+def add_aliases(m: dict[str, Any]) -> None:
+    """The aliases :data:`ALIASES` gives an entry kept as it is (a published one, or one of models.json)."""
+    extra, why = ALIASES.get(m["id"], ((), ""))
+    source = m.setdefault("source", {})
+    source["aliases"] = [*source.get("aliases", []), *(a for a in extra if a not in source.get("aliases", []))]
+    if why and why not in source.get("alias_source", ""):
+        source["alias_source"] = "; ".join(t for t in (source.get("alias_source", ""), why) if t)
+
+
+def _merged(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``--merge``: the entries of the current file that are not ours, with the aliases :data:`ALIASES` adds, and
+    ours made again (the published configs are kept outside the repository: their entries are kept as they are);
+    models.json's entries take their aliases too."""
+    ours = {r["id"] for r in rows}
+    kept = [m for m in json.loads(OUT.read_text(encoding="utf-8"))["models"] if m["id"] not in ours]
+    for m in kept:
+        add_aliases(m)
+    own = OUT.parent / "models.json"
+    doc = json.loads(own.read_text(encoding="utf-8"))
+    for m in doc["models"]:
+        if m["id"] in ALIASES:
+            add_aliases(m)
+    own.write_text(json.dumps(doc, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    return kept + rows
 
 
 def main(argv: list[str]) -> int:
@@ -147,8 +206,11 @@ def main(argv: list[str]) -> int:
     data = json.loads(COUNTS.read_text(encoding="utf-8"))
     recorded = {r["id"]: r["total_params"] for r in data["models"]}
     own = {m["id"] for m in json.loads((OUT.parent / "models.json").read_text(encoding="utf-8"))["models"]}
-    wanted = [e for e in _raw_entries(Path(argv[0])) + _our_entries() if e["id"] not in own]
+    raw = [] if argv[0] == "--merge" else _raw_entries(Path(argv[0]))
+    wanted = [e for e in raw + _our_entries() if e["id"] not in own]
     rows = [r for r in (entry(e, recorded, data["transformers"]) for e in wanted) if r is not None]
+    if argv[0] == "--merge":
+        rows = _merged(rows)
     rank = {f: i for i, f in enumerate(families())}
     rows.sort(key=lambda r: (rank.get(r["family"], len(rank)), r["source"]["total_params"]))
     doc = {"schema": 1, "note": "Written by tools/catalog_import.py: ModelSpec dumps from the engine's importer; "

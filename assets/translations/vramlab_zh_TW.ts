@@ -2654,16 +2654,24 @@ Device total: plus the CUDA context and libraries — what nvidia-smi shows.</so
         <translation>{value} adapter 不是 VRAM Lab 會估算的方法（LoRA 與 QLoRA 才是）</translation>
     </message>
     <message>
+        <source>{value} is not a gradient checkpointing mode of Axolotl (true, false, offload, offload_disk)</source>
+        <translation>{value} 不是 Axolotl 的梯度檢查點模式（true、false、offload、offload_disk）</translation>
+    </message>
+    <message>
+        <source>{value} checkpoints each layer and moves the one tensor it keeps, the layer&apos;s input, to host RAM (Unsloth&apos;s offloaded checkpointing); costed as full checkpointing with activation offloading</source>
+        <translation>{value} 對每一層做梯度檢查點，並把它唯一保留的張量（該層的輸入）移到主機記憶體（Unsloth 的卸載式梯度檢查點）；以完整的梯度檢查點加上激活值卸載估算</translation>
+    </message>
+    <message>
+        <source>{value} checkpoints each layer and moves the one tensor it keeps, the layer&apos;s input, to disk; costed as full checkpointing with activation offloading to host RAM</source>
+        <translation>{value} 對每一層做梯度檢查點，並把它唯一保留的張量（該層的輸入）移到磁碟；以完整的梯度檢查點加上把激活值卸載到主機記憶體估算</translation>
+    </message>
+    <message>
         <source>DoRA keeps each adapted weight&apos;s norm and more activations than LoRA; VRAM Lab does not cost it</source>
         <translation>DoRA 會保留每個被調整權重的範數，激活值也比 LoRA 多；VRAM Lab 不估算它</translation>
     </message>
     <message>
         <source>Axolotl quantizes to 4 bits only with adapter: qlora; costed as LoRA on a 16-bit base</source>
         <translation>Axolotl 只有在 adapter: qlora 時才量化到 4 位元；以 16 位元基底上的 LoRA 估算</translation>
-    </message>
-    <message>
-        <source>{value} also moves the checkpoints to the CPU, which VRAM Lab does not model; costed as full checkpointing, an upper bound</source>
-        <translation>{value} 也會把檢查點移到 CPU，VRAM Lab 沒有模擬這一點；以完整的梯度檢查點估算，為上限</translation>
     </message>
     <message>
         <source>it lowers memory in a way VRAM Lab does not model; the estimate is an upper bound</source>
@@ -2858,6 +2866,10 @@ Device total: plus the CUDA context and libraries — what nvidia-smi shows.</so
         <translation>{value} 是 {model}，它有 {why}：VRAM Lab 還無法估算；請用 --model 指定另一個模型</translation>
     </message>
     <message>
+        <source>{value} is {model} quantized ahead of training ({kind}), which is not costed as its own model; give --model {id} (with --method qlora for a 4-bit bitsandbytes base) to estimate it</source>
+        <translation>{value} 是事先量化過（{kind}）的 {model}，不會當成獨立的模型估算；請用 --model {id}（4-bit bitsandbytes 基礎模型再加上 --method qlora）來估算</translation>
+    </message>
+    <message>
         <source>not a setting the memory estimate uses</source>
         <translation>記憶體估算用不到這個設定</translation>
     </message>
@@ -2882,6 +2894,14 @@ Device total: plus the CUDA context and libraries — what nvidia-smi shows.</so
         <translation>匯入的設定無效：{problem}</translation>
     </message>
     <message>
+        <source>{value} is not micro-batch x accumulation x data-parallel GPUs ({product}), as DeepSpeed requires; the estimate uses those</source>
+        <translation>{value} 不等於 DeepSpeed 要求的微批次 × 梯度累加 × 資料平行 GPU 數（{product}）；估算採用這三者</translation>
+    </message>
+    <message>
+        <source>DeepSpeed&apos;s train_batch_size is micro-batch x accumulation x data-parallel GPUs; with the micro-batch left to the trainer, it fixes none of them</source>
+        <translation>DeepSpeed 的 train_batch_size 是微批次 × 梯度累加 × 資料平行 GPU 數；微批次交給訓練器決定時，它無法確定其中任何一項</translation>
+    </message>
+    <message>
         <source>{value} training is not costed for torchtune (bf16 and fp32 are)</source>
         <translation>未估算 torchtune 的 {value} 訓練（bf16 與 fp32 有估算）</translation>
     </message>
@@ -2890,12 +2910,32 @@ Device total: plus the CUDA context and libraries — what nvidia-smi shows.</so
         <translation>知識蒸餾還會放著教師模型，這個估算沒有算進去</translation>
     </message>
     <message>
+        <source>checkpoints one layer in {value} (torchtune&apos;s selective activation checkpointing), which VRAM Lab does not cost; costed as none, an upper bound</source>
+        <translation>每 {value} 層對一層做梯度檢查點（torchtune 的選擇性激活值檢查點），VRAM Lab 沒有估算這種做法；以不做梯度檢查點估算，為上限</translation>
+    </message>
+    <message>
+        <source>checkpoints each layer but keeps some operators&apos; outputs (torchtune&apos;s op-level selective checkpointing), which VRAM Lab does not cost; costed as none, an upper bound</source>
+        <translation>對每一層做梯度檢查點，但保留部分運算子的輸出（torchtune 以運算子為單位的選擇性檢查點），VRAM Lab 沒有估算這種做法；以不做梯度檢查點估算，為上限</translation>
+    </message>
+    <message>
+        <source>applies only with enable_activation_checkpointing false (torchtune&apos;s distributed recipes); full checkpointing is used</source>
+        <translation>只有在 enable_activation_checkpointing 為 false 時才會生效（torchtune 的分散式 recipe）；採用完整的梯度檢查點</translation>
+    </message>
+    <message>
         <source>not a training config (no optimizer: an evaluation, generation or quantization config)</source>
         <translation>不是訓練設定檔（沒有優化器：這是評估、生成或量化的設定檔）</translation>
     </message>
     <message>
         <source>{value} keeps the checkpoint&apos;s dtype, taken as bf16</source>
         <translation>{value} 沿用檢查點的 dtype，視為 bf16</translation>
+    </message>
+    <message>
+        <source>not TRL&apos;s own arguments but a training script&apos;s: {value} ask for a method VRAM Lab cannot read from a script it does not know</source>
+        <translation>這不是 TRL 自己的參數，而是某個訓練腳本的參數：{value} 指定了一種微調方法，但 VRAM Lab 無法從它不認得的腳本讀出是哪一種</translation>
+    </message>
+    <message>
+        <source>LoRA is switched off ({value}), so this LoRA setting is not used</source>
+        <translation>LoRA 已關閉（{value}），所以用不到這個 LoRA 設定</translation>
     </message>
     <message>
         <source>the sequence is the prompt plus the completion, and the file does not bound the prompt (max_prompt_length)</source>

@@ -30,13 +30,13 @@ from __future__ import annotations
 from engine.config_import import common, fsdp
 from engine.config_import.deepspeed import STAGES
 from engine.config_import.draft import Draft, Field
+from engine.config_import.messages import BAD_STAGE, FP8
 from engine.config_import.report import Message
 from engine.specs import Sharding
 from engine.translatable import QT_TRANSLATE_NOOP
 
 NOT_GPU = QT_TRANSLATE_NOOP("engine", "{value} is not a run on NVIDIA or AMD GPUs that VRAM Lab costs")
 ONE_PROCESS = QT_TRANSLATE_NOOP("engine", "distributed_type NO runs one process")
-BAD_STAGE = QT_TRANSLATE_NOOP("engine", "{value} is not a ZeRO stage (0, 1, 2 or 3)")
 
 _DATA_PARALLEL = ("NO", "MULTI_GPU")
 _NOT_GPU = ("XLA", "TPU", "MULTI_CPU", "MULTI_XPU", "MULTI_NPU", "MULTI_MLU", "MULTI_SDAA", "MULTI_MUSA",
@@ -116,7 +116,7 @@ def _mixed_precision(d: Draft) -> None:
     elif mode == "no":
         d.set(Field.HALF, "none", "mixed_precision")
     else:
-        d.refuse(Field.PRECISION, "mixed_precision", Message.of(common.FP8, value=value))
+        d.refuse(Field.PRECISION, "mixed_precision", Message.of(FP8, value=value))
 
 
 def map_file(d: Draft) -> None:

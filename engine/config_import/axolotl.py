@@ -15,8 +15,13 @@ Mapping table (Axolotl 0.18.0, commit 067b021c: ``src/axolotl/utils/schemas/conf
                                                             head), or the modules named (a regex's alternation)
 ``sequence_len``                                            the sequence (default 512)
 ``micro_batch_size`` / ``gradient_accumulation_steps``      micro-batch / accumulation (default 1 / 1)
-``gradient_checkpointing``: true / false / offload          full / none (default false); ``offload`` also moves
-                                                            the checkpoints to the CPU, costed as full
+``gradient_checkpointing``: true / false / offload /        full / none (default false); ``offload`` (``unsloth``
+offload_disk (``unsloth`` before 0.8)                       before Axolotl 0.8, its deprecated name, commit
+                                                            5e21b1a9) checkpoints each layer keeping only its
+                                                            input, moved to the CPU (Unsloth's offloaded
+                                                            checkpointer, ``utils/gradient_checkpointing/
+                                                            offload_cpu.py``), ``offload_disk`` to disk: costed
+                                                            as full checkpointing with activation offloading
 ``bf16``: true / false / auto (default auto)                bf16 autocast with the model loaded in bf16; auto
                                                             means bf16 on a GPU that has it (assumed)
 ``fp16`` / ``bfloat16`` / ``float16``                       fp16 autocast (model in fp16; refused for full
@@ -44,29 +49,37 @@ from __future__ import annotations
 
 from engine.config_import import common, fsdp, training_args
 from engine.config_import.draft import Draft, Field
+from engine.config_import.messages import (
+    DORA,
+    EIGHT_BIT,
+    NEAR_ATTENTION,
+    NEAR_FUSED_LOSS,
+    NOT_MODELLED,
+    PACKING,
+    PARTIAL,
+)
 from engine.config_import.names import attention_of
-from engine.config_import.report import Message
+from engine.config_import.report import NOT_USED, Message
 from engine.specs import Attention, Checkpointing, LoraTargets, Loss, Method, Optimizer, Precision, QuantType
 from engine.translatable import QT_TRANSLATE_NOOP
 
-EIGHT_BIT = QT_TRANSLATE_NOOP("engine", "a base model loaded in 8 bits is not a method VRAM Lab costs")
 GPTQ = QT_TRANSLATE_NOOP("engine", "a GPTQ-quantized base is not a method VRAM Lab costs")
 ADAPTER = QT_TRANSLATE_NOOP("engine", "the {value} adapter is not a method VRAM Lab costs (LoRA and QLoRA are)")
-DORA = QT_TRANSLATE_NOOP("engine", "DoRA keeps each adapted weight's norm and more activations than LoRA; "
-                                   "VRAM Lab does not cost it")
+BAD_CHECKPOINTING = QT_TRANSLATE_NOOP("engine", "{value} is not a gradient checkpointing mode of Axolotl (true, "
+                                                "false, offload, offload_disk)")
 FOUR_BIT_LORA = QT_TRANSLATE_NOOP("engine", "Axolotl quantizes to 4 bits only with adapter: qlora; costed as LoRA "
                                             "on a 16-bit base")
-OFFLOADED = QT_TRANSLATE_NOOP("engine", "{value} also moves the checkpoints to the CPU, which VRAM Lab does not "
-                                        "model; costed as full checkpointing, an upper bound")
-NOT_MODELLED = QT_TRANSLATE_NOOP("engine", "it lowers memory in a way VRAM Lab does not model; the estimate is an "
-                                           "upper bound")
+OFFLOADED = QT_TRANSLATE_NOOP(
+    "engine", "{value} checkpoints each layer and moves the one tensor it keeps, the layer's input, to host RAM "
+              "(Unsloth's offloaded checkpointing); costed as full checkpointing with activation offloading")
+OFFLOADED_DISK = QT_TRANSLATE_NOOP(
+    "engine", "{value} checkpoints each layer and moves the one tensor it keeps, the layer's input, to disk; costed as "
+              "full checkpointing with activation offloading to host RAM")
 PURE_FP16 = QT_TRANSLATE_NOOP("engine", "pure fp16 training holds weights, gradients and optimizer states in 16 bits, "
                                          "as pure bf16 does; costed as bf16")
 FP16_FULL = QT_TRANSLATE_NOOP("engine", "full fine-tuning of fp16 weights is not costed (fp16 training keeps fp32 "
                                         "master weights only under DeepSpeed)")
 
-PACKING = QT_TRANSLATE_NOOP("engine", "packing fills each sequence to the maximum length, which the estimate "
-                                       "costs anyway")
 GLOBAL_BATCH = QT_TRANSLATE_NOOP("engine", "the global batch; memory depends on the micro-batch (micro_batch_size)")
 _NOT_MODELLED_KEYS = (
     "liger_rms_norm", "liger_glu_activation", "liger_layer_norm", "liger_rope", "liger_cross_entropy",
@@ -75,7 +88,7 @@ _NOT_MODELLED_KEYS = (
     "flash_attn_cross_entropy", "flash_attn_rms_norm", "flash_attn_fuse_qkv", "flash_attn_fuse_mlp")
 REASONS = {"batch_size": GLOBAL_BATCH, "sample_packing": PACKING, "pad_to_sequence_len": PACKING,
            **dict.fromkeys(_NOT_MODELLED_KEYS, NOT_MODELLED),
-           **dict.fromkeys(("unfrozen_parameters", "lisa_n_layers"), common.PARTIAL)}
+           **dict.fromkeys(("unfrozen_parameters", "lisa_n_layers"), PARTIAL)}
 _ALL_LINEAR = ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj")
 _LEGACY_ATTENTION = (("flash_attention", "flash_attention_2"), ("sdp_attention", "sdpa"),
                      ("xformers_attention", "xformers"), ("flex_attention", "flex_attention"),
@@ -144,15 +157,27 @@ def _precision(d: Draft) -> None:
     common.fp8(d, "fp8")
 
 
+#: the offloaded checkpointing modes (``unsloth``: the name of ``offload`` until Axolotl 0.8)
+_OFFLOADED = {"offload": OFFLOADED, "unsloth": OFFLOADED, "offload_disk": OFFLOADED_DISK}
+
+
 def _checkpointing(d: Draft) -> None:
-    value = d.get("gradient_checkpointing")
+    key = "gradient_checkpointing"
+    value = d.get(key)
+    mode = str(value).strip().lower() if isinstance(value, str) else None
     if value is None:
         d.default(Field.CHECKPOINTING, Checkpointing.NONE)
-    elif isinstance(value, str) and value.startswith("offload"):
-        d.approx(Field.CHECKPOINTING, Checkpointing.FULL, "gradient_checkpointing", Message.of(OFFLOADED, value=value))
+    elif mode in _OFFLOADED:
+        why = Message.of(_OFFLOADED[mode], value=value)
+        d.approx(Field.CHECKPOINTING, Checkpointing.FULL, key, why)
+        d.approx(Field.ACTIVATION_OFFLOAD, True, key, why, report=False)
+    elif mode in ("true", "false"):
+        d.set(Field.CHECKPOINTING, Checkpointing.FULL if mode == "true" else Checkpointing.NONE, key)
+    elif isinstance(value, bool):
+        d.set(Field.CHECKPOINTING, Checkpointing.FULL if value else Checkpointing.NONE, key)
     else:
-        d.set(Field.CHECKPOINTING, Checkpointing.FULL if value else Checkpointing.NONE, "gradient_checkpointing")
-    d.get("gradient_checkpointing_kwargs")
+        d.refuse(Field.CHECKPOINTING, key, Message.of(BAD_CHECKPOINTING, value=value))
+    d.ignore("gradient_checkpointing_kwargs", Message(NOT_USED))  # reentrant or not: the same tensors are kept
 
 
 def _attention(d: Draft) -> None:
@@ -164,7 +189,7 @@ def _attention(d: Draft) -> None:
             if found is not None and found[1]:
                 d.set(Field.ATTENTION, found[0], key)
             else:
-                d.approx(Field.ATTENTION, Attention.SDPA, key, Message.of(common.NEAR_ATTENTION, value=name,
+                d.approx(Field.ATTENTION, Attention.SDPA, key, Message.of(NEAR_ATTENTION, value=name,
                                                                               used="sdpa"))
             return
     d.default(Field.ATTENTION, Attention.SDPA)
@@ -179,8 +204,9 @@ def _long_context(d: Draft) -> None:
         d.set(Field.LOSS, Loss.FUSED_LINEAR_CE, "liger_fused_linear_cross_entropy")
     elif cce or (cce_plugin and cce is None):  # the plugin's cut_cross_entropy defaults to true
         d.approx(Field.LOSS, Loss.FUSED_LINEAR_CE, "cut_cross_entropy" if cce else "plugins",
-                 Message.of(common.NEAR_FUSED_LOSS, value="Cut Cross-Entropy"))
-    common.activation_offload(d, "activation_offloading")
+                 Message.of(NEAR_FUSED_LOSS, value="Cut Cross-Entropy"))
+    if common.flag(d, "activation_offloading") is not False or Field.ACTIVATION_OFFLOAD not in d.facts:
+        common.activation_offload(d, "activation_offloading")  # false does not undo offloaded checkpointing
 
 
 def _distributed(d: Draft) -> None:

@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from engine.config_import.draft import Draft, Field
+from engine.config_import.messages import FP8, NEAR_ATTENTION, NEAR_OFFLOAD, UNKNOWN_OPTIMIZER
 from engine.config_import.names import (
     NEAR_OPTIMIZERS,
     OPTIMIZERS,
@@ -42,26 +43,21 @@ FLAGS = {
 
 NOT_A_NUMBER = QT_TRANSLATE_NOOP("engine", "{value} is not a whole number of at least {least}")
 NOT_A_FRACTION = QT_TRANSLATE_NOOP("engine", "{value} is not a number between 0 and 1")
-UNKNOWN_OPTIMIZER = QT_TRANSLATE_NOOP("engine", "{value} is not an optimizer VRAM Lab can cost")
 NEAR_OPTIMIZER = QT_TRANSLATE_NOOP(
     "engine", "{value} keeps two 8-bit states with an fp32 scale per block, like bitsandbytes' 8-bit AdamW; "
               "costed as adamw-8bit")
 UNKNOWN_ATTENTION = QT_TRANSLATE_NOOP("engine", "{value} is not an attention implementation VRAM Lab knows; "
                                                 "costed as sdpa, which keeps no score matrix")
-NEAR_ATTENTION = QT_TRANSLATE_NOOP("engine", "{value} keeps no score matrix either; costed as {used}")
 ROUNDED_TARGETS = QT_TRANSLATE_NOOP(
     "engine", "LoRA on {value} is not one of the target sets VRAM Lab costs (qv, attention, all-linear); "
               "costed as {used}, the smallest that holds it, so the estimate is an upper bound")
 EXTRA_TARGETS = QT_TRANSLATE_NOOP(
     "engine", "LoRA on {value} is not costed (only the attention and MLP projections are); costed as {used}")
 NO_TARGETS = QT_TRANSLATE_NOOP("engine", "{value} names no attention or MLP projection VRAM Lab can cost")
-FP8 = QT_TRANSLATE_NOOP("engine", "{value} training is not costed (bf16 and fp16 are)")
 PARALLEL = QT_TRANSLATE_NOOP("engine", "{value}-way {kind} parallelism is not costed")
 TRAINED_IN_FULL = QT_TRANSLATE_NOOP(
     "engine", "{value} are trained in full beside the adapters, with gradients and optimizer states VRAM Lab does "
               "not count")
-PARTIAL = QT_TRANSLATE_NOOP("engine", "only part of the model is trained; the estimate trains all of it, an upper "
-                                      "bound")
 REPLICATED = QT_TRANSLATE_NOOP(
     "engine", "{value} copies of the model, each sharded over its own GPUs; costed as sharded over all the GPUs given, "
               "which understates it (give the GPUs of one copy with --gpus)")
@@ -196,13 +192,6 @@ ALIGNMENT_NAMES = {
 }
 UNKNOWN_ALIGNMENT = QT_TRANSLATE_NOOP("engine", "{value} is not an alignment method VRAM Lab knows (DPO, IPO, ORPO, "
                                                 "SimPO, CPO, KTO, PPO, GRPO, RLOO, reward modelling)")
-
-
-NEAR_FUSED_LOSS = QT_TRANSLATE_NOOP(
-    "engine", "{value} computes the output layer and the loss chunk by chunk, so no tensor of the vocabulary's size "
-              "is whole; costed as fused-linear-ce (Liger's)")
-NEAR_OFFLOAD = QT_TRANSLATE_NOOP("engine", "{value} moves saved activations off the GPU; costed as offloading them "
-                                           "to host RAM")
 
 
 def fp8(d: Draft, key: str) -> None:

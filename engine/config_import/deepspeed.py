@@ -18,7 +18,12 @@ Mapping table (DeepSpeed's config reference, https://www.deepspeed.ai/docs/confi
                                                              so it states nothing here
 ``train_micro_batch_size_per_gpu``                           micro-batch (``"auto"``: the trainer's)
 ``gradient_accumulation_steps``                              gradient accumulation (``"auto"``: the trainer's)
-``train_batch_size`` = micro x accumulation x GPUs           the GPU count, when all three are numbers
+``train_batch_size`` = micro x accumulation x data-parallel   the accumulation when it is left open (``"auto"`` or
+GPUs (``_batch_assertion``, ``_set_batch_related_parameters``  absent) and the micro-batch is stated, in this file
+in ``deepspeed/runtime/config.py``)                          or the trainer's; else the GPU count when the
+                                                             micro-batch and accumulation are stated and the
+                                                             GPUs are not; a value that fits none of them is
+                                                             ignored, with why (``engine.config_import.resolve``)
 ``optimizer.type`` (Adam, AdamW, FusedAdam, CPUAdam ...)     AdamW; another type is refused
 ``tensor_parallel.autotp_size``                              the tensor-parallel size (AutoTP)
 =========================================================  ====================================================
@@ -32,6 +37,7 @@ from __future__ import annotations
 
 from engine.config_import import common
 from engine.config_import.draft import Draft, Field
+from engine.config_import.messages import BAD_STAGE, UNKNOWN_OPTIMIZER
 from engine.config_import.report import Message
 from engine.specs import Optimizer, Sharding
 from engine.translatable import QT_TRANSLATE_NOOP
@@ -67,8 +73,6 @@ KNOWN: dict[str, tuple[int, bool, bool, str | None, int]] = {
 }
 _ADAM_TYPES = {"adam", "adamw", "fusedadam", "cpuadam", "deepspeedcpuadam", "fusedadamw"}
 
-BAD_STAGE = QT_TRANSLATE_NOOP("engine", "{value} is not a ZeRO stage (0, 1, 2 or 3)")
-BAD_OPTIMIZER = QT_TRANSLATE_NOOP("engine", "{value} is not an optimizer VRAM Lab can cost")
 MEGATRON_ONLY = QT_TRANSLATE_NOOP(
     "engine", "DeepSpeed's activation checkpointing serves Megatron-style models; Hugging Face models use "
               "gradient_checkpointing")
@@ -85,9 +89,9 @@ def read_zero(d: Draft, base: str = "") -> None:
     if common.flag(d, base + "zero_optimization.cpu_offload"):
         d.set(Field.OFFLOAD_OPTIMIZER, True, base + "zero_optimization.cpu_offload")
     _half(d, base)
-    micro = common.whole(d, Field.BATCH, base + "train_micro_batch_size_per_gpu")
-    accum = common.whole(d, Field.GRAD_ACCUM, base + "gradient_accumulation_steps")
-    _world(d, base, micro and accum)
+    common.whole(d, Field.BATCH, base + "train_micro_batch_size_per_gpu")
+    common.whole(d, Field.GRAD_ACCUM, base + "gradient_accumulation_steps")
+    common.whole(d, Field.GLOBAL_BATCH, base + "train_batch_size")
     _optimizer(d, base + "optimizer.type")
     d.ignore(base + "activation_checkpointing", Message.of(MEGATRON_ONLY))
     common.parallel_sizes(d, {Field.TP: base + "tensor_parallel.autotp_size"})
@@ -145,14 +149,6 @@ def _half(d: Draft, base: str) -> None:
         d.set(Field.HALF, "none", *(key for _, key in states.values()))
 
 
-def _world(d: Draft, base: str, both: bool) -> None:
-    total = d.get(base + "train_batch_size")
-    micro, accum = d.raw(base + "train_micro_batch_size_per_gpu"), d.raw(base + "gradient_accumulation_steps")
-    if both and isinstance(total, int) and isinstance(micro, int) and isinstance(accum, int) \
-            and total % (micro * accum) == 0:
-        d.set(Field.GPUS, total // (micro * accum), base + "train_batch_size")
-
-
 def _optimizer(d: Draft, key: str) -> None:
     value = d.get(key)
     if value is None:
@@ -160,7 +156,7 @@ def _optimizer(d: Draft, key: str) -> None:
     if str(value).strip().lower().replace("_", "") in _ADAM_TYPES:
         d.set(Field.OPTIMIZER, Optimizer.ADAMW, key)
     else:
-        d.refuse(Field.OPTIMIZER, key, Message.of(BAD_OPTIMIZER, value=value))
+        d.refuse(Field.OPTIMIZER, key, Message.of(UNKNOWN_OPTIMIZER, value=value))
 
 
 def map_file(d: Draft) -> None:

@@ -3,7 +3,10 @@
 A tool's mapping reads its file through a :class:`Draft`: ``get`` marks a key as used, ``set`` records a fact
 read from keys, ``default`` a value the tool assumes where the file is silent, ``approx`` the nearest value VRAM
 Lab can cost (the key is then reported as ignored, with why), ``refuse`` a value it cannot cost at all (the
-import fails unless that field is set explicitly). ``finish`` lists every key left unused as ignored.
+import fails unless that field is set explicitly). ``finish`` lists every key left unused as ignored, at any depth,
+and every key the mapping consulted whose value it took into account without making a fact of it (``bf16: auto``,
+``load_in_8bit: false``, a trainer's ``"auto"`` in a DeepSpeed file) as read: no key of a file is left out of the
+report (tests/engine/config_import/test_every_key.py).
 """
 
 from __future__ import annotations
@@ -56,6 +59,7 @@ class Field(StrEnum):
     # not part of the setup
     MODEL = "model"
     ALIGNMENT = "alignment"
+    GLOBAL_BATCH = "global_batch"  # DeepSpeed's train_batch_size: micro-batch x accumulation x data-parallel GPUs
 
 
 class Kind(StrEnum):
@@ -154,9 +158,11 @@ class Draft:
         """``field`` is the tool's default ``value`` where the file is silent (reported as assumed)."""
         self._put(field, Fact(value, Kind.DEFAULT, (), self.path.name))
 
-    def approx(self, field: Field, value: Any, key: str, why: Message) -> None:
-        """``field`` is costed as ``value``, the nearest to what ``key`` says; the key is ignored with ``why``."""
-        self.ignore(key, why)
+    def approx(self, field: Field, value: Any, key: str, why: Message, report: bool = True) -> None:
+        """``field`` is costed as ``value``, the nearest to what ``key`` says; the key is ignored with ``why``
+        (``report=False``: a second field the same key approximates, already reported)."""
+        if report:
+            self.ignore(key, why)
         self._put(field, Fact(value, Kind.APPROX, (self.shown(key),), self.path.name, why))
 
     def refuse(self, field: Field, key: str, why: Message) -> None:
@@ -181,19 +187,28 @@ class Draft:
         return key in self.used or any(u.startswith(key + ".") for u in self.used)
 
     def finish(self, reasons: Mapping[str, str] | None = None) -> None:
-        """List every key the mapping did not use as ignored: ``reasons`` (key -> template) says why, else
-        :data:`NOT_USED`. Null values are left out (they state nothing); a section whose keys were partly used
-        lists its unused keys one level down."""
-        reasons = reasons or {}
-        for raw_key, value in self.data.items():
-            key = str(raw_key)
+        """Close the report of this file (module docstring): every key the mapping did not use is ignored
+        (``reasons``, key -> template, says why, else :data:`NOT_USED`), a section whose keys were partly used
+        listing its unused keys at whatever depth; every key it consulted that is neither read, ignored nor refused
+        is read. Null values are left out (they state nothing)."""
+        self._unused(self.data, "", reasons or {})
+        reported = set(self.read) | {i.key for i in self.ignored}
+        refused = {k for f in self.facts.values() if f.kind is Kind.REFUSED for k in f.keys}
+        for key in sorted(self.used):
+            value = self._lookup(key)
+            shown = self.shown(key)
+            if value is _MISSING or value is None or shown in reported or shown in refused \
+                    or any(r.startswith(shown + ".") for r in reported):
+                continue
+            self.read[shown] = jsonable(value)
+
+    def _unused(self, data: Mapping[str, Any], prefix: str, reasons: Mapping[str, str]) -> None:
+        for raw_key, value in data.items():
+            key = prefix + str(raw_key)
             if value is None or key in self.used:
                 continue
             if isinstance(value, Mapping) and self._touched(key):
-                for sub, sub_value in value.items():
-                    dotted = f"{key}.{sub}"
-                    if sub_value is not None and not self._touched(dotted):
-                        self.ignored.append(Ignored(self.shown(dotted), _reason(reasons, dotted, sub_value)))
+                self._unused(value, key + ".", reasons)
             elif not self._touched(key):
                 self.ignored.append(Ignored(self.shown(key), _reason(reasons, key, value)))
 

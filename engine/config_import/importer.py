@@ -20,6 +20,7 @@ from engine.config_import.common import FLAGS
 from engine.config_import.detect import detect
 from engine.config_import.draft import Draft, Field, Kind
 from engine.config_import.loading import Loaded, read_config
+from engine.config_import.messages import KNOWN_CONTENT
 from engine.config_import.names import AlignmentMethod
 from engine.config_import.report import CHOOSE, ConfigRefusedError, Format, Ignored, ImportReport, Message
 from engine.config_import.resolve import INVALID, Combined, build
@@ -28,8 +29,6 @@ from engine.translatable import QT_TRANSLATE_NOOP
 
 NOT_FOUND = QT_TRANSLATE_NOOP("engine", "{value} was not found beside the config; give it with another "
                                         "--from-config to use it")
-KNOWN_CONTENT = QT_TRANSLATE_NOOP("engine", "{value} was not found beside the config; the content its tool ships "
-                                            "is assumed")
 NO_FILES = QT_TRANSLATE_NOOP("engine", "no config file given")
 MAX_FILES = 16
 

@@ -41,6 +41,7 @@ from __future__ import annotations
 
 from engine.config_import import common, training_args
 from engine.config_import.draft import Draft, Field
+from engine.config_import.messages import NOT_MODELLED, NOT_TRAINING_RUN, PACKING
 from engine.config_import.names import ATTENTION, AlignmentMethod
 from engine.config_import.report import ConfigRefusedError, Message
 from engine.specs import (
@@ -61,12 +62,6 @@ FREEZE = QT_TRANSLATE_NOOP("engine", "{value} fine-tuning trains only some layer
 QUANT_BITS = QT_TRANSLATE_NOOP("engine", "a base quantized to {value} bits is not costed (QLoRA's 4-bit NF4 is)")
 QUANT_METHOD = QT_TRANSLATE_NOOP("engine", "{value} quantization is not costed (bitsandbytes 4-bit is)")
 OPTIMIZER_SWITCH = QT_TRANSLATE_NOOP("engine", "{value} replaces the optimizer with one VRAM Lab does not cost")
-NOT_MODELLED = QT_TRANSLATE_NOOP("engine", "it lowers memory in a way VRAM Lab does not model; the estimate is an "
-                                           "upper bound")
-PACKING = QT_TRANSLATE_NOOP("engine", "packing fills each sequence to the maximum length, which the estimate "
-                                      "costs anyway")
-NOT_TRAINING = QT_TRANSLATE_NOOP("engine", "not a training run (do_train is not set: an inference, evaluation or "
-                                           "export config)")
 
 REASONS = {"use_kt": NOT_MODELLED, "use_unsloth": NOT_MODELLED,
            "use_unsloth_gc": NOT_MODELLED, "packing": PACKING, "neat_packing": PACKING}
@@ -144,7 +139,7 @@ def _training(d: Draft) -> None:
     if common.flag(d, "do_train"):
         return
     if not d.has("stage") or common.flag(d, "do_predict") or common.flag(d, "do_eval") or d.has("export_dir"):
-        raise ConfigRefusedError(d.path.name, Message.of(NOT_TRAINING))
+        raise ConfigRefusedError(d.path.name, Message.of(NOT_TRAINING_RUN))
 
 
 def _megatron(d: Draft) -> None:

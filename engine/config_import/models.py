@@ -1,14 +1,19 @@
 """The model a config names: a catalog id, a Hugging Face id the catalog knows, or a local folder with config.json.
 
-A Hugging Face id matches a catalog model when it is the model's own repository, or the same repository name
-under another owner (mirrors such as ``NousResearch/Llama-2-7b-hf``), or a published variant of it that keeps
-the architecture: the chat / instruct / ``-it`` / reasoning fine-tunes of the same base
-(``meta-llama/Meta-Llama-3-8B-Instruct`` is Llama 3 8B; ``Llama-2-7b-chat-hf`` is Llama 2 7B;
-``mistralai/Ministral-3-3B-Reasoning-2512`` is the Ministral 3 3B whose Instruct variant the catalog holds), or
-the same weights saved in another 16-bit dtype (``casperhansen/llama-3-70b-fp16``).
-Such a match is reported as assumed. A quantized repository (``-GPTQ``, ``-bnb-4bit``) or another version
-(``Mistral-7B-Instruct-v0.3``) matches nothing. A model the engine refuses (engine/catalog/refused.json: Llama 3.2
-Vision, Falcon, DBRX, Mamba, ...) is refused with the layer kind it cannot cost, not called unknown.
+A Hugging Face id matches a catalog model when it is the model's own repository or one of its aliases (the
+fine-tunes, distills and re-uploads the catalog lists with why they keep the architecture: engine/catalog/README.md,
+``alias_source``), or the same repository name under another owner (mirrors and re-uploads such as
+``NousResearch/Llama-2-7b-hf``, ``unsloth/llama-2-7b``), or a published variant of it that keeps the architecture:
+the chat / instruct / ``-it`` / reasoning fine-tunes of the same base (``meta-llama/Meta-Llama-3-8B-Instruct`` is
+Llama 3 8B; ``Llama-2-7b-chat-hf`` is Llama 2 7B; ``mistralai/Ministral-3-3B-Reasoning-2512`` is the Ministral 3 3B
+whose Instruct variant the catalog holds), the same weights saved in another 16-bit dtype
+(``casperhansen/llama-3-70b-fp16``, ``TheBloke/Llama-2-7B-fp16``) or converted to transformers' format (the
+``-hf`` of ``meta-llama/Llama-2-7b-hf`` beside ``meta-llama/Llama-2-7b``). Such a match is reported as assumed.
+Another version or size (``Mistral-Nemo-Base-2407``) matches nothing. A repository quantized ahead of training
+(``-bnb-4bit``, ``-GPTQ``, ``-AWQ``, ``-FP8``...) of a catalog model is refused naming the base and how to cost it:
+the base with ``--model`` (and ``--method qlora`` for a 4-bit bitsandbytes one). A model the engine refuses
+(engine/catalog/refused.json: Llama 3.2 Vision, Falcon, DBRX, Mamba, ...) is refused with the layer kind it cannot
+cost, not called unknown.
 """
 
 from __future__ import annotations
@@ -17,7 +22,7 @@ import re
 from functools import cache
 from pathlib import Path
 
-from engine.catalog import CatalogError, get_model, models, refused_model
+from engine.catalog import CatalogError, get_model, model_source, models, refused_model
 from engine.config_import.report import ConfigRefusedError, Message
 from engine.specs import ModelSpec
 from engine.translatable import QT_TRANSLATE_NOOP
@@ -28,7 +33,13 @@ UNKNOWN = QT_TRANSLATE_NOOP(
 NO_MODEL = QT_TRANSLATE_NOOP("engine", "the files name no model; give it with --model or --config")
 REFUSED = QT_TRANSLATE_NOOP(
     "engine", "{value} is {model}, which has {why}: VRAM Lab cannot cost that yet; give another model with --model")
-_VARIANT = re.compile(r"-(instruct|chat|it|base|reasoning|fp16|bf16)(?=-|$)")
+QUANTIZED = QT_TRANSLATE_NOOP(
+    "engine", "{value} is {model} quantized ahead of training ({kind}), which is not costed as its own model; "
+              "give --model {id} (with --method qlora for a 4-bit bitsandbytes base) to estimate it")
+_VARIANT = re.compile(r"-(instruct|chat|it|base|reasoning|fp16|bf16|hf)(?=-|$)")
+#: the suffixes of repositories quantized ahead of training
+_QUANT = re.compile(r"-(bnb-4bit|bnb-8bit|unsloth-bnb-4bit|gptq(-int[48])?|awq|gguf|int4|int8|fp8|nvfp4|mxfp4|"
+                    r"4bit|8bit|exl2)(?=-|$)", re.IGNORECASE)
 
 
 def _normal(name: str) -> str:
@@ -39,10 +50,14 @@ def _normal(name: str) -> str:
 
 @cache
 def _by_normal_name() -> dict[str, str]:
+    """Normalised repository names -> catalog ids: every model's own repository first, then its aliases."""
     index: dict[str, str] = {}
     for m in models():
         if m.hf_repo:
             index.setdefault(_normal(m.hf_repo), m.id)
+    for m in models():
+        for alias in model_source(m.id).aliases:
+            index.setdefault(_normal(alias), m.id)
     return index
 
 
@@ -78,6 +93,11 @@ def resolve(value: str, key: str, file: str, beside: Path) -> tuple[ModelSpec, b
         from engine.hf_import import load_config
 
         return load_config(folder), True
+    quantized = _QUANT.search(value.rsplit("/", 1)[-1])
+    base = catalog_match(_QUANT.sub("", value)) if quantized else None
+    if quantized and base is not None:
+        raise ConfigRefusedError(file, Message.of(QUANTIZED, value=value, model=base[0].name, id=base[0].id,
+                                                  kind=quantized.group(1)), key=key)
     refused = refused_model(value)
     if refused is not None:
         why = Message.of(REFUSED, value=value, model=refused.name)  # the reason is whole, never cut to MAX_SHOWN

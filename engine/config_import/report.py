@@ -88,8 +88,9 @@ class Ignored:
 class ImportReport:
     """The ``imported`` object of the command line's JSON.
 
-    ``read``: each key used as written (keys of files after the first are prefixed with ``<file name>:``), with its
-    value in the file. ``ignored``: keys not used as written, each with the reason. ``assumed``: every setup field
+    ``read``: each key used as written, or consulted and taken into account (``auto``, a switch that is off), with
+    its value in the file (keys of files after the first are prefixed with ``<file name>:``). ``ignored``: keys not
+    used as written, each with the reason. Every key a file states is in one of them. ``assumed``: every setup field
     whose value the files do not state exactly (left open, ``auto``, a tool's documented default, or the nearest
     value VRAM Lab can cost), with the value used.
     """

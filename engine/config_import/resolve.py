@@ -40,6 +40,12 @@ from engine.translatable import QT_TRANSLATE_NOOP
 FP16_FULL = QT_TRANSLATE_NOOP("engine", "full fine-tuning of fp16 weights with fp16 autocast cannot run (the "
                                         "Trainer cannot unscale fp16 gradients)")
 INVALID = QT_TRANSLATE_NOOP("engine", "the imported setup is not valid: {problem}")
+BATCH_MISMATCH = QT_TRANSLATE_NOOP(
+    "engine", "{value} is not micro-batch x accumulation x data-parallel GPUs ({product}), as DeepSpeed requires; the "
+              "estimate uses those")
+BATCH_OPEN = QT_TRANSLATE_NOOP(
+    "engine", "DeepSpeed's train_batch_size is micro-batch x accumulation x data-parallel GPUs; with the micro-batch "
+              "left to the trainer, it fixes none of them")
 
 #: setup fields, in the order ``TrainingSetup`` lists them
 SETUP_FIELDS = (Field.METHOD, Field.PRECISION, Field.OPTIMIZER, Field.BATCH, Field.SEQ_LEN, Field.GRAD_ACCUM,
@@ -198,10 +204,46 @@ def build(c: Combined, explicit: Mapping[str, Any], base: TrainingSetup, file: s
         values[name] = value
         if guessed and _relevant(field, method, named):
             assumed[name] = _shown(value)
+    _global_batch(c, values, assumed)
     _world(values, assumed, explicit)
     if _shown(values["loss"]) != "chunked-output":  # a chunk count to assume is only torchtune's (TRL's chunks
         assumed.pop("loss_chunks", None)            # are its own constant)
     return _validated(values, file), assumed
+
+
+def _global_batch(c: Combined, values: dict[str, Any], assumed: dict[str, Any]) -> None:
+    """DeepSpeed's ``train_batch_size`` = micro-batch x accumulation x data-parallel GPUs (deepspeed/runtime/
+    config.py ``_batch_assertion``; ``_set_batch_related_parameters`` derives the accumulation from it and the
+    micro-batch): with the accumulation open and the micro-batch stated, the accumulation (assumed unless the GPU
+    count is stated too); with the GPU count open and both others stated, the GPU count; else, if it does not hold,
+    the key is ignored with why. A field is stated when it is not in ``assumed``."""
+    fact = c.facts.get(Field.GLOBAL_BATCH)
+    if fact is None or fact.kind is not Kind.READ:
+        return
+    total = int(fact.value)
+    model_parallel = math.prod(int(_shown(values.get(f"parallel.{k}") or 1)) for k in ("tp", "pp", "cp"))
+    micro, accum, gpus = (int(_shown(values[k])) for k in ("batch", "grad_accum", "gpus"))
+    data_parallel = gpus // model_parallel
+    if "batch" in assumed:
+        why = Message.of(BATCH_OPEN)
+    elif "grad_accum" in assumed and total % (micro * data_parallel) == 0:
+        values["grad_accum"] = total // (micro * data_parallel)
+        assumed.pop("grad_accum")
+        if "gpus" in assumed:
+            assumed["grad_accum"] = values["grad_accum"]
+        return
+    elif "gpus" in assumed and "grad_accum" not in assumed and total % (micro * accum * model_parallel) == 0:
+        values["gpus"] = total // (micro * accum)
+        assumed.pop("gpus")
+        return
+    elif total == micro * accum * data_parallel:
+        return
+    else:
+        product = f"{micro} x {accum} x {data_parallel} = {micro * accum * data_parallel}"
+        why = Message.of(BATCH_MISMATCH, value=f"train_batch_size {total}", product=product)
+    for key in fact.keys:
+        c.read.pop(key, None)
+        c.ignored.append(Ignored(key, why))
 
 
 def _base_value(base: TrainingSetup, name: str) -> Any:

@@ -17,10 +17,16 @@ Mapping table (torchtune 0.7.0, commit bd2a0fc7: ``torchtune/models/*/_model_bui
 ``checkpointer.checkpoint_dir``                                  the model, when the builder is not in the
                                                                  catalog: a local folder with config.json, or
                                                                  its name (``Meta-Llama-3.1-8B-Instruct``)
-``tokenizer.max_seq_len``                                        the sequence; null (the configs' usual) means
-                                                                 no truncation, so it is left open
+``tokenizer.max_seq_len`` (``dataset.max_seq_len`` before v0.3,   the sequence; null (the configs' usual) means
+a list of datasets each with its own)                            no truncation, so it is left open
 ``batch_size`` / ``gradient_accumulation_steps``                 micro-batch / accumulation (default 1)
 ``enable_activation_checkpointing``                              full / none (the recipes' default: false)
+``ac_mode`` / ``ac_option`` (distributed recipes, since v0.2)     without ``enable_activation_checkpointing``:
+                                                                 ``full`` checkpoints every layer; ``selective``
+                                                                 with k every k-th layer (``training/
+                                                                 activations.py``), k = 1 full, else (and the
+                                                                 per-operator ``op``) costed as none, an upper
+                                                                 bound (reported); with it: ignored
 ``dtype``: bf16 / fp32                                           bf16 (weights, gradients and states in bf16:
                                                                  torchtune has no fp32 master copy) / fp32
 ``optimizer._component_``                                        the optimizer (``torch.optim.SGD`` with
@@ -51,6 +57,7 @@ from engine.catalog import refused_model
 from engine.config_import import common
 from engine.config_import.draft import Draft, Field
 from engine.config_import.loading import Loaded
+from engine.config_import.messages import DORA, NEAR_FUSED_LOSS, NOT_MODELLED, NOT_TRAINING_CONFIG
 from engine.config_import.names import AlignmentMethod
 from engine.config_import.report import ConfigRefusedError, Message
 from engine.specs import Attention, Checkpointing, Loss, Method, Optimizer, Precision, QuantType, Sharding
@@ -79,18 +86,21 @@ BUILDERS = {
 _LAUNCH = re.compile(r"#.*\btune run\b(?P<args>.*?)\s--config\b")
 _DTYPES = {"bf16": Precision.BF16, "fp32": Precision.FP32}
 
-DORA = QT_TRANSLATE_NOOP("engine", "DoRA keeps each adapted weight's norm and more activations than LoRA; "
-                                   "VRAM Lab does not cost it")
 FP16 = QT_TRANSLATE_NOOP("engine", "{value} training is not costed for torchtune (bf16 and fp32 are)")
-NOT_MODELLED = QT_TRANSLATE_NOOP("engine", "it lowers memory in a way VRAM Lab does not model; the estimate is an "
-                                           "upper bound")
 TEACHER = QT_TRANSLATE_NOOP("engine", "knowledge distillation also holds the teacher model, which this estimate "
                                       "does not count")
-NOT_TRAINING = QT_TRANSLATE_NOOP("engine", "not a training config (no optimizer: an evaluation, generation or "
-                                           "quantization config)")
+
+EVERY_KTH = QT_TRANSLATE_NOOP("engine", "checkpoints one layer in {value} (torchtune's selective activation "
+                                        "checkpointing), which VRAM Lab does not cost; costed as none, an upper bound")
+SELECTIVE_OPS = QT_TRANSLATE_NOOP(
+    "engine", "checkpoints each layer but keeps some operators' outputs (torchtune's op-level selective "
+              "checkpointing), which VRAM Lab does not cost; costed as none, an upper bound")
+AC_MODE_UNUSED = QT_TRANSLATE_NOOP("engine", "applies only with enable_activation_checkpointing false (torchtune's "
+                                             "distributed recipes); full checkpointing is used")
 
 REASONS = {"quantizer": NOT_MODELLED, "optimizer_in_bwd": NOT_MODELLED,
-           "compile": NOT_MODELLED, "teacher_model": TEACHER, "custom_sharded_layers": NOT_MODELLED}
+           "compile": NOT_MODELLED, "teacher_model": TEACHER, "custom_sharded_layers": NOT_MODELLED,
+           "memory_efficient_fsdp_wrap": NOT_MODELLED}
 _ALIGNMENT = (("grpo", AlignmentMethod.GRPO), ("ppo", AlignmentMethod.PPO), ("dpo", AlignmentMethod.DPO))
 
 
@@ -214,9 +224,65 @@ def _loss(d: Draft, at: str) -> None:
         if not common.whole(d, Field.LOSS_CHUNKS, at + "loss.num_output_chunks"):
             d.default(Field.LOSS_CHUNKS, 8)
     elif name == "linearcrossentropyloss":
-        d.approx(Field.LOSS, Loss.FUSED_LINEAR_CE, key, Message.of(common.NEAR_FUSED_LOSS, value=d.raw(key)))
+        d.approx(Field.LOSS, Loss.FUSED_LINEAR_CE, key, Message.of(NEAR_FUSED_LOSS, value=d.raw(key)))
     elif name == "crossentropyloss":
         d.set(Field.LOSS, Loss.STANDARD, key)
+
+
+def _sequence(d: Draft) -> None:
+    """The sequence: ``tokenizer.max_seq_len`` (v0.3 on), or the dataset's (``dataset.max_seq_len``, v0.1 and v0.2;
+    a list of datasets: the longest of them); both: the shorter truncates. Null: left open (no truncation)."""
+    stated: list[tuple[int, str]] = []
+    tokenizer = d.get("tokenizer.max_seq_len")
+    if _length(tokenizer):
+        stated.append((tokenizer, "tokenizer.max_seq_len"))
+    dataset = d.raw("dataset")
+    if isinstance(dataset, dict) and _length(d.get("dataset.max_seq_len")):
+        stated.append((dataset["max_seq_len"], "dataset.max_seq_len"))
+    elif isinstance(dataset, list):
+        lengths: list[Any] = [s.get("max_seq_len") for s in dataset if isinstance(s, dict)]
+        whole = [int(n) for n in lengths if _length(n)]
+        if whole and len(whole) == len(lengths):
+            stated.append((max(whole), "dataset"))
+    if stated:
+        value, key = min(stated)
+        d.set(Field.SEQ_LEN, value, key)
+    elif tokenizer is not None:
+        common.whole(d, Field.SEQ_LEN, "tokenizer.max_seq_len")  # refused: not a whole number
+
+
+def _length(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 1
+
+
+def _checkpointing(d: Draft, at: str) -> None:
+    """``enable_activation_checkpointing``, and the distributed recipes' ``ac_mode`` / ``ac_option`` (module
+    docstring)."""
+    key = at + "enable_activation_checkpointing"
+    on = common.flag(d, key)
+    mode = str(d.raw("ac_mode") or "").strip().lower()
+    if on is None and not mode:
+        d.default(Field.CHECKPOINTING, Checkpointing.NONE)
+    elif on or not mode or mode == "none":
+        d.set(Field.CHECKPOINTING, Checkpointing.FULL if on else Checkpointing.NONE, key)
+        if mode:
+            d.ignore("ac_mode", Message.of(AC_MODE_UNUSED))
+            d.ignore("ac_option", Message.of(AC_MODE_UNUSED))
+    elif mode == "full":
+        d.set(Field.CHECKPOINTING, Checkpointing.FULL, "ac_mode")
+    else:
+        option = d.raw("ac_option")
+        every = int(option) if isinstance(option, int | str) and str(option).strip().isdigit() else None
+        if every == 1:
+            d.set(Field.CHECKPOINTING, Checkpointing.FULL, "ac_mode", "ac_option")
+        elif every is not None:
+            d.approx(Field.CHECKPOINTING, Checkpointing.NONE, "ac_mode", Message.of(EVERY_KTH, value=every))
+            d.get("ac_option")
+        else:  # "op": selective per operator inside every checkpointed layer
+            d.approx(Field.CHECKPOINTING, Checkpointing.NONE, "ac_mode", Message.of(SELECTIVE_OPS))
+            d.get("ac_option")
+    if on is not None:
+        d.get(key)
 
 
 def _precision(d: Draft) -> None:
@@ -275,20 +341,15 @@ def map_loaded(d: Draft, loaded: Loaded) -> None:
     d.data = _resolve(d.data, d.data)
     at = _training_section(d)
     if not isinstance(d.raw(at + "optimizer"), dict):
-        raise ConfigRefusedError(d.path.name, Message.of(NOT_TRAINING))
+        raise ConfigRefusedError(d.path.name, Message.of(NOT_TRAINING_CONFIG))
     section = "model" if isinstance(d.raw("model"), dict) else "policy_model"
     _model(d, section)
-    common.whole(d, Field.SEQ_LEN, "tokenizer.max_seq_len")  # null: no truncation, the sequence is left open
+    _sequence(d)
     if not common.whole(d, Field.BATCH, at + "batch_size"):
         d.default(Field.BATCH, 1)
     if not common.whole(d, Field.GRAD_ACCUM, at + "gradient_accumulation_steps"):
         d.default(Field.GRAD_ACCUM, 1)
-    on = common.flag(d, at + "enable_activation_checkpointing")
-    if on is None:
-        d.default(Field.CHECKPOINTING, Checkpointing.NONE)
-    else:
-        d.set(Field.CHECKPOINTING, Checkpointing.FULL if on else Checkpointing.NONE,
-              at + "enable_activation_checkpointing")
+    _checkpointing(d, at)
     _precision(d)
     _optimizer(d, at)
     _loss(d, at)

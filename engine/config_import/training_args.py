@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from engine.config_import import common, deepspeed, fsdp
 from engine.config_import.draft import Draft, Field
+from engine.config_import.report import NOT_USED, Message
 from engine.specs import Checkpointing, Optimizer
 
 DEFAULT_BATCH = 8
@@ -41,7 +42,7 @@ def checkpointing(d: Draft, default: bool) -> None:
         d.default(Field.CHECKPOINTING, Checkpointing.FULL if default else Checkpointing.NONE)
     else:
         d.set(Field.CHECKPOINTING, Checkpointing.FULL if on else Checkpointing.NONE, "gradient_checkpointing")
-    d.get("gradient_checkpointing_kwargs")
+    d.ignore("gradient_checkpointing_kwargs", Message(NOT_USED))  # reentrant or not: the same tensors are kept
 
 
 def half(d: Draft, default: str) -> None:

@@ -37,6 +37,13 @@ under ``model_init_kwargs``                           (``ModelConfig.dtype`` def
 ``activation_offloading``                             saved activations offloaded to host RAM
 ====================================================  ========================================================
 
+A file with keys that ask for a method in a way no TRL or transformers config does (a training script's own
+arguments: Firefly's ``train_mode`` and ``lora_rank``, allenai/open-instruct's ``use_lora`` / ``use_qlora``, LLaVA's
+``lora_enable``, Qwen's ``q_lora``, LLaMA-Factory's ``finetuning_type`` in a file that is not LLaMA-Factory's) is
+named as such: its method is refused with those keys (VRAM Lab cannot tell what a script it does not know does
+with them, and read as TRL they would give a full fine-tune), unless every such key is a switch set to false, which
+states a full fine-tune. With ``--method`` given, its ``lora_rank`` / ``lora_alpha`` / ``lora_dropout`` are read.
+
 The alignment method is the trainer's: keys only GRPO (``num_generations``, ``use_vllm``), PPO
 (``num_ppo_epochs``, ``vf_coef``), KTO (``desirable_weight``), RLOO (``rloo_k``) or reward modelling
 (``center_rewards_coefficient``) take name it; otherwise the file's folder or name (``recipes/.../dpo/``,
@@ -50,25 +57,23 @@ import re
 from pathlib import Path
 
 from engine.config_import import common, training_args
-from engine.config_import.draft import Draft, Field
+from engine.config_import.draft import Draft, Field, Kind
+from engine.config_import.messages import DORA, EIGHT_BIT, KNOWN_CONTENT, PACKING
 from engine.config_import.names import AlignmentMethod, dtype_of
-from engine.config_import.report import Message
+from engine.config_import.report import Message, show
 from engine.specs import Attention, LoraTargets, Loss, Method, Sharding
 from engine.translatable import QT_TRANSLATE_NOOP
 
-EIGHT_BIT = QT_TRANSLATE_NOOP("engine", "a base model loaded in 8 bits is not a method VRAM Lab costs")
-DORA = QT_TRANSLATE_NOOP("engine", "DoRA keeps each adapted weight's norm and more activations than LoRA; "
-                                   "VRAM Lab does not cost it")
 AUTO_DTYPE = QT_TRANSLATE_NOOP("engine", "{value} keeps the checkpoint's dtype, taken as bf16")
+SCRIPT_METHOD = QT_TRANSLATE_NOOP(
+    "engine", "not TRL's own arguments but a training script's: {value} ask for a method VRAM Lab cannot read from "
+              "a script it does not know")
+LORA_OFF = QT_TRANSLATE_NOOP("engine", "LoRA is switched off ({value}), so this LoRA setting is not used")
 OPEN_PROMPT = QT_TRANSLATE_NOOP(
     "engine", "the sequence is the prompt plus the completion, and the file does not bound the prompt "
               "(max_prompt_length)")
-NOT_MODELLED = QT_TRANSLATE_NOOP("engine", "it lowers memory in a way VRAM Lab does not model; the estimate is an "
-                                           "upper bound")
 FOUR_BIT_ALONE = QT_TRANSLATE_NOOP("engine", "a 4-bit base trains only through adapters (use_peft is not set)")
 
-PACKING = QT_TRANSLATE_NOOP("engine", "packing fills each sequence to the maximum length, which the estimate "
-                                       "costs anyway")
 REASONS = {"padding_free": PACKING, "packing": PACKING}
 
 _SIGNATURES = (
@@ -114,7 +119,35 @@ def _alignment(d: Draft) -> None:
         d.set(Field.ALIGNMENT, AlignmentMethod.IPO if losses == {"ipo"} else AlignmentMethod.DPO, found[0])
 
 
+#: method keys of training scripts' own arguments (module docstring), switches first
+_SCRIPT_SWITCHES = ("use_qlora", "use_lora", "lora_enable", "q_lora")
+_SCRIPT_KEYS = ("train_mode", "finetuning_type", *_SCRIPT_SWITCHES, "lora_rank")
+
+
+def _script_method(d: Draft) -> bool:
+    """A training script's own method keys (module docstring); True when the file has some."""
+    found = [k for k in _SCRIPT_KEYS if d.has(k)]
+    if not found or d.has("use_peft"):
+        return False
+    switches = [k for k in found if k in _SCRIPT_SWITCHES]
+    if switches and all(common.flag(d, k) is False for k in switches) and not {"train_mode", "finetuning_type"} & {
+            *found}:
+        d.set(Field.METHOD, Method.FULL, *switches)
+        off = ", ".join(f"{k}: false" for k in switches)
+        for k in found:
+            if k not in switches:
+                d.ignore(k, Message.of(LORA_OFF, value=off))
+        return True
+    asked = ", ".join(f"{k}: {show(d.raw(k))}" for k in found)
+    d.refuse(Field.METHOD, found[0], Message.of(SCRIPT_METHOD, value=asked))
+    for k in found[1:]:
+        d.get(k)
+    return True
+
+
 def _method(d: Draft) -> None:
+    if _script_method(d):
+        return
     peft = common.flag(d, "use_peft")
     four, eight = common.flag(d, "load_in_4bit"), common.flag(d, "load_in_8bit")
     if eight:
@@ -132,7 +165,9 @@ def _method(d: Draft) -> None:
 
 
 def _lora(d: Draft) -> None:
-    common.lora_numbers(d, ("lora_r", "lora_alpha", "lora_dropout"), (16, 32.0, 0.05))
+    method = d.facts.get(Field.METHOD)
+    script = method is not None and method.kind is Kind.REFUSED and d.has("lora_rank") and not d.has("lora_r")
+    common.lora_numbers(d, ("lora_rank" if script else "lora_r", "lora_alpha", "lora_dropout"), (16, 32.0, 0.05))
     if not common.lora_targets(d, "lora_target_modules"):
         d.default(Field.LORA_TARGETS, LoraTargets.QV)
     common.quantization(d, "bnb_4bit_quant_type", "use_bnb_nested_quant", double_default=False)
@@ -182,7 +217,6 @@ def _long_context(d: Draft) -> None:
     common.activation_offload(d, "activation_offloading")
 
 
-SHIPPED = QT_TRANSLATE_NOOP("engine", "{value} was not found beside the config; the content its tool ships is assumed")
 
 #: the accelerate configs TRL ships (``trl/accelerate_configs/<name>.yaml``, commit f2cd5771), which a TRL command
 #: line config names by ``accelerate_config: <name>``: backend, sharding; each runs 8 processes in bf16 (``single_gpu``
@@ -208,7 +242,7 @@ def _launch(d: Draft) -> None:
         d.default(Field.SHARDING, sharding)
         d.default(Field.GPUS, 1 if name == "single_gpu" else 8)
         d.default(Field.HALF, "bf16")
-        d.ignore("accelerate_config", Message.of(SHIPPED, value=name))
+        d.ignore("accelerate_config", Message.of(KNOWN_CONTENT, value=name))
     else:
         d.follow_file("accelerate_config", name)
 

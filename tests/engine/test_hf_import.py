@@ -63,8 +63,9 @@ UNKNOWN = {**LLAMA2_7B, "model_type": "brand-new"}
     [
         ("{not json", "not valid JSON"),
         ("[1, 2]", "JSON object"),
-        ('{"vocab_size": NaN}', "NaN"),
-        ('{"vocab_size": 1e400}', "infinity"),
+        (json.dumps(LLAMA2_7B).replace("32000", "NaN"), "'vocab_size': expected a whole number, found the number NaN"),
+        (json.dumps(LLAMA2_7B).replace("32000", "1e400"), "'vocab_size': expected a whole number, found the number "
+                                                          "Infinity"),
         (json.dumps({k: v for k, v in UNKNOWN.items() if k != "vocab_size"}), "'vocab_size': missing"),
         (json.dumps({**LLAMA2_7B, "hidden_size": -5}), "'hidden_size': -5 is outside"),
         (json.dumps({**LLAMA2_7B, "hidden_size": "4096"}), "'hidden_size': expected a whole number, found the string"),
@@ -217,3 +218,53 @@ def test_corrupt_safetensors_headers_are_reported_as_such(tmp_path, raw):
         load_config(folder)
     assert "config.json" not in str(info.value)  # a fault of the header, never of a config field
     assert "published_params" not in str(info.value)
+
+
+# -- configs transformers reads that the engine stopped on (issue 27) ---------------------------------------------
+
+def test_infinity_and_nan_in_fields_the_engine_does_not_read_are_read_as_transformers_does(tmp_path):
+    """Nemotron-H's ``time_step_limit: [0.0, Infinity]``: Python's json (and so transformers'
+    ``PretrainedConfig._dict_from_json_file``) reads it; only a field the engine reads refuses a non-finite number."""
+    text = json.dumps(LLAMA2_7B)[:-1] + ', "time_step_limit": [0.0, Infinity], "initializer_range": NaN}'
+    m = load_config(_write(tmp_path / "m", text))
+    assert count_params(m).total == count_params(get_model("llama-2-7b")).total
+    nemotron = '{"model_type": "nemotron_h", "time_step_limit": [0.0, Infinity], "hidden_size": 4096}'
+    with pytest.raises(RefusedLayerError, match="'nemotron_h' has Mamba 2"):
+        load_config(_write(tmp_path / "n", nemotron))
+
+
+@pytest.mark.parametrize(("text", "field"), [
+    ('{"model_type": "gemma3", "text_config": {"hidden_size": NaN}}', "'text_config.hidden_size'"),
+    (json.dumps(LLAMA2_7B)[:-1] + ', "rope_scaling": {"partial_rotary_factor": NaN}}',
+     "'rope_scaling.partial_rotary_factor'"),
+])
+def test_a_non_finite_number_where_the_engine_reads_one_is_named_by_its_dotted_field(tmp_path, text, field):
+    with pytest.raises(ConfigImportError, match=f"field {field}: expected a"):
+        load_config(_write(tmp_path / "m", text))
+
+
+@pytest.mark.parametrize(("cfg", "needle"), [
+    ({"model_type": "deepseek_v4", "hidden_size": 4096}, "'deepseek_v4' has compressed sparse attention"),
+    ({"model_type": "rwkv5", "hidden_size": 2048, "num_hidden_layers": 24}, "'rwkv5' has RWKV recurrent"),
+    ({"model_type": "rwkv6"}, "'rwkv6' has RWKV recurrent"),
+])
+def test_families_that_failed_on_a_missing_field_are_refused_by_name(tmp_path, cfg, needle):
+    """DeepSeek-V4 and RWKV-5 stopped on a field they lack ('num_attention_heads': missing): refused by name."""
+    with pytest.raises(RefusedLayerError, match=needle):
+        load_config(_write(tmp_path / "m", cfg))
+
+
+NEOX = {"model_type": "gpt_neox", "vocab_size": 50432, "hidden_size": 2560, "num_hidden_layers": 32,
+        "num_attention_heads": 32, "intermediate_size": 10240, "rotary_pct": 1.0, "hidden_act": "gelu",
+        "max_position_embeddings": 2048, "tie_word_embeddings": False}
+
+
+def test_gpt_neox_is_refused_as_parallel_only_when_its_config_says_parallel(tmp_path):
+    """GPTNeoXConfig's use_parallel_residual is true by default (Pythia); RedPajama-INCITE's config sets it false
+    (a sequential block), which is refused for what it has: the erf GELU plain MLP the engine's plain MLP (GPT-2's
+    tanh GELU) does not match, not as a parallel block."""
+    with pytest.raises(RefusedLayerError, match="'use_parallel_residual' is true: parallel"):
+        load_config(_write(tmp_path / "p", NEOX))
+    with pytest.raises(RefusedLayerError, match="erf GELU") as info:
+        load_config(_write(tmp_path / "s", {**NEOX, "use_parallel_residual": False}))
+    assert "parallel" not in str(info.value)

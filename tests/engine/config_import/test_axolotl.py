@@ -69,11 +69,21 @@ def test_lora_targets(imported):
     assert qv.report.read["lora_target_modules"] == ["q_proj", "v_proj"]
 
 
-def test_checkpointing_offload_is_an_upper_bound(imported):
-    r = imported({"a.yml": BASE + "gradient_checkpointing: offload\n"})
-    assert r.setup.checkpointing.value == "full"
-    assert r.report.assumed["checkpointing"] == "full"
-    assert "upper bound" in str(next(i.why for i in r.report.ignored if i.key == "gradient_checkpointing"))
+@pytest.mark.parametrize("value", ["offload", "unsloth", "offload_disk"])
+def test_offloaded_checkpointing_is_checkpointing_with_its_inputs_offloaded(imported, value: str):
+    """``gradient_checkpointing: offload`` (``unsloth`` before Axolotl 0.8, its deprecated name, 5e21b1a9) wraps each
+    layer in Unsloth's offloaded checkpointer: the layer's input is the one tensor kept, moved to the CPU
+    (``utils/gradient_checkpointing/offload_cpu.py``); ``offload_disk`` moves it to disk. The closest setup is full
+    checkpointing with activation offloading, both reported as assumed."""
+    r = imported({"a.yml": BASE + f"gradient_checkpointing: {value}\n"})
+    assert (r.setup.checkpointing.value, r.setup.activation_offload) == ("full", True)
+    assert {"checkpointing", "activation_offload"} <= r.report.assumed.keys()
+    assert "host RAM" in str(next(i.why for i in r.report.ignored if i.key == "gradient_checkpointing"))
+
+
+def test_offloaded_checkpointing_is_not_undone_by_activation_offloading_false(imported):
+    r = imported({"a.yml": BASE + "gradient_checkpointing: unsloth\nactivation_offloading: false\n"})
+    assert (r.setup.checkpointing.value, r.setup.activation_offload) == ("full", True)
 
 
 @pytest.mark.parametrize(("text", "sharding", "offload"), [

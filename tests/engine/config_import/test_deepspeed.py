@@ -67,3 +67,40 @@ def test_activation_checkpointing_section_is_explained(imported):
 def test_autotp_is_tensor_parallelism(imported):
     r = _ds(imported, zero_optimization={"stage": 2}, tensor_parallel={"autotp_size": 2})
     assert (r.setup.parallel.tp, r.setup.gpus, r.setup.sharding.value) == (2, 2, "zero2")
+
+
+# -- train_batch_size = micro-batch x accumulation x data-parallel GPUs (deepspeed/runtime/config.py) -------------
+
+def test_train_batch_size_gives_the_accumulation(imported):
+    """``_set_batch_related_parameters``: with the micro-batch set and the accumulation left out, DeepSpeed takes
+    ``train_batch_size // micro // world_size``."""
+    r = _ds(imported, train_batch_size=64, train_micro_batch_size_per_gpu=4, gradient_accumulation_steps="auto")
+    assert (r.setup.batch, r.setup.grad_accum, r.setup.gpus) == (4, 16, 1)
+    assert r.report.assumed["grad_accum"] == 16  # on one GPU, itself assumed
+    assert r.report.read["train_batch_size"] == 64
+    r = imported({"ds.json": json.dumps({"train_batch_size": 64, "train_micro_batch_size_per_gpu": 4})},
+                 explicit={"gpus": 4})
+    assert (r.setup.grad_accum, r.setup.gpus) == (4, 4)
+    assert "grad_accum" not in r.report.assumed
+
+
+def test_train_batch_size_with_a_trainer_file_gives_the_gpus(imported):
+    """With the micro-batch and accumulation from the trainer (``auto`` in the DeepSpeed file), a stated
+    ``train_batch_size`` fixes the data-parallel GPUs: 64 = 2 x 4 x 8."""
+    lf = ("model_name_or_path: meta-llama/Llama-2-7b-hf\nstage: sft\ndo_train: true\nfinetuning_type: full\n"
+          "per_device_train_batch_size: 2\ngradient_accumulation_steps: 4\ndeepspeed: ds.json\n")
+    ds = json.dumps({"train_batch_size": 64, "train_micro_batch_size_per_gpu": "auto",
+                     "gradient_accumulation_steps": "auto", "zero_optimization": {"stage": 2}})
+    r = imported({"a.yaml": lf, "ds.json": ds}, given=["a.yaml"])
+    assert (r.setup.batch, r.setup.grad_accum, r.setup.gpus) == (2, 4, 8)
+    assert "gpus" not in r.report.assumed
+
+
+def test_a_train_batch_size_that_cannot_hold_is_ignored_with_why(imported):
+    r = _ds(imported, train_batch_size=60, train_micro_batch_size_per_gpu=4, gradient_accumulation_steps=8)
+    assert (r.setup.batch, r.setup.grad_accum) == (4, 8)
+    why = str(next(i.why for i in r.report.ignored if i.key == "train_batch_size"))
+    assert "micro-batch x accumulation" in why
+    assert "train_batch_size" not in r.report.read
+    r = _ds(imported, train_batch_size=64, zero_optimization={"stage": 2})  # micro-batch open: it fixes nothing
+    assert any(i.key == "train_batch_size" for i in r.report.ignored)

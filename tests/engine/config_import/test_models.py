@@ -44,7 +44,7 @@ def test_catalog_matches(name: str, model_id: str, exact: bool) -> None:
     assert (found[0].id, found[1]) == (model_id, exact)
 
 
-@pytest.mark.parametrize("name", ["mistralai/Mistral-7B-Instruct-v0.3", "TheBloke/Llama-2-7B-GPTQ",
+@pytest.mark.parametrize("name", ["mistralai/Mistral-Nemo-Base-2407", "TheBloke/Llama-2-7B-GPTQ",
                                   "unsloth/llama-3-8b-bnb-4bit", "codellama/CodeLlama-7b-Python-hf",
                                   "teknium/OpenHermes-2.5-Mistral-7B", "deepcogito/cogito-v1-preview-llama-3B"])
 def test_other_versions_and_quantized_repositories_match_nothing(name: str) -> None:
@@ -111,3 +111,53 @@ def test_files_naming_no_model_use_the_default_or_refuse(imported):
     assert r.report.assumed["model"] == "llama-2-7b"
     with pytest.raises(ConfigRefusedError, match="name no model"):
         imported({"ds2.json": '{"zero_optimization": {"stage": 3}}'}, default_model=None)
+
+
+@pytest.mark.parametrize(("name", "model_id"), [
+    ("deepseek-ai/DeepSeek-R1-Distill-Qwen-1.5B", "deepseek-r1-distill-qwen-1.5b"),
+    ("Qwen/Qwen2.5-Coder-0.5B", "qwen2.5-0.5b"),
+    ("Qwen/Qwen2.5-Coder-1.5B-Instruct", "qwen2.5-1.5b"),
+    ("Qwen/Qwen2.5-Coder-3B-Instruct", "qwen2.5-3b"),
+    ("Qwen/Qwen2.5-Coder-7B-Instruct", "qwen2.5-7b"),
+    ("unsloth/Qwen2.5-Coder-7B-Instruct", "qwen2.5-7b"),
+    ("Qwen/Qwen2.5-Coder-14B", "qwen2.5-14b"),
+    ("Qwen/Qwen2.5-Coder-32B-Instruct", "qwen2.5-32b"),
+    ("Qwen/Qwen2.5-Math-7B", "qwen2.5-7b"),
+    ("Qwen/Qwen1.5-0.5B-Chat", "qwen1.5-0.5b"),
+    ("Qwen/Qwen1.5-1.8B", "qwen1.5-1.8b"),
+    ("Qwen/Qwen1.5-7B-Chat", "qwen1.5-7b"),
+    ("mistralai/Mistral-7B-v0.3", "mistral-7b-v0.3"),
+    ("mistralai/Mistral-7B-Instruct-v0.3", "mistral-7b-v0.3"),
+    ("unsloth/mistral-7b-instruct-v0.3", "mistral-7b-v0.3"),
+    ("meta-llama/Llama-2-7b", "llama-2-7b"),  # the original format's repository, beside the -hf conversion
+    ("TheBloke/Llama-2-7B-fp16", "llama-2-7b"),  # a 16-bit re-upload
+    ("TheBloke/Llama-2-13B-Chat-fp16", "llama-2-13b"),
+    ("unsloth/llama-2-7b", "llama-2-7b"),
+    ("lmsys/vicuna-13b-v1.5", "llama-2-13b"),  # a fine-tune of Llama 2 that adds no token
+    ("microsoft/Phi-3.5-mini-instruct", "phi-3-mini"),
+])
+def test_the_public_repositories_issue_27_found_unknown_resolve_to_their_base(name: str, model_id: str) -> None:
+    """Fine-tunes, distills and re-uploads the catalog lists (their alias_source says why each keeps the base's
+    architecture) or that its name rules match: the repository named in others' training configs."""
+    found = catalog_match(name)
+    assert found is not None
+    assert found[0].id == model_id
+
+
+def test_the_distill_keeps_its_own_output_layer_unlike_its_base() -> None:
+    """DeepSeek-R1-Distill-Qwen-1.5B unties Qwen2.5-Math-1.5B's output layer: 1,777,088,000 parameters (the count
+    transformers builds), 151,936 x 1,536 more than the tied Qwen2.5-1.5B shape."""
+    from engine.params import count_params
+
+    distill, qwen = get_model("deepseek-r1-distill-qwen-1.5b"), get_model("qwen2.5-1.5b")
+    assert count_params(distill).total == 1_777_088_000
+    assert count_params(distill).total - count_params(qwen).total == 151936 * 1536
+
+
+@pytest.mark.parametrize(("name", "base"), [("unsloth/llama-3-8b-bnb-4bit", "llama-3-8b"),
+                                            ("TheBloke/Llama-2-7B-GPTQ", "llama-2-7b"),
+                                            ("unsloth/mistral-7b-v0.3-bnb-4bit", "mistral-7b-v0.3")])
+def test_a_repository_quantized_ahead_is_refused_naming_its_base(imported, name: str, base: str) -> None:
+    with pytest.raises(ConfigRefusedError, match=f"^a.yaml: base_model: {name} is .* quantized ahead of training"
+                                                 f".*--model {base}"):
+        imported({"a.yaml": f"base_model: {name}\nadapter: qlora\nload_in_4bit: true\n"})

@@ -120,3 +120,47 @@ def test_tensor_parallel_dim(imported):
 def test_losses_and_offloading(imported, loss: str, expected: str, chunks: int | None):
     s = imported({"a.yaml": LORA + "loss:\n" + loss + "enable_activation_offloading: True\n"}).setup
     assert (s.loss.value, s.loss_chunks, s.activation_offload) == (expected, chunks, True)
+
+
+# -- keys of older torchtune releases (v0.1 to v0.3: recipes/configs at the tags) ---------------------------------
+
+OLD = """model:
+  _component_: torchtune.models.llama2.lora_llama2_7b
+  lora_attn_modules: ['q_proj', 'v_proj']
+optimizer:
+  _component_: torch.optim.AdamW
+batch_size: 2
+"""
+
+
+def test_the_dataset_sequence_length_of_torchtune_0_2(imported):
+    """Before v0.3 the datasets truncated (``dataset.max_seq_len``: recipes/configs/llama2/7B_lora_dpo.yaml and
+    phi3/mini_full.yaml at v0.2.1); v0.3 moved it to the tokenizer."""
+    r = imported({"a.yaml": OLD + "dataset:\n  _component_: torchtune.datasets.alpaca_cleaned_dataset\n"
+                                  "  max_seq_len: 512\n"})
+    assert r.setup.seq_len == 512
+    assert r.report.read["dataset.max_seq_len"] == 512
+    both = OLD + "tokenizer:\n  max_seq_len: 1024\ndataset:\n  max_seq_len: 512\n"
+    assert imported({"b.yaml": both}).setup.seq_len == 512  # the shorter truncates
+    several = OLD + "dataset:\n  - _component_: a\n    max_seq_len: 256\n  - _component_: b\n    max_seq_len: 768\n"
+    assert imported({"c.yaml": several}).setup.seq_len == 768
+
+
+def test_selective_checkpointing_of_the_distributed_recipes(imported):
+    """``ac_mode`` / ``ac_option`` (full_finetune_distributed.py, v0.2 to today) apply when
+    ``enable_activation_checkpointing`` is false: ``full`` checkpoints every layer; ``selective`` with k every k-th
+    layer (training/activations.py ``apply_selective_activation_checkpointing``), costed as no checkpointing."""
+    off = OLD + "enable_activation_checkpointing: False\n"
+    assert imported({"a.yaml": off + "ac_mode: full\n"}).setup.checkpointing.value == "full"
+    assert imported({"b.yaml": off + "ac_mode: selective\nac_option: 1\n"}).setup.checkpointing.value == "full"
+    r = imported({"c.yaml": off + "ac_mode: selective\nac_option: 2\n"})
+    assert r.setup.checkpointing.value == "none"
+    assert "one layer in 2" in str(next(i.why for i in r.report.ignored if i.key == "ac_mode"))
+    on = imported({"d.yaml": OLD + "enable_activation_checkpointing: True\nac_mode: selective\nac_option: 2\n"})
+    assert on.setup.checkpointing.value == "full"  # ac_mode applies only without full checkpointing
+    assert any(i.key == "ac_mode" for i in on.report.ignored)
+
+
+def test_the_fsdp_wrapping_option_of_torchtune_0_2_is_explained(imported):
+    r = imported({"a.yaml": OLD + "memory_efficient_fsdp_wrap: True\n"})
+    assert "does not model" in str(next(i.why for i in r.report.ignored if i.key == "memory_efficient_fsdp_wrap"))

@@ -119,3 +119,45 @@ def test_refusals(imported, text: str, says: str):
 def test_loss_and_offload(imported, text: str, loss: str, offload: bool):
     s = imported({"a.yaml": BASE + text}).setup
     assert (s.loss.value, s.activation_offload) == (loss, offload)
+
+
+# -- a training script's own arguments are not TRL's (issue 27) ---------------------------------------------------
+
+FIREFLY = {  # yangjianxin1/Firefly train_args/sft/qlora/*.json (e22b406e): its own script's keys beside Trainer's
+    "output_dir": "output/x", "model_name_or_path": "meta-llama/Llama-2-7b-hf", "train_file": "./data/x.jsonl",
+    "template_name": "llama2", "per_device_train_batch_size": 1, "gradient_accumulation_steps": 16,
+    "max_seq_length": 1024, "lora_rank": 64, "lora_alpha": 16, "lora_dropout": 0.05, "gradient_checkpointing": True,
+    "optim": "paged_adamw_32bit", "fp16": True, "task_type": "sft", "train_mode": "qlora",
+}
+
+
+@pytest.mark.parametrize(("extra", "keys"), [
+    ({}, "train_mode: qlora, lora_rank: 64"),
+    ({"train_mode": None}, "lora_rank: 64"),  # Firefly's own default is qlora: the file does not say it
+    ({"train_mode": None, "lora_rank": None, "use_qlora": True}, "use_qlora: true"),
+    ({"train_mode": None, "lora_rank": None, "use_lora": True}, "use_lora: true"),
+    ({"train_mode": None, "lora_rank": None, "finetuning_type": "lora"}, "finetuning_type: lora"),
+])
+def test_a_scripts_own_method_keys_are_named_not_read_as_a_full_fine_tune(imported, extra, keys: str):
+    """Read as TRL, ``train_mode: qlora`` and ``lora_rank: 64`` were "not used" and the file gave a full fine-tune;
+    it is a script's own arguments, and the keys that ask for a method are named."""
+    data = {k: v for k, v in {**FIREFLY, **extra}.items() if v is not None}
+    with pytest.raises(ConfigRefusedError, match=rf"^a.json: .*not TRL's.*{keys}.*--method"):
+        imported({"a.json": json.dumps(data)})
+
+
+def test_a_method_given_explicitly_reads_the_scripts_lora_numbers(imported):
+    r = imported({"a.json": json.dumps(FIREFLY)}, explicit={"method": "qlora"})
+    assert (r.setup.method.value, r.setup.lora.rank, r.setup.lora.alpha, r.setup.lora.dropout) == \
+        ("qlora", 64, 16.0, 0.05)
+    assert r.report.read["lora_rank"] == 64
+
+
+def test_a_script_that_switches_lora_off_is_a_full_fine_tune(imported):
+    """allenai/open-instruct configs/train_configs (e6c3044a): ``use_lora: false`` with its defaults dumped."""
+    text = BASE + "use_lora: false\nuse_qlora: false\nlora_rank: 64\nmax_seq_length: 4096\n" \
+                  "per_device_train_batch_size: 1\n"
+    r = imported({"a.yaml": text})
+    assert r.setup.method.value == "full"
+    assert r.report.read["use_lora"] is False
+    assert any(i.key == "lora_rank" for i in r.report.ignored)
