@@ -171,7 +171,10 @@ CURRENT = (
 def op_case(model: str, method: str = "full", *, optimizer: str = "adamw", optim_args: str | None = None,
             tag: str = "", **settings: Any) -> dict[str, Any]:
     """A case with one of issue 27's optimizers (and later methods); ``optim_args`` is transformers' string."""
-    c = case(model, method, **settings)
+    lora_like = method not in ("full", "lora")  # an issue 27 method on LoRA: the id says lora-8bit-r16 ...
+    c = case(model, "lora" if lora_like else method, **settings)
+    if lora_like:
+        c["method"], c["id"] = method, c["id"].replace("_lora-", f"_{method}-", 1)
     c["id"] = "op-" + c["id"] + (f"_{optimizer}" if optimizer != "adamw" else "") + (f"_{tag}" if tag else "")
     return {**c, "optimizer": optimizer, "optim_args": optim_args}
 
@@ -197,6 +200,12 @@ OPTIONS = [
             tag="gap1"),
     op_case("llama-3.2-1b", precision="bf16", seq_len=512, optimizer="adam-mini"),
     op_case("qwen2.5-0.5b", precision="bf16", seq_len=2048, optimizer="adam-mini"),
+    # LoRA on an 8-bit base (bitsandbytes LLM.int8, calibration/options.py)
+    op_case("llama-3.2-1b", "lora-8bit", lora="r16"),
+    op_case("llama-3.2-1b", "lora-8bit", lora="r16", checkpointing="full"),
+    op_case("llama-3.2-1b", "lora-8bit", lora="r8"),
+    op_case("qwen2.5-0.5b", "lora-8bit", lora="r16-d05"),
+    op_case("llama-3.1-8b", "lora-8bit", lora="r16", checkpointing="full", seq_len=4096),
 ]
 
 CASES = H200 + GRID + LONG_CONTEXT + CURRENT + OPTIONS

@@ -317,6 +317,13 @@ def build_model(case: dict[str, Any]) -> torch.nn.Module:
     return model
 
 
+def add_lora(case: dict[str, Any], model: torch.nn.Module) -> torch.nn.Module:
+    """PEFT's LoRA on ``model`` as the case asks (calibration/options.py builds its bases, then this)."""
+    model = _add_lora(model, case)
+    model.train()
+    return model
+
+
 def _add_lora(model: torch.nn.Module, case: dict[str, Any]) -> torch.nn.Module:
     from peft import LoraConfig, get_peft_model
 

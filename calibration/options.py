@@ -36,14 +36,124 @@ from pathlib import Path
 from typing import Any
 
 import torch
+from torch.utils._python_dispatch import TorchDispatchMode
 
 OPTIM_NAMES = {"adamw-4bit": "adamw_torch_4bit", "adamw-8bit-torchao": "adamw_torch_8bit", "rmsprop": "rmsprop",
                "rmsprop-momentum": "rmsprop", "galore-adamw": "galore_adamw", "apollo-adamw": "apollo_adamw"}
 
 
+#: the methods this module builds (every other one is calibration/models.py's)
+METHODS = ("lora-8bit",)
+
+
 def is_option(case: dict[str, Any]) -> bool:
-    """A case with one of issue 27's options."""
+    """A case with one of issue 27's optimizers."""
     return case.get("optimizer", "adamw") != "adamw"
+
+
+def builds(case: dict[str, Any]) -> bool:
+    """A case whose model this module builds (one of :data:`METHODS`)."""
+    return case["method"] in METHODS
+
+
+# -- the 8-bit base (LLM.int8) -------------------------------------------------------------------------------------
+INT8_THRESHOLD = 6.0  # transformers BitsAndBytesConfig.llm_int8_threshold's default
+
+
+def build_model(case: dict[str, Any]) -> torch.nn.Module:
+    """The case's model on ``meta``: for ``lora-8bit``, every ``nn.Linear`` of the decoder blocks replaced by
+    bitsandbytes' ``Linear8bitLt(has_fp16_weights=False, threshold=6.0)`` as transformers'
+    ``integrations/bitsandbytes.py`` ``replace_with_bnb_linear`` does (the output layer left alone), then PEFT's
+    LoRA, which wraps them in ``peft.tuners.lora.bnb.Linear8bitLt``."""
+    import bitsandbytes as bnb
+
+    from calibration import models
+
+    model = models.build_model({**case, "method": "full"})
+    blocks = model.model.layers
+    for parent in list(blocks.modules()):
+        for name, child in list(parent.named_children()):
+            if type(child) is torch.nn.Linear:
+                with torch.device("meta"):
+                    new = bnb.nn.Linear8bitLt(child.in_features, child.out_features, child.bias is not None,
+                                              has_fp16_weights=False, threshold=INT8_THRESHOLD)
+                setattr(parent, name, new.to(torch.bfloat16) if case["precision"] == "bf16" else new)
+    model.is_loaded_in_8bit = True  # what transformers' Bnb8BitHfQuantizer sets; PEFT's dispatch_bnb_8bit reads it
+    return models.add_lora({**case, "method": "lora"}, model)
+
+
+def quantize(model: torch.nn.Module) -> list[torch.Tensor]:
+    """After ``materialize``: each ``Linear8bitLt`` gets its ``Int8Params`` as loading quantizes them
+    (``Int8Params._quantize``: ``CB``, the int8 weight, is the parameter's data; ``SCB``, one fp32 absmax per output
+    row). An ``Int8Params`` cannot wrap a fake tensor: ``CB`` is a real, never written CPU tensor (``torch.empty``
+    touches no page), ``SCB`` a fake one. Returns the ``SCB`` tensors (not parameters: the counter is told)."""
+    import bitsandbytes as bnb
+    from torch._subclasses.fake_tensor import unset_fake_temporarily
+
+    scales = []
+    for module in model.modules():
+        if isinstance(module, bnb.nn.Linear8bitLt):
+            rows, cols = module.out_features, module.in_features
+            with unset_fake_temporarily():
+                cb = torch.empty(rows, cols, dtype=torch.int8)
+            scb = torch.empty(rows, dtype=torch.float32)
+            module.weight = bnb.nn.Int8Params(cb, requires_grad=False, has_fp16_weights=False, CB=cb, SCB=scb)
+            scales.append(scb)
+    return scales
+
+
+class CudaInt8(TorchDispatchMode):
+    """bitsandbytes' int8 kernels as the CUDA backend allocates them (backends/cuda/ops.py, backends/default/ops.py,
+    bitsandbytes 0.50.2), on fake tensors, for a batch without outlier features: the fake kernels give the outlier
+    columns a data-dependent size, which a trace without a shape environment cannot hold.
+
+    * ``int8_vectorwise_quant(A, threshold)``: the int8 rows and fp32 row scales; with a threshold, ``A.abs()`` and
+      its ``>= threshold`` mask, and no outlier column;
+    * ``int8_mixed_scaled_mm``: the default kernel without outliers: an empty ``subA`` and ``int8_scaled_mm``;
+    * ``int8_scaled_mm``: the default kernel: ``int8_linear_matmul``'s int32 result, then ``int8_mm_dequant``'s fp16
+      output cast to the asked dtype (``out.to(dtype)``).
+
+    While it is entered, ``torch.is_autocast_enabled()`` with no device answers for the CPU: that call asks about
+    CUDA's autocast (the region a Trainer on a GPU runs in), and PEFT's quantized wrappers read it
+    (peft/tuners/lora/bnb.py ``Linear8bitLt.forward``: ``requires_conversion = not torch.is_autocast_enabled()``); on
+    this CPU trace the region is the CPU's, so unpatched they would cast every input to fp32 as no GPU run does.
+
+    Enter it inside the counter so that what it makes is counted."""
+
+    def __enter__(self) -> Any:
+        self._asked = torch.is_autocast_enabled
+        torch.is_autocast_enabled = lambda *device: self._asked(*(device or ("cpu",)))  # type: ignore[assignment]
+        return super().__enter__()
+
+    def __exit__(self, *exc: Any) -> Any:
+        torch.is_autocast_enabled = self._asked  # type: ignore[assignment]
+        return super().__exit__(*exc)
+
+    def __torch_dispatch__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
+        kwargs = kwargs or {}
+        ops = torch.ops.bitsandbytes
+        if func is ops.int8_vectorwise_quant.default:
+            a, threshold = args[0], (args[1] if len(args) > 1 else kwargs.get("threshold", 0.0))
+            rows = torch.empty(a.numel() // a.shape[-1], device=a.device, dtype=torch.float32)
+            out = torch.empty(a.shape, device=a.device, dtype=torch.int8)
+            if threshold > 0.0:
+                mask = a.abs() >= threshold
+                del mask
+                return out, rows, torch.empty(0, device=a.device, dtype=torch.int64)
+            return out, rows, None
+        if func is ops.int8_mixed_scaled_mm.default:
+            a, ca, cb, sca, scb = args[:5]
+            bias = args[6] if len(args) > 6 else kwargs.get("bias")
+            sub_a = torch.empty(0, device=a.device, dtype=a.dtype)
+            return ops.int8_scaled_mm.default(ca, cb, sca, scb, bias=bias, dtype=a.dtype), sub_a
+        if func is ops.int8_scaled_mm.default:
+            ca, cb = args[0], args[1]
+            dtype = kwargs.get("dtype") or torch.float16
+            out_i32 = torch.empty((*ca.shape[:-1], cb.shape[0]), device=ca.device, dtype=torch.int32)
+            half = torch.empty(out_i32.shape, device=ca.device, dtype=torch.float16)
+            del out_i32
+            return half.to(dtype)
+        return func(*args, **kwargs)
 
 
 # -- torchao: the compiled step's buffers -----------------------------------------------------------------------

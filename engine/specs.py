@@ -77,6 +77,12 @@ class Method(StrEnum):
     FULL = "full"
     LORA = "lora"
     QLORA = "qlora"
+    #: LoRA on an 8-bit base: bitsandbytes' LLM.int8() (transformers load_in_8bit), engine.training.states
+    LORA_8BIT = "lora-8bit"
+
+
+#: methods whose frozen base bitsandbytes quantizes (4-bit NF4 / FP4, or LLM.int8())
+QUANTIZED_METHODS = frozenset({Method.QLORA, Method.LORA_8BIT})
 
 
 class Precision(StrEnum):
@@ -541,15 +547,16 @@ class TrainingSetup(_Frozen):
                              f"{p.cp} = {mp} (the rest is data parallelism)")
         if self.gpus % self.host.nodes:
             raise ValueError(f"gpus ({self.gpus}) must be a multiple of host.nodes ({self.host.nodes})")
-        self._check_optimizer()
+        self._check_options()
         if self.micro_batch_tokens > MAX_MICRO_BATCH_TOKENS:
             cp = f" / cp {self.parallel.cp}" if self.parallel.cp > 1 else ""
             raise ValueError(f"batch x seq_len{cp} = {self.micro_batch_tokens:,} tokens per GPU in one micro-batch; "
                              f"the engine costs at most {MAX_MICRO_BATCH_TOKENS:,} (2^24): no GPU holds more")
         return self
 
-    def _check_optimizer(self) -> None:
-        """Issue 27's optimizers, where their library does not run them as the engine costs them."""
+    def _check_options(self) -> None:
+        """Issue 27's options where their library does not run them as the engine costs them (the rules that need the
+        model: engine.training.refusals)."""
         o = self.optimizer
         if o in PER_TENSOR_OPTIMIZERS and (self.sharding is not Sharding.NONE or self.offload_optimizer
                                            or self.parallel.model_parallel > 1):
@@ -557,6 +564,8 @@ class TrainingSetup(_Frozen):
                              "shards, offloaded or tensor-parallel parameters they are not costed")
         if o in FULL_ONLY_OPTIMIZERS and self.method is not Method.FULL:
             raise ValueError(f"optimizer {o.value} works on the full weights: it needs method full")
+        if self.method is Method.LORA_8BIT and self.sharding is Sharding.ZERO3:
+            raise ValueError("an 8-bit base (bitsandbytes Int8Params) cannot be sharded by ZeRO-3 / FSDP")
 
     @property
     def micro_batch_tokens(self) -> int:

@@ -61,14 +61,18 @@ def model_coeffs(m: ModelSpec, s: TrainingSetup, dtypes: DtypePlan, windows: tup
     ctx = Ctx(m, s, dtypes, windows)
     segments: list[tuple[int, LayerCoeffs]] = []
     kinds: list[LayerSpec] = []
-    for run in runs(m):
+    for i, run in enumerate(runs(m)):
         kind = kind_of(run)
-        lc = layer_coeffs(ctx, kind)
-        if segments and segments[-1][1] == lc and same_weights(kinds[-1], kind):
-            segments[-1] = (segments[-1][0] + run.count, lc)
-        else:
-            segments.append((run.count, lc))
-            kinds.append(kind)
+        pieces = [(run.count, layer_coeffs(ctx, kind))]
+        if i == 0 and ctx.int8:  # the bottom layer's input needs no gradient (engine.training.saved.layer)
+            pieces = [(1, layer_coeffs(ctx, kind, first=True))] + ([(run.count - 1, pieces[0][1])]
+                                                                  if run.count > 1 else [])
+        for count, lc in pieces:
+            if segments and segments[-1][1] == lc and same_weights(kinds[-1], kind):
+                segments[-1] = (segments[-1][0] + count, lc)
+            else:
+                segments.append((count, lc))
+                kinds.append(kind)
     v, h, c = m.vocab_size, m.hidden_size, ctx.c
     # Liger and TRL's chunked loss read the output weight themselves: the output layer saves no input
     fused = s.loss in (Loss.FUSED_LINEAR_CE, Loss.CHUNKED)

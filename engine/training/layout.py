@@ -110,6 +110,8 @@ def _check(m: ModelSpec, s: TrainingSetup, p: ParallelSpec) -> None:
          "context parallelism runs ring attention on a flash kernel: use --attention sdpa or flash, not eager"),
         (s.method is not Method.QLORA or p.tp == p.pp == p.cp == p.ep == 1,
          "QLoRA's 4-bit base (bitsandbytes) cannot be split by tensor, pipeline, context or expert parallelism"),
+        (s.method is not Method.LORA_8BIT or p.tp == p.pp == p.cp == p.ep == 1,
+         "an 8-bit base (bitsandbytes LLM.int8) cannot be split by tensor, pipeline, context or expert parallelism"),
         (p.pp_layers is None or sum(p.pp_layers) == m.num_layers,
          f"--pp-layers adds up to {sum(p.pp_layers or ())} layers; the model has {m.num_layers}"),
         (p.schedule is not PipelineSchedule.INTERLEAVED or p.micro_batches % p.pp == 0,

@@ -29,6 +29,7 @@ from typing import Any
 from engine.layers import expand, runs
 from engine.params import count_params, lora_params
 from engine.specs import LayerSpec, Method, ModelSpec, Sharding, TrainingSetup
+from engine.training import refusals
 from engine.training.activations import ActivationCoeffs, model_coeffs, windows_reached
 from engine.training.layout import Layout, layout
 from engine.training.precision import ADAPTER_PLAN, FP32, DtypePlan, dtype_plan
@@ -74,12 +75,12 @@ class Plan:
     def weights_per_gpu(self) -> dict[str, int]:
         """:func:`engine.training.states.weight_parts` as each data-parallel GPU holds them (ZeRO-3 shards them
         over every GPU; parameter offload moves them out)."""
-        parts = ("trainable", "frozen", "quantized_4bit", "quant_constants")
         s = self.setup
+        parts = weight_parts(s, self.counts, self.dtypes)  # an 8-bit base adds "quantized_8bit"
         if s.offload_params:
             return dict.fromkeys(parts, 0)
         div = s.gpus if s.sharding is Sharding.ZERO3 else 1
-        return {k: -(-v // div) for k, v in weight_parts(s, self.counts, self.dtypes).items()}
+        return {k: -(-v // div) for k, v in parts.items()}
 
 
 _PLANS: dict[tuple[object, ...], Plan] = {}
@@ -96,6 +97,7 @@ def resolve(m: ModelSpec, s: TrainingSetup) -> Plan:
     """The plan of ``m`` under ``s`` (cached; module docstring). A layout the model cannot take raises
     ``engine.training.layout.LayoutError`` naming the rule it breaks, whatever the cache holds."""
     lay = layout(m, s)  # checked at every call: the rules read the sequence length (context parallelism)
+    refusals.check(m, s)
     key = _key(m, s)
     hit = _PLANS.get(key)
     if hit is None:

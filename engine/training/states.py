@@ -10,6 +10,12 @@ Sources, one per rule:
 * QLoRA stores the frozen linears in 4 bits with one absmax per 64-weight block; double quantization stores those
   absmax values in 8 bits with one fp32 constant per 256 blocks: 0.5 -> 0.127 bits per parameter:
   Dettmers et al. 2023, arXiv:2305.14314, section 3 ("Double Quantization").
+* An 8-bit base (``lora-8bit``, transformers ``load_in_8bit``): every ``nn.Linear`` of the decoder blocks becomes a
+  bitsandbytes ``Linear8bitLt`` whose ``Int8Params`` hold the weight as int8 (``CB``, 1 byte a weight) and one fp32
+  absmax per output row (``SCB``): bitsandbytes 0.50.2 ``nn/modules.py`` ``Int8Params._quantize``
+  (``int8_vectorwise_quant``), transformers 5.24 ``integrations/bitsandbytes.py`` ``replace_with_bnb_linear``
+  (the output layer is left alone; transformers 5's fused 3-D expert tensors are no ``nn.Linear`` and stay in 16
+  bits); Dettmers et al. 2022, LLM.int8(), arXiv:2208.07339, s3.
 * 8-bit optimizers hold each state in 1 byte plus one fp32 absmax per 2,048-element block:
   Dettmers et al. 2022, arXiv:2110.02861, section 2. Paged optimizers keep their states in CUDA unified memory,
   outside PyTorch's caching allocator (bitsandbytes docs, "Paged optimizers").
@@ -24,7 +30,7 @@ from dataclasses import dataclass
 
 from engine.layers import runs
 from engine.params import count_params, layer_linears, lora_params, lora_targets
-from engine.specs import Method, ModelSpec, Optimizer, TrainingSetup
+from engine.specs import ExpertStorage, Method, ModelSpec, Optimizer, TrainingSetup
 from engine.training.optimizers import PER_TENSOR, OptimizerBytes, optimizer_bytes
 from engine.training.precision import FP32, HALF, DtypePlan
 from engine.training.tensors import trained_tensors
@@ -41,7 +47,8 @@ class Counts:
     total: int
     trainable: int
     frozen_16bit: int  # frozen base held at the regime's weight dtype (LoRA) or 16 bits (QLoRA's rest)
-    quantized: int  # QLoRA's 4-bit linears
+    quantized: int  # QLoRA's 4-bit linears, or the 8-bit base's int8 ones
+    int8_rows: int = 0  # the 8-bit base: output rows of its int8 linears (one fp32 absmax each, SCB)
 
     @property
     def method_is_full(self) -> bool:
@@ -53,6 +60,20 @@ def block_linear_params(m: ModelSpec) -> int:
     return sum(r.count * x.count * x.n_in * x.n_out for r in runs(m) for x in layer_linears(r, m.hidden_size))
 
 
+def int8_linears(m: ModelSpec) -> tuple[int, int]:
+    """(weights, output rows) of the decoder blocks' ``nn.Linear`` modules, which ``load_in_8bit`` stores in int8
+    (fused 3-D expert parameters are not ``nn.Linear``: left in 16 bits)."""
+    weights = rows = 0
+    for r in runs(m):
+        fused = r.mlp.moe is not None and r.mlp.moe.storage is ExpertStorage.FUSED
+        for x in layer_linears(r, m.hidden_size):
+            if fused and x.role.startswith("experts_"):
+                continue
+            weights += r.count * x.count * x.n_in * x.n_out
+            rows += r.count * x.count * x.n_out
+    return weights, rows
+
+
 def counts(m: ModelSpec, s: TrainingSetup) -> Counts:
     pc = count_params(m)
     if s.method is Method.FULL:
@@ -60,6 +81,9 @@ def counts(m: ModelSpec, s: TrainingSetup) -> Counts:
     adapters = lora_params(m, s.lora.rank, s.lora.targets)
     if s.method is Method.LORA:
         return Counts(pc.total + adapters, adapters, pc.total, 0)
+    if s.method is Method.LORA_8BIT:
+        weights, rows = int8_linears(m)
+        return Counts(pc.total + adapters, adapters, pc.total - weights, weights, rows)
     quantized = block_linear_params(m)
     if not s.quant.keep_lm_head_16bit:
         quantized += pc.lm_head
@@ -155,6 +179,9 @@ def weight_parts(s: TrainingSetup, c: Counts, dtypes: DtypePlan) -> dict[str, in
     quantized 4-bit and the quantization constants (Dettmers et al. 2023, section 3)."""
     if c.method_is_full:
         return {"trainable": c.total * dtypes.weight, "frozen": 0, "quantized_4bit": 0, "quant_constants": 0}
+    if c.int8_rows:  # the 8-bit base: int8 weights and an fp32 absmax per output row (LLM.int8)
+        return {"trainable": c.trainable * FP32, "frozen": c.frozen_16bit * HALF, "quantized_4bit": 0,
+                "quant_constants": c.int8_rows * FP32, "quantized_8bit": c.quantized}
     four_bit = c.quantized // 2
     constants = round(c.quantized * (quant_bits_per_param(s) - 4) / 8) if c.quantized else 0
     frozen = c.frozen_16bit * (HALF if c.quantized else dtypes.weight)
@@ -166,6 +193,9 @@ def weights_formula(s: TrainingSetup, c: Counts, dtypes: DtypePlan) -> str:
     """How the weights of ``c`` are stored, in words (the weights term's detail)."""
     if c.method_is_full:
         return f"{c.total:,} x {dtypes.weight} B"
+    if c.int8_rows:
+        return (f"{c.quantized:,} x 1 B (int8) + {c.int8_rows:,} x 4 B row scales + {c.frozen_16bit:,} x 2 B "
+                f"(16-bit) + {c.trainable:,} x 4 B adapters")
     if c.quantized:
         return (f"{c.quantized:,} x {quant_bits_per_param(s):.3f} bit (4-bit + constants) + "
                 f"{c.frozen_16bit:,} x 2 B (16-bit) + {c.trainable:,} x 4 B adapters")

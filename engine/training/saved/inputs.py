@@ -19,17 +19,36 @@ class Ctx:
         self.autocast = dtypes.compute < FP32
         self.full = s.method is Method.FULL
         self.copies = dtypes.autocast_copies
+        self.int8 = s.method is Method.LORA_8BIT  # bitsandbytes' MatMul8bitLt keeps each input (linear_inputs)
 
     def adapted(self, layer: LayerSpec) -> set[str]:
         return {x.role for x in lora_targets(self.m, layer, self.s.lora.targets)}
 
 
-def linear_inputs(ctx: Ctx, group: list[Linear], src: int, adapted: set[str]) -> float:
+def int8_kept(ctx: Ctx, group: list[Linear], src: int, *, input_grad: bool = True, held: bool = False) -> float:
+    """Bytes per token an 8-bit base's linears of one group keep of their shared input (:func:`linear_inputs`):
+    bitsandbytes keeps it on the autograd context (``ctx.tensors``), not through ``save_for_backward``, so
+    checkpointing does not free it (traced: every layer's 8-bit inputs live through the backward of a checkpointed
+    run); nothing when the storage is held already (``held``: o_proj's input is SDPA's output)."""
+    if not (ctx.int8 and group and input_grad and not held):
+        return 0.0
+    return float(src * group[0].n_in)
+
+
+def linear_inputs(ctx: Ctx, group: list[Linear], src: int, adapted: set[str], *, input_grad: bool = True,
+                  held: bool = False) -> float:
     """Bytes per token that the linears of one group (sharing one input) save of that input.
 
     Full fine-tuning: each linear saves its input; autocast casts a wider input once per linear.
     LoRA: the frozen base saves nothing; each adapted linear saves its own 16-bit copy (PEFT casts to fp32,
     autocast back), plus a dropout mask when lora_dropout > 0, plus lora_A's output.
+    An 8-bit base (``lora-8bit``): bitsandbytes 0.50.2 ``MatMul8bitLt.forward`` keeps its input ``A`` whenever it
+    needs a gradient (``ctx.tensors = (CAt, subA, A)``, autograd/_functions.py), whether or not the linear is
+    adapted: the group's input once (one storage), unless LoRA saves that very tensor already; and PEFT's wrapper of
+    it (peft/tuners/lora/bnb.py ``Linear8bitLt.forward``, PEFT 0.21.2) casts the input to the adapter's dtype only
+    outside autocast, so under autocast ``lora_A`` saves that same tensor, not a copy. Its ``subA`` (the
+    input's outlier columns, past ``llm_int8_threshold`` 6.0) depends on the values: not counted (Dettmers et al.
+    2022, LLM.int8(), arXiv:2208.07339, s3.2: a few hidden dimensions in large models).
     """
     if not group:
         return 0.0
@@ -38,11 +57,15 @@ def linear_inputs(ctx: Ctx, group: list[Linear], src: int, adapted: set[str]) ->
         own = ctx.autocast and src != ctx.c
         return (len(group) * ctx.c if own else src) * n_in
     hits = [x for x in group if x.role in adapted]
+    base = ctx.int8 and input_grad and not held
     if not hits:
-        return 0.0
+        return float(src * n_in) if base else 0.0
     drop = ctx.s.lora.dropout > 0
-    per = (ctx.c if ctx.autocast else 0) + (MASK + (0 if ctx.autocast else FP32) if drop else 0)
-    shared = src if not ctx.autocast and not drop else 0
+    if ctx.int8 and ctx.autocast:  # PEFT's bnb Linear8bitLt.forward casts nothing under autocast: lora_A reads x
+        per = ctx.c + MASK if drop else 0  # (or its dropped copy and mask), which the base keeps anyway
+    else:
+        per = (ctx.c if ctx.autocast else 0) + (MASK + (0 if ctx.autocast else FP32) if drop else 0)
+    shared = 0 if held else src if (not ctx.autocast and not drop) or base else 0
     rank_out = ctx.c * ctx.s.lora.rank
     return sum(per * n_in + rank_out for _ in hits) + shared * n_in
 

@@ -6,11 +6,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from engine.params import Linear, attention_linears, layer_linears, mlp_linears
-from engine.specs import Attention, Checkpointing, LayerSpec, Method, NormKind, PositionKind
+from engine.specs import QUANTIZED_METHODS, Attention, Checkpointing, LayerSpec, NormKind, PositionKind
 from engine.training.precision import FP32
 from engine.training.saved.attention import core, qk_norms, selective, widths
-from engine.training.saved.inputs import Ctx, linear_inputs, norm
-from engine.training.saved.mlp import merged_experts, mlp
+from engine.training.saved.inputs import Ctx, int8_kept, linear_inputs, norm
+from engine.training.saved.mlp import is_down, merged_experts, mlp
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,8 +61,10 @@ def saved_again(ctx: Ctx, layer: LayerSpec, groups: list[list[Linear]], o_shared
     return again + (4 * r * d if rope else 0), (2 * r * d if rope else 0)
 
 
-def layer_coeffs(ctx: Ctx, layer: LayerSpec) -> LayerCoeffs:
-    """What one layer of kind ``layer`` saves and needs during its backward, per token."""
+def layer_coeffs(ctx: Ctx, layer: LayerSpec, first: bool = False) -> LayerCoeffs:
+    """What one layer of kind ``layer`` saves and needs during its backward, per token; ``first``: the bottom
+    layer, whose input needs no gradient unless checkpointing asks for one (PEFT's ``enable_input_require_grads``):
+    an 8-bit base's q, k, v there keep no input."""
     h = ctx.m.hidden_size
     adapted = ctx.adapted(layer)
     at = layer.attention
@@ -80,10 +82,12 @@ def layer_coeffs(ctx: Ctx, layer: LayerSpec) -> LayerCoeffs:
     # (LoRA under autocast still saves its own cast copy of it.)
     concatenated = at.partial_rotary or at.mla is not None
     o_shared = ctx.s.attention is not Attention.EAGER and not concatenated and (ctx.full or not ctx.autocast)
+    o_held = ctx.s.attention is not Attention.EAGER and not concatenated  # o_proj's input is SDPA's output itself
+    q_grad = not first or ctx.s.checkpointing is Checkpointing.FULL
     saved = (
         (layer.norms * norm(ctx, h))
-        + linear_inputs(ctx, q_in, ctx.r, adapted)
-        + (0.0 if o_shared else linear_inputs(ctx, o_in, ctx.c, adapted))
+        + linear_inputs(ctx, q_in, ctx.r, adapted, input_grad=q_grad)
+        + (0.0 if o_shared else linear_inputs(ctx, o_in, ctx.c, adapted, held=o_held and ctx.int8))
         + core_saved
         + mlp_saved
         + mla
@@ -103,7 +107,7 @@ def layer_coeffs(ctx: Ctx, layer: LayerSpec) -> LayerCoeffs:
     dequantized = merged_grad
     if ctx.full and layer.mlp.moe is not None:  # an expert stack's gradient lands while its backward runs
         dequantized = ctx.dtypes.grad * max(x.params for x in linears if x.role.startswith("experts_"))
-    if ctx.s.method is Method.QLORA:
+    if ctx.s.method in QUANTIZED_METHODS:  # MatMul4Bit / MatMul8bitLt backward: the weight dequantized to 16 bits
         dequantized = max(dequantized, ctx.c * max(x.n_in * x.n_out for x in linears))
     # SDPA cannot skip a sliding window's mask once the sequence reaches the window: CUDA converts the boolean mask
     # to an additive bias in the query's dtype, which the memory-efficient kernel keeps for backward
@@ -112,5 +116,9 @@ def layer_coeffs(ctx: Ctx, layer: LayerSpec) -> LayerCoeffs:
         core_bs2 += ctx.c
     mlp_first = [x for x in mlp_linears(layer.mlp, h) if x.role in ("gate", "up")]
     again, checkpoint_again = saved_again(ctx, layer, [q_in, mlp_first], o_shared)
-    return LayerCoeffs(saved, core_bs2, transient, core_t_bs2, ctx.r * h, copies, dequantized, recomputed,
+    mlp_all = mlp_linears(layer.mlp, h)
+    int8 = (int8_kept(ctx, q_in, ctx.r, input_grad=q_grad) + int8_kept(ctx, o_in, ctx.c)
+            + int8_kept(ctx, [x for x in mlp_all if not is_down(x)], ctx.r)
+            + int8_kept(ctx, [x for x in mlp_all if is_down(x)], ctx.c))  # kept through checkpointing too
+    return LayerCoeffs(saved, core_bs2, transient, core_t_bs2, ctx.r * h + int8, copies, dequantized, recomputed,
                        recomputed_bs2, again, checkpoint_again, merged)

@@ -1,0 +1,45 @@
+"""Issue 27's options a model cannot take as the engine costs them: refused by name, before a plan is built.
+
+The rules that need only the setup are ``engine.specs.TrainingSetup``'s; these need the model too:
+
+* an 8-bit base (``lora-8bit``) on a mixture of experts or MLA: bitsandbytes' ``Linear8bitLt`` on each expert's
+  or latent projection saves inputs the engine's LoRA rules do not follow (``engine.training.saved``);
+* Adam-mini (adam-mini 1.1.1 ``Adam_mini.step``) views q and k as ``(-1, dim * dim / n_heads)``: a model whose
+  q or k weight that width does not divide, whose q, k and v are one fused projection, which has MLA's latent
+  projections (their names match none of Adam-mini's groups) or fused 3-D experts (a ``(E, out, in)`` tensor
+  fails its per-row view) is refused.
+"""
+
+from __future__ import annotations
+
+from engine.layers import runs
+from engine.params import attention_linears
+from engine.specs import ExpertStorage, Method, ModelSpec, Optimizer, TrainingSetup
+
+
+class OptionError(ValueError):
+    """An option the model cannot take as the engine costs it (module docstring)."""
+
+
+def _adam_mini(m: ModelSpec) -> str | None:
+    head_numel = m.hidden_size * m.hidden_size // m.num_heads
+    for r in runs(m):
+        if r.attention.mla is not None:
+            return "MLA's latent projections match none of its parameter groups"
+        if r.mlp.moe is not None and r.mlp.moe.storage is ExpertStorage.FUSED:
+            return "its fused 3-D expert tensors fail its per-row view"
+        for x in attention_linears(r.attention, m.hidden_size):
+            if x.role == "qkv":
+                return "its fused qkv projection matches none of its parameter groups"
+            if x.role in ("q", "k") and (x.n_in * x.n_out) % head_numel:
+                return f"its {x.role} weight ({x.n_out} x {x.n_in}) is no multiple of dim x dim / heads ({head_numel})"
+    return None
+
+
+def check(m: ModelSpec, s: TrainingSetup) -> None:
+    """Raise :class:`OptionError` naming why ``m`` cannot take an option of ``s`` (module docstring)."""
+    if s.method is Method.LORA_8BIT and any(r.mlp.moe is not None or r.attention.mla is not None for r in runs(m)):
+        raise OptionError(f"lora-8bit on {m.label}: bitsandbytes' 8-bit linears on experts or MLA projections are "
+                          "not costed")
+    if s.optimizer is Optimizer.ADAM_MINI and (why := _adam_mini(m)) is not None:
+        raise OptionError(f"adam-mini on {m.label}: {why}")

@@ -1,0 +1,60 @@
+"""Issue 27's training methods, by hand: what each stores, saves and makes (the traced rows are
+tests/engine/test_accuracy.py's, from calibration/options.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine.catalog import get_gpu, get_model
+from engine.specs import Checkpointing, Method, Precision, Sharding, TrainingSetup
+from engine.training import estimate
+from engine.training.activations import activation_coeffs
+from engine.training.plan import resolve, weights_per_gpu
+from engine.training.refusals import OptionError
+
+LLAMA_1B = get_model("llama-3.2-1b")
+BF16 = {"precision": Precision.BF16}
+
+
+def test_an_8bit_base_stores_int8_weights_and_a_scale_per_row() -> None:
+    """Llama 3.2 1B: 16 layers of q, o (2048 x 2048), k, v (512 x 2048), gate, up, down (8192 x 2048 / 2048 x 8192)
+    in int8, one fp32 absmax per output row (SCB); the tied table and the norms in 16 bits; fp32 adapters."""
+    parts = weights_per_gpu(LLAMA_1B, TrainingSetup(method=Method.LORA_8BIT, **BF16))
+    per_layer = 2 * 2048 * 2048 + 2 * 512 * 2048 + 3 * 8192 * 2048
+    assert parts["quantized_8bit"] == 16 * per_layer == 973_078_528
+    assert parts["quant_constants"] == 4 * 16 * (2048 + 512 + 512 + 2048 + 3 * 8192 - 8192 + 2048)
+    assert parts["frozen"] == 2 * (128_256 * 2048 + 16 * 2 * 2048 + 2048)
+    assert parts["quantized_4bit"] == 0
+
+
+def test_an_8bit_base_keeps_each_input_not_a_cast_copy() -> None:
+    """Under bf16 autocast PEFT's LoRA casts each adapted linear's input (a 16-bit copy saved per linear: six of
+    the hidden width and down's 8,192); bitsandbytes' MatMul8bitLt keeps the input itself, once per input
+    (q/k/v's, gate/up's and down's; o_proj's is SDPA's output), and PEFT's 8-bit wrapper casts nothing: 16,384
+    bytes a token less per layer, and the bottom layer's q/k/v input (no gradient asked) 4,096 less again."""
+    lora = activation_coeffs(LLAMA_1B, TrainingSetup(method=Method.LORA, **BF16))
+    int8 = activation_coeffs(LLAMA_1B, TrainingSetup(method=Method.LORA_8BIT, **BF16))
+    saved = sum(n * lc.saved for n, lc in lora.segments) - sum(n * lc.saved for n, lc in int8.segments)
+    assert saved == 16 * 16_384 + 4_096
+    assert [n for n, _ in int8.segments] == [1, 15]
+
+
+def test_checkpointing_does_not_free_what_an_8bit_base_keeps() -> None:
+    """bitsandbytes keeps the inputs on ``ctx.tensors``, outside save_for_backward: a checkpointed layer keeps its
+    input (4,096 bytes a token) and its 8-bit linears' (4,096 + 4,096 + 4,096 + 16,384)."""
+    ac = activation_coeffs(LLAMA_1B, TrainingSetup(method=Method.LORA_8BIT, checkpointing=Checkpointing.FULL, **BF16))
+    assert {lc.checkpoint for _, lc in ac.segments} == {4_096 + 28_672}
+
+
+def test_an_8bit_base_dequantizes_its_largest_linear_in_backward() -> None:
+    ac = activation_coeffs(LLAMA_1B, TrainingSetup(method=Method.LORA_8BIT, **BF16))
+    assert {lc.dequantized for _, lc in ac.segments} == {2 * 8192 * 2048}
+
+
+def test_an_8bit_base_is_refused_where_it_is_not_costed() -> None:
+    with pytest.raises(ValueError, match="ZeRO-3"):
+        TrainingSetup(method=Method.LORA_8BIT, gpus=2, sharding=Sharding.ZERO3)
+    with pytest.raises(OptionError, match="experts or MLA"):
+        resolve(get_model("qwen3-30b-a3b"), TrainingSetup(method=Method.LORA_8BIT))
+    with pytest.raises(ValueError, match="8-bit base"):
+        estimate(LLAMA_1B, TrainingSetup(method=Method.LORA_8BIT, gpus=2, parallel={"tp": 2}), get_gpu("h200"))
