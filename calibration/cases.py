@@ -169,14 +169,16 @@ CURRENT = (
 
 # --- Issue 27: options the engine refused before (ids op-...; calibration/options.py builds them) -------------
 def op_case(model: str, method: str = "full", *, optimizer: str = "adamw", optim_args: str | None = None,
-            tag: str = "", **settings: Any) -> dict[str, Any]:
-    """A case with one of issue 27's optimizers (and later methods); ``optim_args`` is transformers' string."""
+            tag: str = "", dora: bool = False, **settings: Any) -> dict[str, Any]:
+    """A case with one of issue 27's optimizers or methods; ``optim_args`` is transformers' string; ``dora``:
+    PEFT's ``use_dora``."""
     lora_like = method not in ("full", "lora")  # an issue 27 method on LoRA: the id says lora-8bit-r16 ...
     c = case(model, "lora" if lora_like else method, **settings)
     if lora_like:
         c["method"], c["id"] = method, c["id"].replace("_lora-", f"_{method}-", 1)
-    c["id"] = "op-" + c["id"] + (f"_{optimizer}" if optimizer != "adamw" else "") + (f"_{tag}" if tag else "")
-    return {**c, "optimizer": optimizer, "optim_args": optim_args}
+    c["id"] = "op-" + c["id"] + (f"_{optimizer}" if optimizer != "adamw" else "") + ("_dora" if dora else "") + (
+        f"_{tag}" if tag else "")
+    return {**c, "optimizer": optimizer, "optim_args": optim_args, **({"dora": True} if dora else {})}
 
 
 OPTIONS = [
@@ -206,6 +208,13 @@ OPTIONS = [
     op_case("llama-3.2-1b", "lora-8bit", lora="r8"),
     op_case("qwen2.5-0.5b", "lora-8bit", lora="r16-d05"),
     op_case("llama-3.1-8b", "lora-8bit", lora="r16", checkpointing="full", seq_len=4096),
+    # DoRA (PEFT use_dora): the magnitude vector, the weight norm of W + BA per forward
+    op_case("llama-3.2-1b", "lora", lora="r16", dora=True),
+    op_case("llama-3.2-1b", "lora", lora="r16", checkpointing="full", dora=True),
+    op_case("llama-3.2-1b", "lora", lora="r8", seq_len=512, dora=True),
+    op_case("qwen2.5-0.5b", "lora", lora="r16", precision="amp-bf16", dora=True),
+    op_case("llama-3.1-8b", "lora", lora="r16", checkpointing="full", seq_len=512, dora=True),
+    op_case("llama-3.1-8b", "lora", lora="r16", seq_len=256, dora=True),
 ]
 
 CASES = H200 + GRID + LONG_CONTEXT + CURRENT + OPTIONS

@@ -328,7 +328,8 @@ def _add_lora(model: torch.nn.Module, case: dict[str, Any]) -> torch.nn.Module:
     from peft import LoraConfig, get_peft_model
 
     lora = LoraConfig(r=case["lora_rank"], lora_alpha=case["lora_alpha"], lora_dropout=case["lora_dropout"],
-                      target_modules=lora_targets(case["model"], case["lora_targets"]), task_type="CAUSAL_LM")
+                      target_modules=lora_targets(case["model"], case["lora_targets"]), task_type="CAUSAL_LM",
+                      use_dora=case.get("dora", False))  # issue 27's DoRA (calibration/options.py)
     model = get_peft_model(model, lora)  # adapters in fp32 (autocast_adapter_dtype=True, PEFT's default)
     if case["checkpointing"] == "full":
         model.enable_input_require_grads()  # what PEFT does for a checkpointed base model

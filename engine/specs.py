@@ -501,7 +501,7 @@ class HostSetup(_Frozen):
 
 #: the setup fields issue 27 added: left out of every output (``TrainingSetup.as_json``, ``dump_json``) while at
 #: their defaults
-ISSUE_27_FIELDS = ("optimizer_rank",)
+ISSUE_27_FIELDS = ("optimizer_rank", "dora")
 
 
 class TrainingSetup(_Frozen):
@@ -530,6 +530,8 @@ class TrainingSetup(_Frozen):
     host: HostSetup = HostSetup()
     #: issue 27: GaLore's and APOLLO's projection rank (transformers' optim_args ``rank``, default 128)
     optimizer_rank: Annotated[int, Field(strict=True, ge=1, le=65_536)] = 128
+    #: issue 27: DoRA (PEFT ``use_dora``): LoRA with a trained magnitude per output row (engine.training.saved)
+    dora: Flag = False
 
     #: fields added after the first release: left out of ``as_json()`` while at their defaults, so that a script's
     #: output does not change until it uses them
@@ -566,6 +568,13 @@ class TrainingSetup(_Frozen):
             raise ValueError(f"optimizer {o.value} works on the full weights: it needs method full")
         if self.method is Method.LORA_8BIT and self.sharding is Sharding.ZERO3:
             raise ValueError("an 8-bit base (bitsandbytes Int8Params) cannot be sharded by ZeRO-3 / FSDP")
+        if self.dora and self.method is not Method.LORA:
+            raise ValueError(f"dora is costed on LoRA over a 16-bit base (method lora), not {self.method.value}")
+        if self.dora and self.lora.dropout > 0:
+            raise ValueError("dora with lora dropout > 0 (PEFT recomputes the base output on the dropped input) is "
+                             "not costed")
+        if self.dora and self.parallel.model_parallel > 1:
+            raise ValueError("dora under tensor, pipeline or context parallelism is not costed")
 
     @property
     def micro_batch_tokens(self) -> int:

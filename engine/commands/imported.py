@@ -64,6 +64,7 @@ FIELDS: dict[str, tuple[str, Any]] = {
     "loss_chunks": ("loss_chunks", int),
     "activation_offload": ("activation_offload", bool),
     "optimizer_rank": ("optimizer_rank", int),
+    "dora": ("dora", bool),
 }
 
 

@@ -62,6 +62,8 @@ def add_setup_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--lora-targets", choices=_choices(LoraTargets), default=d.lora.targets.value)
     p.add_argument("--quant", choices=_choices(QuantType), default=d.quant.quant_type.value, help="QLoRA 4-bit type")
     p.add_argument("--no-double-quant", action="store_true", help="QLoRA without double quantization")
+    p.add_argument("--dora", action="store_true", help="DoRA (PEFT use_dora): LoRA with a trained magnitude per "
+                                                       "output row")
     p.add_argument("--loss", choices=_choices(Loss), default=d.loss.value,
                    help="the loss over the vocabulary: standard (transformers ForCausalLMLoss), chunked (TRL "
                         "chunked_nll), chunked-output (torchtune CEWithChunkedOutputLoss), fused-linear-ce (Liger)")
@@ -152,4 +154,5 @@ def setup_from_args(a: argparse.Namespace) -> TrainingSetup:
         loss_chunks=a.loss_chunks,
         activation_offload=a.activation_offload,
         optimizer_rank=a.optimizer_rank,
+        dora=a.dora,
     )

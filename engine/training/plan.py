@@ -27,14 +27,22 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine.layers import expand, runs
-from engine.params import count_params, lora_params
+from engine.params import count_params
 from engine.specs import LayerSpec, Method, ModelSpec, Sharding, TrainingSetup
 from engine.training import refusals
 from engine.training.activations import ActivationCoeffs, model_coeffs, windows_reached
 from engine.training.layout import Layout, layout
 from engine.training.precision import ADAPTER_PLAN, FP32, DtypePlan, dtype_plan
 from engine.training.split import Held, Split, kind_held, tp_view
-from engine.training.states import PAGED, Counts, counts, optimizer_state_bytes, per_tensor_bytes, weight_parts
+from engine.training.states import (
+    PAGED,
+    Counts,
+    adapter_params,
+    counts,
+    optimizer_state_bytes,
+    per_tensor_bytes,
+    weight_parts,
+)
 
 ZERO_STAGE = {Sharding.NONE: 0, Sharding.ZERO1: 1, Sharding.ZERO2: 2, Sharding.ZERO3: 3}
 
@@ -128,10 +136,10 @@ def _build(m: ModelSpec, s: TrainingSetup, lay: Layout) -> Plan:
     kinds = tuple(expand(runs(m)))
     lora = None if full else s.lora
     sp = Split.of(lay)
-    held = tuple(kind_held(m, lora, sp, k) for k in kinds)
+    held = tuple(kind_held(m, lora, sp, k, s.dora) for k in kinds)
     c = counts(m, s)
     weights_full = sum(weight_parts(s, c, dtypes).values())
-    whole = count_params(m).total if full else lora_params(m, s.lora.rank, s.lora.targets)
+    whole = count_params(m).total if full else adapter_params(m, s)
     optimizer = optimizer_state_bytes(m, s, whole, trained)
     host = (weights_full if s.offload_params else 0) + (optimizer + c.trainable * FP32 if s.offload_optimizer else 0)
     return Plan(model=m, setup=s, dtypes=dtypes, trained=trained, zero=ZERO_STAGE[s.sharding], layout=lay,

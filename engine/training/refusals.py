@@ -7,13 +7,14 @@ The rules that need only the setup are ``engine.specs.TrainingSetup``'s; these n
 * Adam-mini (adam-mini 1.1.1 ``Adam_mini.step``) views q and k as ``(-1, dim * dim / n_heads)``: a model whose
   q or k weight that width does not divide, whose q, k and v are one fused projection, which has MLA's latent
   projections (their names match none of Adam-mini's groups) or fused 3-D experts (a ``(E, out, in)`` tensor
-  fails its per-row view) is refused.
+  fails its per-row view) is refused;
+* DoRA where PEFT 0.21.2 adapts expert or router parameters (``ParamWrapper``, which has no DoRA variant).
 """
 
 from __future__ import annotations
 
 from engine.layers import runs
-from engine.params import attention_linears
+from engine.params import attention_linears, lora_targets
 from engine.specs import ExpertStorage, Method, ModelSpec, Optimizer, TrainingSetup
 
 
@@ -43,3 +44,7 @@ def check(m: ModelSpec, s: TrainingSetup) -> None:
                           "not costed")
     if s.optimizer is Optimizer.ADAM_MINI and (why := _adam_mini(m)) is not None:
         raise OptionError(f"adam-mini on {m.label}: {why}")
+    if s.dora and any(x.role.startswith("experts_") or x.role == "router"
+                      for r in runs(m) for x in lora_targets(m, r, s.lora.targets)):
+        raise OptionError(f"dora on {m.label}: PEFT's ParamWrapper (LoRA on expert and router parameters) has no "
+                          "DoRA")

@@ -29,7 +29,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from engine.layers import runs
-from engine.params import count_params, layer_linears, lora_params, lora_targets
+from engine.params import count_params, dora_params, layer_linears, lora_params, lora_targets
 from engine.specs import ExpertStorage, Method, ModelSpec, Optimizer, TrainingSetup
 from engine.training.optimizers import PER_TENSOR, OptimizerBytes, optimizer_bytes
 from engine.training.precision import FP32, HALF, DtypePlan
@@ -74,11 +74,16 @@ def int8_linears(m: ModelSpec) -> tuple[int, int]:
     return weights, rows
 
 
+def adapter_params(m: ModelSpec, s: TrainingSetup) -> int:
+    """What a LoRA setup trains: the factors, and DoRA's magnitude vectors (``engine.params.dora_params``)."""
+    return lora_params(m, s.lora.rank, s.lora.targets) + (dora_params(m, s.lora.targets) if s.dora else 0)
+
+
 def counts(m: ModelSpec, s: TrainingSetup) -> Counts:
     pc = count_params(m)
     if s.method is Method.FULL:
         return Counts(pc.total, pc.total, 0, 0)
-    adapters = lora_params(m, s.lora.rank, s.lora.targets)
+    adapters = adapter_params(m, s)
     if s.method is Method.LORA:
         return Counts(pc.total + adapters, adapters, pc.total, 0)
     if s.method is Method.LORA_8BIT:

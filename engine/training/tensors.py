@@ -117,11 +117,14 @@ def full_tensors(m: ModelSpec) -> tuple[Tensor, ...]:
 
 
 @lru_cache(maxsize=256)
-def lora_tensors(m: ModelSpec, rank: int, targets: LoraTargets) -> tuple[Tensor, ...]:
-    """The LoRA factors PEFT 0.21.2 creates for ``rank`` and ``targets`` (module docstring)."""
+def lora_tensors(m: ModelSpec, rank: int, targets: LoraTargets, dora: bool = False) -> tuple[Tensor, ...]:
+    """The LoRA factors PEFT 0.21.2 creates for ``rank`` and ``targets`` (module docstring), and with ``dora`` each
+    adapted linear's magnitude vector (``lora_magnitude_vector``, one value per output row)."""
     out: list[Tensor] = []
     for run in runs(m):
         for x in lora_targets(m, run, targets):
+            if dora:
+                out.append(Tensor("magnitude", (x.n_out,), run.count * x.count, x.role))
             r = rank * x.rank_mult
             if _fused(run, x):
                 out += [Tensor("lora_A", (r * x.count, x.n_in), run.count, x.role),
@@ -136,4 +139,4 @@ def trained_tensors(m: ModelSpec, s: TrainingSetup) -> tuple[Tensor, ...]:
     """What ``s`` trains of ``m``, tensor by tensor: every parameter (full fine-tuning) or the LoRA factors."""
     if s.method is Method.FULL:
         return full_tensors(m)
-    return lora_tensors(m, s.lora.rank, s.lora.targets)
+    return lora_tensors(m, s.lora.rank, s.lora.targets, s.dora)

@@ -262,8 +262,14 @@ def temporaries(c: StepContext, at: Sequence[Moment]) -> TermRule:
     ``mm`` / ``_to_copy`` and ``embedding_dense_backward``, each ``[V, h]``, at the end of bwd2)."""
 
     def at_moment(mo: Moment) -> Cost:
+        if mo.kind is MomentKind.FORWARD_LAYER:  # DoRA's weight norm (engine.training.saved.layer)
+            lc = c.layers[mo.layer or 0]
+            return Cost(float(lc.forward_fixed), lc.forward_transient)
         if mo.kind is MomentKind.BACKWARD_LAYER:
             lc = c.layers[mo.layer or 0]
+            if c.checkpointed:  # the recomputed forward's temporaries, then the backward's
+                return Cost(float(max(lc.dequantized, lc.forward_fixed)), max(lc.transient, lc.forward_transient),
+                            lc.transient_bs2)
             return Cost(float(lc.dequantized), lc.transient, lc.transient_bs2)
         if mo.kind is MomentKind.BACKWARD_END:
             return Cost(float(2 * c.grads.tied), c.ac.end_transient)
@@ -278,6 +284,9 @@ def temporaries(c: StepContext, at: Sequence[Moment]) -> TermRule:
     if c.st.step_temporaries:
         formula += "; at the optimizer step, what its step() allocates"
         source += "; the optimizer step: " + OPTIMIZER_SOURCES[c.s.optimizer]
+    if c.s.dora:
+        formula += "; DoRA's weight norm in each forward (and recompute) and its fp32 products' gradients"
+        source += "; PEFT 0.21.2 peft/tuners/lora/dora.py (DoraLinearLayer.get_lora_weight, get_weight_norm, forward)"
     return TermRule(TermName.TEMPORARIES, tuple(at_moment(mo) for mo in at), formula, source)
 
 

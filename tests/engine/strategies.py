@@ -12,11 +12,13 @@ from engine.specs import (
     Checkpointing,
     Loss,
     Method,
+    ModelSpec,
     Optimizer,
     Precision,
     Sharding,
     TrainingSetup,
 )
+from engine.training import refusals
 
 
 def _valid(fields: dict[str, object]) -> bool:
@@ -24,6 +26,15 @@ def _valid(fields: dict[str, object]) -> bool:
     try:
         TrainingSetup(**fields)  # type: ignore[arg-type]
     except ValueError:
+        return False
+    return True
+
+
+def costed(m: ModelSpec, s: TrainingSetup) -> bool:
+    """The model can take the setup's options as the engine costs them (engine.training.refusals)."""
+    try:
+        refusals.check(m, s)
+    except refusals.OptionError:
         return False
     return True
 

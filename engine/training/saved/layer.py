@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine.params import Linear, attention_linears, layer_linears, mlp_linears
+from engine.params import Linear, attention_linears, layer_linears, lora_targets, mlp_linears
 from engine.specs import QUANTIZED_METHODS, Attention, Checkpointing, LayerSpec, NormKind, PositionKind
 from engine.training.precision import FP32
 from engine.training.saved.attention import core, qk_norms, selective, widths
@@ -36,6 +36,10 @@ class LayerCoeffs:
     checkpoint_again: float = 0.0
     #: bytes (not per token) saved until this layer's backward: PEFT's merged expert weights (W + B A, ParamWrapper)
     saved_fixed: int = 0
+    #: what the layer's forward makes and frees on top of what it saves (DoRA's weight norm, dora_temporaries):
+    #: in bytes and per token; again in the backward of a checkpointed layer, which recomputes its forward
+    forward_fixed: int = 0
+    forward_transient: float = 0.0
 
 
 def saved_again(ctx: Ctx, layer: LayerSpec, groups: list[list[Linear]], o_shared: bool) -> tuple[float, float]:
@@ -59,6 +63,59 @@ def saved_again(ctx: Ctx, layer: LayerSpec, groups: list[list[Linear]], o_shared
     rope = m.positions is PositionKind.ROPE
     d = layer.attention.head_dim
     return again + (4 * r * d if rope else 0), (2 * r * d if rope else 0)
+
+
+def dora_saved(ctx: Ctx, layer: LayerSpec) -> float:
+    """DoRA (PEFT 0.21.2 peft/tuners/lora/dora.py ``DoraLinearLayer.forward``, lora_dropout 0): each adapted
+    linear's ``result_dora = (mag_norm_scale - 1) * base_result + mag_norm_scale * lora_result * scaling``, whose two
+    products save the base layer's output and ``lora_B``'s (in the compute dtype; the magnitude's scale is an fp32
+    vector): two tensors of the linear's output width a token, which plain LoRA frees. A linear with a bias saves
+    ``base_result - bias`` instead, promoted to the bias's dtype (fp32 under amp)."""
+    if not ctx.s.dora:
+        return 0.0
+    w = ctx.dtypes.weight
+    return float(sum(x.count * x.n_out * (ctx.c + (max(ctx.c, w) if x.bias else ctx.c))
+                     for x in lora_targets(ctx.m, layer, ctx.s.lora.targets)))
+
+
+@dataclass(frozen=True, slots=True)
+class DoraTemporaries:
+    """What DoRA's forward and backward make on top of what stays saved, for one layer's largest adapted linear."""
+
+    forward_fixed: int  # bytes: the weight-sized tensors of the weight norm
+    forward: float  # per token
+    backward: float  # per token
+
+
+def dora_temporaries(ctx: Ctx, layer: LayerSpec) -> DoraTemporaries:
+    """DoRA's temporaries (PEFT 0.21.2 ``lora.Linear.forward`` + peft/tuners/lora/dora.py; traced on one linear in
+    calibration/options.py's sense, and read line by line), for an ``n -> m`` adapted linear under autocast:
+
+    * forward, ``get_lora_weight``: ``x_eye = torch.eye(n)`` in the adapter's fp32 (4 n^2), its autocast cast
+      (c n^2, kept by ``lora_A``'s graph until the function's locals go) and ``lora_B``'s ``n x m`` output; then
+      ``lora_weight.to(x.dtype)`` (x is cast to the adapter's fp32 first: ``_cast_input_dtype``, 4 n a token when
+      the input is 16-bit) and the base weight ``.to(x.dtype)`` (4 n m each, the latter only for a 16-bit base) and
+      ``get_weight_norm``'s ``scaling * lora_weight`` and ``weight + ...`` (4 n m each): the larger of the two
+      moments; then ``result_dora``'s fp32 products, three of the output width a token at most;
+    * backward: the output's gradient upcast to fp32 (``.to`` in ``lora.Linear.forward``), its bf16 cast for the
+      base output (the add's promotion) and three fp32 products (``mul`` backward): 18 bytes of the output width a
+      token, on top of the arriving gradient.
+
+    A layer's linears run one after the other: each part is the largest linear's (an upper bound where the
+    weight-sized part and the per-token part peak in different linears)."""
+    if not ctx.s.dora:
+        return DoraTemporaries(0, 0.0, 0.0)
+    c, w, h = ctx.c, ctx.dtypes.weight, ctx.m.hidden_size
+    fixed, forward, backward = 0, 0.0, 0.0
+    for x in lora_targets(ctx.m, layer, ctx.s.lora.targets):
+        n, m = x.n_in, x.n_out
+        src = ctx.r if n == h and x.role not in ("o", "down") else c
+        eye = c * n * n if c < FP32 else 0
+        cast_w = FP32 * n * m if w < FP32 else 0
+        fixed = max(fixed, 4 * n * n + eye + c * n * m, eye + FP32 * n * m + cast_w + 2 * FP32 * n * m)
+        forward = max(forward, (FP32 * n if src < FP32 else 0) + 3 * FP32 * m)
+        backward = max(backward, (18 + c) * m)
+    return DoraTemporaries(fixed, forward, backward)
 
 
 def layer_coeffs(ctx: Ctx, layer: LayerSpec, first: bool = False) -> LayerCoeffs:
@@ -93,6 +150,7 @@ def layer_coeffs(ctx: Ctx, layer: LayerSpec, first: bool = False) -> LayerCoeffs
         + mla
         + qk_norms(ctx, at)
     )
+    saved += dora_saved(ctx, layer)
     rope = ctx.m.positions is PositionKind.ROPE  # RoPE makes q and k new tensors; v stays a view of the output
     if at.fused_qkv and rope and (ctx.s.attention is not Attention.EAGER or at.num_kv_heads == at.num_heads):
         saved += ctx.c * (at.num_heads + at.num_kv_heads) * at.head_dim  # so the whole qkv output stays
@@ -103,7 +161,8 @@ def layer_coeffs(ctx: Ctx, layer: LayerSpec, first: bool = False) -> LayerCoeffs
     merged, merged_grad = merged_experts(ctx, layer, adapted)
     linears = layer_linears(layer, h)
     copies = ctx.c * sum(x.count * x.n_in * x.n_out for x in linears) if ctx.copies else 0
-    transient = 2 * ctx.r * h + max(core_t, mlp_t)
+    dora = dora_temporaries(ctx, layer)
+    transient = 2 * ctx.r * h + max(core_t, mlp_t, dora.backward)
     dequantized = merged_grad
     if ctx.full and layer.mlp.moe is not None:  # an expert stack's gradient lands while its backward runs
         dequantized = ctx.dtypes.grad * max(x.params for x in linears if x.role.startswith("experts_"))
@@ -121,4 +180,4 @@ def layer_coeffs(ctx: Ctx, layer: LayerSpec, first: bool = False) -> LayerCoeffs
             + int8_kept(ctx, [x for x in mlp_all if not is_down(x)], ctx.r)
             + int8_kept(ctx, [x for x in mlp_all if is_down(x)], ctx.c))  # kept through checkpointing too
     return LayerCoeffs(saved, core_bs2, transient, core_t_bs2, ctx.r * h + int8, copies, dequantized, recomputed,
-                       recomputed_bs2, again, checkpoint_again, merged)
+                       recomputed_bs2, again, checkpoint_again, merged, dora.forward_fixed, dora.forward)

@@ -58,3 +58,41 @@ def test_an_8bit_base_is_refused_where_it_is_not_costed() -> None:
         resolve(get_model("qwen3-30b-a3b"), TrainingSetup(method=Method.LORA_8BIT))
     with pytest.raises(ValueError, match="8-bit base"):
         estimate(LLAMA_1B, TrainingSetup(method=Method.LORA_8BIT, gpus=2, parallel={"tp": 2}), get_gpu("h200"))
+
+
+def test_dora_trains_a_magnitude_per_output_row() -> None:
+    """Llama 3.2 1B, all linear layers: per layer q, o, down (2,048 rows), k, v (512), gate, up (8,192)."""
+    lora = TrainingSetup(method=Method.LORA, **BF16)
+    dora = lora.with_(dora=True)
+    extra = resolve(LLAMA_1B, dora).counts.trainable - resolve(LLAMA_1B, lora).counts.trainable
+    assert extra == 16 * (3 * 2048 + 2 * 512 + 2 * 8192) == 16 * 23_552
+
+
+def test_dora_saves_the_base_and_lora_outputs() -> None:
+    """result_dora's two products save base_result and lora_result: 2 x 2 bytes of each adapted output width."""
+    lora = activation_coeffs(LLAMA_1B, TrainingSetup(method=Method.LORA, **BF16))
+    dora = activation_coeffs(LLAMA_1B, TrainingSetup(method=Method.LORA, dora=True, **BF16))
+    assert dora.segments[0][1].saved - lora.segments[0][1].saved == 2 * 2 * 23_552
+
+
+def test_dora_weight_norm_temporaries_by_hand() -> None:
+    """Llama 3.1 8B's down_proj (14,336 -> 4,096) is the largest: eye(n) in fp32 and bf16 and lora_B's n x m output
+    (6 n^2 + 2 n m), against the fp32 lora weight, the fp32 base copy and the weight norm's two sums (2 n^2 +
+    16 n m); per token the input's fp32 copy and three fp32 products of the output width; backward 18 + 2 bytes of
+    the widest output (gate / up, 14,336)."""
+    m = get_model("llama-3.1-8b")
+    lc = activation_coeffs(m, TrainingSetup(method=Method.LORA, dora=True, **BF16)).segments[0][1]
+    n, out = 14_336, 4_096
+    assert lc.forward_fixed == max(6 * n * n + 2 * n * out, 2 * n * n + 16 * n * out)
+    assert lc.forward_transient == max(4 * n + 12 * out, 4 * 4096 + 12 * 14_336)
+    lora = activation_coeffs(m, TrainingSetup(method=Method.LORA, **BF16)).segments[0][1]
+    assert lc.transient == max(lora.transient, 2 * 2 * 4096 + 20 * 14_336)
+
+
+def test_dora_is_refused_where_it_is_not_costed() -> None:
+    for bad in ({"method": Method.QLORA}, {"method": Method.FULL}, {"method": Method.LORA, "lora": {"dropout": 0.1}},
+                {"method": Method.LORA, "gpus": 2, "parallel": {"tp": 2}}):
+        with pytest.raises(ValueError, match="dora"):
+            TrainingSetup(dora=True, **bad)
+    with pytest.raises(OptionError, match="ParamWrapper"):
+        resolve(get_model("qwen3-30b-a3b"), TrainingSetup(method=Method.LORA, dora=True))
