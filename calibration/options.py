@@ -297,12 +297,20 @@ def make_optimizer(model: torch.nn.Module, case: dict[str, Any]) -> torch.optim.
 
 
 # -- the check of the stand-in ----------------------------------------------------------------------------------
+def allocator_peak(prof: Any) -> int:
+    """Running peak of the CPU allocations and frees a torch.profiler recorded (as calibration/validate.py's)."""
+    events = [e for e in prof.profiler.kineto_results.events() if e.name() == "[memory]"]
+    current = peak = 0
+    for e in sorted(events, key=lambda e: e.start_ns()):
+        current += e.nbytes()
+        peak = max(peak, current)
+    return peak
+
+
 def check_torchao() -> int:
     """Compile torchao's real step on real CPU tensors; its allocator peak must equal the stand-in's bytes."""
     from torch.profiler import ProfilerActivity, profile
     from torchao.optim import AdamW4bit, AdamW8bit
-
-    from calibration.validate import allocator_peak
 
     bad = 0
     for cls, bits, block in ((AdamW4bit, 4, 128), (AdamW8bit, 8, 256)):
