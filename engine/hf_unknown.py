@@ -20,13 +20,26 @@ the fields a Llama-style reading covers, so two things are checked first:
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from engine.layers import UnsupportedLayerError
 from engine.specs import ExpertLora, ExpertStorage, MoESpec
 
-if TYPE_CHECKING:
-    from engine.hf_config import Reader
+
+class Reader(Protocol):
+    """What this module reads of ``engine.hf_config.Reader`` (a protocol, so that the two modules need not import
+    each other)."""
+
+    cfg: dict[str, Any]
+    source: str
+    prefix: str
+
+    def fail(self, key: str, why: str) -> ValueError: ...
+
+    def whole(self, key: str, default: int | None = None, lo: int | None = None,
+              layers: int | None = None) -> int: ...
+
+    def int_list(self, key: str) -> list[int]: ...
 
 #: fields of layers a Llama-style reading would miss -> what they are
 UNCOSTABLE: dict[str, str] = {

@@ -149,6 +149,41 @@ class Loss(StrEnum):
     FUSED_LINEAR_CE = "fused-linear-ce"  # Liger: the output layer fused into a chunked loss
 
 
+class Stack(StrEnum):
+    """Whose code runs the training step (issue 25; calibration/stacks/NOTES.md): its defaults are memory facts."""
+
+    HF_TRAINER = "hf-trainer"  # transformers' Trainer and what runs on it (TRL, Axolotl, LLaMA-Factory), PEFT, bnb
+    TORCHTUNE = "torchtune"
+    TORCHTITAN = "torchtitan"
+    LITGPT = "litgpt"
+    MEGATRON = "megatron"  # Megatron-LM / NeMo
+
+
+class OptimizerImpl(StrEnum):
+    """How torch's AdamW runs its step (torch/optim/adam.py@2.13): one fused kernel, ``torch._foreach_*`` over
+    every tensor at once, or a Python loop over the tensors."""
+
+    FUSED = "fused"
+    FOREACH = "foreach"
+    FORLOOP = "forloop"
+
+
+#: each stack's implementation of torch's AdamW when its user names none, at the versions run today
+#: (calibration/stacks/NOTES.md sections 2 and 4-6)
+STACK_OPTIMIZER_IMPL: dict[Stack, OptimizerImpl] = {
+    # transformers >= 4.54 training_args.py default_optim: "adamw_torch_fused" with torch >= 2.8
+    Stack.HF_TRAINER: OptimizerImpl.FUSED,
+    # torchtune 0.6.1 recipes/configs/*: torch.optim.AdamW with fused: True
+    Stack.TORCHTUNE: OptimizerImpl.FUSED,
+    # torchtitan 0.3.0 components/optimizer/optimizer.py OptimizersContainer.Config.implementation = "fused"
+    Stack.TORCHTITAN: OptimizerImpl.FUSED,
+    # litgpt 0.5.13 utils.py instantiate_torch_optimizer passes neither: torch's CUDA default (adam.py lines 935-947)
+    Stack.LITGPT: OptimizerImpl.FOREACH,
+    # Megatron-Core builds a fused Adam (Transformer Engine's or Apex's); not read for issue 25
+    Stack.MEGATRON: OptimizerImpl.FUSED,
+}
+
+
 class Sharding(StrEnum):
     NONE = "none"  # plain DDP (or a single GPU)
     ZERO1 = "zero1"
@@ -527,6 +562,9 @@ class TrainingSetup(_Frozen):
     #: chunks of a chunked loss; None: the tool's own (TRL's 256-token chunks, torchtune's 8 chunks)
     loss_chunks: LossChunks | None = None
     activation_offload: Flag = False  # saved activations to host RAM (torchtune / TRL OffloadActivations)
+    #: issue 25: whose code runs the step, and torch AdamW's implementation (None: the stack's, STACK_OPTIMIZER_IMPL)
+    stack: Stack = Stack.HF_TRAINER
+    optimizer_impl: OptimizerImpl | None = None
     host: HostSetup = HostSetup()
     #: issue 27: GaLore's and APOLLO's projection rank (transformers' optim_args ``rank``, default 128)
     optimizer_rank: Annotated[int, Field(strict=True, ge=1, le=65_536)] = 128
@@ -536,7 +574,7 @@ class TrainingSetup(_Frozen):
     #: fields added after the first release: left out of ``as_json()`` while at their defaults, so that a script's
     #: output does not change until it uses them
     OPTIONAL_IN_JSON: ClassVar[tuple[str, ...]] = ("parallel", "loss", "loss_chunks", "activation_offload", "host",
-                                                   *ISSUE_27_FIELDS)
+                                                   "stack", "optimizer_impl", *ISSUE_27_FIELDS)
 
     @model_validator(mode="after")
     def _check(self) -> TrainingSetup:
@@ -549,6 +587,9 @@ class TrainingSetup(_Frozen):
                              f"{p.cp} = {mp} (the rest is data parallelism)")
         if self.gpus % self.host.nodes:
             raise ValueError(f"gpus ({self.gpus}) must be a multiple of host.nodes ({self.host.nodes})")
+        if self.optimizer_impl is not None and self.optimizer is not Optimizer.ADAMW:
+            raise ValueError(f"optimizer_impl {self.optimizer_impl.value} is torch AdamW's implementation; "
+                             f"optimizer {self.optimizer.value} has none to choose")
         self._check_options()
         if self.micro_batch_tokens > MAX_MICRO_BATCH_TOKENS:
             cp = f" / cp {self.parallel.cp}" if self.parallel.cp > 1 else ""
@@ -577,6 +618,14 @@ class TrainingSetup(_Frozen):
             raise ValueError("dora under tensor, pipeline or context parallelism is not costed")
 
     @property
+    def adamw_impl(self) -> OptimizerImpl | None:
+        """torch AdamW's implementation this step runs: the one asked for, else the stack's; None for the other
+        optimizers (bitsandbytes', Adafactor, Lion, SGD)."""
+        if self.optimizer is not Optimizer.ADAMW:
+            return None
+        return self.optimizer_impl or STACK_OPTIMIZER_IMPL[self.stack]
+
+    @property
     def micro_batch_tokens(self) -> int:
         """Tokens one GPU holds in one micro-batch: batch x seq_len, split over the context-parallel ranks."""
         return -(-self.batch * self.seq_len // self.parallel.cp)
@@ -600,13 +649,24 @@ class TrainingSetup(_Frozen):
         """The setup as JSON, without the later fields still at their defaults (``OPTIONAL_IN_JSON``)."""
         defaults = TrainingSetup()
         skip = {f for f in self.OPTIONAL_IN_JSON if getattr(self, f) == getattr(defaults, f)}
-        return self.model_dump(mode="json", exclude=skip)
+        out = self.model_dump(mode="json", exclude=skip)
+        if not {"stack", "optimizer_impl"} <= skip:  # either asked for: the implementation costed, not just asked
+            impl = self.adamw_impl
+            out["optimizer_impl"] = None if impl is None else impl.value
+        return out
 
-    def dump_json(self) -> dict[str, Any]:
-        """Every field as JSON (``timeline``'s setup), but issue 27's while at their defaults (``ISSUE_27_FIELDS``)."""
+    def full_json(self) -> dict[str, Any]:
+        """Every field as JSON (the timeline's setup), but issue 25's ``stack`` and ``optimizer_impl`` only when
+        asked for, as ``as_json`` shows them, and issue 27's (``ISSUE_27_FIELDS``) only when not at their defaults,
+        so that the output does not change until a script uses them."""
         defaults = TrainingSetup()
-        return self.model_dump(mode="json", exclude={f for f in ISSUE_27_FIELDS
-                                                     if getattr(self, f) == getattr(defaults, f)})
+        later = {f for f in ("stack", "optimizer_impl") if getattr(self, f) == getattr(defaults, f)}
+        unused = {f for f in ISSUE_27_FIELDS if getattr(self, f) == getattr(defaults, f)}
+        out = self.model_dump(mode="json", exclude=later | unused)
+        if len(later) < 2:  # either asked for
+            impl = self.adamw_impl
+            out["optimizer_impl"] = None if impl is None else impl.value
+        return out
 
     def with_(self, **changes: Any) -> TrainingSetup:
         """A copy with fields changed and re-validated."""

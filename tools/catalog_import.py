@@ -71,14 +71,16 @@ PUBLISHED: dict[str, tuple[int, str]] = {
 _TIED = ("0.5B", "1.5B", "3B")
 _CODER = ("Qwen2.5-Coder-{size} has Qwen2.5-{size}'s shape (github.com/Lightning-AI/litgpt litgpt/config.py @ "
           "26857050: layers, width, heads, query groups, MLP width and padded vocabulary equal), its output layer "
-          "{tie} (Qwen2.5-Coder Technical Report, arXiv:2409.12186, Table 1); its config differs only in positions "
+          "{tie} (its model card, huggingface.co/Qwen/Qwen2.5-Coder-{size}, whose architecture line {says} \"tied word "
+          "embeddings\" and whose parameter count is Qwen2.5-{size}'s); its config differs only in positions "
           "and RoPE, which hold no parameters")
 #: aliases the catalog adds to an entry, raw or ours, and why they keep its architecture (fine-tunes, distills and
 #: re-uploads users name in their training configs: issue 27)
 ALIASES: dict[str, tuple[tuple[str, ...], str]] = {
     **{f"qwen2.5-{size.lower()}": ((f"Qwen/Qwen2.5-Coder-{size}", f"Qwen/Qwen2.5-Coder-{size}-Instruct",
                                     f"unsloth/Qwen2.5-Coder-{size}-Instruct"),
-                                   _CODER.format(size=size, tie="tied" if size in _TIED else "its own"))
+                                   _CODER.format(size=size, tie="tied" if size in _TIED else "its own",
+                                                 says="says" if size in _TIED else "does not say"))
        for size in ("0.5B", "1.5B", "3B", "7B", "14B", "32B")},
 }
 _VICUNA = ("lmsys/vicuna-{size}-v1.5 is fine-tuned from Llama 2 {size} (its model card: \"Vicuna v1.5 is fine-tuned "

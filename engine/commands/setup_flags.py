@@ -20,12 +20,14 @@ from engine.specs import (
     Method,
     ModelSpec,
     Optimizer,
+    OptimizerImpl,
     ParallelSpec,
     PipelineSchedule,
     Precision,
     QuantSpec,
     QuantType,
     Sharding,
+    Stack,
     TrainingSetup,
 )
 
@@ -72,6 +74,11 @@ def add_setup_arguments(p: argparse.ArgumentParser) -> None:
                         "chunked-output)")
     p.add_argument("--activation-offload", action="store_true",
                    help="move saved activations to host RAM (torchtune / TRL activation offloading)")
+    p.add_argument("--stack", choices=_choices(Stack), default=d.stack.value,
+                   help="whose code runs the step (default hf-trainer: transformers' Trainer, TRL, Axolotl, ...)")
+    p.add_argument("--optimizer-impl", choices=_choices(OptimizerImpl), default=None,
+                   help="torch AdamW's implementation (default: the stack's; foreach allocates a whole-model "
+                        "temporary in the step)")
     p.add_argument("--gpu", default=DEFAULT_GPU, help=f"GPU type for the verdict (default {DEFAULT_GPU})")
     add_layout_arguments(p)
 
@@ -153,6 +160,8 @@ def setup_from_args(a: argparse.Namespace) -> TrainingSetup:
         loss=Loss(a.loss),
         loss_chunks=a.loss_chunks,
         activation_offload=a.activation_offload,
+        stack=Stack(a.stack),
+        optimizer_impl=None if a.optimizer_impl is None else OptimizerImpl(a.optimizer_impl),
         optimizer_rank=a.optimizer_rank,
         dora=a.dora,
     )

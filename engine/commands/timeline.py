@@ -57,7 +57,7 @@ def run(args: argparse.Namespace) -> tuple[dict[str, Any], str]:
     model = resolve_model(args.model, args.config)
     setup = setup_from_args(args)
     t = timeline(model, setup, get_gpu(args.gpu))
-    data = {"model": model.id, "setup": setup.dump_json(), **to_json(t)}
+    data = {"model": model.id, "setup": setup.full_json(), **to_json(t)}
     text = to_text(t, f"{model.label}: {setup.method.value}, batch {setup.batch} x {setup.seq_len:,} tokens"
                    + (f", pipeline stage {t.stage} (the most loaded)" if t.stage is not None else ""))
     if args.memory_viz is not None:

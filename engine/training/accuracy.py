@@ -2,7 +2,8 @@
 
 ``catalog/gpu_runs.json`` holds real training steps run on an H200 (``torch.cuda.max_memory_allocated``);
 ``catalog/traced_steps.json``, when present, holds PyTorch training steps traced with fake tensors
-(``calibration/``). The memory page quotes :func:`summary`; ``docs/accuracy.md`` lists every row.
+(``calibration/``); ``catalog/stack_traces.json`` each stack's own step (``calibration/stacks/``, issue 25).
+The memory page quotes :func:`summary`; ``docs/accuracy.md`` lists every row.
 """
 
 from __future__ import annotations
@@ -74,6 +75,15 @@ def gpu_runs() -> tuple[Comparison, ...]:
 def traced_steps() -> tuple[Comparison, ...]:
     """The traced PyTorch steps (catalog models only), each against its estimate."""
     return _compare(_load("traced_steps.json")["runs"], "peak_bytes")
+
+
+@cache
+def stack_traces() -> dict[str, tuple[Comparison, ...]]:
+    """Each stack's own training step traced with fake tensors (``catalog/stack_traces.json``, from
+    calibration/stacks/: the rows whose rules the engine models), by stack, each against its estimate."""
+    runs = _load("stack_traces.json")["runs"]
+    stacks = dict.fromkeys(r["stack"] for r in runs)
+    return {st: _compare([r for r in runs if r["stack"] == st], "peak_bytes") for st in stacks}
 
 
 @cache

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 
 from engine.layers import runs
 from engine.params import count_params, dora_params, layer_linears, lora_params, lora_targets
-from engine.specs import ExpertStorage, Method, ModelSpec, Optimizer, TrainingSetup
+from engine.specs import ExpertStorage, Method, ModelSpec, Optimizer, OptimizerImpl, TrainingSetup
 from engine.training.optimizers import PER_TENSOR, OptimizerBytes, optimizer_bytes
 from engine.training.precision import FP32, HALF, DtypePlan
 from engine.training.tensors import trained_tensors
@@ -156,6 +156,29 @@ def optimizer_state_bytes(m: ModelSpec, s: TrainingSetup, trainable: int, plan: 
         return master
     factored = sum((r + c if c > 1 else r) * n for r, c, n in trainable_matrices(m, s))
     return master + factored * plan.state  # Adafactor
+
+
+def step_temporary(m: ModelSpec, s: TrainingSetup, trainable: int, plan: DtypePlan, divisor: int) -> int:
+    """What torch AdamW's implementation allocates in its step on top of the states, on one GPU holding
+    ``trainable / divisor`` of the trainable parameters as ``plan`` says (torch/optim/adam.py@2.13):
+
+    * foreach, ``_multi_tensor_adam``: ``exp_avg_sq_sqrt = torch._foreach_sqrt(device_exp_avg_sqs)`` (line 762), a
+      new tensor for every state tensor of the (device, dtype) group at once: trainable x state bytes; the weight
+      decay, ``lerp_``, ``mul_`` and ``addcmul_`` before it are in place;
+    * for-loop, ``_single_tensor_adam``: ``denom = (exp_avg_sq.sqrt() / bias_correction2_sqrt).add_(eps)``, two
+      tensors the size of the parameter being updated, the largest one's at most;
+    * fused (``torch._fused_adamw_``): nothing the size of a parameter.
+
+    Traced through transformers' Trainer (calibration/stacks/NOTES.md section 2): foreach adds exactly
+    trainable x 2 bytes to a bf16 model's step, the for-loop two copies of the 128,256 x 2,048 embedding of
+    Llama 3.2 1B."""
+    impl = s.adamw_impl
+    if impl is OptimizerImpl.FOREACH:
+        return -(-trainable * plan.state // divisor)
+    if impl is OptimizerImpl.FORLOOP:
+        largest = max((r * c for r, c, _ in trainable_matrices(m, s)), default=0)
+        return 2 * -(-largest * plan.state // divisor)
+    return 0
 
 
 @dataclass(frozen=True, slots=True)

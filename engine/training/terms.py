@@ -13,11 +13,12 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from engine.specs import Checkpointing, Method
+from engine.specs import Checkpointing, Method, OptimizerImpl
 from engine.terms import TermName
 from engine.training.context import StepContext, saved_cost
 from engine.training.moments import ZERO, Cost, Moment, MomentKind
 from engine.training.optimizers import SOURCES as OPTIMIZER_SOURCES
+from engine.training.states import step_temporary
 
 
 @dataclass(frozen=True, slots=True)
@@ -274,13 +275,21 @@ def temporaries(c: StepContext, at: Sequence[Moment]) -> TermRule:
         if mo.kind is MomentKind.BACKWARD_END:
             return Cost(float(2 * c.grads.tied), c.ac.end_transient)
         if mo.kind is MomentKind.OPTIMIZER_STEP:
-            return Cost(float(c.st.step_temporaries))
+            return Cost(float(c.st.step_temporaries + step))  # issue 27's optimizers' or torch AdamW's
         return ZERO
 
     qlora = c.s.method is Method.QLORA
+    step = step_temporary(c.m, c.s, c.st.counts.trainable, c.plan.trained, c.st.divisor_states)
+    impl = c.s.adamw_impl
     formula = "gradients of the layer in backward" + (" + its largest linear dequantized to 16 bits" if qlora else "")
     source = ("gradients in flight during one layer's backward (same method as activations); QLoRA: "
               "bitsandbytes dequantizes each 4-bit weight for its matmul (Dettmers et al. 2023, s3)")
+    if impl is OptimizerImpl.FOREACH:
+        formula += "; in the step, foreach AdamW's sqrt of every state tensor (trainable x state bytes)"
+        source += "; torch/optim/adam.py@2.13 _multi_tensor_adam line 762 (torch._foreach_sqrt)"
+    elif impl is OptimizerImpl.FORLOOP:
+        formula += "; in the step, for-loop AdamW's two temporaries of the largest parameter"
+        source += "; torch/optim/adam.py@2.13 _single_tensor_adam (denom = exp_avg_sq.sqrt() / ...)"
     if c.st.step_temporaries:
         formula += "; at the optimizer step, what its step() allocates"
         source += "; the optimizer step: " + OPTIMIZER_SOURCES[c.s.optimizer]

@@ -1,0 +1,51 @@
+"""Bundle the stack traces the engine models: calibration/stacks/traces.jsonl -> engine/catalog/stack_traces.json.
+
+Run after ``python -m calibration.stacks.trace`` (the dev venv with torch; calibration/README.md, "Stacks"):
+``python tools/export_stack_traces.py``. A row is bundled when the engine models every rule its trace shows
+(``MODELLED``); the others stay in calibration/stacks/NOTES.md with the engine's estimate beside them until their
+rules land. Each row keeps the traced setup (its stack and AdamW implementation among it) and peak.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+TRACES = ROOT / "calibration" / "stacks" / "traces.jsonl"
+OUT = ROOT / "engine" / "catalog" / "stack_traces.json"
+
+
+def modelled(r: dict[str, Any]) -> bool:
+    """The traces whose every rule the engine has (issue 25: the AdamW implementation so far)."""
+    return bool(r["stack"] == "hf-trainer" and r["method"] == "full" and r["precision"] == "bf16")
+
+
+def _row(r: dict[str, Any]) -> dict[str, Any]:
+    impl = r["optimizer_impl_traced"]
+    setup = {"method": "full", "precision": "bf16", "optimizer": "adamw", "batch": r["batch"],
+             "seq_len": r["seq_len"], "attention": r["attention"],
+             "checkpointing": "full" if r["checkpointing"] == "trainer" else "none",
+             "stack": r["stack"], "optimizer_impl": impl}
+    return {"id": r["id"], "stack": r["stack"], "model": r["model"], "setup": setup,
+            "described": f"{r['id'][3:]} (AdamW {impl})", "peak_bytes": r["peak_bytes"],
+            "peak_phase": r["peak_phase"], "total_params": r["total_params"],
+            "trainable_params": r["trainable_params"]}
+
+
+def main() -> int:
+    records = [json.loads(line) for line in TRACES.read_text().splitlines() if line]
+    runs = [_row(r) for r in records if modelled(r)]
+    out = {"schema": 1,
+           "source": "calibration/stacks/traces.jsonl: each stack's own training step traced with fake tensors "
+                     "(calibration/stacks/NOTES.md)",
+           "runs": runs}
+    OUT.write_text(json.dumps(out, indent=1) + "\n")
+    print(f"{len(runs)} stack traces -> {OUT.relative_to(ROOT)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
