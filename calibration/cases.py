@@ -169,16 +169,20 @@ CURRENT = (
 
 # --- Issue 27: options the engine refused before (ids op-...; calibration/options.py builds them) -------------
 def op_case(model: str, method: str = "full", *, optimizer: str = "adamw", optim_args: str | None = None,
-            tag: str = "", dora: bool = False, **settings: Any) -> dict[str, Any]:
+            tag: str = "", dora: bool = False, modules_to_save: list[str] | None = None, trainable_tokens: int = 0,
+            **settings: Any) -> dict[str, Any]:
     """A case with one of issue 27's optimizers or methods; ``optim_args`` is transformers' string; ``dora``:
     PEFT's ``use_dora``."""
     lora_like = method not in ("full", "lora")  # an issue 27 method on LoRA: the id says lora-8bit-r16 ...
     c = case(model, "lora" if lora_like else method, **settings)
     if lora_like:
         c["method"], c["id"] = method, c["id"].replace("_lora-", f"_{method}-", 1)
+    saved = "".join(f"_save-{name}" for name in modules_to_save or ())
     c["id"] = "op-" + c["id"] + (f"_{optimizer}" if optimizer != "adamw" else "") + ("_dora" if dora else "") + (
-        f"_{tag}" if tag else "")
-    return {**c, "optimizer": optimizer, "optim_args": optim_args, **({"dora": True} if dora else {})}
+        saved + (f"_tokens{trainable_tokens}" if trainable_tokens else "") + (f"_{tag}" if tag else ""))
+    return {**c, "optimizer": optimizer, "optim_args": optim_args, **({"dora": True} if dora else {}),
+            **({"modules_to_save": modules_to_save} if modules_to_save else {}),
+            **({"trainable_tokens": trainable_tokens} if trainable_tokens else {})}
 
 
 OPTIONS = [
@@ -215,6 +219,13 @@ OPTIONS = [
     op_case("qwen2.5-0.5b", "lora", lora="r16", precision="amp-bf16", dora=True),
     op_case("llama-3.1-8b", "lora", lora="r16", checkpointing="full", seq_len=512, dora=True),
     op_case("llama-3.1-8b", "lora", lora="r16", seq_len=256, dora=True),
+    # modules trained in full beside LoRA (PEFT modules_to_save) and trained token rows (trainable_token_indices)
+    op_case("stablelm-2-1.6b", "lora", lora="r16", modules_to_save=["embed_tokens", "lm_head"]),
+    op_case("stablelm-2-1.6b", "lora", lora="r16", modules_to_save=["lm_head"], checkpointing="full"),
+    op_case("stablelm-2-1.6b", "lora", lora="r16", modules_to_save=["embed_tokens"], precision="amp-bf16"),
+    op_case("llama-3.2-1b", "lora", lora="r16", modules_to_save=["embed_tokens"]),
+    op_case("stablelm-2-1.6b", "lora", lora="r16", trainable_tokens=16),
+    op_case("llama-3.2-1b", "lora", lora="r16", trainable_tokens=16),
 ]
 
 CASES = H200 + GRID + LONG_CONTEXT + CURRENT + OPTIONS

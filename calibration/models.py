@@ -329,7 +329,10 @@ def _add_lora(model: torch.nn.Module, case: dict[str, Any]) -> torch.nn.Module:
 
     lora = LoraConfig(r=case["lora_rank"], lora_alpha=case["lora_alpha"], lora_dropout=case["lora_dropout"],
                       target_modules=lora_targets(case["model"], case["lora_targets"]), task_type="CAUSAL_LM",
-                      use_dora=case.get("dora", False))  # issue 27's DoRA (calibration/options.py)
+                      use_dora=case.get("dora", False),  # issue 27's DoRA, modules_to_save and trainable tokens
+                      modules_to_save=case.get("modules_to_save"),
+                      trainable_token_indices=list(range(case["trainable_tokens"])) if case.get("trainable_tokens")
+                      else None)
     model = get_peft_model(model, lora)  # adapters in fp32 (autocast_adapter_dtype=True, PEFT's default)
     if case["checkpointing"] == "full":
         model.enable_input_require_grads()  # what PEFT does for a checkpointed base model

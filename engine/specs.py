@@ -96,6 +96,13 @@ class Precision(StrEnum):
     AMP_FP16 = "amp-fp16"
 
 
+class SavedModule(StrEnum):
+    """A module trained in full beside LoRA (PEFT ``modules_to_save``; the names transformers gives them)."""
+
+    EMBED_TOKENS = "embed_tokens"
+    LM_HEAD = "lm_head"
+
+
 class Optimizer(StrEnum):
     ADAMW = "adamw"
     ADAMW_8BIT = "adamw-8bit"
@@ -120,6 +127,10 @@ class Optimizer(StrEnum):
 #: unsharded tensors only
 PER_TENSOR_OPTIMIZERS = frozenset({Optimizer.ADAMW_4BIT, Optimizer.ADAMW_8BIT_TORCHAO, Optimizer.MUON,
                                    Optimizer.GALORE_ADAMW, Optimizer.APOLLO_ADAMW, Optimizer.ADAM_MINI})
+#: the optimizers whose states are the same per parameter whatever its shape: what the modules trained beside
+#: LoRA (modules_to_save) are costed with
+SAVED_MODULE_OPTIMIZERS = frozenset({Optimizer.ADAMW, Optimizer.ADAMW_8BIT, Optimizer.PAGED_ADAMW_8BIT,
+                                     Optimizer.PAGED_ADAMW, Optimizer.LION, Optimizer.SGD, Optimizer.SGD_MOMENTUM})
 #: the optimizers that project or group full weights: full fine-tuning only
 FULL_ONLY_OPTIMIZERS = frozenset({Optimizer.GALORE_ADAMW, Optimizer.APOLLO_ADAMW, Optimizer.ADAM_MINI})
 
@@ -536,7 +547,7 @@ class HostSetup(_Frozen):
 
 #: the setup fields issue 27 added: left out of every output (``TrainingSetup.as_json``, ``dump_json``) while at
 #: their defaults
-ISSUE_27_FIELDS = ("optimizer_rank", "dora")
+ISSUE_27_FIELDS = ("optimizer_rank", "dora", "modules_to_save", "trainable_tokens")
 
 
 class TrainingSetup(_Frozen):
@@ -570,6 +581,10 @@ class TrainingSetup(_Frozen):
     optimizer_rank: Annotated[int, Field(strict=True, ge=1, le=65_536)] = 128
     #: issue 27: DoRA (PEFT ``use_dora``): LoRA with a trained magnitude per output row (engine.training.saved)
     dora: Flag = False
+    #: issue 27: modules trained in full beside LoRA (PEFT ``modules_to_save``), each a trained copy
+    modules_to_save: tuple[SavedModule, ...] = Field(default=(), max_length=2)
+    #: issue 27: token rows of the embedding trained beside LoRA (PEFT ``trainable_token_indices``: how many)
+    trainable_tokens: Annotated[int, Field(strict=True, ge=0, le=4_000_000)] = 0
 
     #: fields added after the first release: left out of ``as_json()`` while at their defaults, so that a script's
     #: output does not change until it uses them
@@ -616,6 +631,27 @@ class TrainingSetup(_Frozen):
                              "not costed")
         if self.dora and self.parallel.model_parallel > 1:
             raise ValueError("dora under tensor, pipeline or context parallelism is not costed")
+        self._check_saved_modules()
+
+    def _check_saved_modules(self) -> None:
+        """PEFT's ``modules_to_save`` and ``trainable_token_indices``, where the engine costs them."""
+        if not (self.modules_to_save or self.trainable_tokens):
+            return
+        what = "modules_to_save" if self.modules_to_save else "trainable_tokens"
+        if self.method is Method.FULL:
+            raise ValueError(f"{what} trains modules beside LoRA: it needs a LoRA method, not full")
+        if len(set(self.modules_to_save)) < len(self.modules_to_save):
+            raise ValueError("modules_to_save names a module twice")
+        if self.optimizer not in SAVED_MODULE_OPTIMIZERS:
+            raise ValueError(f"{what} with optimizer {self.optimizer.value} is not costed (its states follow each "
+                             "tensor's shape)")
+        if self.layout_active:
+            raise ValueError(f"{what} under tensor, pipeline, context or expert parallelism is not costed")
+        if self.method is Method.QLORA and SavedModule.LM_HEAD in self.modules_to_save and \
+                not self.quant.keep_lm_head_16bit:
+            raise ValueError("modules_to_save lm_head with a 4-bit output layer is not costed")
+        if self.trainable_tokens and SavedModule.EMBED_TOKENS in self.modules_to_save:
+            raise ValueError("trainable_tokens and modules_to_save embed_tokens train the same table")
 
     @property
     def adamw_impl(self) -> OptimizerImpl | None:

@@ -38,6 +38,10 @@ def _setup(r: dict[str, object]) -> dict[str, object]:
                          "targets": r["lora_targets"]}
     if r.get("dora"):
         setup["dora"] = True
+    if r.get("modules_to_save"):
+        setup["modules_to_save"] = r["modules_to_save"]
+    if r.get("trainable_tokens"):
+        setup["trainable_tokens"] = r["trainable_tokens"]
     return setup
 
 

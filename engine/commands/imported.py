@@ -65,6 +65,8 @@ FIELDS: dict[str, tuple[str, Any]] = {
     "activation_offload": ("activation_offload", bool),
     "optimizer_rank": ("optimizer_rank", int),
     "dora": ("dora", bool),
+    "modules_to_save": ("modules_to_save", lambda v: v),
+    "trainable_tokens": ("trainable_tokens", int),
 }
 
 

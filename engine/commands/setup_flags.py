@@ -26,6 +26,7 @@ from engine.specs import (
     Precision,
     QuantSpec,
     QuantType,
+    SavedModule,
     Sharding,
     Stack,
     TrainingSetup,
@@ -66,6 +67,10 @@ def add_setup_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--no-double-quant", action="store_true", help="QLoRA without double quantization")
     p.add_argument("--dora", action="store_true", help="DoRA (PEFT use_dora): LoRA with a trained magnitude per "
                                                        "output row")
+    p.add_argument("--modules-to-save", type=_saved_modules, default=(), metavar="embed_tokens,lm_head",
+                   help="modules trained in full beside LoRA (PEFT modules_to_save), comma-separated")
+    p.add_argument("--trainable-tokens", type=int, default=0,
+                   help="token rows of the embedding trained beside LoRA (PEFT trainable_token_indices: how many)")
     p.add_argument("--loss", choices=_choices(Loss), default=d.loss.value,
                    help="the loss over the vocabulary: standard (transformers ForCausalLMLoss), chunked (TRL "
                         "chunked_nll), chunked-output (torchtune CEWithChunkedOutputLoss), fused-linear-ce (Liger)")
@@ -81,6 +86,15 @@ def add_setup_arguments(p: argparse.ArgumentParser) -> None:
                         "temporary in the step)")
     p.add_argument("--gpu", default=DEFAULT_GPU, help=f"GPU type for the verdict (default {DEFAULT_GPU})")
     add_layout_arguments(p)
+
+
+def _saved_modules(text: str) -> tuple[SavedModule, ...]:
+    names = [t.strip() for t in text.split(",") if t.strip()]
+    try:
+        return tuple(SavedModule(n) for n in names)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected modules among {', '.join(_choices(SavedModule))}, "
+                                         f"comma-separated; got {text!r}") from None
 
 
 def _layers(text: str) -> tuple[int, ...]:
@@ -164,4 +178,6 @@ def setup_from_args(a: argparse.Namespace) -> TrainingSetup:
         optimizer_impl=None if a.optimizer_impl is None else OptimizerImpl(a.optimizer_impl),
         optimizer_rank=a.optimizer_rank,
         dora=a.dora,
+        modules_to_save=a.modules_to_save,
+        trainable_tokens=a.trainable_tokens,
     )

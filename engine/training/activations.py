@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from engine.layers import kind_of, runs
-from engine.specs import Attention, LayerSpec, Loss, ModelSpec, TrainingSetup
+from engine.specs import Attention, LayerSpec, Loss, ModelSpec, SavedModule, TrainingSetup
 from engine.training.loss import LossCoeffs, loss_coeffs
 from engine.training.precision import DtypePlan, dtype_plan
 from engine.training.saved.inputs import Ctx, norm
@@ -76,9 +76,12 @@ def model_coeffs(m: ModelSpec, s: TrainingSetup, dtypes: DtypePlan, windows: tup
     v, h, c = m.vocab_size, m.hidden_size, ctx.c
     # Liger and TRL's chunked loss read the output weight themselves: the output layer saves no input
     fused = s.loss in (Loss.FUSED_LINEAR_CE, Loss.CHUNKED)
-    head_in = (c if ctx.autocast and ctx.r != c else ctx.r) * h if ctx.full and not fused else 0
+    head_trains = ctx.full or SavedModule.LM_HEAD in s.modules_to_save  # a trained copy saves its input too
+    head_in = (c if ctx.autocast and ctx.r != c else ctx.r) * h if head_trains and not fused else 0
     head_grad = v * h * dtypes.weight if ctx.full else 0
     head_copy = ctx.c * v * h if ctx.copies else 0
+    if s.trainable_tokens and m.tie_embeddings:  # PEFT's tied TrainableTokensLayer: F.linear(x, W with the new
+        head_copy += v * h * dtypes.weight  # rows) saves that merged table for the output layer's backward
     chunk_copy = s.loss is Loss.CHUNKED  # TRL's chunks cast the weight in each chunk: the loss counts it
     return ActivationCoeffs(
         segments=tuple(segments),

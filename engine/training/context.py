@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from itertools import accumulate
 
 from engine.params import count_params, norm_params
-from engine.specs import Checkpointing, ModelSpec, TrainingSetup
+from engine.specs import Checkpointing, ModelSpec, SavedModule, TrainingSetup
 from engine.training import sharding
 from engine.training.activations import ActivationCoeffs, LayerCoeffs
 from engine.training.moments import ZERO, Cost
@@ -168,9 +168,11 @@ def gpu_states(plan: Plan, held: Held) -> ModelStates:
     else:
         detail = weights_formula(s, c, plan.dtypes)
     divisor = lay.zero_group
+    grads = (c.trainable - c.copies) * plan.trained.grad + c.copies * plan.dtypes.grad  # copies: modules_to_save
+    step_grads = (c.trainable - c.copies) * plan.trained.step_grad + c.copies * plan.dtypes.step_grad
     return ModelStates(
-        weights=weights, gradients=sharded(c.trainable * plan.trained.grad, expert_share, 2),
-        step_gradients=sharded(c.trainable * plan.trained.step_grad, expert_share, 2),
+        weights=weights, gradients=sharded(grads, expert_share, 2),
+        step_gradients=sharded(step_grads, expert_share, 2),
         optimizer_states=0 if plan.paged else states, paged_states=states if plan.paged else 0, host=host,
         weights_full=weights_full, counts=c, weight_detail=detail,
         divisor_weights=divisor if zero >= 3 else 1, divisor_grads=divisor if zero >= 2 else 1,
@@ -191,8 +193,10 @@ def gradients(plan: Plan, stage: int, st: ModelStates) -> Gradients:
         return ceil_share(params * per_byte, div)
 
     per_layer = tuple(grads(h.weights if plan.full else h.adapters) for h in plan.held[first : last + 1])
-    if not plan.full:
-        return Gradients(0, per_layer, 0)
+    if not plan.full:  # a trained copy of the output layer (modules_to_save) gets its gradient first
+        head = m.vocab_size * m.hidden_size * plan.dtypes.grad if SavedModule.LM_HEAD in plan.setup.modules_to_save \
+            else 0
+        return Gradients(ceil_share(head, div), per_layer, 0)
     table = m.vocab_size * m.hidden_size / lay.tp  # vocab-parallel
     embedding = table + count_params(m).embedding - m.vocab_size * m.hidden_size  # learned positions: whole
     shared = m.tie_embeddings and lay.pp == 1

@@ -140,7 +140,9 @@ def _build(m: ModelSpec, s: TrainingSetup, lay: Layout) -> Plan:
     c = counts(m, s)
     weights_full = sum(weight_parts(s, c, dtypes).values())
     whole = count_params(m).total if full else adapter_params(m, s)
-    optimizer = optimizer_state_bytes(m, s, whole, trained)
+    copies = c.copies  # modules_to_save: trained in the regime's dtypes, beside the fp32 adapters
+    optimizer = optimizer_state_bytes(m, s, whole, trained) + (optimizer_state_bytes(m, s, copies, dtypes)
+                                                                if copies else 0)
     host = (weights_full if s.offload_params else 0) + (optimizer + c.trainable * FP32 if s.offload_optimizer else 0)
     return Plan(model=m, setup=s, dtypes=dtypes, trained=trained, zero=ZERO_STAGE[s.sharding], layout=lay,
                 layout_active=s.layout_active, counts=c, kinds=kinds, windows=windows, coeffs=coeffs, view=view,

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from engine.layers import runs
 from engine.params import attention_linears, lora_targets
-from engine.specs import ExpertStorage, Method, ModelSpec, Optimizer, TrainingSetup
+from engine.specs import ExpertStorage, Method, ModelSpec, Optimizer, SavedModule, TrainingSetup
 
 
 class OptionError(ValueError):
@@ -44,6 +44,12 @@ def check(m: ModelSpec, s: TrainingSetup) -> None:
                           "not costed")
     if s.optimizer is Optimizer.ADAM_MINI and (why := _adam_mini(m)) is not None:
         raise OptionError(f"adam-mini on {m.label}: {why}")
+    if SavedModule.LM_HEAD in s.modules_to_save and m.tie_embeddings:
+        raise OptionError(f"modules_to_save lm_head on {m.label}: its output layer is the token table (tied), which "
+                          "PEFT's tied-module handling copies as it chooses: not costed; save embed_tokens")
+    if s.trainable_tokens > m.vocab_size:
+        raise OptionError(f"trainable_tokens ({s.trainable_tokens:,}) exceeds {m.label}'s vocabulary "
+                          f"({m.vocab_size:,})")
     if s.dora and any(x.role.startswith("experts_") or x.role == "router"
                       for r in runs(m) for x in lora_targets(m, r, s.lora.targets)):
         raise OptionError(f"dora on {m.label}: PEFT's ParamWrapper (LoRA on expert and router parameters) has no "

@@ -16,6 +16,12 @@ Sources, one per rule:
   (``int8_vectorwise_quant``), transformers 5.24 ``integrations/bitsandbytes.py`` ``replace_with_bnb_linear``
   (the output layer is left alone; transformers 5's fused 3-D expert tensors are no ``nn.Linear`` and stay in 16
   bits); Dettmers et al. 2022, LLM.int8(), arXiv:2208.07339, s3.
+* Modules trained in full beside LoRA (PEFT 0.21.2 ``modules_to_save``, peft/utils/other.py
+  ``ModulesToSaveWrapper.update``: ``copy.deepcopy(self.original_module)``, trained, the original frozen): a copy of
+  the token table or the output layer in the model's dtype, with gradients and optimizer states in that dtype
+  (torch's AdamW keeps ``zeros_like(p)``); PEFT's ``cast_adapter_dtype`` upcasts only tuner layers' adapters.
+  Trained token rows (``trainable_token_indices``, peft/tuners/trainable_tokens/layer.py ``TrainableTokensLayer``):
+  an fp32 delta of ``n x h`` (upcast as an adapter) beside a copy of the original rows in the model's dtype.
 * 8-bit optimizers hold each state in 1 byte plus one fp32 absmax per 2,048-element block:
   Dettmers et al. 2022, arXiv:2110.02861, section 2. Paged optimizers keep their states in CUDA unified memory,
   outside PyTorch's caching allocator (bitsandbytes docs, "Paged optimizers").
@@ -49,6 +55,8 @@ class Counts:
     frozen_16bit: int  # frozen base held at the regime's weight dtype (LoRA) or 16 bits (QLoRA's rest)
     quantized: int  # QLoRA's 4-bit linears, or the 8-bit base's int8 ones
     int8_rows: int = 0  # the 8-bit base: output rows of its int8 linears (one fp32 absmax each, SCB)
+    copies: int = 0  # of ``trainable``, the modules trained in full beside LoRA (modules_to_save), model dtype
+    token_rows: int = 0  # trainable_token_indices: the original rows kept beside the fp32 delta (model dtype)
 
     @property
     def method_is_full(self) -> bool:
@@ -75,8 +83,15 @@ def int8_linears(m: ModelSpec) -> tuple[int, int]:
 
 
 def adapter_params(m: ModelSpec, s: TrainingSetup) -> int:
-    """What a LoRA setup trains: the factors, and DoRA's magnitude vectors (``engine.params.dora_params``)."""
-    return lora_params(m, s.lora.rank, s.lora.targets) + (dora_params(m, s.lora.targets) if s.dora else 0)
+    """What a LoRA setup trains in fp32: the factors, DoRA's magnitude vectors (``engine.params.dora_params``) and
+    trained token rows' delta."""
+    return (lora_params(m, s.lora.rank, s.lora.targets) + (dora_params(m, s.lora.targets) if s.dora else 0)
+            + s.trainable_tokens * m.hidden_size)
+
+
+def copied_params(m: ModelSpec, s: TrainingSetup) -> int:
+    """What ``modules_to_save`` trains: a copy of each named module (the token table, the output layer)."""
+    return len(s.modules_to_save) * m.vocab_size * m.hidden_size
 
 
 def counts(m: ModelSpec, s: TrainingSetup) -> Counts:
@@ -84,17 +99,20 @@ def counts(m: ModelSpec, s: TrainingSetup) -> Counts:
     if s.method is Method.FULL:
         return Counts(pc.total, pc.total, 0, 0)
     adapters = adapter_params(m, s)
+    copies = copied_params(m, s)
+    rows = s.trainable_tokens * m.hidden_size
+    trained = adapters + copies
     if s.method is Method.LORA:
-        return Counts(pc.total + adapters, adapters, pc.total, 0)
+        return Counts(pc.total + trained, trained, pc.total, 0, copies=copies, token_rows=rows)
     if s.method is Method.LORA_8BIT:
-        weights, rows = int8_linears(m)
-        return Counts(pc.total + adapters, adapters, pc.total - weights, weights, rows)
+        weights, int8 = int8_linears(m)
+        return Counts(pc.total + trained, trained, pc.total - weights, weights, int8, copies, rows)
     quantized = block_linear_params(m)
     if not s.quant.keep_lm_head_16bit:
         quantized += pc.lm_head
     if not s.quant.keep_embeddings_16bit:
         quantized += m.vocab_size * m.hidden_size  # the token table (a tied output layer shares it)
-    return Counts(pc.total + adapters, adapters, pc.total - quantized, quantized)
+    return Counts(pc.total + trained, trained, pc.total - quantized, quantized, copies=copies, token_rows=rows)
 
 
 def quant_bits_per_param(s: TrainingSetup) -> float:
@@ -207,14 +225,15 @@ def weight_parts(s: TrainingSetup, c: Counts, dtypes: DtypePlan) -> dict[str, in
     quantized 4-bit and the quantization constants (Dettmers et al. 2023, section 3)."""
     if c.method_is_full:
         return {"trainable": c.total * dtypes.weight, "frozen": 0, "quantized_4bit": 0, "quant_constants": 0}
+    base = HALF if c.quantized else dtypes.weight  # the frozen base's unquantized tensors
+    trainable = (c.trainable - c.copies) * FP32 + c.copies * base  # fp32 adapters; modules_to_save's copies
+    frozen = (c.frozen_16bit + c.token_rows) * base  # trainable tokens keep their original rows too
     if c.int8_rows:  # the 8-bit base: int8 weights and an fp32 absmax per output row (LLM.int8)
-        return {"trainable": c.trainable * FP32, "frozen": c.frozen_16bit * HALF, "quantized_4bit": 0,
+        return {"trainable": trainable, "frozen": frozen, "quantized_4bit": 0,
                 "quant_constants": c.int8_rows * FP32, "quantized_8bit": c.quantized}
     four_bit = c.quantized // 2
     constants = round(c.quantized * (quant_bits_per_param(s) - 4) / 8) if c.quantized else 0
-    frozen = c.frozen_16bit * (HALF if c.quantized else dtypes.weight)
-    return {"trainable": c.trainable * FP32, "frozen": frozen, "quantized_4bit": four_bit,
-            "quant_constants": constants}
+    return {"trainable": trainable, "frozen": frozen, "quantized_4bit": four_bit, "quant_constants": constants}
 
 
 def weights_formula(s: TrainingSetup, c: Counts, dtypes: DtypePlan) -> str:

@@ -9,6 +9,7 @@ from engine.catalog import get_gpu, get_model
 from engine.specs import Checkpointing, Method, Precision, Sharding, TrainingSetup
 from engine.training import estimate
 from engine.training.activations import activation_coeffs
+from engine.training.context import stage_context
 from engine.training.plan import resolve, weights_per_gpu
 from engine.training.refusals import OptionError
 
@@ -96,3 +97,46 @@ def test_dora_is_refused_where_it_is_not_costed() -> None:
             TrainingSetup(dora=True, **bad)
     with pytest.raises(OptionError, match="ParamWrapper"):
         resolve(get_model("qwen3-30b-a3b"), TrainingSetup(method=Method.LORA, dora=True))
+
+
+STABLELM = get_model("stablelm-2-1.6b")  # untied: a 100,352 x 2,048 table and output layer
+
+
+def test_modules_to_save_trains_a_copy_in_the_models_dtype() -> None:
+    """PEFT deep-copies each module to save: bf16 here, with bf16 gradients and two bf16 AdamW states (no master
+    copy in pure bf16), beside fp32 adapters; the output layer's copy gets its gradient first in backward."""
+    table = 100_352 * 2048
+    lora = TrainingSetup(method=Method.LORA, **BF16)
+    both = lora.with_(modules_to_save=("embed_tokens", "lm_head"))
+    p0, p1 = resolve(STABLELM, lora), resolve(STABLELM, both)
+    assert p1.counts.trainable - p0.counts.trainable == 2 * table
+    assert p1.weights_full - p0.weights_full == 2 * table * 2
+    assert p1.optimizer_bytes - p0.optimizer_bytes == 2 * table * 2 * 2
+    assert stage_context(p1, 0).grads.head == table * 2
+    assert stage_context(p1, 0).st.gradients - stage_context(p0, 0).st.gradients == 2 * table * 2
+
+
+def test_a_saved_output_layer_keeps_its_input() -> None:
+    plain = activation_coeffs(STABLELM, TrainingSetup(method=Method.LORA, **BF16))
+    head = activation_coeffs(STABLELM, TrainingSetup(method=Method.LORA, modules_to_save=("lm_head",), **BF16))
+    assert head.head_input - plain.head_input == 2 * 2048  # the final norm's bf16 output
+
+
+def test_trainable_tokens_keep_an_fp32_delta_and_on_a_tied_model_the_merged_table() -> None:
+    """16 rows of 2,048: an fp32 delta (trained) and the original rows (bf16); Llama 3.2 1B ties its output layer
+    to the table, and PEFT's tied TrainableTokensLayer saves the merged 128,256 x 2,048 table for its backward."""
+    lora = TrainingSetup(method=Method.LORA, **BF16)
+    tokens = lora.with_(trainable_tokens=16)
+    assert resolve(LLAMA_1B, tokens).counts.trainable - resolve(LLAMA_1B, lora).counts.trainable == 16 * 2048
+    assert activation_coeffs(LLAMA_1B, tokens).head_copies - activation_coeffs(LLAMA_1B, lora).head_copies == (
+        128_256 * 2048 * 2)
+    assert activation_coeffs(STABLELM, tokens).head_copies == activation_coeffs(STABLELM, lora).head_copies
+
+
+def test_modules_to_save_refusals() -> None:
+    with pytest.raises(ValueError, match="LoRA method"):
+        TrainingSetup(modules_to_save=("lm_head",))
+    with pytest.raises(ValueError, match="not costed"):
+        TrainingSetup(method=Method.LORA, modules_to_save=("lm_head",), optimizer="adafactor")
+    with pytest.raises(OptionError, match="tied"):
+        resolve(LLAMA_1B, TrainingSetup(method=Method.LORA, modules_to_save=("lm_head",)))
