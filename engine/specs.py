@@ -96,6 +96,13 @@ class Precision(StrEnum):
     AMP_FP16 = "amp-fp16"
 
 
+class OffloadDevice(StrEnum):
+    """Where offloaded states go (DeepSpeed's ``offload_optimizer.device`` / ``offload_param.device``)."""
+
+    CPU = "cpu"
+    NVME = "nvme"  # ZeRO-Infinity: to disk through pinned host buffers (engine.training.nvme)
+
+
 class SavedModule(StrEnum):
     """A module trained in full beside LoRA (PEFT ``modules_to_save``; the names transformers gives them)."""
 
@@ -547,7 +554,8 @@ class HostSetup(_Frozen):
 
 #: the setup fields issue 27 added: left out of every output (``TrainingSetup.as_json``, ``dump_json``) while at
 #: their defaults
-ISSUE_27_FIELDS = ("optimizer_rank", "dora", "modules_to_save", "trainable_tokens")
+ISSUE_27_FIELDS = ("optimizer_rank", "dora", "modules_to_save", "trainable_tokens", "offload_optimizer_device",
+                   "offload_params_device")
 
 
 class TrainingSetup(_Frozen):
@@ -585,6 +593,9 @@ class TrainingSetup(_Frozen):
     modules_to_save: tuple[SavedModule, ...] = Field(default=(), max_length=2)
     #: issue 27: token rows of the embedding trained beside LoRA (PEFT ``trainable_token_indices``: how many)
     trainable_tokens: Annotated[int, Field(strict=True, ge=0, le=4_000_000)] = 0
+    #: issue 27: where offloaded optimizer states and parameters go (ZeRO-Infinity's NVMe: engine.training.nvme)
+    offload_optimizer_device: OffloadDevice = OffloadDevice.CPU
+    offload_params_device: OffloadDevice = OffloadDevice.CPU
 
     #: fields added after the first release: left out of ``as_json()`` while at their defaults, so that a script's
     #: output does not change until it uses them
@@ -632,6 +643,21 @@ class TrainingSetup(_Frozen):
         if self.dora and self.parallel.model_parallel > 1:
             raise ValueError("dora under tensor, pipeline or context parallelism is not costed")
         self._check_saved_modules()
+        self._check_nvme()
+
+    def _check_nvme(self) -> None:
+        """ZeRO-Infinity's NVMe offload, as DeepSpeed 0.19.8 runs it (engine.training.nvme)."""
+        nvme_opt = self.offload_optimizer_device is OffloadDevice.NVME
+        nvme_params = self.offload_params_device is OffloadDevice.NVME
+        if nvme_opt and not self.offload_optimizer:
+            raise ValueError("offload_optimizer_device nvme needs offload_optimizer")
+        if nvme_params and not self.offload_params:
+            raise ValueError("offload_params_device nvme needs offload_params")
+        if nvme_opt and self.sharding is not Sharding.ZERO3:
+            raise ValueError("DeepSpeed swaps optimizer states to NVMe under ZeRO-3 only (runtime/zero/stage3.py)")
+        if nvme_params and self.method is not Method.FULL:
+            raise ValueError("parameter offload to NVMe is costed for full fine-tuning (a LoRA base's frozen "
+                             "partitions swap through other buffers)")
 
     def _check_saved_modules(self) -> None:
         """PEFT's ``modules_to_save`` and ``trainable_token_indices``, where the engine costs them."""

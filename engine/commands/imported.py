@@ -22,6 +22,7 @@ from engine.specs import (
     LoraTargets,
     Loss,
     Method,
+    OffloadDevice,
     Optimizer,
     PipelineSchedule,
     Precision,
@@ -67,6 +68,8 @@ FIELDS: dict[str, tuple[str, Any]] = {
     "dora": ("dora", bool),
     "modules_to_save": ("modules_to_save", lambda v: v),
     "trainable_tokens": ("trainable_tokens", int),
+    "offload_optimizer_device": ("offload_optimizer_device", OffloadDevice),
+    "offload_params_device": ("offload_params_device", OffloadDevice),
 }
 
 

@@ -19,6 +19,7 @@ from engine.specs import (
     Loss,
     Method,
     ModelSpec,
+    OffloadDevice,
     Optimizer,
     OptimizerImpl,
     ParallelSpec,
@@ -59,6 +60,11 @@ def add_setup_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--sharding", choices=_choices(Sharding), default=d.sharding.value)
     p.add_argument("--offload-optimizer", action="store_true")
     p.add_argument("--offload-params", action="store_true")
+    p.add_argument("--offload-optimizer-device", choices=_choices(OffloadDevice), default=d.offload_optimizer_device,
+                   help="where --offload-optimizer puts the states: cpu, or nvme (ZeRO-Infinity, ZeRO-3: on disk "
+                        "through pinned host buffers; implies --offload-optimizer)")
+    p.add_argument("--offload-params-device", choices=_choices(OffloadDevice), default=d.offload_params_device,
+                   help="where --offload-params puts the weights: cpu, or nvme (implies --offload-params)")
     p.add_argument("--lora-rank", type=int, default=d.lora.rank)
     p.add_argument("--lora-alpha", type=float, default=d.lora.alpha)
     p.add_argument("--lora-dropout", type=float, default=d.lora.dropout)
@@ -164,8 +170,10 @@ def setup_from_args(a: argparse.Namespace) -> TrainingSetup:
         checkpointing=Checkpointing(a.checkpointing),
         gpus=a.gpus,
         sharding=Sharding(a.sharding),
-        offload_optimizer=a.offload_optimizer,
-        offload_params=a.offload_params,
+        offload_optimizer=a.offload_optimizer or a.offload_optimizer_device == OffloadDevice.NVME,
+        offload_params=a.offload_params or a.offload_params_device == OffloadDevice.NVME,
+        offload_optimizer_device=OffloadDevice(a.offload_optimizer_device),
+        offload_params_device=OffloadDevice(a.offload_params_device),
         lora=LoraSpec(
             rank=a.lora_rank, alpha=a.lora_alpha, dropout=a.lora_dropout, targets=LoraTargets(a.lora_targets)
         ),

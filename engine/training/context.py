@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from itertools import accumulate
 
 from engine.params import count_params, norm_params
-from engine.specs import Checkpointing, ModelSpec, SavedModule, TrainingSetup
+from engine.specs import Checkpointing, ModelSpec, OffloadDevice, SavedModule, TrainingSetup
 from engine.training import sharding
 from engine.training.activations import ActivationCoeffs, LayerCoeffs
 from engine.training.moments import ZERO, Cost
@@ -158,10 +158,12 @@ def gpu_states(plan: Plan, held: Held) -> ModelStates:
     host = 0
     step_temps = plan.step_temporaries if c.trainable == whole else plan.step_temporaries * c.trainable / whole
     temporaries = sharded(step_temps, expert_share, 1)  # the foreach RMSprop's: states-sized, sharded with them
+    on_host = {OffloadDevice.CPU: 1, OffloadDevice.NVME: 0}  # NVMe: to disk (engine.training.nvme)
     if s.offload_params:
-        host, weights = host + weights, 0
+        host, weights = host + weights * on_host[s.offload_params_device], 0
     if s.offload_optimizer:  # the step runs on the host
-        host, states, temporaries = host + states + sharded(c.trainable * FP32, expert_share, 1), 0, 0
+        moved = states + sharded(c.trainable * FP32, expert_share, 1)
+        host, states, temporaries = host + moved * on_host[s.offload_optimizer_device], 0, 0
     if plan.layout_active:
         detail = f"{c.total - (0 if plan.full else c.trainable):,} params on this GPU" + (
             "" if plan.full else f" + {c.trainable:,} adapter params (fp32)")

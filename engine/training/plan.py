@@ -28,7 +28,7 @@ from typing import Any
 
 from engine.layers import expand, runs
 from engine.params import count_params
-from engine.specs import LayerSpec, Method, ModelSpec, Sharding, TrainingSetup
+from engine.specs import LayerSpec, Method, ModelSpec, OffloadDevice, Sharding, TrainingSetup
 from engine.training import refusals
 from engine.training.activations import ActivationCoeffs, model_coeffs, windows_reached
 from engine.training.layout import Layout, layout
@@ -66,7 +66,7 @@ class Plan:
     held: tuple[Held, ...]  # what one GPU of the layout holds of each decoder layer, bottom first
     weights_full: int  # the whole model's weights as stored, before any ZeRO divisor or offload
     optimizer_bytes: int  # the whole model's optimizer states and master copy
-    host_total: int  # what offloading moves to host RAM, for the whole model (unsharded)
+    host_total: int  # what offloading moves to host RAM, for the whole model (unsharded; NVMe: engine.training.nvme)
     paged: bool  # the optimizer states live in CUDA unified memory (bitsandbytes' paged optimizers)
     #: what the optimizer's step() allocates on top, for the whole model's states (engine.training.optimizers)
     step_temporaries: int = 0
@@ -143,7 +143,9 @@ def _build(m: ModelSpec, s: TrainingSetup, lay: Layout) -> Plan:
     copies = c.copies  # modules_to_save: trained in the regime's dtypes, beside the fp32 adapters
     optimizer = optimizer_state_bytes(m, s, whole, trained) + (optimizer_state_bytes(m, s, copies, dtypes)
                                                                 if copies else 0)
-    host = (weights_full if s.offload_params else 0) + (optimizer + c.trainable * FP32 if s.offload_optimizer else 0)
+    cpu_params = s.offload_params and s.offload_params_device is OffloadDevice.CPU  # NVMe: engine.training.nvme
+    cpu_optimizer = s.offload_optimizer and s.offload_optimizer_device is OffloadDevice.CPU
+    host = (weights_full if cpu_params else 0) + (optimizer + c.trainable * FP32 if cpu_optimizer else 0)
     return Plan(model=m, setup=s, dtypes=dtypes, trained=trained, zero=ZERO_STAGE[s.sharding], layout=lay,
                 layout_active=s.layout_active, counts=c, kinds=kinds, windows=windows, coeffs=coeffs, view=view,
                 held=held, weights_full=weights_full, optimizer_bytes=optimizer, host_total=host,
