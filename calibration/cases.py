@@ -170,9 +170,15 @@ CURRENT = (
 # --- Issue 27: options the engine refused before (ids op-...; calibration/options.py builds them) -------------
 def op_case(model: str, method: str = "full", *, optimizer: str = "adamw", optim_args: str | None = None,
             tag: str = "", dora: bool = False, modules_to_save: list[str] | None = None, trainable_tokens: int = 0,
-            **settings: Any) -> dict[str, Any]:
+            freeze_layers: int = 2, **settings: Any) -> dict[str, Any]:
     """A case with one of issue 27's optimizers or methods; ``optim_args`` is transformers' string; ``dora``:
     PEFT's ``use_dora``."""
+    partial = method in ("freeze", "badam")  # no adapter: the id says freeze2, badam
+    if partial:
+        c = case(model, "full", **settings)
+        tag_method = f"freeze{settings_layers}" if (settings_layers := freeze_layers) and method == "freeze" else method
+        c["id"] = "op-" + c["id"].replace("_full_", f"_{tag_method}_", 1)
+        return {**c, "method": method, "optimizer": optimizer, "optim_args": optim_args, "freeze_layers": freeze_layers}
     lora_like = method not in ("full", "lora")  # an issue 27 method on LoRA: the id says lora-8bit-r16 ...
     c = case(model, "lora" if lora_like else method, **settings)
     if lora_like:
@@ -226,6 +232,13 @@ OPTIONS = [
     op_case("llama-3.2-1b", "lora", lora="r16", modules_to_save=["embed_tokens"]),
     op_case("stablelm-2-1.6b", "lora", lora="r16", trainable_tokens=16),
     op_case("llama-3.2-1b", "lora", lora="r16", trainable_tokens=16),
+    # freeze tuning (LLaMA-Factory finetuning_type: freeze) and BAdam (use_badam, layer mode)
+    op_case("llama-3.2-1b", "freeze", freeze_layers=2),
+    op_case("llama-3.2-1b", "freeze", freeze_layers=-2),
+    op_case("llama-3.2-1b", "freeze", freeze_layers=2, checkpointing="full"),
+    op_case("qwen2.5-0.5b", "freeze", freeze_layers=-4, checkpointing="full"),
+    op_case("llama-3.2-1b", "badam"),
+    op_case("llama-3.2-1b", "badam", checkpointing="full"),
 ]
 
 CASES = H200 + GRID + LONG_CONTEXT + CURRENT + OPTIONS

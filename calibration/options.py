@@ -43,12 +43,12 @@ OPTIM_NAMES = {"adamw-4bit": "adamw_torch_4bit", "adamw-8bit-torchao": "adamw_to
 
 
 #: the methods this module builds (every other one is calibration/models.py's)
-METHODS = ("lora-8bit",)
+METHODS = ("lora-8bit", "freeze", "badam")
 
 
 def is_option(case: dict[str, Any]) -> bool:
-    """A case with one of issue 27's optimizers."""
-    return case.get("optimizer", "adamw") != "adamw"
+    """A case with one of issue 27's optimizers (or BAdam, which wraps its own)."""
+    return case.get("optimizer", "adamw") != "adamw" or case["method"] == "badam"
 
 
 def builds(case: dict[str, Any]) -> bool:
@@ -61,7 +61,8 @@ INT8_THRESHOLD = 6.0  # transformers BitsAndBytesConfig.llm_int8_threshold's def
 
 
 def build_model(case: dict[str, Any]) -> torch.nn.Module:
-    """The case's model on ``meta``: for ``lora-8bit``, every ``nn.Linear`` of the decoder blocks replaced by
+    """The case's model on ``meta`` (:func:`build_partial` for freeze tuning and BAdam); for ``lora-8bit``, every
+    ``nn.Linear`` of the decoder blocks replaced by
     bitsandbytes' ``Linear8bitLt(has_fp16_weights=False, threshold=6.0)`` as transformers'
     ``integrations/bitsandbytes.py`` ``replace_with_bnb_linear`` does (the output layer left alone), then PEFT's
     LoRA, which wraps them in ``peft.tuners.lora.bnb.Linear8bitLt``."""
@@ -69,6 +70,8 @@ def build_model(case: dict[str, Any]) -> torch.nn.Module:
 
     from calibration import models
 
+    if case["method"] in ("freeze", "badam"):
+        return build_partial(case)
     model = models.build_model({**case, "method": "full"})
     blocks = model.model.layers
     for parent in list(blocks.modules()):
@@ -82,6 +85,56 @@ def build_model(case: dict[str, Any]) -> torch.nn.Module:
     return models.add_lora({**case, "method": "lora"}, model)
 
 
+def _custom_checkpointing(model: torch.nn.Module) -> None:
+    """LLaMA-Factory 0.9.5 ``model/model_utils/checkpointing.py`` ``_gradient_checkpointing_enable`` with
+    ``get_custom_gradient_checkpointing_func``, line for line: only a layer with trainable parameters is
+    checkpointed (``torch.utils.checkpoint.checkpoint``, ``use_reentrant=True``, its ``use_reentrant_gc`` default),
+    its first floating tensor argument made to require a gradient; the others run as they are."""
+    from functools import partial
+
+    from torch.utils.checkpoint import checkpoint
+
+    base = partial(checkpoint, use_reentrant=True)
+
+    def custom(func: Any, *args: Any, **kwargs: Any) -> Any:
+        # LLaMA-Factory reads func.func.__self__ (transformers 4: a partial of the bound forward); transformers 5.24
+        # passes partial(forward, layer, ...): the layer is the partial's first argument
+        module = getattr(func.func, "__self__", None) or func.args[0] if isinstance(func, partial) else func.__self__
+        if any(p.requires_grad for p in module.parameters()):
+            for arg in args:
+                if torch.is_tensor(arg) and torch.is_floating_point(arg):
+                    arg.requires_grad_(True)
+                    break
+            return base(func, *args, **kwargs)
+        return func(*args, **kwargs)
+
+    model._set_gradient_checkpointing(enable=True, gradient_checkpointing_func=custom)
+
+
+def build_partial(case: dict[str, Any]) -> torch.nn.Module:
+    """Freeze tuning as LLaMA-Factory 0.9.5 ``model/adapter.py`` ``_setup_freeze_tuning`` sets it up, line for line
+    (``freeze_trainable_layers`` = the case's ``freeze_layers``: the last n, or the first -n; every module; the
+    trained parameters upcast to fp32, ``cast_trainable_params_to_fp32``, the others frozen), or BAdam's model
+    (every parameter trainable in bf16; ``BlockOptimizer`` freezes all but its block, :func:`make_optimizer`);
+    checkpointing as LLaMA-Factory's (:func:`_custom_checkpointing`)."""
+    from calibration import models
+
+    model = models.build_model({**case, "method": "full", "checkpointing": "none"})
+    n = model.config.num_hidden_layers
+    if case["method"] == "freeze":
+        k = case["freeze_layers"]
+        ids = range(max(0, n - k), n) if k > 0 else range(min(-k, n))
+        trainable = [f".{i:d}." for i in ids]
+        for name, param in model.named_parameters():
+            if any(t in name for t in trainable):
+                param.data = param.data.to(torch.float32)
+            else:
+                param.requires_grad_(False)
+    if case["checkpointing"] == "full":
+        _custom_checkpointing(model)
+    return model
+
+
 def quantize(model: torch.nn.Module) -> list[torch.Tensor]:
     """After ``materialize``: each ``Linear8bitLt`` gets its ``Int8Params`` as loading quantizes them
     (``Int8Params._quantize``: ``CB``, the int8 weight, is the parameter's data; ``SCB``, one fp32 absmax per output
@@ -91,7 +144,7 @@ def quantize(model: torch.nn.Module) -> list[torch.Tensor]:
     from torch._subclasses.fake_tensor import unset_fake_temporarily
 
     scales = []
-    for module in model.modules():
+    for module in model.modules() if getattr(model, "is_loaded_in_8bit", False) else ():
         if isinstance(module, bnb.nn.Linear8bitLt):
             rows, cols = module.out_features, module.in_features
             with unset_fake_temporarily():
@@ -282,9 +335,31 @@ def _apollo_seeds() -> None:
     apollo.max = tensor_max  # type: ignore[attr-defined]  # the module's own name ``max``, builtins' elsewhere
 
 
+def _badam(model: torch.nn.Module) -> torch.optim.Optimizer:
+    """BAdam as LLaMA-Factory 0.9.5 ``train/trainer_utils.py`` ``_create_badam_optimizer`` builds it (layer mode):
+    the Trainer's AdamW (fused, its default) over every trainable parameter in two weight-decay groups, wrapped by
+    ``badam.BlockOptimizer`` (``switch_block_every`` 50, ``switch_mode`` ascending: block 0 first)."""
+    from badam import BlockOptimizer
+
+    params = [p for p in model.parameters() if p.requires_grad]
+    base = torch.optim.AdamW([{"params": params, "weight_decay": 0.0}], lr=1e-5, fused=True)
+    return BlockOptimizer(base_optimizer=base, named_parameters_list=list(model.named_parameters()),
+                          block_prefix_list=None, switch_block_every=50, start_block=None, switch_mode="ascending",
+                          verbose=0)
+
+
+def mark_extra(opt: torch.optim.Optimizer, counter: Any) -> None:
+    """Tensors an optimizer made before the counter started: BAdam's fp32 copy of its block (``param_idx2hp``,
+    made by ``switch_trainable_params`` in its constructor), counted as optimizer states."""
+    for hp in getattr(opt, "param_idx2hp", {}).values():
+        counter.mark(hp, "optimizer_states")
+
+
 def make_optimizer(model: torch.nn.Module, case: dict[str, Any]) -> torch.optim.Optimizer:
     """The case's optimizer over the trainable parameters, built by its library (module docstring)."""
     name = case["optimizer"]
+    if case["method"] == "badam":
+        return _badam(model)
     if name == "muon":
         return _muon(model)
     if name == "adam-mini":

@@ -54,6 +54,7 @@ def run_case(case: dict[str, Any], fake: bool = True) -> dict[str, Any]:
             mark_kinds(model, opt, counter)
             for t in extra:
                 counter.mark(t, "parameters")
+            options.mark_extra(opt, counter)
             kernels = options.CudaInt8() if options.builds(case) else contextlib.nullcontext()
             for n in (1, 2):
                 with kernels:  # the 8-bit base's kernels as CUDA allocates them

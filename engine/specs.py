@@ -79,10 +79,19 @@ class Method(StrEnum):
     QLORA = "qlora"
     #: LoRA on an 8-bit base: bitsandbytes' LLM.int8() (transformers load_in_8bit), engine.training.states
     LORA_8BIT = "lora-8bit"
+    #: some decoder layers trained in full, the rest frozen (LLaMA-Factory finetuning_type: freeze;
+    #: TrainingSetup.freeze_layers), engine.training.partial
+    FREEZE = "freeze"
+    #: BAdam's block coordinate descent: one decoder layer trains at a time (LLaMA-Factory use_badam, layer mode)
+    BADAM = "badam"
 
 
 #: methods whose frozen base bitsandbytes quantizes (4-bit NF4 / FP4, or LLM.int8())
 QUANTIZED_METHODS = frozenset({Method.QLORA, Method.LORA_8BIT})
+#: methods that train some decoder layers in full and freeze the rest (engine.training.partial)
+PARTIAL_METHODS = frozenset({Method.FREEZE, Method.BADAM})
+#: methods that train LoRA adapters (and what PEFT trains beside them)
+LORA_METHODS = frozenset({Method.LORA, Method.QLORA, Method.LORA_8BIT})
 
 
 class Precision(StrEnum):
@@ -554,8 +563,8 @@ class HostSetup(_Frozen):
 
 #: the setup fields issue 27 added: left out of every output (``TrainingSetup.as_json``, ``dump_json``) while at
 #: their defaults
-ISSUE_27_FIELDS = ("optimizer_rank", "dora", "modules_to_save", "trainable_tokens", "offload_optimizer_device",
-                   "offload_params_device")
+ISSUE_27_FIELDS = ("optimizer_rank", "dora", "modules_to_save", "trainable_tokens", "freeze_layers",
+                   "offload_optimizer_device", "offload_params_device")
 
 
 class TrainingSetup(_Frozen):
@@ -593,6 +602,9 @@ class TrainingSetup(_Frozen):
     modules_to_save: tuple[SavedModule, ...] = Field(default=(), max_length=2)
     #: issue 27: token rows of the embedding trained beside LoRA (PEFT ``trainable_token_indices``: how many)
     trainable_tokens: Annotated[int, Field(strict=True, ge=0, le=4_000_000)] = 0
+    #: issue 27: freeze tuning's trainable layers (LLaMA-Factory freeze_trainable_layers): n > 0 the last n,
+    #: n < 0 the first -n
+    freeze_layers: Annotated[int, Field(strict=True, ge=-1_024, le=1_024)] = 2
     #: issue 27: where offloaded optimizer states and parameters go (ZeRO-Infinity's NVMe: engine.training.nvme)
     offload_optimizer_device: OffloadDevice = OffloadDevice.CPU
     offload_params_device: OffloadDevice = OffloadDevice.CPU
@@ -631,7 +643,7 @@ class TrainingSetup(_Frozen):
                                            or self.parallel.model_parallel > 1):
             raise ValueError(f"optimizer {o.value}: its states follow each whole tensor's shape; on ZeRO / FSDP "
                              "shards, offloaded or tensor-parallel parameters they are not costed")
-        if o in FULL_ONLY_OPTIMIZERS and self.method is not Method.FULL:
+        if o in FULL_ONLY_OPTIMIZERS and self.method is not Method.FULL:  # (freeze / BAdam: _check_partial)
             raise ValueError(f"optimizer {o.value} works on the full weights: it needs method full")
         if self.method is Method.LORA_8BIT and self.sharding is Sharding.ZERO3:
             raise ValueError("an 8-bit base (bitsandbytes Int8Params) cannot be sharded by ZeRO-3 / FSDP")
@@ -644,6 +656,23 @@ class TrainingSetup(_Frozen):
             raise ValueError("dora under tensor, pipeline or context parallelism is not costed")
         self._check_saved_modules()
         self._check_nvme()
+        self._check_partial()
+
+    def _check_partial(self) -> None:
+        """Freeze tuning and BAdam, where the engine costs them (engine.training.partial)."""
+        if self.method not in PARTIAL_METHODS:
+            return
+        if self.freeze_layers == 0:
+            raise ValueError("freeze_layers 0 trains no layer")
+        if self.optimizer not in SAVED_MODULE_OPTIMIZERS or (self.optimizer is Optimizer.ADAMW_8BIT and \
+                self.method is Method.BADAM):
+            raise ValueError(f"{self.method.value} with optimizer {self.optimizer.value} is not costed")
+        if self.sharding is not Sharding.NONE or self.layout_active or self.offload_optimizer:
+            raise ValueError(f"{self.method.value} is costed on data parallelism without ZeRO, layouts or offload")
+        if self.activation_offload or self.checkpointing is Checkpointing.SELECTIVE:
+            raise ValueError(f"{self.method.value} with activation offload or selective checkpointing is not costed")
+        if self.checkpointing is Checkpointing.FULL and self.attention is Attention.EAGER:
+            raise ValueError(f"{self.method.value} with checkpointing and eager attention is not costed")
 
     def _check_nvme(self) -> None:
         """ZeRO-Infinity's NVMe offload, as DeepSpeed 0.19.8 runs it (engine.training.nvme)."""
@@ -664,8 +693,8 @@ class TrainingSetup(_Frozen):
         if not (self.modules_to_save or self.trainable_tokens):
             return
         what = "modules_to_save" if self.modules_to_save else "trainable_tokens"
-        if self.method is Method.FULL:
-            raise ValueError(f"{what} trains modules beside LoRA: it needs a LoRA method, not full")
+        if self.method not in LORA_METHODS:
+            raise ValueError(f"{what} trains modules beside LoRA: it needs a LoRA method, not {self.method.value}")
         if len(set(self.modules_to_save)) < len(self.modules_to_save):
             raise ValueError("modules_to_save names a module twice")
         if self.optimizer not in SAVED_MODULE_OPTIMIZERS:

@@ -33,9 +33,10 @@ def _setup(r: dict[str, object]) -> dict[str, object]:
         setup["activation_offload"] = True
     if r.get("optimizer", "adamw") != "adamw":  # issue 27's optimizers (the op- cases)
         setup["optimizer"] = r["optimizer"]
-    if r["method"] != "full":
-        setup["lora"] = {"rank": r["lora_rank"], "alpha": r["lora_alpha"], "dropout": r["lora_dropout"] or 0.0,
-                         "targets": r["lora_targets"]}
+    if r["method"] in ("freeze", "badam"):  # no adapter
+        setup.pop("lora", None)
+        if r["method"] == "freeze":
+            setup["freeze_layers"] = r["freeze_layers"]
     if r.get("dora"):
         setup["dora"] = True
     if r.get("modules_to_save"):

@@ -68,6 +68,7 @@ FIELDS: dict[str, tuple[str, Any]] = {
     "dora": ("dora", bool),
     "modules_to_save": ("modules_to_save", lambda v: v),
     "trainable_tokens": ("trainable_tokens", int),
+    "freeze_layers": ("freeze_layers", int),
     "offload_optimizer_device": ("offload_optimizer_device", OffloadDevice),
     "offload_params_device": ("offload_params_device", OffloadDevice),
 }

@@ -75,6 +75,9 @@ def add_setup_arguments(p: argparse.ArgumentParser) -> None:
                                                        "output row")
     p.add_argument("--modules-to-save", type=_saved_modules, default=(), metavar="embed_tokens,lm_head",
                    help="modules trained in full beside LoRA (PEFT modules_to_save), comma-separated")
+    p.add_argument("--freeze-layers", type=int, default=d.freeze_layers,
+                   help="--method freeze: trained layers, n > 0 the last n, n < 0 the first -n (LLaMA-Factory "
+                        "freeze_trainable_layers)")
     p.add_argument("--trainable-tokens", type=int, default=0,
                    help="token rows of the embedding trained beside LoRA (PEFT trainable_token_indices: how many)")
     p.add_argument("--loss", choices=_choices(Loss), default=d.loss.value,
@@ -188,4 +191,5 @@ def setup_from_args(a: argparse.Namespace) -> TrainingSetup:
         dora=a.dora,
         modules_to_save=a.modules_to_save,
         trainable_tokens=a.trainable_tokens,
+        freeze_layers=a.freeze_layers,
     )

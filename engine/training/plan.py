@@ -28,10 +28,12 @@ from typing import Any
 
 from engine.layers import expand, runs
 from engine.params import count_params
-from engine.specs import LayerSpec, Method, ModelSpec, OffloadDevice, Sharding, TrainingSetup
+from engine.specs import PARTIAL_METHODS, LayerSpec, Method, ModelSpec, OffloadDevice, Sharding, TrainingSetup
 from engine.training import refusals
 from engine.training.activations import ActivationCoeffs, model_coeffs, windows_reached
 from engine.training.layout import Layout, layout
+from engine.training.partial import step_temporaries as partial_step
+from engine.training.partial import trained_layers, trained_plan
 from engine.training.precision import ADAPTER_PLAN, FP32, DtypePlan, dtype_plan
 from engine.training.split import Held, Split, kind_held, tp_view
 from engine.training.states import (
@@ -128,18 +130,22 @@ def clear_cache() -> None:
 def _build(m: ModelSpec, s: TrainingSetup, lay: Layout) -> Plan:
     dtypes = dtype_plan(s.precision)  # the one derivation of the dtypes of an estimate
     full = s.method is Method.FULL
-    trained = dtypes if full else ADAPTER_PLAN
+    partial = s.method in PARTIAL_METHODS  # freeze tuning, BAdam: engine.training.partial
+    trained = dtypes if full else trained_plan(s, dtypes) if partial else ADAPTER_PLAN
     windows = windows_reached(m, s)
     coeffs = model_coeffs(m, s, dtypes, windows)
     split_view = not lay.sequence_parallel and (lay.tp > 1 or lay.etp > 1)
     view = model_coeffs(tp_view(m, lay), s, dtypes, windows) if split_view else coeffs
     kinds = tuple(expand(runs(m)))
-    lora = None if full else s.lora
+    lora = None if full or partial else s.lora
     sp = Split.of(lay)
     held = tuple(kind_held(m, lora, sp, k, s.dora) for k in kinds)
+    if partial:  # a trained layer's parameters are its "adapters": what gets gradients and states
+        held = tuple(Held(h.dense, h.expert, h.dense if t else 0.0, h.expert if t else 0.0)
+                     for h, t in zip(held, trained_layers(m, s), strict=True))
     c = counts(m, s)
     weights_full = sum(weight_parts(s, c, dtypes).values())
-    whole = count_params(m).total if full else adapter_params(m, s)
+    whole = count_params(m).total if full else c.trainable if partial else adapter_params(m, s)
     copies = c.copies  # modules_to_save: trained in the regime's dtypes, beside the fp32 adapters
     optimizer = optimizer_state_bytes(m, s, whole, trained) + (optimizer_state_bytes(m, s, copies, dtypes)
                                                                 if copies else 0)
@@ -150,4 +156,4 @@ def _build(m: ModelSpec, s: TrainingSetup, lay: Layout) -> Plan:
                 layout_active=s.layout_active, counts=c, kinds=kinds, windows=windows, coeffs=coeffs, view=view,
                 held=held, weights_full=weights_full, optimizer_bytes=optimizer, host_total=host,
                 paged=s.optimizer in PAGED and not s.offload_optimizer,
-                step_temporaries=per_tensor_bytes(m, s, trained).step_temporaries)
+                step_temporaries=per_tensor_bytes(m, s, trained).step_temporaries + partial_step(m, s, dtypes))

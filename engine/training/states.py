@@ -34,10 +34,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine.layers import runs
-from engine.params import count_params, dora_params, layer_linears, lora_params, lora_targets
-from engine.specs import ExpertStorage, Method, ModelSpec, Optimizer, OptimizerImpl, TrainingSetup
+from engine.layers import expand, runs
+from engine.params import count_params, dora_params, layer_linears, layer_params, lora_params, lora_targets
+from engine.specs import PARTIAL_METHODS, ExpertStorage, Method, ModelSpec, Optimizer, OptimizerImpl, TrainingSetup
 from engine.training.optimizers import PER_TENSOR, OptimizerBytes, optimizer_bytes
+from engine.training.partial import trained_layers, trained_plan
 from engine.training.precision import FP32, HALF, DtypePlan
 from engine.training.tensors import trained_tensors
 
@@ -94,10 +95,19 @@ def copied_params(m: ModelSpec, s: TrainingSetup) -> int:
     return len(s.modules_to_save) * m.vocab_size * m.hidden_size
 
 
+def partial_params(m: ModelSpec, s: TrainingSetup) -> int:
+    """What freeze tuning or BAdam trains: the trained decoder layers' parameters (``engine.training.partial``)."""
+    flags = trained_layers(m, s)
+    return sum(layer_params(m, kind) for kind, trains in zip(expand(runs(m)), flags, strict=True) if trains)
+
+
 def counts(m: ModelSpec, s: TrainingSetup) -> Counts:
     pc = count_params(m)
     if s.method is Method.FULL:
         return Counts(pc.total, pc.total, 0, 0)
+    if s.method in PARTIAL_METHODS:
+        trained = partial_params(m, s)
+        return Counts(pc.total, trained, pc.total - trained, 0)
     adapters = adapter_params(m, s)
     copies = copied_params(m, s)
     rows = s.trainable_tokens * m.hidden_size
@@ -225,6 +235,9 @@ def weight_parts(s: TrainingSetup, c: Counts, dtypes: DtypePlan) -> dict[str, in
     quantized 4-bit and the quantization constants (Dettmers et al. 2023, section 3)."""
     if c.method_is_full:
         return {"trainable": c.total * dtypes.weight, "frozen": 0, "quantized_4bit": 0, "quant_constants": 0}
+    if s.method in PARTIAL_METHODS:  # the trained layers as engine.training.partial keeps them
+        return {"trainable": c.trainable * trained_plan(s, dtypes).weight, "frozen": c.frozen_16bit * dtypes.weight,
+                "quantized_4bit": 0, "quant_constants": 0}
     base = HALF if c.quantized else dtypes.weight  # the frozen base's unquantized tensors
     trainable = (c.trainable - c.copies) * FP32 + c.copies * base  # fp32 adapters; modules_to_save's copies
     frozen = (c.frozen_16bit + c.token_rows) * base  # trainable tokens keep their original rows too
@@ -240,6 +253,9 @@ def weights_formula(s: TrainingSetup, c: Counts, dtypes: DtypePlan) -> str:
     """How the weights of ``c`` are stored, in words (the weights term's detail)."""
     if c.method_is_full:
         return f"{c.total:,} x {dtypes.weight} B"
+    if s.method in PARTIAL_METHODS:
+        return (f"{c.trainable:,} x {trained_plan(s, dtypes).weight} B trained layers + {c.frozen_16bit:,} x "
+                f"{dtypes.weight} B frozen")
     if c.int8_rows:
         return (f"{c.quantized:,} x 1 B (int8) + {c.int8_rows:,} x 4 B row scales + {c.frozen_16bit:,} x 2 B "
                 f"(16-bit) + {c.trainable:,} x 4 B adapters")

@@ -18,6 +18,7 @@ from engine.terms import TermName
 from engine.training.context import StepContext, saved_cost
 from engine.training.moments import ZERO, Cost, Moment, MomentKind
 from engine.training.optimizers import SOURCES as OPTIMIZER_SOURCES
+from engine.training.partial import STEP_SOURCE as PARTIAL_SOURCE
 from engine.training.states import step_temporary
 
 
@@ -292,7 +293,7 @@ def temporaries(c: StepContext, at: Sequence[Moment]) -> TermRule:
         source += "; torch/optim/adam.py@2.13 _single_tensor_adam (denom = exp_avg_sq.sqrt() / ...)"
     if c.st.step_temporaries:
         formula += "; at the optimizer step, what its step() allocates"
-        source += "; the optimizer step: " + OPTIMIZER_SOURCES[c.s.optimizer]
+        source += "; the optimizer step: " + (OPTIMIZER_SOURCES.get(c.s.optimizer) or PARTIAL_SOURCE)
     if c.s.dora:
         formula += "; DoRA's weight norm in each forward (and recompute) and its fp32 products' gradients"
         source += "; PEFT 0.21.2 peft/tuners/lora/dora.py (DoraLinearLayer.get_lora_weight, get_weight_norm, forward)"

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from engine.params import Linear, lora_targets
-from engine.specs import LayerSpec, Method, ModelSpec, NormKind, TrainingSetup
+from engine.specs import PARTIAL_METHODS, LayerSpec, Method, ModelSpec, NormKind, TrainingSetup
 from engine.training.precision import FP32, DtypePlan
 
 MASK = 1  # a dropout mask: one bool byte per element
@@ -13,15 +13,19 @@ class Ctx:
     """The dtypes and switches one coefficient computation needs: the setup's dtype plan (from the training
     plan, ``engine.training.plan``), the sliding windows its sequence reaches."""
 
-    def __init__(self, m: ModelSpec, s: TrainingSetup, dtypes: DtypePlan, windows: tuple[int, ...]) -> None:
+    def __init__(self, m: ModelSpec, s: TrainingSetup, dtypes: DtypePlan, windows: tuple[int, ...],
+                 full: bool | None = None) -> None:
         self.m, self.s, self.dtypes, self.windows = m, s, dtypes, windows
         self.r, self.c = dtypes.residual, dtypes.compute
         self.autocast = dtypes.compute < FP32
-        self.full = s.method is Method.FULL
+        #: the layer's weights train (full fine-tuning; freeze tuning's and BAdam's trained layers: ``full``)
+        self.full = s.method is Method.FULL if full is None else full
         self.copies = dtypes.autocast_copies
         self.int8 = s.method is Method.LORA_8BIT  # bitsandbytes' MatMul8bitLt keeps each input (linear_inputs)
 
     def adapted(self, layer: LayerSpec) -> set[str]:
+        if self.s.method in PARTIAL_METHODS:  # freeze tuning, BAdam: no adapter anywhere
+            return set()
         return {x.role for x in lora_targets(self.m, layer, self.s.lora.targets)}
 
 

@@ -140,3 +140,42 @@ def test_modules_to_save_refusals() -> None:
         TrainingSetup(method=Method.LORA, modules_to_save=("lm_head",), optimizer="adafactor")
     with pytest.raises(OptionError, match="tied"):
         resolve(LLAMA_1B, TrainingSetup(method=Method.LORA, modules_to_save=("lm_head",)))
+
+
+def test_freeze_tuning_trains_the_last_layers_upcast_to_fp32() -> None:
+    """LLaMA-Factory's default freeze_trainable_layers 2: layers 14 and 15 of 16, upcast to fp32 (4 bytes a weight,
+    fp32 AdamW states: 8 more); the rest bf16; per layer 60,821,504 parameters."""
+    s = TrainingSetup(method=Method.FREEZE, **BF16)
+    plan = resolve(LLAMA_1B, s)
+    layer = 60_821_504
+    assert plan.counts.trainable == 2 * layer
+    assert plan.weights_full == 2 * layer * 4 + (1_235_814_400 - 2 * layer) * 2
+    assert plan.optimizer_bytes == 2 * layer * 8
+
+
+def test_frozen_layers_below_the_trained_ones_keep_nothing() -> None:
+    last = activation_coeffs(LLAMA_1B, TrainingSetup(method=Method.FREEZE, freeze_layers=2, **BF16))
+    first = activation_coeffs(LLAMA_1B, TrainingSetup(method=Method.FREEZE, freeze_layers=-2, **BF16))
+    assert [n for n, _ in last.segments] == [14, 2]
+    assert last.segments[0][1].saved == 0.0
+    assert [n for n, _ in first.segments] == [2, 14]
+    assert first.segments[1][1].saved > 0  # frozen above a trained layer: a frozen base's saves
+
+
+def test_llama_factory_checkpoints_only_the_trained_layers() -> None:
+    """A frozen layer above the trained ones runs unchecked: what it saves stays whole through the backward."""
+    plain = activation_coeffs(LLAMA_1B, TrainingSetup(method=Method.FREEZE, freeze_layers=-2, **BF16))
+    gc = activation_coeffs(LLAMA_1B, TrainingSetup(method=Method.FREEZE, freeze_layers=-2,
+                                                   checkpointing=Checkpointing.FULL, **BF16))
+    assert gc.segments[1][1].checkpoint == plain.segments[1][1].saved
+    assert gc.segments[0][1].checkpoint == 2 * 2048  # a trained layer keeps its input
+
+
+def test_badam_trains_one_layer_with_an_fp32_copy() -> None:
+    """BAdam's block 0: bf16 weights and gradients, an fp32 copy (master) and two fp32 AdamW states; its step
+    writes the copy back one tensor at a time (the largest, 8,192 x 2,048, in bf16)."""
+    plan = resolve(LLAMA_1B, TrainingSetup(method=Method.BADAM, **BF16))
+    layer = 60_821_504
+    assert plan.counts.trainable == layer
+    assert plan.optimizer_bytes == layer * (4 + 8)
+    assert plan.step_temporaries == 8192 * 2048 * 2
