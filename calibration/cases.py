@@ -239,6 +239,10 @@ OPTIONS = [
     op_case("qwen2.5-0.5b", "freeze", freeze_layers=-4, checkpointing="full"),
     op_case("llama-3.2-1b", "badam"),
     op_case("llama-3.2-1b", "badam", checkpointing="full"),
+    # OFT (PEFT OFTConfig defaults: block 32, Cayley-Neumann)
+    op_case("llama-3.2-1b", "oft", lora="r16"),
+    op_case("llama-3.2-1b", "oft", lora="r16", checkpointing="full"),
+    op_case("qwen2.5-0.5b", "oft", lora="r16"),
 ]
 
 CASES = H200 + GRID + LONG_CONTEXT + CURRENT + OPTIONS

@@ -43,7 +43,7 @@ OPTIM_NAMES = {"adamw-4bit": "adamw_torch_4bit", "adamw-8bit-torchao": "adamw_to
 
 
 #: the methods this module builds (every other one is calibration/models.py's)
-METHODS = ("lora-8bit", "freeze", "badam")
+METHODS = ("lora-8bit", "freeze", "badam", "oft")
 
 
 def is_option(case: dict[str, Any]) -> bool:
@@ -72,6 +72,8 @@ def build_model(case: dict[str, Any]) -> torch.nn.Module:
 
     if case["method"] in ("freeze", "badam"):
         return build_partial(case)
+    if case["method"] == "oft":
+        return build_oft(case)
     model = models.build_model({**case, "method": "full"})
     blocks = model.model.layers
     for parent in list(blocks.modules()):
@@ -109,6 +111,23 @@ def _custom_checkpointing(model: torch.nn.Module) -> None:
         return func(*args, **kwargs)
 
     model._set_gradient_checkpointing(enable=True, gradient_checkpointing_func=custom)
+
+
+def build_oft(case: dict[str, Any]) -> torch.nn.Module:
+    """PEFT's OFT (``OFTConfig(r=0, oft_block_size=32)``: its defaults, Cayley-Neumann with 5 terms) on the
+    case's targets, as calibration/models.py adds LoRA."""
+    from peft import OFTConfig, get_peft_model
+
+    from calibration import models
+
+    model = models.build_model({**case, "method": "full"})
+    config = OFTConfig(r=0, oft_block_size=case.get("oft_block_size", 32),
+                       target_modules=models.lora_targets(case["model"], case["lora_targets"]), task_type="CAUSAL_LM")
+    model = get_peft_model(model, config)
+    if case["checkpointing"] == "full":
+        model.enable_input_require_grads()
+    model.train()
+    return model
 
 
 def build_partial(case: dict[str, Any]) -> torch.nn.Module:

@@ -103,7 +103,7 @@ def _resolved_targets(model: torch.nn.Module, field: str) -> list[str] | None:
     config = getattr(model, "peft_config", None)
     if not config:
         return None
-    return sorted(getattr(config["default"], field) or [])
+    return sorted(getattr(config["default"], field, None) or [])  # OFTConfig has no target_parameters
 
 
 def _write(records: dict[str, dict[str, Any]]) -> None:

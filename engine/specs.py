@@ -84,6 +84,9 @@ class Method(StrEnum):
     FREEZE = "freeze"
     #: BAdam's block coordinate descent: one decoder layer trains at a time (LLaMA-Factory use_badam, layer mode)
     BADAM = "badam"
+    #: orthogonal fine-tuning (PEFT OFT): a block-diagonal rotation of each adapted linear's input
+    #: (TrainingSetup.oft_block_size), on a 16-bit base
+    OFT = "oft"
 
 
 #: methods whose frozen base bitsandbytes quantizes (4-bit NF4 / FP4, or LLM.int8())
@@ -564,7 +567,7 @@ class HostSetup(_Frozen):
 #: the setup fields issue 27 added: left out of every output (``TrainingSetup.as_json``, ``dump_json``) while at
 #: their defaults
 ISSUE_27_FIELDS = ("optimizer_rank", "dora", "modules_to_save", "trainable_tokens", "freeze_layers",
-                   "offload_optimizer_device", "offload_params_device")
+                   "oft_block_size", "offload_optimizer_device", "offload_params_device")
 
 
 class TrainingSetup(_Frozen):
@@ -605,6 +608,8 @@ class TrainingSetup(_Frozen):
     #: issue 27: freeze tuning's trainable layers (LLaMA-Factory freeze_trainable_layers): n > 0 the last n,
     #: n < 0 the first -n
     freeze_layers: Annotated[int, Field(strict=True, ge=-1_024, le=1_024)] = 2
+    #: issue 27: OFT's block size (PEFT OFTConfig.oft_block_size, default 32)
+    oft_block_size: Annotated[int, Field(strict=True, ge=2, le=4_096)] = 32
     #: issue 27: where offloaded optimizer states and parameters go (ZeRO-Infinity's NVMe: engine.training.nvme)
     offload_optimizer_device: OffloadDevice = OffloadDevice.CPU
     offload_params_device: OffloadDevice = OffloadDevice.CPU
@@ -657,6 +662,12 @@ class TrainingSetup(_Frozen):
         self._check_saved_modules()
         self._check_nvme()
         self._check_partial()
+        if self.method is Method.OFT:
+            if self.precision is not Precision.BF16:
+                raise ValueError("oft is costed on a bf16 model (precision bf16): with fp32 weights PEFT's "
+                                 "oft.Linear returns each output in the input's fp32, which is not costed")
+            if self.optimizer not in SAVED_MODULE_OPTIMIZERS or self.layout_active or self.lora.dropout > 0:
+                raise ValueError(f"oft with optimizer {self.optimizer.value}, a layout or dropout is not costed")
 
     def _check_partial(self) -> None:
         """Freeze tuning and BAdam, where the engine costs them (engine.training.partial)."""

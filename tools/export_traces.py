@@ -33,6 +33,8 @@ def _setup(r: dict[str, object]) -> dict[str, object]:
         setup["activation_offload"] = True
     if r.get("optimizer", "adamw") != "adamw":  # issue 27's optimizers (the op- cases)
         setup["optimizer"] = r["optimizer"]
+    if r["method"] == "oft":  # OFT's targets are the LoRA targets' field; no rank
+        setup["lora"] = {"targets": r["lora_targets"]}
     if r["method"] in ("freeze", "badam"):  # no adapter
         setup.pop("lora", None)
         if r["method"] == "freeze":

@@ -69,6 +69,7 @@ FIELDS: dict[str, tuple[str, Any]] = {
     "modules_to_save": ("modules_to_save", lambda v: v),
     "trainable_tokens": ("trainable_tokens", int),
     "freeze_layers": ("freeze_layers", int),
+    "oft_block_size": ("oft_block_size", int),
     "offload_optimizer_device": ("offload_optimizer_device", OffloadDevice),
     "offload_params_device": ("offload_params_device", OffloadDevice),
 }

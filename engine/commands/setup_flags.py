@@ -78,6 +78,8 @@ def add_setup_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--freeze-layers", type=int, default=d.freeze_layers,
                    help="--method freeze: trained layers, n > 0 the last n, n < 0 the first -n (LLaMA-Factory "
                         "freeze_trainable_layers)")
+    p.add_argument("--oft-block-size", type=int, default=d.oft_block_size,
+                   help="--method oft: the rotation's block size (PEFT OFTConfig.oft_block_size)")
     p.add_argument("--trainable-tokens", type=int, default=0,
                    help="token rows of the embedding trained beside LoRA (PEFT trainable_token_indices: how many)")
     p.add_argument("--loss", choices=_choices(Loss), default=d.loss.value,
@@ -192,4 +194,5 @@ def setup_from_args(a: argparse.Namespace) -> TrainingSetup:
         modules_to_save=a.modules_to_save,
         trainable_tokens=a.trainable_tokens,
         freeze_layers=a.freeze_layers,
+        oft_block_size=a.oft_block_size,
     )

@@ -139,7 +139,8 @@ def _build(m: ModelSpec, s: TrainingSetup, lay: Layout) -> Plan:
     kinds = tuple(expand(runs(m)))
     lora = None if full or partial else s.lora
     sp = Split.of(lay)
-    held = tuple(kind_held(m, lora, sp, k, s.dora) for k in kinds)
+    held = tuple(kind_held(m, lora, sp, k, s.dora, s.oft_block_size if s.method is Method.OFT else 0)
+                 for k in kinds)
     if partial:  # a trained layer's parameters are its "adapters": what gets gradients and states
         held = tuple(Held(h.dense, h.expert, h.dense if t else 0.0, h.expert if t else 0.0)
                      for h, t in zip(held, trained_layers(m, s), strict=True))

@@ -44,6 +44,13 @@ def check(m: ModelSpec, s: TrainingSetup) -> None:
                           "not costed")
     if s.optimizer is Optimizer.ADAM_MINI and (why := _adam_mini(m)) is not None:
         raise OptionError(f"adam-mini on {m.label}: {why}")
+    if s.method is Method.OFT:
+        b = s.oft_block_size
+        for r in runs(m):
+            for x in lora_targets(m, r, s.lora.targets):
+                if x.n_in % b or x.role.startswith("experts_") or x.role == "router":
+                    raise OptionError(f"oft on {m.label}: its {x.role} projection ({x.n_in} inputs) is no whole "
+                                      f"number of {b}-wide blocks, or no nn.Linear")
     if SavedModule.LM_HEAD in s.modules_to_save and m.tie_embeddings:
         raise OptionError(f"modules_to_save lm_head on {m.label}: its output layer is the token table (tied), which "
                           "PEFT's tied-module handling copies as it chooses: not costed; save embed_tokens")

@@ -35,7 +35,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from engine.layers import expand, runs
-from engine.params import count_params, dora_params, layer_linears, layer_params, lora_params, lora_targets
+from engine.params import (
+    count_params,
+    dora_params,
+    layer_linears,
+    layer_params,
+    lora_params,
+    lora_targets,
+    oft_params,
+)
 from engine.specs import PARTIAL_METHODS, ExpertStorage, Method, ModelSpec, Optimizer, OptimizerImpl, TrainingSetup
 from engine.training.optimizers import PER_TENSOR, OptimizerBytes, optimizer_bytes
 from engine.training.partial import trained_layers, trained_plan
@@ -85,7 +93,9 @@ def int8_linears(m: ModelSpec) -> tuple[int, int]:
 
 def adapter_params(m: ModelSpec, s: TrainingSetup) -> int:
     """What a LoRA setup trains in fp32: the factors, DoRA's magnitude vectors (``engine.params.dora_params``) and
-    trained token rows' delta."""
+    trained token rows' delta; OFT's rotations (``engine.params.oft_params``)."""
+    if s.method is Method.OFT:
+        return oft_params(m, s.lora.targets, s.oft_block_size)
     return (lora_params(m, s.lora.rank, s.lora.targets) + (dora_params(m, s.lora.targets) if s.dora else 0)
             + s.trainable_tokens * m.hidden_size)
 
@@ -112,7 +122,7 @@ def counts(m: ModelSpec, s: TrainingSetup) -> Counts:
     copies = copied_params(m, s)
     rows = s.trainable_tokens * m.hidden_size
     trained = adapters + copies
-    if s.method is Method.LORA:
+    if s.method in (Method.LORA, Method.OFT):
         return Counts(pc.total + trained, trained, pc.total, 0, copies=copies, token_rows=rows)
     if s.method is Method.LORA_8BIT:
         weights, int8 = int8_linears(m)

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from engine.layers import runs
-from engine.params import Linear, layer_linears, lora_targets
+from engine.params import Linear, layer_linears, lora_targets, oft_params
 from engine.specs import (
     ExpertStorage,
     LayerRun,
@@ -139,4 +139,6 @@ def trained_tensors(m: ModelSpec, s: TrainingSetup) -> tuple[Tensor, ...]:
     """What ``s`` trains of ``m``, tensor by tensor: every parameter (full fine-tuning) or the LoRA factors."""
     if s.method is Method.FULL:
         return full_tensors(m)
+    if s.method is Method.OFT:  # no per-tensor optimizer takes OFT (TrainingSetup): its count
+        return (Tensor("oft", (oft_params(m, s.lora.targets, s.oft_block_size),)),)
     return lora_tensors(m, s.lora.rank, s.lora.targets, s.dora)

@@ -45,7 +45,9 @@ def linear_inputs(ctx: Ctx, group: list[Linear], src: int, adapted: set[str], *,
 
     Full fine-tuning: each linear saves its input; autocast casts a wider input once per linear.
     LoRA: the frozen base saves nothing; each adapted linear saves its own 16-bit copy (PEFT casts to fp32,
-    autocast back), plus a dropout mask when lora_dropout > 0, plus lora_A's output.
+    autocast back), plus a dropout mask when lora_dropout > 0, plus lora_A's output. OFT (PEFT 0.21.2
+    ``oft.Linear.forward``: the input cast to the rotation's fp32, rotated by an einsum that autocast runs in 16
+    bits): that 16-bit copy, and no second factor's output.
     An 8-bit base (``lora-8bit``): bitsandbytes 0.50.2 ``MatMul8bitLt.forward`` keeps its input ``A`` whenever it
     needs a gradient (``ctx.tensors = (CAt, subA, A)``, autograd/_functions.py), whether or not the linear is
     adapted: the group's input once (one storage), unless LoRA saves that very tensor already; and PEFT's wrapper of
@@ -70,7 +72,7 @@ def linear_inputs(ctx: Ctx, group: list[Linear], src: int, adapted: set[str], *,
     else:
         per = (ctx.c if ctx.autocast else 0) + (MASK + (0 if ctx.autocast else FP32) if drop else 0)
     shared = 0 if held else src if (not ctx.autocast and not drop) or base else 0
-    rank_out = ctx.c * ctx.s.lora.rank
+    rank_out = 0 if ctx.s.method is Method.OFT else ctx.c * ctx.s.lora.rank  # OFT: no second factor
     return sum(per * n_in + rank_out for _ in hits) + shared * n_in
 
 

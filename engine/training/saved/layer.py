@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from engine.params import Linear, attention_linears, layer_linears, lora_targets, mlp_linears
-from engine.specs import QUANTIZED_METHODS, Attention, Checkpointing, LayerSpec, NormKind, PositionKind
+from engine.specs import QUANTIZED_METHODS, Attention, Checkpointing, LayerSpec, Method, NormKind, PositionKind
 from engine.training.precision import FP32
 from engine.training.saved.attention import core, qk_norms, selective, widths
 from engine.training.saved.inputs import Ctx, int8_kept, linear_inputs, norm
@@ -63,6 +63,25 @@ def saved_again(ctx: Ctx, layer: LayerSpec, groups: list[list[Linear]], o_shared
     rope = m.positions is PositionKind.ROPE
     d = layer.attention.head_dim
     return again + (4 * r * d if rope else 0), (2 * r * d if rope else 0)
+
+
+#: OFT's Cayley-Neumann rotation (PEFT 0.21.2 ``OFTRotationModule._cayley_batch``, 5 terms) under autocast keeps
+#: seven r x b x b 16-bit tensors (its bmm's casts and products) for the backward: traced on one linear
+OFT_BLOCK_TENSORS = 7
+
+
+def oft_terms(ctx: Ctx, layer: LayerSpec) -> tuple[int, float]:
+    """(bytes saved, backward temporaries per token) of OFT's rotations in one layer (PEFT 0.21.2
+    peft/tuners/oft/layer.py, ``use_cayley_neumann`` True, 5 terms): each adapted linear keeps seven
+    ``(n_in / b) x b x b`` 16-bit tensors of its rotation until its backward, a constant 7 b n_in c bytes; its
+    backward makes the input's gradient in fp32 and 16 bits and the rotation's (6 bytes of the input width a token
+    at most, traced). The saved input is ``engine.training.saved.inputs.linear_inputs``'s."""
+    if ctx.s.method is not Method.OFT:
+        return 0, 0.0
+    b = ctx.s.oft_block_size
+    targets = lora_targets(ctx.m, layer, ctx.s.lora.targets)
+    fixed = sum(x.count * OFT_BLOCK_TENSORS * (x.n_in // b) * b * b * ctx.c for x in targets)
+    return fixed, float(max((6 * x.n_in for x in targets), default=0))
 
 
 def dora_saved(ctx: Ctx, layer: LayerSpec) -> float:
@@ -151,6 +170,7 @@ def layer_coeffs(ctx: Ctx, layer: LayerSpec, first: bool = False) -> LayerCoeffs
         + qk_norms(ctx, at)
     )
     saved += dora_saved(ctx, layer)
+    oft_fixed, oft_back = oft_terms(ctx, layer)
     rope = ctx.m.positions is PositionKind.ROPE  # RoPE makes q and k new tensors; v stays a view of the output
     if at.fused_qkv and rope and (ctx.s.attention is not Attention.EAGER or at.num_kv_heads == at.num_heads):
         saved += ctx.c * (at.num_heads + at.num_kv_heads) * at.head_dim  # so the whole qkv output stays
@@ -162,7 +182,7 @@ def layer_coeffs(ctx: Ctx, layer: LayerSpec, first: bool = False) -> LayerCoeffs
     linears = layer_linears(layer, h)
     copies = ctx.c * sum(x.count * x.n_in * x.n_out for x in linears) if ctx.copies else 0
     dora = dora_temporaries(ctx, layer)
-    transient = 2 * ctx.r * h + max(core_t, mlp_t, dora.backward)
+    transient = 2 * ctx.r * h + max(core_t, mlp_t, dora.backward, oft_back)
     dequantized = merged_grad
     if ctx.full and layer.mlp.moe is not None:  # an expert stack's gradient lands while its backward runs
         dequantized = ctx.dtypes.grad * max(x.params for x in linears if x.role.startswith("experts_"))
@@ -180,4 +200,4 @@ def layer_coeffs(ctx: Ctx, layer: LayerSpec, first: bool = False) -> LayerCoeffs
             + int8_kept(ctx, [x for x in mlp_all if not is_down(x)], ctx.r)
             + int8_kept(ctx, [x for x in mlp_all if is_down(x)], ctx.c))  # kept through checkpointing too
     return LayerCoeffs(saved, core_bs2, transient, core_t_bs2, ctx.r * h + int8, copies, dequantized, recomputed,
-                       recomputed_bs2, again, checkpoint_again, merged, dora.forward_fixed, dora.forward)
+                       recomputed_bs2, again, checkpoint_again, merged + oft_fixed, dora.forward_fixed, dora.forward)

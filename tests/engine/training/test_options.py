@@ -179,3 +179,22 @@ def test_badam_trains_one_layer_with_an_fp32_copy() -> None:
     assert plan.counts.trainable == layer
     assert plan.optimizer_bytes == layer * (4 + 8)
     assert plan.step_temporaries == 8192 * 2048 * 2
+
+
+def test_oft_trains_a_skew_symmetric_triangle_per_block() -> None:
+    """PEFT OFT, block 32: n_in x 31 / 2 per adapted linear; Llama 3.2 1B all-linear: per layer q, k, v, o, gate,
+    up read 2,048 and down 8,192."""
+    s = TrainingSetup(method=Method.OFT, **BF16)
+    assert resolve(LLAMA_1B, s).counts.trainable == 16 * (6 * 2048 + 8192) * 31 // 2 == 5_079_040
+
+
+def test_oft_keeps_seven_rotation_blocks_and_one_input_copy_per_linear() -> None:
+    """The Cayley-Neumann products and casts (seven n_in / 32 x 32 x 32 bf16 tensors, bytes whatever the length)
+    and the einsum's bf16 copy of each input (LoRA's, without lora_A's output)."""
+    ac = activation_coeffs(LLAMA_1B, TrainingSetup(method=Method.OFT, **BF16))
+    lora = activation_coeffs(LLAMA_1B, TrainingSetup(method=Method.LORA, **BF16))
+    lc = ac.segments[0][1]
+    assert lc.saved_fixed == 7 * (6 * 2048 + 8192) * 32 * 2
+    assert lora.segments[0][1].saved - lc.saved == 7 * 2 * 16  # seven adapted linears' r = 16 outputs
+    with pytest.raises(ValueError, match="bf16 model"):
+        TrainingSetup(method=Method.OFT, precision=Precision.AMP_BF16)
