@@ -139,7 +139,7 @@ def _build(m: ModelSpec, s: TrainingSetup, lay: Layout) -> Plan:
     kinds = tuple(expand(runs(m)))
     lora = None if full or partial else s.lora
     sp = Split.of(lay)
-    held = tuple(kind_held(m, lora, sp, k, s.dora, s.oft_block_size if s.method is Method.OFT else 0)
+    held = tuple(kind_held(m, lora, sp, k, s.dora, oft_block=s.oft_block_size if s.method is Method.OFT else 0)
                  for k in kinds)
     if partial:  # a trained layer's parameters are its "adapters": what gets gradients and states
         held = tuple(Held(h.dense, h.expert, h.dense if t else 0.0, h.expert if t else 0.0)

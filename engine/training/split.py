@@ -95,7 +95,7 @@ def _adapter(x: Linear, sp: Split, rank: int) -> tuple[float, bool]:
 
 
 @lru_cache(maxsize=8_192)
-def kind_held(m: ModelSpec, lora: LoraSpec | None, sp: Split, kind: LayerSpec, dora: bool = False,
+def kind_held(m: ModelSpec, lora: LoraSpec | None, sp: Split, kind: LayerSpec, dora: bool = False, *,
               oft_block: int = 0) -> Held:
     """What one GPU holds of a decoder layer of kind ``kind`` (``lora``: None for full fine-tuning; ``dora``: each
     adapted linear also trains a magnitude per output row, ``engine.params.dora_params``)."""
