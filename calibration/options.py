@@ -488,13 +488,50 @@ def write_steps() -> int:
     return 0
 
 
+def check_ulysses() -> int:
+    """LLaMA-Factory 0.9.5's Ulysses all-to-all (``v1/plugins/model_plugins/parallelization/seq_comm.py``
+    ``SeqAllToAll4D``, loaded from its file: the package's own imports need its whole stack) on fake tensors under
+    torch's fake process group, 4 ranks: it holds three of the query's size on top of its input at most (the
+    contiguous splits, the receive buffers, their ``torch.cat``), and keeps one (the result)."""
+    import importlib.util
+
+    import torch.distributed as dist
+    from torch._subclasses.fake_tensor import FakeTensorMode
+    from torch.testing._internal.distributed.fake_pg import FakeStore
+
+    from calibration.counter import LiveBytes
+
+    spec = importlib.util.find_spec("llamafactory")
+    assert spec is not None and spec.origin is not None
+    path = Path(spec.origin).parent / "v1/plugins/model_plugins/parallelization/seq_comm.py"
+    loader = importlib.util.spec_from_file_location("seq_comm", path)
+    assert loader is not None and loader.loader is not None
+    seq_comm = importlib.util.module_from_spec(loader)
+    loader.loader.exec_module(seq_comm)
+    dist.init_process_group("fake", store=FakeStore(), rank=0, world_size=4)
+    with FakeTensorMode(allow_non_fake_inputs=True):
+        q = torch.empty(1, 1024, 32, 128, dtype=torch.bfloat16, requires_grad=True)  # s / 4 tokens, 32 heads
+        counter = LiveBytes()
+        with counter:
+            counter.track(q)
+            before = counter.current
+            out = seq_comm.SeqAllToAll4D.apply(dist.group.WORLD, q, 2, 1)
+            extra, kept = counter.peak - before, counter.current - before
+    size = q.numel() * q.element_size()
+    print(f"all-to-all {tuple(q.shape)} -> {tuple(out.shape)}: peak {extra / size:g} x the input, kept {kept / size:g}")
+    return 0 if (extra, kept) == (3 * size, size) else 1
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--check", action="store_true", help="compare the torchao stand-in with the compiled step")
     parser.add_argument("--steps", action="store_true", help="trace one matrix's step (optimizer_steps.jsonl)")
+    parser.add_argument("--ulysses", action="store_true", help="trace LLaMA-Factory's Ulysses all-to-all")
     args = parser.parse_args(argv)
     if args.steps:
         return write_steps()
+    if args.ulysses:
+        return check_ulysses()
     return check_torchao() if args.check else 0
 
 

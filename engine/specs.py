@@ -503,6 +503,13 @@ class QuantSpec(_Frozen):
 Parallel = Annotated[int, Field(strict=True, ge=1, le=1_024)]
 
 
+class CpCommType(StrEnum):
+    """How context parallelism exchanges the sequence (Megatron-Core's ``--cp-comm-type``)."""
+
+    P2P = "p2p"  # ring attention: key / value chunks passed around the ring
+    A2A = "a2a"  # DeepSpeed-Ulysses: all-to-all of q, k, v (sequence -> heads) and of the output back
+
+
 class ParallelSpec(_Frozen):
     """A layout beyond data parallelism: tensor (t), pipeline (p), context (c) and expert (e) parallel sizes.
 
@@ -523,6 +530,8 @@ class ParallelSpec(_Frozen):
     virtual_stages: Annotated[int, Field(strict=True, ge=1, le=128)] = 1
     #: layers per pipeline stage, first stage first (None: as even as possible)
     pp_layers: tuple[Annotated[int, Field(strict=True, ge=1, le=1_024)], ...] | None = None
+    #: issue 27: context parallelism's exchange, ring (p2p) or DeepSpeed-Ulysses (a2a); left out of JSON at p2p
+    cp_comm_type: CpCommType = CpCommType.P2P
 
     @model_validator(mode="after")
     def _check(self) -> ParallelSpec:
@@ -534,6 +543,9 @@ class ParallelSpec(_Frozen):
             raise ValueError("the interleaved schedule needs pipeline parallelism (pp > 1)")
         if self.pp_layers is not None and len(self.pp_layers) != self.pp:
             raise ValueError(f"pp_layers lists {len(self.pp_layers)} stages but pp is {self.pp}")
+        if self.cp_comm_type is CpCommType.A2A and (self.cp == 1 or self.tp > 1 or self.pp > 1 or self.ep > 1):
+            raise ValueError("cp_comm_type a2a (Ulysses) splits the sequence over cp > 1 ranks, costed without "
+                             "tensor, pipeline or expert parallelism")
         return self
 
     @property
@@ -747,12 +759,18 @@ class TrainingSetup(_Frozen):
         """Whether any parallelism beyond data parallelism (or pipeline micro-batching) is asked for."""
         return self.parallel != ParallelSpec()
 
+    def _nested_skip(self) -> dict[str, Any]:
+        """Nested fields issue 27 added, left out while at their defaults (``parallel.cp_comm_type``)."""
+        return {"parallel": {"cp_comm_type"}} if self.parallel.cp_comm_type is CpCommType.P2P else {}
+
     def as_json(self) -> dict[str, Any]:
         """The setup as JSON, without the later fields still at their defaults (``OPTIONAL_IN_JSON``)."""
         defaults = TrainingSetup()
-        skip = {f for f in self.OPTIONAL_IN_JSON if getattr(self, f) == getattr(defaults, f)}
+        skip: Any = {f: True for f in self.OPTIONAL_IN_JSON if getattr(self, f) == getattr(defaults, f)}
+        if "parallel" not in skip:
+            skip |= self._nested_skip()
         out = self.model_dump(mode="json", exclude=skip)
-        if not {"stack", "optimizer_impl"} <= skip:  # either asked for: the implementation costed, not just asked
+        if not {"stack", "optimizer_impl"} <= skip.keys():  # either asked for: the implementation costed, not asked
             impl = self.adamw_impl
             out["optimizer_impl"] = None if impl is None else impl.value
         return out
@@ -764,7 +782,7 @@ class TrainingSetup(_Frozen):
         defaults = TrainingSetup()
         later = {f for f in ("stack", "optimizer_impl") if getattr(self, f) == getattr(defaults, f)}
         unused = {f for f in ISSUE_27_FIELDS if getattr(self, f) == getattr(defaults, f)}
-        out = self.model_dump(mode="json", exclude=later | unused)
+        out = self.model_dump(mode="json", exclude={**dict.fromkeys(later | unused, True), **self._nested_skip()})
         if len(later) < 2:  # either asked for
             impl = self.adamw_impl
             out["optimizer_impl"] = None if impl is None else impl.value

@@ -19,6 +19,7 @@ from engine.config_import import ImportedConfig, import_configs
 from engine.specs import (
     Attention,
     Checkpointing,
+    CpCommType,
     LoraTargets,
     Loss,
     Method,
@@ -61,6 +62,7 @@ FIELDS: dict[str, tuple[str, Any]] = {
     "pp_schedule": ("parallel.schedule", PipelineSchedule),
     "virtual_stages": ("parallel.virtual_stages", int),
     "pp_layers": ("parallel.pp_layers", lambda v: v),
+    "cp_comm_type": ("parallel.cp_comm_type", CpCommType),
     "loss": ("loss", Loss),
     "loss_chunks": ("loss_chunks", int),
     "activation_offload": ("activation_offload", bool),

@@ -14,6 +14,7 @@ from engine.catalog import DEFAULT_GPU, DEFAULT_MODEL, CatalogError, get_model
 from engine.specs import (
     Attention,
     Checkpointing,
+    CpCommType,
     LoraSpec,
     LoraTargets,
     Loss,
@@ -126,6 +127,8 @@ def add_layout_arguments(p: argparse.ArgumentParser) -> None:
     g.add_argument("--tp", type=int, default=d.tp, help="tensor-parallel size")
     g.add_argument("--pp", type=int, default=d.pp, help="pipeline-parallel size (stages)")
     g.add_argument("--cp", type=int, default=d.cp, help="context-parallel size (sequence split, ring attention)")
+    g.add_argument("--cp-comm-type", choices=_choices(CpCommType), default=d.cp_comm_type.value,
+                   help="context parallelism's exchange: p2p (ring attention) or a2a (DeepSpeed-Ulysses all-to-all)")
     g.add_argument("--ep", type=int, default=d.ep, help="expert-parallel size (MoE; carved from dp x cp)")
     g.add_argument("--etp", type=int, default=None, help="expert tensor-parallel size (default: --tp)")
     g.add_argument("--sequence-parallel", action="store_true", help="split norms and dropout by sequence too")
@@ -138,7 +141,8 @@ def add_layout_arguments(p: argparse.ArgumentParser) -> None:
 def parallel_from_args(a: argparse.Namespace) -> ParallelSpec:
     return ParallelSpec(tp=a.tp, pp=a.pp, cp=a.cp, ep=a.ep, etp=a.etp, sequence_parallel=a.sequence_parallel,
                         micro_batches=a.micro_batches, schedule=PipelineSchedule(a.pp_schedule),
-                        virtual_stages=a.virtual_stages, pp_layers=a.pp_layers)
+                        virtual_stages=a.virtual_stages, pp_layers=a.pp_layers,
+                        cp_comm_type=CpCommType(a.cp_comm_type))
 
 
 def resolve_model(model: str | None, config: str | None) -> ModelSpec:
