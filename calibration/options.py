@@ -502,10 +502,12 @@ def check_ulysses() -> int:
     from calibration.counter import LiveBytes
 
     spec = importlib.util.find_spec("llamafactory")
-    assert spec is not None and spec.origin is not None
+    assert spec is not None
+    assert spec.origin is not None
     path = Path(spec.origin).parent / "v1/plugins/model_plugins/parallelization/seq_comm.py"
     loader = importlib.util.spec_from_file_location("seq_comm", path)
-    assert loader is not None and loader.loader is not None
+    assert loader is not None
+    assert loader.loader is not None
     seq_comm = importlib.util.module_from_spec(loader)
     loader.loader.exec_module(seq_comm)
     dist.init_process_group("fake", store=FakeStore(), rank=0, world_size=4)
