@@ -675,9 +675,9 @@ class TrainingSetup(_Frozen):
         self._check_nvme()
         self._check_partial()
         if self.method is Method.OFT:
-            if self.precision is not Precision.BF16:
-                raise ValueError("oft is costed on a bf16 model (precision bf16): with fp32 weights PEFT's "
-                                 "oft.Linear returns each output in the input's fp32, which is not costed")
+            if self.precision not in (Precision.BF16, Precision.BF16_MIXED, Precision.FP16_MIXED):
+                raise ValueError("oft is costed on a 16-bit model: with fp32 weights PEFT's oft.Linear returns each "
+                                 "output in the input's fp32, which is not costed")
             if self.optimizer not in SAVED_MODULE_OPTIMIZERS or self.layout_active or self.lora.dropout > 0:
                 raise ValueError(f"oft with optimizer {self.optimizer.value}, a layout or dropout is not costed")
 

@@ -629,6 +629,10 @@
         <translation>每個節點需要 &lt;b&gt;{node}&lt;/b&gt; 主機記憶體，其 {n} 個行程中最忙的一個佔 {process}；尖峰出現在{phase}時。</translation>
     </message>
     <message>
+        <source>NVMe offload writes {disk} per node to disk; host RAM holds its pinned buffers.</source>
+        <translation>NVMe 卸載每個節點寫 {disk} 到磁碟；主機記憶體只放它的鎖頁緩衝區。</translation>
+    </message>
+    <message>
         <source>Give the RAM per node for a verdict.</source>
         <translation>填入每節點 RAM 即可判斷放不放得下。</translation>
     </message>
@@ -1082,12 +1086,52 @@
         <translation>所有線性層</translation>
     </message>
     <message>
+        <source>DoRA (trained magnitude per output row)</source>
+        <translation>DoRA（每個輸出列訓練一個幅度值）</translation>
+    </message>
+    <message>
+        <source>Embedding rows trained beside LoRA (PEFT trainable tokens)</source>
+        <translation>在 LoRA 之外訓練的詞嵌入列（PEFT trainable tokens）</translation>
+    </message>
+    <message>
+        <source>Trained layers: the last n, or the first n when negative</source>
+        <translation>訓練的層：最後 n 層，負數則為最前 n 層</translation>
+    </message>
+    <message>
+        <source>OFT rotation block size</source>
+        <translation>OFT 旋轉區塊大小</translation>
+    </message>
+    <message>
         <source>LoRA rank</source>
         <translation>LoRA rank</translation>
     </message>
     <message>
         <source>LoRA targets</source>
         <translation>LoRA 套用層</translation>
+    </message>
+    <message>
+        <source>Train in full</source>
+        <translation>完整訓練</translation>
+    </message>
+    <message>
+        <source>Trained tokens</source>
+        <translation>訓練的 token</translation>
+    </message>
+    <message>
+        <source>Trained layers</source>
+        <translation>訓練的層</translation>
+    </message>
+    <message>
+        <source>OFT block</source>
+        <translation>OFT 區塊</translation>
+    </message>
+    <message>
+        <source>Embeddings</source>
+        <translation>Embedding</translation>
+    </message>
+    <message>
+        <source>Output layer</source>
+        <translation>輸出層</translation>
     </message>
     <message>
         <source>Sequence length and batch</source>
@@ -1130,6 +1174,10 @@
         <translation>8-bit 優化器</translation>
     </message>
     <message>
+        <source>GaLore&apos;s and APOLLO&apos;s projection rank</source>
+        <translation>GaLore 與 APOLLO 的投影 rank</translation>
+    </message>
+    <message>
         <source>BF16 mixed (fp32 master + states)</source>
         <translation>BF16 混合精度（fp32 主權重 + 狀態）</translation>
     </message>
@@ -1170,6 +1218,10 @@
         <translation>優化器</translation>
     </message>
     <message>
+        <source>Projection rank</source>
+        <translation>投影 rank</translation>
+    </message>
+    <message>
         <source>Precision</source>
         <translation>精度</translation>
     </message>
@@ -1196,6 +1248,18 @@
     <message>
         <source>Offload parameters to CPU (ZeRO-3)</source>
         <translation>把參數卸載到 CPU（ZeRO-3）</translation>
+    </message>
+    <message>
+        <source>… the optimizer states on to NVMe</source>
+        <translation>… 優化器狀態再轉存到 NVMe</translation>
+    </message>
+    <message>
+        <source>… the parameters on to NVMe</source>
+        <translation>… 參數再轉存到 NVMe</translation>
+    </message>
+    <message>
+        <source>ZeRO-Infinity: to disk through pinned host buffers (DeepSpeed, ZeRO-3)</source>
+        <translation>ZeRO-Infinity：經由主機鎖頁緩衝區寫到磁碟（DeepSpeed，ZeRO-3）</translation>
     </message>
     <message>
         <source>GPU type</source>
@@ -1401,6 +1465,18 @@
         <translation>專家平行：MoE 層的專家分散到 e 張 GPU</translation>
     </message>
     <message>
+        <source>Ring attention</source>
+        <translation>環狀注意力（ring attention）</translation>
+    </message>
+    <message>
+        <source>Ulysses all-to-all</source>
+        <translation>Ulysses 全對全交換（all-to-all）</translation>
+    </message>
+    <message>
+        <source>How context parallelism exchanges the sequence: ring attention&apos;s key/value chunks, or DeepSpeed-Ulysses&apos; all-to-all of q, k, v</source>
+        <translation>上下文平行如何交換序列：環狀注意力（ring attention）傳遞 key/value 區塊，或 DeepSpeed-Ulysses 對 q、k、v 做全對全交換（all-to-all）</translation>
+    </message>
+    <message>
         <source>Sequence parallelism (with TP)</source>
         <translation>序列平行（搭配 TP）</translation>
     </message>
@@ -1427,6 +1503,10 @@
     <message>
         <source>CP</source>
         <translation>CP</translation>
+    </message>
+    <message>
+        <source>CP exchange</source>
+        <translation>CP 交換方式</translation>
     </message>
     <message>
         <source>EP</source>
@@ -2339,6 +2419,22 @@ Device total: plus the CUDA context and libraries — what nvidia-smi shows.</so
         <translation>QLoRA</translation>
     </message>
     <message>
+        <source>LoRA 8-bit</source>
+        <translation>8-bit LoRA</translation>
+    </message>
+    <message>
+        <source>Freeze</source>
+        <translation>凍結微調</translation>
+    </message>
+    <message>
+        <source>BAdam</source>
+        <translation>BAdam</translation>
+    </message>
+    <message>
+        <source>OFT</source>
+        <translation>OFT</translation>
+    </message>
+    <message>
         <source>AdamW</source>
         <translation>AdamW</translation>
     </message>
@@ -2369,6 +2465,38 @@ Device total: plus the CUDA context and libraries — what nvidia-smi shows.</so
     <message>
         <source>SGD with momentum</source>
         <translation>SGD（含動量）</translation>
+    </message>
+    <message>
+        <source>AdamW 4-bit (torchao)</source>
+        <translation>4-bit AdamW（TorchAO）</translation>
+    </message>
+    <message>
+        <source>AdamW 8-bit (torchao)</source>
+        <translation>8-bit AdamW（TorchAO）</translation>
+    </message>
+    <message>
+        <source>RMSprop</source>
+        <translation>RMSprop</translation>
+    </message>
+    <message>
+        <source>RMSprop with momentum</source>
+        <translation>RMSprop（含動量）</translation>
+    </message>
+    <message>
+        <source>Muon (+ AdamW)</source>
+        <translation>Muon（+ AdamW）</translation>
+    </message>
+    <message>
+        <source>GaLore AdamW</source>
+        <translation>GaLore AdamW</translation>
+    </message>
+    <message>
+        <source>APOLLO AdamW</source>
+        <translation>APOLLO AdamW</translation>
+    </message>
+    <message>
+        <source>Adam-mini</source>
+        <translation>精簡 Adam（Adam-mini）</translation>
     </message>
     <message>
         <source>eager attention</source>

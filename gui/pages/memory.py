@@ -76,6 +76,10 @@ RESULTS_LINES = 24.0
 QWIDGETSIZE_MAX = (1 << 24) - 1
 
 
+
+#: the methods the comparison chart always shows (the setup's own joins them when it is another)
+COMPARED = (Method.FULL, Method.LORA, Method.QLORA)
+
 class MemoryTab(StrEnum):
     """The tabs under the headline."""
 
@@ -362,7 +366,7 @@ class MemoryPage(QWidget):
 
         m, s, gpu = self.scenario.model, self.scenario.setup, self.scenario.gpu
         rows = []
-        for k in Method:
+        for k in (*COMPARED, *((s.method,) if s.method not in COMPARED else ())):  # the seed's three, and yours
             try:
                 terms = estimate(m, s.with_(method=k), gpu).device_terms
                 label = method_label(k)

@@ -196,5 +196,5 @@ def test_oft_keeps_seven_rotation_blocks_and_one_input_copy_per_linear() -> None
     lc = ac.segments[0][1]
     assert lc.saved_fixed == 7 * (6 * 2048 + 8192) * 32 * 2
     assert lora.segments[0][1].saved - lc.saved == 7 * 2 * 16  # seven adapted linears' r = 16 outputs
-    with pytest.raises(ValueError, match="bf16 model"):
+    with pytest.raises(ValueError, match="16-bit model"):
         TrainingSetup(method=Method.OFT, precision=Precision.AMP_BF16)
