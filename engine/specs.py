@@ -143,9 +143,15 @@ class Optimizer(StrEnum):
 
 
 #: the optimizers whose states follow each tensor's shape (engine.training.optimizers): costed on whole,
-#: unsharded tensors only
+#: unsharded tensors only, but for torchao's (:data:`SHARD_OPTIMIZERS`)
 PER_TENSOR_OPTIMIZERS = frozenset({Optimizer.ADAMW_4BIT, Optimizer.ADAMW_8BIT_TORCHAO, Optimizer.MUON,
                                    Optimizer.GALORE_ADAMW, Optimizer.APOLLO_ADAMW, Optimizer.ADAM_MINI})
+#: torchao's low-bit AdamW also under ZeRO-3 as FSDP2 runs it: ``_AdamBase._new_buffer`` (torchao 0.18.0
+#: ``torchao/optim/adam.py``) makes each state from the DTensor's local shard (``p.to_local()``) and
+#: ``single_param_adam`` steps that shard: the whole-tensor bytes / the shard group, up to the 4,096-value rule on
+#: each shard (a norm's vector may fall under it) and FSDP2's uneven last dim-0 chunk. ZeRO-1/2 (DeepSpeed's flat
+#: fp32 partitions, whose size decides whether torchao quantizes at all) and offload are not costed
+SHARD_OPTIMIZERS = frozenset({Optimizer.ADAMW_4BIT, Optimizer.ADAMW_8BIT_TORCHAO})
 #: the optimizers whose states are the same per parameter whatever its shape: what the modules trained beside
 #: LoRA (modules_to_save) are costed with
 SAVED_MODULE_OPTIMIZERS = frozenset({Optimizer.ADAMW, Optimizer.ADAMW_8BIT, Optimizer.PAGED_ADAMW_8BIT,
@@ -656,10 +662,12 @@ class TrainingSetup(_Frozen):
         """Issue 27's options where their library does not run them as the engine costs them (the rules that need the
         model: engine.training.refusals)."""
         o = self.optimizer
-        if o in PER_TENSOR_OPTIMIZERS and (self.sharding is not Sharding.NONE or self.offload_optimizer
-                                           or self.parallel.model_parallel > 1):
-            raise ValueError(f"optimizer {o.value}: its states follow each whole tensor's shape; on ZeRO / FSDP "
-                             "shards, offloaded or tensor-parallel parameters they are not costed")
+        allowed = (Sharding.NONE, Sharding.ZERO3) if o in SHARD_OPTIMIZERS else (Sharding.NONE,)
+        if o in PER_TENSOR_OPTIMIZERS and (self.sharding not in allowed or self.offload_optimizer
+                                           or self.offload_params or self.parallel.model_parallel > 1):
+            where = "ZeRO-1/2 partitions" if o in SHARD_OPTIMIZERS else "ZeRO / FSDP shards"
+            raise ValueError(f"optimizer {o.value}: its states follow each tensor's shape; on {where}, offloaded "
+                             "or tensor-parallel parameters they are not costed")
         if o in FULL_ONLY_OPTIMIZERS and self.method is not Method.FULL:  # (freeze / BAdam: _check_partial)
             raise ValueError(f"optimizer {o.value} works on the full weights: it needs method full")
         if self.method is Method.LORA_8BIT and self.sharding is Sharding.ZERO3:

@@ -12,6 +12,7 @@ import pytest
 from engine.catalog import get_model
 from engine.params import count_params, lora_params
 from engine.specs import LoraTargets, Method, Optimizer, Precision, Sharding, TrainingSetup
+from engine.training.context import model_states
 from engine.training.optimizers import low_rank_matrix, optimizer_bytes
 from engine.training.precision import dtype_plan
 from engine.training.states import per_tensor_bytes
@@ -106,3 +107,16 @@ def test_sharded_per_tensor_optimizers_are_refused(opt: Optimizer) -> None:
 def test_full_weight_optimizers_need_full_fine_tuning(opt: Optimizer) -> None:
     with pytest.raises(ValueError, match="method full"):
         TrainingSetup(optimizer=opt, method=Method.LORA)
+
+
+@pytest.mark.parametrize("opt", [Optimizer.ADAMW_4BIT, Optimizer.ADAMW_8BIT_TORCHAO])
+def test_torchao_under_fsdp2_steps_each_shard(opt: Optimizer) -> None:
+    """ZeRO-3 as FSDP2 runs it: each state made from the DTensor's local shard (torchao ``_new_buffer``), one
+    GPU's states and step temporaries the whole model's over the shard group."""
+    m = get_model("llama-3.2-1b")
+    one = model_states(m, TrainingSetup(optimizer=opt, precision=Precision.BF16))
+    eight = model_states(m, TrainingSetup(optimizer=opt, precision=Precision.BF16, gpus=8, sharding=Sharding.ZERO3))
+    assert eight.optimizer_states == -(-one.optimizer_states // 8)
+    assert eight.step_temporaries == -(-one.step_temporaries // 8)
+    with pytest.raises(ValueError, match="ZeRO-1/2"):
+        TrainingSetup(optimizer=opt, gpus=8, sharding=Sharding.ZERO2)
