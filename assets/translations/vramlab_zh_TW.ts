@@ -2770,10 +2770,6 @@ Device total: plus the CUDA context and libraries — what nvidia-smi shows.</so
         <translation>{value} 不是 ZeRO 階段（0、1、2 或 3）</translation>
     </message>
     <message>
-        <source>a base model loaded in 8 bits is not a method VRAM Lab costs</source>
-        <translation>以 8 位元載入基底模型不是 VRAM Lab 會估算的方法</translation>
-    </message>
-    <message>
         <source>a GPTQ-quantized base is not a method VRAM Lab costs</source>
         <translation>GPTQ 量化的基底不是 VRAM Lab 會估算的方法</translation>
     </message>
@@ -2792,10 +2788,6 @@ Device total: plus the CUDA context and libraries — what nvidia-smi shows.</so
     <message>
         <source>{value} checkpoints each layer and moves the one tensor it keeps, the layer&apos;s input, to disk; costed as full checkpointing with activation offloading to host RAM</source>
         <translation>{value} 對每一層做梯度檢查點，並把它唯一保留的張量（該層的輸入）移到磁碟；以完整的梯度檢查點加上把激活值卸載到主機記憶體估算</translation>
-    </message>
-    <message>
-        <source>DoRA keeps each adapted weight&apos;s norm and more activations than LoRA; VRAM Lab does not cost it</source>
-        <translation>DoRA 會保留每個被調整權重的範數，激活值也比 LoRA 多；VRAM Lab 不估算它</translation>
     </message>
     <message>
         <source>Axolotl quantizes to 4 bits only with adapter: qlora; costed as LoRA on a 16-bit base</source>
@@ -2874,6 +2866,14 @@ Device total: plus the CUDA context and libraries — what nvidia-smi shows.</so
         <translation>{value} 不是 VRAM Lab 認得的對齊方法（DPO、IPO、ORPO、SimPO、CPO、KTO、PPO、GRPO、RLOO、獎勵模型訓練）</translation>
     </message>
     <message>
+        <source>a base loaded in 8 bits is costed with LoRA on it (--method lora-8bit), not trained in full or as QLoRA</source>
+        <translation>以 8 位元載入的基底只在其上加 LoRA 時估算（--method lora-8bit），不估算全參數訓練或 QLoRA</translation>
+    </message>
+    <message>
+        <source>DoRA is costed on LoRA over a 16-bit base (--dora), not on a quantized one</source>
+        <translation>DoRA 只在 16 位元基底上的 LoRA 估算（--dora），不估算量化基底上的</translation>
+    </message>
+    <message>
         <source>{value} computes the output layer and the loss chunk by chunk, so no tensor of the vocabulary&apos;s size is whole; costed as fused-linear-ce (Liger&apos;s)</source>
         <translation>{value} 分塊計算輸出層與損失，所以沒有任何詞彙表大小的張量是完整的；以 fused-linear-ce（Liger 的做法）估算</translation>
     </message>
@@ -2914,20 +2914,24 @@ Device total: plus the CUDA context and libraries — what nvidia-smi shows.</so
         <translation>沒有給任何設定檔</translation>
     </message>
     <message>
-        <source>{value} fine-tuning trains only some layers or an orthogonal adapter, which VRAM Lab does not cost</source>
-        <translation>{value} 微調只訓練部分層或正交 adapter，VRAM Lab 不估算</translation>
+        <source>{value} fine-tuning in this form is not costed (freeze: whole layers with every module; oft: by block size)</source>
+        <translation>未估算這種形式的 {value} 微調（freeze：整層、所有模組；oft：依區塊大小）</translation>
     </message>
     <message>
-        <source>a base quantized to {value} bits is not costed (QLoRA&apos;s 4-bit NF4 is)</source>
-        <translation>未估算量化到 {value} 位元的基底（QLoRA 的 4-bit NF4 有估算）</translation>
+        <source>a base quantized to {value} bits is not costed (4-bit QLoRA and 8-bit LoRA are)</source>
+        <translation>未估算量化到 {value} 位元的基底（4-bit QLoRA 與 8-bit LoRA 有估算）</translation>
     </message>
     <message>
         <source>{value} quantization is not costed (bitsandbytes 4-bit is)</source>
         <translation>未估算 {value} 量化（bitsandbytes 4-bit 有估算）</translation>
     </message>
     <message>
-        <source>{value} replaces the optimizer with one VRAM Lab does not cost</source>
-        <translation>{value} 會把優化器換成 VRAM Lab 不估算的一種</translation>
+        <source>{value} in its layer-wise mode (or BAdam&apos;s ratio mode) is not costed</source>
+        <translation>未估算 {value} 的逐層模式（或 BAdam 的比例模式）</translation>
+    </message>
+    <message>
+        <source>{value} is costed on full fine-tuning only (LLaMA-Factory refuses GaLore, APOLLO and BAdam with LoRA)</source>
+        <translation>{value} 只在全參數微調時估算（LLaMA-Factory 不接受 GaLore、APOLLO、BAdam 與 LoRA 併用）</translation>
     </message>
     <message>
         <source>not a training run (do_train is not set: an inference, evaluation or export config)</source>

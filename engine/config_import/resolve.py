@@ -48,14 +48,20 @@ BATCH_OPEN = QT_TRANSLATE_NOOP(
               "left to the trainer, it fixes none of them")
 
 #: setup fields, in the order ``TrainingSetup`` lists them
+#: issue 27's options (a field each, listed as assumed only where a file names it)
+ISSUE_27 = (Field.DORA, Field.MODULES_TO_SAVE, Field.FREEZE_LAYERS, Field.OFT_BLOCK, Field.OPTIMIZER_RANK,
+            Field.OFFLOAD_OPTIMIZER_DEVICE, Field.OFFLOAD_PARAMS_DEVICE)
 SETUP_FIELDS = (Field.METHOD, Field.PRECISION, Field.OPTIMIZER, Field.BATCH, Field.SEQ_LEN, Field.GRAD_ACCUM,
                 Field.ATTENTION, Field.CHECKPOINTING, Field.GPUS, Field.SHARDING, Field.OFFLOAD_OPTIMIZER,
                 Field.OFFLOAD_PARAMS, Field.LORA_RANK, Field.LORA_ALPHA, Field.LORA_DROPOUT, Field.LORA_TARGETS,
                 Field.QUANT_TYPE, Field.DOUBLE_QUANT, Field.TP, Field.PP, Field.CP, Field.EP, Field.SEQUENCE_PARALLEL,
-                Field.MICRO_BATCHES, Field.LOSS, Field.LOSS_CHUNKS, Field.ACTIVATION_OFFLOAD)
+                Field.MICRO_BATCHES, Field.LOSS, Field.LOSS_CHUNKS, Field.ACTIVATION_OFFLOAD, Field.CP_COMM,
+                *ISSUE_27)
 #: fields added to the setup after its first release: listed as assumed only when a file or a setting names them
-_OPTIONAL = {"parallel": (Field.TP, Field.PP, Field.CP, Field.EP, Field.SEQUENCE_PARALLEL, Field.MICRO_BATCHES),
-             "long": (Field.LOSS, Field.LOSS_CHUNKS, Field.ACTIVATION_OFFLOAD)}
+_OPTIONAL = {"parallel": (Field.TP, Field.PP, Field.CP, Field.EP, Field.SEQUENCE_PARALLEL, Field.MICRO_BATCHES,
+                          Field.CP_COMM),
+             "long": (Field.LOSS, Field.LOSS_CHUNKS, Field.ACTIVATION_OFFLOAD),
+             **{f.value: (f,) for f in ISSUE_27}}  # each listed as assumed only where a file names it
 _PRECISION_INPUTS = (Field.HALF, Field.WEIGHTS, Field.BACKEND)
 
 

@@ -54,10 +54,10 @@ def test_a_paged_32bit_adamw_is_costed_as_paged_adamw(imported):
 
 
 def test_a_refusal_is_lifted_by_an_explicit_setting(imported):
-    text = AXOLOTL + "optimizer: adamw_torch_4bit\n"
+    text = AXOLOTL + "optimizer: lomo\n"
     with pytest.raises(ConfigRefusedError) as info:
         imported({"a.yaml": text})
-    assert str(info.value) == ("a.yaml: optimizer: adamw_torch_4bit is not an optimizer VRAM Lab can cost; choose the "
+    assert str(info.value) == ("a.yaml: optimizer: lomo is not an optimizer VRAM Lab can cost; choose the "
                                "optimizer explicitly (--optimizer) to estimate it anyway")
     r = imported({"a.yaml": text}, explicit={"optimizer": "adamw"})
     assert r.setup.optimizer.value == "adamw"
