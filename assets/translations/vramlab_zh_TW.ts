@@ -3026,6 +3026,10 @@ Device total: plus the CUDA context and libraries — what nvidia-smi shows.</so
         <translation>匯入的設定無效：{problem}</translation>
     </message>
     <message>
+        <source>{value} under DeepSpeed ZeRO steps DeepSpeed&apos;s flat fp32 partitions, not each tensor: not costed (as FSDP2 runs it, it is)</source>
+        <translation>{value} 在 DeepSpeed ZeRO 下更新的是 DeepSpeed 的扁平 fp32 分區，不是逐個張量：未估算（FSDP2 的執行方式有估算）</translation>
+    </message>
+    <message>
         <source>{value} is not micro-batch x accumulation x data-parallel GPUs ({product}), as DeepSpeed requires; the estimate uses those</source>
         <translation>{value} 不等於 DeepSpeed 要求的微批次 × 梯度累加 × 資料平行 GPU 數（{product}）；估算採用這三者</translation>
     </message>

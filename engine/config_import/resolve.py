@@ -34,12 +34,15 @@ from engine.config_import.common import FLAGS
 from engine.config_import.draft import Draft, Fact, Field, Kind
 from engine.config_import.report import ALREADY_SET, CHOOSE, OVERRIDDEN, ConfigRefusedError, Ignored, Message
 from engine.errors import first_error
-from engine.specs import Method, Precision, TrainingSetup
+from engine.specs import SHARD_OPTIMIZERS, Method, Precision, Sharding, TrainingSetup
 from engine.translatable import QT_TRANSLATE_NOOP
 
 FP16_FULL = QT_TRANSLATE_NOOP("engine", "full fine-tuning of fp16 weights with fp16 autocast cannot run (the "
                                         "Trainer cannot unscale fp16 gradients)")
 INVALID = QT_TRANSLATE_NOOP("engine", "the imported setup is not valid: {problem}")
+DEEPSPEED_TORCHAO = QT_TRANSLATE_NOOP(
+    "engine", "{value} under DeepSpeed ZeRO steps DeepSpeed's flat fp32 partitions, not each tensor: not costed (as "
+              "FSDP2 runs it, it is)")
 BATCH_MISMATCH = QT_TRANSLATE_NOOP(
     "engine", "{value} is not micro-batch x accumulation x data-parallel GPUs ({product}), as DeepSpeed requires; the "
               "estimate uses those")
@@ -212,9 +215,27 @@ def build(c: Combined, explicit: Mapping[str, Any], base: TrainingSetup, file: s
             assumed[name] = _shown(value)
     _global_batch(c, values, assumed)
     _world(values, assumed, explicit)
+    _deepspeed_torchao(c, values, explicit)
     if _shown(values["loss"]) != "chunked-output":  # a chunk count to assume is only torchtune's (TRL's chunks
         assumed.pop("loss_chunks", None)            # are its own constant)
     return _validated(values, file), assumed
+
+
+def _deepspeed_torchao(c: Combined, values: Mapping[str, Any], explicit: Mapping[str, Any]) -> None:
+    """torchao's low-bit AdamW is costed under ZeRO-3 as FSDP2 runs it (``engine.specs.SHARD_OPTIMIZERS``); under
+    DeepSpeed ZeRO (``DeepSpeedZeroOptimizer_Stage3`` hands the optimizer flat fp32 partitions of up to
+    ``sub_group_size`` values) it is refused, naming the optimizer's key, unless the optimizer or the sharding is
+    set explicitly."""
+    backend, fact = c.facts.get(Field.BACKEND), c.facts.get(Field.OPTIMIZER)
+    if (backend is None or backend.value != "deepspeed" or fact is None or not fact.keys
+            or _shown(values["optimizer"]) not in {o.value for o in SHARD_OPTIMIZERS}
+            or _shown(values["sharding"]) == Sharding.NONE.value
+            or {"optimizer", "sharding"} & explicit.keys()):
+        return
+    key = fact.keys[0].split(":", 1)[-1]
+    hint = Message.of(CHOOSE, field=Field.OPTIMIZER.value, flag=FLAGS[Field.OPTIMIZER])
+    raise ConfigRefusedError(fact.file, Message.of(DEEPSPEED_TORCHAO, value=c.read.get(fact.keys[0], key)), key=key,
+                             hint=hint)
 
 
 def _global_batch(c: Combined, values: dict[str, Any], assumed: dict[str, Any]) -> None:

@@ -100,3 +100,13 @@ def test_an_invalid_combination_is_one_line(imported):
            "  fsdp_offload_params: true\n"
     with pytest.raises(ConfigRefusedError, match=r"^a\.yaml: the imported setup is not valid: .*zero3"):
         imported({"a.yaml": text})
+
+
+def test_torchao_low_bit_adamw_under_deepspeed_zero_is_refused(imported):
+    """costed under ZeRO-3 as FSDP2 runs it; DeepSpeed hands the optimizer flat partitions instead."""
+    ds = '{"zero_optimization": {"stage": 3}}'
+    text = "model_name_or_path: gpt2\noptim: adamw_torch_4bit\nbf16: true\n"
+    with pytest.raises(ConfigRefusedError, match=r"^train\.yaml: optim: adamw_torch_4bit under DeepSpeed ZeRO"):
+        imported({"train.yaml": text, "ds.json": ds})
+    fsdp = imported({"train.yaml": text + "fsdp: full_shard\n"})
+    assert (fsdp.setup.optimizer.value, fsdp.setup.sharding.value) == ("adamw-4bit", "zero3")
