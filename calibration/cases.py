@@ -225,6 +225,10 @@ OPTIONS = [
     op_case("qwen2.5-0.5b", "lora", lora="r16", precision="amp-bf16", dora=True),
     op_case("llama-3.1-8b", "lora", lora="r16", checkpointing="full", seq_len=512, dora=True),
     op_case("llama-3.1-8b", "lora", lora="r16", seq_len=256, dora=True),
+    # DoRA with lora_dropout > 0: PEFT recomputes the base output on the dropped input (DoraLinearVariant.forward)
+    op_case("llama-3.2-1b", "lora", lora="r16-d05", dora=True),
+    op_case("llama-3.2-1b", "lora", lora="r16-d05", checkpointing="full", dora=True),
+    op_case("qwen2.5-0.5b", "lora", lora="r16-d05", precision="amp-bf16", dora=True),
     # modules trained in full beside LoRA (PEFT modules_to_save) and trained token rows (trainable_token_indices)
     op_case("stablelm-2-1.6b", "lora", lora="r16", modules_to_save=["embed_tokens", "lm_head"]),
     op_case("stablelm-2-1.6b", "lora", lora="r16", modules_to_save=["lm_head"], checkpointing="full"),

@@ -674,9 +674,6 @@ class TrainingSetup(_Frozen):
             raise ValueError("an 8-bit base (bitsandbytes Int8Params) cannot be sharded by ZeRO-3 / FSDP")
         if self.dora and self.method is not Method.LORA:
             raise ValueError(f"dora is costed on LoRA over a 16-bit base (method lora), not {self.method.value}")
-        if self.dora and self.lora.dropout > 0:
-            raise ValueError("dora with lora dropout > 0 (PEFT recomputes the base output on the dropped input) is "
-                             "not costed")
         if self.dora and self.parallel.model_parallel > 1:
             raise ValueError("dora under tensor, pipeline or context parallelism is not costed")
         self._check_saved_modules()

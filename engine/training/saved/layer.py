@@ -85,16 +85,32 @@ def oft_terms(ctx: Ctx, layer: LayerSpec) -> tuple[int, float]:
 
 
 def dora_saved(ctx: Ctx, layer: LayerSpec) -> float:
-    """DoRA (PEFT 0.21.2 peft/tuners/lora/dora.py ``DoraLinearLayer.forward``, lora_dropout 0): each adapted
-    linear's ``result_dora = (mag_norm_scale - 1) * base_result + mag_norm_scale * lora_result * scaling``, whose two
-    products save the base layer's output and ``lora_B``'s (in the compute dtype; the magnitude's scale is an fp32
-    vector): two tensors of the linear's output width a token, which plain LoRA frees. A linear with a bias saves
-    ``base_result - bias`` instead, promoted to the bias's dtype (fp32 under amp)."""
+    """DoRA (PEFT 0.21.2 peft/tuners/lora/dora.py ``DoraLinearLayer.forward``; with dropout also
+    :func:`dora_dropout_fixed`): each adapted linear's ``result_dora = (mag_norm_scale - 1) * base_result +
+    mag_norm_scale * lora_result * scaling``, whose two products save the base layer's output and ``lora_B``'s (in
+    the compute dtype; the magnitude's scale is an fp32 vector): two tensors of the linear's output width a token,
+    which plain LoRA frees. A linear with a bias saves ``base_result - bias`` instead, promoted to the bias's dtype
+    (fp32 under amp)."""
     if not ctx.s.dora:
         return 0.0
     w = ctx.dtypes.weight
     return float(sum(x.count * x.n_out * (ctx.c + (max(ctx.c, w) if x.bias else ctx.c))
                      for x in lora_targets(ctx.m, layer, ctx.s.lora.targets)))
+
+
+def dora_dropout_fixed(ctx: Ctx, layer: LayerSpec) -> int:
+    """DoRA with ``lora_dropout`` > 0 (PEFT 0.21.2 peft/tuners/lora/variants.py ``DoraLinearVariant.forward``: in
+    training the input is dropped and ``base_result`` is None, so ``DoraLinearLayer.forward`` recomputes
+    ``F.linear(x, weight)`` on the dropped input, with ``weight = base weight .to(x.dtype)``, the adapter's fp32):
+    under autocast that matmul casts the weight to 16 bits and saves the cast for its input's gradient, a
+    weight-sized tensor per adapted linear kept until the layer's backward (the 16-bit result replaces the base
+    output ``result_dora`` saved without dropout; the dropout's mask and copy are LoRA's, ``linear_inputs``).
+    Without autocast (fp32) the matmul saves the weight itself: nothing more. Traced: calibration cases
+    ``op-*_lora-r16-d05_*_dora`` (+1.81 GiB on Llama 3.2 1B: its 16 layers' bf16 weight copies), and on one linear
+    (the saved set of ``lora.Linear.forward`` with and without dropout differs by the mask and this copy)."""
+    if not (ctx.s.dora and ctx.s.lora.dropout > 0 and ctx.autocast):
+        return 0
+    return sum(x.count * x.n_in * x.n_out * ctx.c for x in lora_targets(ctx.m, layer, ctx.s.lora.targets))
 
 
 @dataclass(frozen=True, slots=True)
@@ -200,4 +216,5 @@ def layer_coeffs(ctx: Ctx, layer: LayerSpec, first: bool = False) -> LayerCoeffs
             + int8_kept(ctx, [x for x in mlp_all if not is_down(x)], ctx.r)
             + int8_kept(ctx, [x for x in mlp_all if is_down(x)], ctx.c))  # kept through checkpointing too
     return LayerCoeffs(saved, core_bs2, transient, core_t_bs2, ctx.r * h + int8, copies, dequantized, recomputed,
-                       recomputed_bs2, again, checkpoint_again, merged + oft_fixed, dora.forward_fixed, dora.forward)
+                       recomputed_bs2, again, checkpoint_again, merged + oft_fixed + dora_dropout_fixed(ctx, layer),
+                       dora.forward_fixed, dora.forward)

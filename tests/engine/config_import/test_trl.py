@@ -113,7 +113,7 @@ def test_refusals(imported, text: str, says: str):
 
 @pytest.mark.parametrize(("text", "expected"), [
     ("load_in_8bit: true\nuse_peft: true\n", {"method": "lora-8bit"}),
-    ("use_peft: true\nuse_dora: true\nlora_dropout: 0\n", {"method": "lora", "dora": True}),
+    ("use_peft: true\nuse_dora: true\n", {"method": "lora", "dora": True}),  # lora_dropout 0.05
     ("optim: adamw_torch_4bit\n", {"optimizer": "adamw-4bit"}),
     ("optim: adamw_torch_8bit\n", {"optimizer": "adamw-8bit-torchao"}),
     ("optim: rmsprop\noptim_args: momentum=0.9\n", {"optimizer": "rmsprop-momentum"}),
