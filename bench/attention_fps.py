@@ -27,9 +27,9 @@ from PySide6.QtCore import QEventLoop, QTimer
 from PySide6.QtWidgets import QApplication
 
 from bench.machine import Target, report
+from gui.look.theme import light_palette
 from gui.pages.attention import AttentionPage
-from gui.scenario import Scenario
-from gui.theme import light_palette
+from gui.state.scenario import Scenario
 
 TARGET_P95_MS = 16.0
 TARGET_CPU_PERCENT = 25.0

@@ -2,7 +2,7 @@
 
 With ``VRAMLAB_STARTUP_PROBE`` holding the launch time, it prints ``startup_s=...`` and ``startup_cpu_s=...`` at its
 window's first paint, then ``settled_s=...`` on the next event-loop turn (it defers nothing), and quits, as the app
-does (``gui/startup_probe.py``). It imports what any PySide6 + pyqtgraph app must and
+does (``gui/shell/startup_probe.py``). It imports what any PySide6 + pyqtgraph app must and
 nothing else, so the app's start-up over this one's is what the app itself adds.
 """
 

@@ -15,7 +15,7 @@ work: on a machine other jobs share, the wall clock measures them too); ``--json
 
 ``--window`` drives the same page inside the main window (navigation, menus; the whole window repainted);
 ``--lessons`` adds the Lessons drawer, open, with a lesson on the memory page started, so that every change is
-also checked against its goal (``gui.lessons_panel``): compare the two to see what the live check costs.
+also checked against its goal (``gui.lessons.panel``): compare the two to see what the live check costs.
 ``--cpu`` checks the target against the CPU-time p95 instead of the wall clock's: steadier on a shared machine.
 """
 
@@ -37,8 +37,8 @@ from PySide6.QtWidgets import QApplication, QWidget
 
 from bench.machine import Target, report
 from gui.pages.memory import SECONDARY_MS, MemoryPage
-from gui.recompute import Recompute
-from gui.scenario import Scenario
+from gui.state.recompute import Recompute
+from gui.state.scenario import Scenario
 
 LESSON = "full-7b-one-80gb"  # a memory-page lesson that keeps neither the sequence length nor the batch
 
@@ -58,7 +58,7 @@ def _in_window(lessons: bool) -> tuple[MemoryPage, QWidget, list[Recompute]]:
     import tempfile
 
     from gui import settings
-    from gui.main_window import MainWindow
+    from gui.shell.main_window import MainWindow
 
     settings.redirect(tempfile.mkdtemp(prefix="vramlab-bench-"))
     window = MainWindow(Scenario())

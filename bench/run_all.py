@@ -18,7 +18,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-BENCHES = ("engine_speed.py", "gui_latency.py", "attention_fps.py", "snapshot_load.py", "startup.py")
+BENCHES = ("engine_speed.py", "gui_latency.py", "attention_fps.py", "snapshot_load.py", "startup.py",
+           "allocator_replay.py")
 
 
 def run(commands: Sequence[Sequence[str]]) -> list[str]:

@@ -3,14 +3,15 @@
 Each run starts ``python -m gui`` afresh with ``VRAMLAB_STARTUP_PROBE`` holding the launch time; the app prints
 ``startup_s=...`` at its window's first paint, with ``startup_cpu_s=...`` (the process's CPU time by then), then
 ``settled_s=...`` once what the first paint did not wait for (the memory page's charts) is drawn, and quits
-(``gui/startup_probe.py``). ``bench/bare_window.py`` does the same with one plot and nothing else. The two alternate
-(app, bare, app, bare, ...) so that both see the same machine load; the first pair is a warm-up (disk cache, and the
-bytecode cache: both run without ``PYTHONDONTWRITEBYTECODE``, so that the app's modules load from ``__pycache__`` as
-an installed app's do and as the bare window's libraries do) and is not counted.
+(``gui/shell/startup_probe.py``). ``bench/bare_window.py`` does the same with one plot and nothing else. The two
+alternate (app, bare, app, bare, ...) so that both see the same machine load; the first pair is a warm-up (disk cache,
+and the bytecode cache: both run without ``PYTHONDONTWRITEBYTECODE``, so that the app's modules load from
+``__pycache__`` as an installed app's do and as the bare window's libraries do) and is not counted.
 
-Target: the app's median first paint within 1.3x the bare window's (a ratio within one run: no machine factor
-needed). Also reported, against no target: the same ratio of CPU times (steadier than the wall clock on a machine
-other jobs share) and of the settled times (the whole first page drawn). Without a display both run offscreen.
+Targets (ratios within one run: no machine factor needed): the app's median first paint within 1.3x the bare
+window's, and its median settled time (the whole first page drawn, its charts too: issue 24) within 1.3x the bare
+window's settled time. Also reported, against no target: the same ratio of CPU times by the first paint (steadier
+than the wall clock on a machine other jobs share). Without a display both run offscreen.
 
     python bench/startup.py [--runs 15] [--json] [--check]
 """
@@ -33,7 +34,7 @@ FIGURES = ("startup_s", "startup_cpu_s", "settled_s")
 
 def probe(command: list[str], env: dict[str, str], cwd: Path | None = None) -> dict[str, float]:
     """The figures the start-up probe prints (``startup_s``: seconds from spawning ``command``, the app from source
-    or frozen, to the first paint of its window; gui/startup_probe.py), by name."""
+    or frozen, to the first paint of its window; gui/shell/startup_probe.py), by name."""
     launched = time.time()
     result = subprocess.run(
         command,
@@ -108,9 +109,12 @@ def main(argv: list[str] | None = None) -> int:
               f"= {result['cpu_ratio']}x")
         print(f"  settled (first page fully drawn) {result['settled_median_s']:.3f} s / "
               f"{result['bare_settled_median_s']:.3f} s = {result['settled_ratio']}x")
-    ratio = result["ratio"]
+    ratio, settled = result["ratio"], result["settled_ratio"]
     assert isinstance(ratio, float)
-    missed = report(result, [Target("first paint over a bare window's", ratio, TARGET_RATIO, "x")], args.json)
+    assert isinstance(settled, float)
+    targets = [Target("first paint over a bare window's", ratio, TARGET_RATIO, "x"),
+               Target("first page settled over a bare window's", settled, TARGET_RATIO, "x")]
+    missed = report(result, targets, args.json)
     return missed if args.check else 0
 
 

@@ -2,7 +2,7 @@
 
 Every bound is defined once, as an ``Annotated`` alias, and every choice is an enum, so that the command line,
 the GUI's sliders and the tests all read the same limits (``field_bounds`` exposes them; the narrower ranges the
-GUI's sliders offer are the GUI's, ``gui.ranges``, checked against these).
+GUI's sliders offer are the GUI's, ``gui.state.ranges``, checked against these).
 """
 
 from __future__ import annotations
@@ -588,6 +588,32 @@ ISSUE_27_FIELDS = ("optimizer_rank", "dora", "modules_to_save", "trainable_token
                    "oft_block_size", "offload_optimizer_device", "offload_params_device")
 
 
+class AllocConf(_Frozen):
+    """The options of ``PYTORCH_CUDA_ALLOC_CONF`` that change what PyTorch's caching allocator reserves (the string
+    is read by ``engine.allocator.conf.parse``; the rules that use them are ``engine.allocator``'s). Defaults:
+    PyTorch's (the variable unset). Bounds: PyTorch's own checks (``c10/core/AllocatorConfig.cpp``:
+    ``max_split_size_mb`` and ``max_non_split_rounding_mb`` at least 20, the threshold inside (0, 1), divisions
+    0 or a power of two)."""
+
+    expandable_segments: Flag = False
+    max_split_size_mb: Annotated[int, Field(strict=True, ge=20, le=2**44)] | None = None
+    max_non_split_rounding_mb: Annotated[int, Field(strict=True, ge=20, le=2**44)] | None = None
+    garbage_collection_threshold: Annotated[float, Field(gt=0.0, lt=1.0, allow_inf_nan=False)] | None = None
+    #: one division per power-of-two interval from 1 MiB (16 of them); empty: none
+    roundup_power2_divisions: tuple[Annotated[int, Field(strict=True, ge=0, le=2**20)], ...] = ()
+    #: ``per_process_memory_fraction`` (torch 2.13) or ``torch.cuda.set_per_process_memory_fraction``
+    per_process_memory_fraction: Annotated[float, Field(gt=0.0, le=1.0, allow_inf_nan=False)] | None = None
+
+    @model_validator(mode="after")
+    def _check(self) -> AllocConf:
+        d = self.roundup_power2_divisions
+        if d and len(d) != 16:
+            raise ValueError(f"roundup_power2_divisions: 16 values (one per interval from 1 MiB), found {len(d)}")
+        if any(v & (v - 1) for v in d):
+            raise ValueError("roundup_power2_divisions: each division is 0 or a power of two")
+        return self
+
+
 class TrainingSetup(_Frozen):
     """One training configuration. Defaults are the seed's: 4,096 tokens, batch 1, bf16 mixed, AdamW."""
 
@@ -615,6 +641,8 @@ class TrainingSetup(_Frozen):
     stack: Stack = Stack.HF_TRAINER
     optimizer_impl: OptimizerImpl | None = None
     host: HostSetup = HostSetup()
+    #: PYTORCH_CUDA_ALLOC_CONF (issue 26): the caching allocator's options
+    alloc_conf: AllocConf = AllocConf()
     #: issue 27: GaLore's and APOLLO's projection rank (transformers' optim_args ``rank``, default 128)
     optimizer_rank: Annotated[int, Field(strict=True, ge=1, le=65_536)] = 128
     #: issue 27: DoRA (PEFT ``use_dora``): LoRA with a trained magnitude per output row (engine.training.saved)
@@ -635,7 +663,7 @@ class TrainingSetup(_Frozen):
     #: fields added after the first release: left out of ``as_json()`` while at their defaults, so that a script's
     #: output does not change until it uses them
     OPTIONAL_IN_JSON: ClassVar[tuple[str, ...]] = ("parallel", "loss", "loss_chunks", "activation_offload", "host",
-                                                   "stack", "optimizer_impl", *ISSUE_27_FIELDS)
+                                                   "alloc_conf", *ISSUE_27_FIELDS)
 
     @model_validator(mode="after")
     def _check(self) -> TrainingSetup:
@@ -769,28 +797,28 @@ class TrainingSetup(_Frozen):
         return {"parallel": {"cp_comm_type"}} if self.parallel.cp_comm_type is CpCommType.P2P else {}
 
     def as_json(self) -> dict[str, Any]:
-        """The setup as JSON, without the later fields still at their defaults (``OPTIONAL_IN_JSON``)."""
+        """The setup as JSON, without the later fields still at their defaults (``OPTIONAL_IN_JSON``); ``stack``
+        and ``optimizer_impl`` always (issue 25's contract), the latter as costed: the stack's when none is asked
+        for, None for an optimizer that is not torch's AdamW."""
         defaults = TrainingSetup()
         skip: Any = {f: True for f in self.OPTIONAL_IN_JSON if getattr(self, f) == getattr(defaults, f)}
         if "parallel" not in skip:
             skip |= self._nested_skip()
-        out = self.model_dump(mode="json", exclude=skip)
-        if not {"stack", "optimizer_impl"} <= skip.keys():  # either asked for: the implementation costed, not asked
-            impl = self.adamw_impl
-            out["optimizer_impl"] = None if impl is None else impl.value
-        return out
+        return self._costed(self.model_dump(mode="json", exclude=skip))
 
     def full_json(self) -> dict[str, Any]:
-        """Every field as JSON (the timeline's setup), but issue 25's ``stack`` and ``optimizer_impl`` only when
-        asked for, as ``as_json`` shows them, and issue 27's (``ISSUE_27_FIELDS``) only when not at their defaults,
-        so that the output does not change until a script uses them."""
+        """Every field as JSON (the timeline's setup), ``optimizer_impl`` as costed, the allocator's options once
+        they are set, issue 27's (``ISSUE_27_FIELDS``) only when not at their defaults, so that the output does not
+        change until a script uses them."""
         defaults = TrainingSetup()
-        later = {f for f in ("stack", "optimizer_impl") if getattr(self, f) == getattr(defaults, f)}
-        unused = {f for f in ISSUE_27_FIELDS if getattr(self, f) == getattr(defaults, f)}
-        out = self.model_dump(mode="json", exclude={**dict.fromkeys(later | unused, True), **self._nested_skip()})
-        if len(later) < 2:  # either asked for
-            impl = self.adamw_impl
-            out["optimizer_impl"] = None if impl is None else impl.value
+        quiet = {"alloc_conf"} if self.alloc_conf == AllocConf() else set()
+        quiet |= {f for f in ISSUE_27_FIELDS if getattr(self, f) == getattr(defaults, f)}
+        return self._costed(self.model_dump(mode="json", exclude={**dict.fromkeys(quiet, True),
+                                                                  **self._nested_skip()}))
+
+    def _costed(self, out: dict[str, Any]) -> dict[str, Any]:
+        impl = self.adamw_impl
+        out["optimizer_impl"] = None if impl is None else impl.value
         return out
 
     def with_(self, **changes: Any) -> TrainingSetup:

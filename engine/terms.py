@@ -2,14 +2,14 @@
 
 Every number the app shows is a :class:`engine.results.Term` whose ``name`` is a :class:`TermName`. This module
 holds the registry of term definitions (:data:`TERMS`): the English label (marked for translation; the GUI shows
-it through ``gui.words``) and the scope the term belongs to. A term's bytes, formula and source come from the one
+it through ``gui.text.words``) and the scope the term belongs to. A term's bytes, formula and source come from the one
 engine function that computes it (``engine.training.terms`` for a training step, ``engine.serving.capacity`` for
-serving, ...); the GUI's colours are keyed by the same names (``gui.palette``). ``tests/test_terms.py`` fails,
+serving, ...); the GUI's colours are keyed by the same names (``gui.look.palette``). ``tests/test_terms.py`` fails,
 naming what is missing, when a term lacks a label in either language, a colour in any palette, a formula or a
 source.
 
 Adding a term: a member here and its :class:`TermDef` in :data:`TERMS`, the function that computes it, and its
-colours in ``gui.palette`` (the test lists whatever is still missing).
+colours in ``gui.look.palette`` (the test lists whatever is still missing).
 """
 
 from __future__ import annotations

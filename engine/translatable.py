@@ -2,8 +2,8 @@
 
 The engine never imports Qt, so the marker is a plain function; ``pyside6-lupdate`` finds its calls by name when
 the module that calls it is among its sources (``assets/translations/README.md`` lists them), and the GUI looks
-the texts up at run time in the context ``engine`` (``gui.words.engine_text``). It is the one definition of the
-marker: ``gui.tr`` re-exports it for the GUI's own texts.
+the texts up at run time in the context ``engine`` (``gui.text.words.engine_text``). It is the one definition of the
+marker: ``gui.text.tr`` re-exports it for the GUI's own texts.
 """
 
 from __future__ import annotations

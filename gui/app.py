@@ -33,14 +33,14 @@ class _Version(argparse._VersionAction):
 
     def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
                  values: str | Sequence[Any] | None, option_string: str | None = None) -> None:
-        from gui.about import app_version
+        from gui.shell.about import app_version
 
         self.version = f"vramlab {app_version()}"
         super().__call__(parser, namespace, values, option_string)
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from gui.i18n import LANGUAGES
+    from gui.text.i18n import LANGUAGES
 
     p = _Parser(prog="vramlab", description="VRAM Lab: GPU memory in LLM fine-tuning, explained.")
     p.add_argument("--version", action=_Version)
@@ -63,8 +63,9 @@ def _has_display() -> bool:
 def _create_app(args: argparse.Namespace) -> tuple[Any, Any]:
     from PySide6.QtWidgets import QApplication
 
-    from gui import i18n, settings
-    from gui.theme import ThemeManager, ThemeMode
+    from gui import settings
+    from gui.look.theme import ThemeManager, ThemeMode
+    from gui.text import i18n
 
     QApplication.setOrganizationName(settings.ORGANIZATION)
     QApplication.setApplicationName(settings.APPLICATION)
@@ -72,7 +73,7 @@ def _create_app(args: argparse.Namespace) -> tuple[Any, Any]:
     QApplication.setDesktopFileName("vramlab")
     settings.redirect_from_env()
     app = QApplication(sys.argv[:1])
-    from gui.fonts import register_fonts
+    from gui.text.fonts import register_fonts
 
     register_fonts()
     i18n.set_language(app, args.lang or i18n.saved_language())
@@ -86,11 +87,11 @@ def _run(args: argparse.Namespace) -> int:
     from PySide6.QtCore import QTimer
     from PySide6.QtGui import QIcon
 
-    from gui.main_window import MainWindow
+    from gui.actions.scenario_files import apply
     from gui.resources import find_asset
-    from gui.scenario import Scenario
-    from gui.scenario_actions import apply
-    from gui.startup_probe import StartupProbe, launch_time
+    from gui.shell.main_window import MainWindow
+    from gui.shell.startup_probe import StartupProbe, launch_time
+    from gui.state.scenario import Scenario
 
     icon = find_asset("icons/vramlab.svg")
     if icon is not None:
@@ -100,7 +101,7 @@ def _run(args: argparse.Namespace) -> int:
         apply(scenario, args.loaded)
     window = MainWindow(scenario, theme, initial_page=args.page)
     if args.screenshot is not None or args.smoke_test:
-        from gui import screenshot
+        from gui.shell import screenshot
 
         if args.smoke_test:
             screenshot.smoke_test(app, window)
@@ -120,7 +121,7 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _load_scenario(path: Path) -> Any:
-    from gui.scenario_file import ScenarioFileError, load
+    from gui.files.scenario_file import ScenarioFileError, load
 
     try:
         return load(path)
@@ -140,7 +141,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         args.loaded = _load_scenario(args.scenario) if headless and args.scenario is not None else None
         if args.screenshot is not None:
-            from gui.screenshot import check_writable
+            from gui.shell.screenshot import check_writable
 
             check_writable(args.screenshot)
         return _run(args)

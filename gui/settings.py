@@ -24,7 +24,7 @@ RECENT_KEY = "files/recent"
 LAST_FOLDER_KEY = "files/last_folder"
 IMPORT_FOLDER_KEY = "files/import_folder"
 LESSONS_OPEN_KEY = "view/lessons"
-#: the group of the learner's progress (``gui.lesson_progress``): reset removes it whole
+#: the group of the learner's progress (``gui.lessons.progress``): reset removes it whole
 LESSONS_GROUP = "lessons"
 
 

@@ -3,7 +3,7 @@ a formula and a source. ``tests/test_terms.py`` asks this of every term, and of 
 
 A term is complete when the engine defines it (``engine.terms.TERMS``: its English label), the shipped
 translation holds its label in every language the app offers (``assets/translations/vramlab_<lang>.qm``, context
-``words``), ``gui.palette`` gives it a colour in the light, dark and presentation sets, and the engine result that
+``words``), ``gui.look.palette`` gives it a colour in the light, dark and presentation sets, and the engine result that
 carries it has a formula and a source.
 """
 
@@ -15,9 +15,9 @@ from PySide6.QtCore import QTranslator
 
 from engine.results import Term
 from engine.terms import TERMS
-from gui.i18n import LANGUAGES
-from gui.palette import DARK, HIGH_CONTRAST, LIGHT
+from gui.look.palette import DARK, HIGH_CONTRAST, LIGHT
 from gui.resources import find_asset
+from gui.text.i18n import LANGUAGES
 
 _PALETTES = {"light": LIGHT, "dark": DARK, "presentation": HIGH_CONTRAST}
 

@@ -27,7 +27,8 @@ from pathlib import Path
 from bundle_files import data_files  # this folder's module: the spec's rule for data files
 
 REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO))  # gui.pages, gui.screenshot: the pages and the screenshot size the bundle must match
+# gui.pages, gui.shell.screenshot: the pages and the screenshot size the bundle must match
+sys.path.insert(0, str(REPO))
 
 #: stderr lines that are not problems: the offscreen platform cannot propagate size hints (as in pyproject.toml)
 HARMLESS = ("This plugin does not support propagateSizeHints",)
@@ -105,7 +106,7 @@ def png_size(path: Path) -> tuple[int, int] | None:
 
 def check_screenshots(onedir: Path, settings: Path, folder: Path) -> list[str]:
     from gui.pages import PAGE_IDS
-    from gui.screenshot import SIZE
+    from gui.shell.screenshot import SIZE
 
     result = run(onedir, "--screenshot", str(folder), settings=settings)
     if result.returncode != 0:

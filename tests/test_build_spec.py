@@ -115,7 +115,7 @@ def test_pages_and_engine_are_collected_whole_for_lazy_imports(monkeypatch: pyte
 
 
 def test_metadata_for_the_versions_about_shows(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    from gui.about import BUNDLED
+    from gui.shell.about import BUNDLED
 
     asked = run_spec(monkeypatch, tmp_path)["metadata_asked"]
     assert "vramlab" in asked

@@ -200,7 +200,7 @@ def special_scenarios(tmp: Path) -> dict[Path, str]:
     """Saved scenarios that are not regular files, or too deep, too large, or with a GPU named in 100,000
     characters, each with the words its refusal must hold. A FIFO named
     ``x.vramlab.json`` blocked the command line and the window forever; 100,000 nested arrays raised
-    RecursionError; the long name raised in ``gui/binding.py``."""
+    RecursionError; the long name raised in ``gui/state/binding.py``."""
     from engine.catalog import get_gpu
 
     fifo, folder, loop = tmp / "fifo.vramlab.json", tmp / "folder.vramlab.json", tmp / "loop.vramlab.json"

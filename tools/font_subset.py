@@ -2,7 +2,7 @@
 
 The characters are every translation in ``assets/translations/*.ts``, every character of the lessons (their data
 files and the engine's sentences that check them, ``engine/lessons/``), the language names of the View menu
-(``gui.i18n.LANGUAGE_NAMES``), Qt's own Traditional Chinese texts for the dialogs and controls the app shows
+(``gui.text.i18n.LANGUAGE_NAMES``), Qt's own Traditional Chinese texts for the dialogs and controls the app shows
 (``QT_CONTEXTS`` of PySide6's ``qtbase_zh_TW.qm``: file dialogs, message-box buttons, edit menus), printable
 ASCII and common punctuation, so the subset covers what the Traditional Chinese UI can draw. The
 source is Debian's ``fonts-noto-cjk`` (``apt-get install fonts-noto-cjk``): face 3 of each ``.ttc`` is the
@@ -11,7 +11,7 @@ features (their alternates would double the file). Licence: SIL OFL 1.1 (``asset
 
     python tools/font_subset.py [--source-dir /usr/share/fonts/opentype/noto]
 
-``tests/gui/test_fonts.py`` recomputes :func:`required_characters` and checks that the committed subset holds them.
+``tests/gui/text/test_fonts.py`` recomputes :func:`required_characters` and checks that the committed subset holds them.
 """
 
 from __future__ import annotations
@@ -67,12 +67,12 @@ def lesson_characters(folder: Path = LESSONS) -> set[str]:
 
 
 def language_names() -> list[str]:
-    """``gui.i18n.LANGUAGE_NAMES``'s values, read from the source (no Qt import)."""
-    tree = ast.parse((REPO / "gui" / "i18n.py").read_text(encoding="utf-8"))
+    """``gui.text.i18n.LANGUAGE_NAMES``'s values, read from the source (no Qt import)."""
+    tree = ast.parse((REPO / "gui" / "text" / "i18n.py").read_text(encoding="utf-8"))
     for node in ast.walk(tree):
         if isinstance(node, ast.Assign) and any(getattr(t, "id", "") == "LANGUAGE_NAMES" for t in node.targets):
             return list(ast.literal_eval(node.value).values())
-    raise LookupError("LANGUAGE_NAMES not found in gui/i18n.py")
+    raise LookupError("LANGUAGE_NAMES not found in gui/text/i18n.py")
 
 
 def qt_translations() -> list[Path]:

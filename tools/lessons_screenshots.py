@@ -21,12 +21,13 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 from PySide6.QtCore import Qt  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
-from gui import i18n, settings  # noqa: E402
-from gui.fonts import register_fonts  # noqa: E402
-from gui.main_window import MainWindow  # noqa: E402
+from gui import settings  # noqa: E402
+from gui.look.theme import ThemeManager, ThemeMode  # noqa: E402
 from gui.pages.contract import Page  # noqa: E402
-from gui.scenario import Scenario  # noqa: E402
-from gui.theme import ThemeManager, ThemeMode  # noqa: E402
+from gui.shell.main_window import MainWindow  # noqa: E402
+from gui.state.scenario import Scenario  # noqa: E402
+from gui.text import i18n  # noqa: E402
+from gui.text.fonts import register_fonts  # noqa: E402
 
 SIZE = (1280, 800)
 LESSON = "fit-7b-24gb"

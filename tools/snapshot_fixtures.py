@@ -1,14 +1,15 @@
 """Synthetic PyTorch memory snapshots, written from the documented schema, for tests and the load benchmark.
 
 ``torch.cuda.memory._record_memory_history`` needs a CUDA build (on the CPU build ``torch._C`` has no
-``_cuda_record_memory_history``), so these snapshots are built here instead: a small model of the caching
-allocator (blocks rounded to 512 bytes, 2 MiB segments for blocks up to 1 MiB, 20 MiB or larger segments
-beyond; a free block is split on reuse and merged with free neighbours) replays a training loop written as
-allocations and frees with the frames a real step has (Python frames innermost first, shared frame dicts as
-PyTorch's symbolizer shares them, optionally C++ frames as ``stacks="all"`` records them). The result has the
-shape of ``torch.cuda.memory._snapshot()`` (schema: ``torch/cuda/memory.py``): ``segments`` with their blocks
-at the end, and ``device_traces`` with ``alloc``, ``free_requested``/``free_completed``, ``segment_alloc``,
-``segment_free`` and ``oom`` events.
+``_cuda_record_memory_history``), so these snapshots are built here instead: the engine's model of the caching
+allocator (``engine.allocator.caching``: 512-byte rounding, 2 MiB segments for blocks up to 1 MiB, 20 MiB or
+larger segments beyond, best fit, splitting and merging, expandable segments with ``settings``) replays a training
+loop written as allocations and frees with the frames a real step has (Python frames innermost first, shared frame
+dicts as PyTorch's symbolizer shares them, optionally C++ frames as ``stacks="all"`` records them), and its trace
+entries become the snapshot's events. The result has the shape of ``torch.cuda.memory._snapshot()`` (schema:
+``torch/cuda/memory.py``): ``segments`` with their blocks at the end, and ``device_traces`` with ``alloc``,
+``free_requested``/``free_completed``, ``segment_alloc``, ``segment_free`` (``segment_map``/``segment_unmap``
+with expandable segments) and ``oom`` events.
 
 The builder also keeps the truth: the live requested bytes after every event (and before the first), each
 block's term, and the reserved bytes, so a test can check a replay against it.
@@ -22,47 +23,31 @@ import argparse
 import gzip
 import pickle
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from engine.allocator.caching import Block, CachingAllocator, OutOfMemory
+from engine.allocator.rules import Settings
+
 MIB = 1024 * 1024
 SITE = "/opt/conda/lib/python3.11/site-packages/"
-SMALL_SEGMENT = 2 * MIB
-LARGE_SEGMENT = 20 * MIB
-BASE_ADDRESS = 0x7F0000000000
-
-
-@dataclass(eq=False)
-class _Block:
-    addr: int
-    size: int
-    segment: _Segment
-    requested: int = 0
-    active: bool = False
-    frames: list[dict[str, Any]] = field(default_factory=list)
-    term: str = ""
-
-
-@dataclass(eq=False)
-class _Segment:
-    addr: int
-    size: int
-    small: bool
-    blocks: list[_Block] = field(default_factory=list)
 
 
 class FakeAllocator:
-    """A caching allocator in miniature that writes a snapshot (module docstring)."""
+    """The engine's caching allocator model, writing a snapshot (module docstring)."""
 
-    def __init__(self, device: int = 0) -> None:
+    def __init__(self, device: int = 0, settings: Settings | None = None) -> None:
         self.device = device
-        self.segments: list[_Segment] = []
-        self.by_addr: dict[int, _Block] = {}
-        self.free_blocks: dict[tuple[bool, int], list[_Block]] = {}  # (small pool, size) -> free blocks
+        self.settings = settings or Settings()
+        self.model = CachingAllocator(self.settings, trace=self._trace)
+        self.blocks: dict[int, Block] = {}  # allocated blocks by address
+        self.frames_of: dict[int, list[dict[str, Any]]] = {}
+        self.term_of: dict[int, str] = {}
         self.events: list[dict[str, Any]] = []
         self.recording = False
-        self.next_addr = BASE_ADDRESS
         self.live = 0  # requested bytes of active blocks
         self.time = 1_700_000_000_000_000
         self.truth_allocated: list[int] = []  # after each event
@@ -70,15 +55,25 @@ class FakeAllocator:
         self.terms_live: dict[str, int] = {}
         self.peak_terms: dict[str, int] = {}
         self.peak = -1
+        self._frames: list[dict[str, Any]] = []
+        self._pending: tuple[int, str] = (0, "")
 
     # -- events -----------------------------------------------------------------------------------------------
-    def _event(self, action: str, addr: int, size: int, frames: list[dict[str, Any]]) -> None:
+    def _trace(self, action: str, addr: int, size: int, stream: int) -> None:
+        """The model's trace entries (``record_trace``); an ``alloc`` counts its block as live from here on."""
+        if action == "alloc":
+            requested, term = self._pending
+            self.live += requested
+            self.terms_live[term] = self.terms_live.get(term, 0) + requested
+        self._event(action, addr, size, stream)
+
+    def _event(self, action: str, addr: int, size: int, stream: int = 0) -> None:
         if not self.recording:
             return
         self.time += 7
         key = "device_free" if action == "oom" else "addr"
-        self.events.append({"action": action, key: addr, "size": size, "stream": 0, "time_us": self.time,
-                            "frames": frames})
+        self.events.append({"action": action, key: addr, "size": size, "stream": stream, "time_us": self.time,
+                            "frames": list(self._frames)})
         self.truth_allocated.append(self.live)
         if self.live > self.peak:
             self.peak = self.live
@@ -92,118 +87,79 @@ class FakeAllocator:
         self.peak_terms = {k: v for k, v in self.terms_live.items() if v}
 
     # -- allocation ---------------------------------------------------------------------------------------------
-    def malloc(self, requested: int, frames: list[dict[str, Any]], term: str) -> int:
+    def malloc(self, requested: int, frames: list[dict[str, Any]], term: str, stream: int = 0) -> int:
         """Allocate ``requested`` bytes; returns the block's address."""
-        size = max(512, -(-requested // 512) * 512)
-        small = size <= MIB
-        block = self._find(size, small) or self._new_segment(size, small, frames)
-        self._split(block, size)
-        block.active, block.requested, block.term = True, requested, term
-        block.frames = frames if self.recording else []
-        self.live += requested
-        self.terms_live[term] = self.terms_live.get(term, 0) + requested
-        self._event("alloc", block.addr, requested, list(frames))
+        self._frames, self._pending = frames, (requested, term)
+        block = self.model.malloc(requested, stream)
+        self.blocks[block.addr] = block
+        self.frames_of[block.addr] = frames if self.recording else []
+        self.term_of[block.addr] = term
         return block.addr
 
     def free(self, addr: int, frames: list[dict[str, Any]]) -> None:
-        block = self.by_addr[addr]
+        block = self.blocks.pop(addr)
         self.live -= block.requested
-        self.terms_live[block.term] -= block.requested
-        self._event("free_requested", addr, block.requested, list(frames))
-        self._event("free_completed", addr, block.requested, list(frames))
-        block.active, block.requested, block.frames, block.term = False, 0, [], ""
-        self._merge(block)
+        self.terms_live[self.term_of.pop(addr)] -= block.requested
+        self.frames_of.pop(addr)
+        self._frames = frames
+        self.model.free(block)
 
     def oom(self, requested: int, capacity: int, frames: list[dict[str, Any]]) -> None:
-        """A failed allocation: the OOM event, then ``empty_cache`` returns every empty segment."""
-        self._event("oom", capacity - self.reserved, requested, list(frames))
-        for seg in [s for s in self.segments if not any(b.active for b in s.blocks)]:
-            self.segments.remove(seg)
-            for b in seg.blocks:
-                self._unlist(b)
-                del self.by_addr[b.addr]
-            self._event("segment_free", seg.addr, seg.size, list(frames))
+        """A failed allocation on a device of ``capacity`` bytes: the retry releases every cached segment
+        (``release_cached_blocks``), then the ``oom`` event."""
+        self._frames = frames
+        self.model.capacity = capacity
+        try:
+            self.model.malloc(requested)
+        except OutOfMemory:
+            pass
+        finally:
+            self.model.capacity = None
 
     @property
     def reserved(self) -> int:
-        return sum(s.size for s in self.segments)
-
-    def _list(self, b: _Block) -> None:
-        self.free_blocks.setdefault((b.segment.small, b.size), []).append(b)
-
-    def _unlist(self, b: _Block) -> None:
-        if not b.active:
-            self.free_blocks[(b.segment.small, b.size)].remove(b)
-
-    def _find(self, size: int, small: bool) -> _Block | None:
-        exact = self.free_blocks.get((small, size))
-        if exact:
-            return exact[-1]
-        fits = [bs[-1] for (sm, sz), bs in self.free_blocks.items() if sm == small and sz >= size and bs]
-        return min(fits, key=lambda b: (b.size, b.addr)) if fits else None
-
-    def _new_segment(self, size: int, small: bool, frames: list[dict[str, Any]]) -> _Block:
-        total = SMALL_SEGMENT if small else max(LARGE_SEGMENT, -(-size // SMALL_SEGMENT) * SMALL_SEGMENT)
-        seg = _Segment(self.next_addr, total, small)
-        block = _Block(seg.addr, total, seg)
-        seg.blocks.append(block)
-        self.by_addr[block.addr] = block
-        self._list(block)
-        self.next_addr += total + 64 * MIB
-        self.segments.append(seg)
-        self._event("segment_alloc", seg.addr, total, list(frames))
-        return block
-
-    def _split(self, block: _Block, size: int) -> None:
-        self._unlist(block)
-        if block.size > size:
-            seg = block.segment
-            rest = _Block(block.addr + size, block.size - size, seg)
-            seg.blocks.insert(self._index(block) + 1, rest)
-            self.by_addr[rest.addr] = rest
-            self._list(rest)
-            block.size = size
-
-    def _index(self, block: _Block) -> int:
-        return next(i for i, b in enumerate(block.segment.blocks) if b is block)
-
-    def _merge(self, block: _Block) -> None:
-        blocks = block.segment.blocks
-        i = self._index(block)
-        if i + 1 < len(blocks) and not blocks[i + 1].active:
-            nxt = blocks.pop(i + 1)
-            self._unlist(nxt)
-            del self.by_addr[nxt.addr]
-            block.size += nxt.size
-        if i > 0 and not blocks[i - 1].active:
-            prev = blocks[i - 1]
-            self._unlist(prev)
-            blocks.pop(i)
-            del self.by_addr[block.addr]
-            prev.size += block.size
-            block = prev
-        self._list(block)
+        return self.model.reserved
 
     # -- output -------------------------------------------------------------------------------------------------
     def snapshot(self) -> dict[str, Any]:
         """The dict ``torch.cuda.memory._snapshot()`` returns (unused optional keys left out)."""
         segments = []
-        for s in sorted(self.segments, key=lambda s: s.addr):
+        for v in self.model.segment_views():
             blocks = [{"address": b.addr, "size": b.size, "requested_size": b.requested,
-                       "state": "active_allocated" if b.active else "inactive", "frames": b.frames}
-                      for b in s.blocks]
-            allocated = sum(b.size for b in s.blocks if b.active)
+                       "state": _state(b), "frames": self.frames_of.get(b.addr, []) if b.allocated else []}
+                      for b in v.blocks]
+            allocated = sum(b.size for b in v.blocks if b.allocated)
             segments.append({
-                "device": self.device, "address": s.addr, "total_size": s.size, "stream": 0,
-                "segment_type": "small" if s.small else "large", "segment_pool_id": (0, 0),
+                "device": self.device, "address": v.address, "total_size": v.size, "stream": v.stream,
+                "segment_type": "small" if v.small else "large", "segment_pool_id": (0, 0),
                 "allocated_size": allocated, "active_size": allocated,
-                "requested_size": sum(b.requested for b in s.blocks), "is_expandable": False, "frames": [],
+                "requested_size": sum(b.requested for b in v.blocks), "is_expandable": v.expandable, "frames": [],
                 "blocks": blocks,
             })
         traces: list[list[dict[str, Any]]] = [[] for _ in range(self.device + 1)]
         traces[self.device] = self.events
-        return {"segments": segments, "device_traces": traces,
-                "allocator_settings": {"PYTORCH_CUDA_ALLOC_CONF": "", "expandable_segments": False}}
+        return {"segments": segments, "device_traces": traces, "allocator_settings": _settings(self.settings)}
+
+
+def _settings(s: Settings) -> dict[str, Any]:
+    """``allocator_settings`` as ``torch/csrc/cuda/Module.cpp`` writes it (``max_split_size`` -1: unlimited;
+    ``roundup_power2_divisions`` by interval start in MB)."""
+    conf = [*(["expandable_segments:True"] if s.expandable_segments else []),
+            *([f"max_split_size_mb:{s.max_split_size // MIB}"] if s.max_split_set else []),
+            *([f"garbage_collection_threshold:{s.garbage_collection_threshold}"]
+              if s.garbage_collection_threshold else [])]
+    divisions = s.roundup_power2_divisions or (0,) * 16
+    return {"PYTORCH_CUDA_ALLOC_CONF": ",".join(conf), "max_split_size": s.max_split_size if s.max_split_set else -1,
+            "garbage_collection_threshold": s.garbage_collection_threshold,
+            "expandable_segments": s.expandable_segments,
+            "roundup_power2_divisions": {str(1 << i): d for i, d in enumerate(divisions)}}
+
+
+def _state(b: Block) -> str:
+    """A block's state as ``torch/csrc/cuda/Module.cpp`` names it."""
+    if b.allocated:
+        return "active_allocated"
+    return "active_pending_free" if b.event_count else "inactive"
 
 
 class Frames:
@@ -289,7 +245,7 @@ class StepShape:
 
 
 def training(shape: StepShape = StepShape(), *, steps: int = 2, stacks: str = "python", oom: bool = True,
-             record_weights: bool = False, clip: bool = True) -> FakeAllocator:
+             record_weights: bool = False, clip: bool = True, settings: Settings | None = None) -> FakeAllocator:
     """Two training steps (forward, loss, backward, clipping, AdamW, ``zero_grad``) of a toy model.
 
     The weights are allocated before recording (so their blocks predate the trace) unless ``record_weights``; a
@@ -298,7 +254,7 @@ def training(shape: StepShape = StepShape(), *, steps: int = 2, stacks: str = "p
     ``zero_grad``'s frees mark them (and gradient clipping, unless ``clip`` is False). After the steps, an
     allocation of 1 TiB fails: an ``oom`` event.
     """
-    fr, a = Frames(stacks), FakeAllocator()
+    fr, a = Frames(stacks), FakeAllocator(settings=settings)
     cached = a.malloc(MIB, fr.other(), "unattributed")
     if record_weights:
         a.start_recording()

@@ -47,12 +47,12 @@ def main() -> int:
     from PySide6.QtCore import Qt
     from PySide6.QtWidgets import QApplication
 
-    from gui import i18n
-    from gui.fonts import register_fonts
-    from gui.main_window import MainWindow
-    from gui.scenario import Scenario
-    from gui.snapshot_open import open_snapshot
-    from gui.theme import ThemeManager, ThemeMode
+    from gui.actions.snapshot_open import open_snapshot
+    from gui.look.theme import ThemeManager, ThemeMode
+    from gui.shell.main_window import MainWindow
+    from gui.state.scenario import Scenario
+    from gui.text import i18n
+    from gui.text.fonts import register_fonts
 
     app = QApplication(sys.argv[:1])
     register_fonts()

@@ -4,7 +4,7 @@
     python tools/translations.py release   # compile each .ts into the .qm that ships
 
 Sources are every module under ``gui/`` and the engine modules whose texts the GUI shows
-(``ENGINE_SOURCES``: they mark them with a plain ``QT_TRANSLATE_NOOP("engine", ...)``). ``tests/gui/test_i18n.py``
+(``ENGINE_SOURCES``: they mark them with a plain ``QT_TRANSLATE_NOOP("engine", ...)``). ``tests/gui/text/test_i18n.py``
 runs the same extraction into a temporary file and fails when the committed ``.ts`` or ``.qm`` is behind.
 """
 
@@ -20,7 +20,7 @@ REPO = Path(__file__).resolve().parents[1]
 TRANSLATIONS = REPO / "assets" / "translations"
 ENGINE_SOURCES = ("engine/attention_text.py", "engine/alignment/facts.py", "engine/alignment/roles.py",
                   "engine/alignment/rollout.py", "engine/terms.py",
-                  # the config importer's report and refusals (gui.config_import_texts translates them)
+                  # the config importer's report and refusals (gui.text.config_import_texts translates them)
                   *sorted(f"engine/config_import/{p.name}" for p in (REPO / "engine" / "config_import").glob("*.py")))
 
 

@@ -346,6 +346,42 @@
         <translation>卸載激活值</translation>
     </message>
     <message>
+        <source>Allocator settings (PYTORCH_CUDA_ALLOC_CONF)</source>
+        <translation>配置器設定（PYTORCH_CUDA_ALLOC_CONF）</translation>
+    </message>
+    <message>
+        <source>DoRA</source>
+        <translation>DoRA</translation>
+    </message>
+    <message>
+        <source>Modules trained in full</source>
+        <translation>完整訓練的模組</translation>
+    </message>
+    <message>
+        <source>Trained layers</source>
+        <translation>訓練的層</translation>
+    </message>
+    <message>
+        <source>OFT block</source>
+        <translation>OFT 區塊</translation>
+    </message>
+    <message>
+        <source>Projection rank</source>
+        <translation>投影 rank</translation>
+    </message>
+    <message>
+        <source>Where the optimizer is offloaded</source>
+        <translation>優化器卸載到哪裡</translation>
+    </message>
+    <message>
+        <source>Where the parameters are offloaded</source>
+        <translation>參數卸載到哪裡</translation>
+    </message>
+    <message>
+        <source>CP exchange</source>
+        <translation>CP 交換方式</translation>
+    </message>
+    <message>
         <source>reward modelling</source>
         <translation>獎勵模型訓練</translation>
     </message>
@@ -1293,26 +1329,6 @@
 <context>
     <name>MemoryPage</name>
     <message>
-        <source>tokens (log scale)</source>
-        <translation>token 數（對數刻度）</translation>
-    </message>
-    <message>
-        <source>GPUs</source>
-        <translation>GPU 數量</translation>
-    </message>
-    <message>
-        <source>Same settings, three methods</source>
-        <translation>同樣的設定，三種方法</translation>
-    </message>
-    <message>
-        <source>Per GPU against sequence length</source>
-        <translation>每張 GPU 對序列長度</translation>
-    </message>
-    <message>
-        <source>Per GPU against GPU count</source>
-        <translation>每張 GPU 對 GPU 數量</translation>
-    </message>
-    <message>
         <source>Overview</source>
         <translation>總覽</translation>
     </message>
@@ -1343,18 +1359,6 @@
     <message>
         <source>The logits ({logits}) are larger than the weights ({weights}): LoRA and QLoRA do not shrink them; a chunked loss or a shorter sequence does.</source>
         <translation>輸出分數（{logits}）比權重（{weights}）還大：LoRA 與 QLoRA 縮不了它；分塊計算損失或縮短序列才行。</translation>
-    </message>
-    <message>
-        <source>{method}: n/a</source>
-        <translation>{method}：不適用</translation>
-    </message>
-    <message>
-        <source>Accuracy: the allocated peak is within {worst:.1%} of {n} real training steps measured on an H200 (median {median:.1%}); see docs/accuracy.md.</source>
-        <translation>準確度：已配置尖峰與在 H200 上實測的 {n} 個訓練步驟相差不超過 {worst:.1%}（中位數 {median:.1%}）；詳見 docs/accuracy.md。</translation>
-    </message>
-    <message>
-        <source>Assumptions: activations counted tensor by tensor for Hugging Face layers (the method of Korthikanti et al. 2022); LoRA adapters in fp32 (PEFT&apos;s default); QLoRA stores the frozen linear layers in 4-bit NF4 with double quantization, embeddings and output layer in 16 bits; the GPU-count curve uses {sharding}.</source>
-        <translation>假設：激活值依 Hugging Face 各層逐個張量計算（Korthikanti 等人 2022 的方法）；LoRA adapter 用 fp32（PEFT 預設）；QLoRA 把凍結的線性層存成 4-bit NF4 加雙重量化，嵌入層與輸出層維持 16 位元；GPU 數量曲線使用 {sharding}。</translation>
     </message>
     <message>
         <source>Could not import the config</source>
@@ -1397,6 +1401,41 @@
     <message>
         <source>Imported</source>
         <translation>匯入的模型</translation>
+    </message>
+</context>
+<context>
+    <name>OverviewSection</name>
+    <message>
+        <source>tokens (log scale)</source>
+        <translation>token 數（對數刻度）</translation>
+    </message>
+    <message>
+        <source>GPUs</source>
+        <translation>GPU 數量</translation>
+    </message>
+    <message>
+        <source>Same settings, three methods</source>
+        <translation>同樣的設定，三種方法</translation>
+    </message>
+    <message>
+        <source>Per GPU against sequence length</source>
+        <translation>每張 GPU 對序列長度</translation>
+    </message>
+    <message>
+        <source>Per GPU against GPU count</source>
+        <translation>每張 GPU 對 GPU 數量</translation>
+    </message>
+    <message>
+        <source>{method}: n/a</source>
+        <translation>{method}：不適用</translation>
+    </message>
+    <message>
+        <source>Accuracy: the allocated peak is within {worst:.1%} of {n} real training steps measured on an H200 (median {median:.1%}); see docs/accuracy.md.</source>
+        <translation>準確度：已配置尖峰與在 H200 上實測的 {n} 個訓練步驟相差不超過 {worst:.1%}（中位數 {median:.1%}）；詳見 docs/accuracy.md。</translation>
+    </message>
+    <message>
+        <source>Assumptions: activations counted tensor by tensor for Hugging Face layers (the method of Korthikanti et al. 2022); LoRA adapters in fp32 (PEFT&apos;s default); QLoRA stores the frozen linear layers in 4-bit NF4 with double quantization, embeddings and output layer in 16 bits; the GPU-count curve uses {sharding}.</source>
+        <translation>假設：激活值依 Hugging Face 各層逐個張量計算（Korthikanti 等人 2022 的方法）；LoRA adapter 用 fp32（PEFT 預設）；QLoRA 把凍結的線性層存成 4-bit NF4 加雙重量化，嵌入層與輸出層維持 16 位元；GPU 數量曲線使用 {sharding}。</translation>
     </message>
 </context>
 <context>

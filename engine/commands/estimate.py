@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from engine.allocator.total import with_device_total
 from engine.catalog import get_gpu
 from engine.commands.estimate_output import to_json, to_text
 from engine.commands.explicit import track_explicit
@@ -36,5 +37,5 @@ def run(args: argparse.Namespace) -> tuple[dict[str, Any], str]:
         return run_imported(args)
     model = resolve_model(args.model, args.config)
     setup = setup_from_args(args).with_(host=host_from_args(args))
-    e = estimate(model, setup, get_gpu(args.gpu))
+    e = with_device_total(estimate(model, setup, get_gpu(args.gpu)))  # the allocator's replay (issue 26)
     return to_json(e), to_text(e)

@@ -33,7 +33,7 @@ def to_json(e: Estimate) -> dict[str, Any]:
         "peak_step": e.peak_step,
         "terms": {t.name: t.bytes for t in e.terms},
         "weights_breakdown": weights_per_gpu(e.model, e.setup),
-        "terms_detail": [t.as_dict() for t in e.terms],
+        "terms_detail": [t.as_dict() for t in e.terms] + _device_detail(e),
         "phases": [{"phase": p.name, "step": p.step, "bytes": round(p.total)} for p in e.phases],
         "gpu_memory_bytes": e.gpu.memory_bytes,
         "fits": e.fits,
@@ -53,6 +53,13 @@ def to_json(e: Estimate) -> dict[str, Any]:
     return data
 
 
+def _device_detail(e: Estimate) -> list[dict[str, Any]]:
+    """The reserve and the addends outside the allocator, each with its source, when the device total comes from
+    the allocator's replay (``engine.allocator.total``; issue 26)."""
+    d = e.device_detail
+    return [t.as_dict() for t in d.terms(e.peak_allocated_bytes)] if d is not None else []
+
+
 def layout_json(e: Estimate) -> dict[str, Any]:
     """The layout and every pipeline stage (present only when a parallel flag was given)."""
     lay = e.layout
@@ -69,6 +76,14 @@ def layout_json(e: Estimate) -> dict[str, Any]:
     }
 
 
+def _replayed(e: Estimate) -> str:
+    d = e.device_detail
+    if d is None:
+        return ""
+    cached = format_bytes(d.fragmentation, Unit.GB)
+    return f"  (caching allocator replayed: {cached} cached in no live block at the peak)"
+
+
 def to_text(e: Estimate) -> str:
     u = Unit.GB
     lines = [
@@ -82,7 +97,7 @@ def to_text(e: Estimate) -> str:
     step = "first step" if e.peak_step == 1 else "later steps"
     lines += [
         f"allocated peak   {format_bytes(e.peak_allocated_bytes, u):>12}  ({e.peak_phase}, {step})",
-        f"reserved         {format_bytes(e.reserved_bytes, u):>12}",
+        f"reserved         {format_bytes(e.reserved_bytes, u):>12}" + _replayed(e),
         f"device total     {format_bytes(e.device_bytes, u):>12}  of {e.gpu.name}: "
         + ("fits" if e.fits else f"short by {format_bytes(-e.headroom_bytes, u)}"),
     ]

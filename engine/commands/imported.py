@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from engine.allocator.total import with_device_total
 from engine.catalog import DEFAULT_MODEL, get_gpu, get_model
 from engine.commands.estimate_output import to_json, to_text
 from engine.commands.explicit import explicit
@@ -66,6 +67,7 @@ FIELDS: dict[str, tuple[str, Any]] = {
     "loss": ("loss", Loss),
     "loss_chunks": ("loss_chunks", int),
     "activation_offload": ("activation_offload", bool),
+    "alloc_conf": ("alloc_conf", lambda v: v),
     "optimizer_rank": ("optimizer_rank", int),
     "dora": ("dora", bool),
     "modules_to_save": ("modules_to_save", lambda v: v),
@@ -100,7 +102,7 @@ def run_imported(args: argparse.Namespace) -> tuple[dict[str, Any], str]:
                               default_model=get_model(DEFAULT_MODEL))
     # the host side (loading, data, workers) is not in training configs: the host flags set it, as without files
     setup = imported.setup.with_(host=host_from_args(args))
-    e = estimate(imported.model, setup, get_gpu(args.gpu))
+    e = with_device_total(estimate(imported.model, setup, get_gpu(args.gpu)))
     data = to_json(e)
     data["setup"]["alignment"] = imported.alignment.value if imported.alignment else None
     data["imported"] = imported.report.as_dict()

@@ -10,8 +10,10 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from engine.allocator.conf import AllocConfError, parse
 from engine.catalog import DEFAULT_GPU, DEFAULT_MODEL, CatalogError, get_model
 from engine.specs import (
+    AllocConf,
     Attention,
     Checkpointing,
     CpCommType,
@@ -97,6 +99,8 @@ def add_setup_arguments(p: argparse.ArgumentParser) -> None:
                    help="torch AdamW's implementation (default: the stack's; foreach allocates a whole-model "
                         "temporary in the step)")
     p.add_argument("--gpu", default=DEFAULT_GPU, help=f"GPU type for the verdict (default {DEFAULT_GPU})")
+    p.add_argument("--alloc-conf", type=_alloc_conf, default=AllocConf(), metavar="STR",
+                   help="PYTORCH_CUDA_ALLOC_CONF, e.g. expandable_segments:True or max_split_size_mb:512")
     add_layout_arguments(p)
 
 
@@ -107,6 +111,13 @@ def _saved_modules(text: str) -> tuple[SavedModule, ...]:
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected modules among {', '.join(_choices(SavedModule))}, "
                                          f"comma-separated; got {text!r}") from None
+
+
+def _alloc_conf(text: str) -> AllocConf:
+    try:
+        return parse(text)
+    except AllocConfError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
 
 
 def _layers(text: str) -> tuple[int, ...]:
@@ -199,4 +210,5 @@ def setup_from_args(a: argparse.Namespace) -> TrainingSetup:
         trainable_tokens=a.trainable_tokens,
         freeze_layers=a.freeze_layers,
         oft_block_size=a.oft_block_size,
+        alloc_conf=getattr(a, "alloc_conf", AllocConf()),
     )

@@ -48,6 +48,7 @@ def to_text(r: SnapshotReport, compare: dict[str, Any] | None) -> str:
         f"; {s.step}: events {s.first_event:,}-{s.last_event:,}, peak {format_bytes(s.peak_allocated_bytes, u)}"
         for s in r.steps))
     lines += [f"OOM at event {o['event']:,}: {format_bytes(o['requested_bytes'], u)} requested" for o in r.ooms]
+    lines.append(_allocator_line(r))
     if compare is not None:
         ratio = compare["ratio"]
         lines.append(f"estimate {format_bytes(compare['estimated_peak_allocated_bytes'], u)}, measured "
@@ -55,6 +56,17 @@ def to_text(r: SnapshotReport, compare: dict[str, Any] | None) -> str:
                      + (f" (measured / estimated = {ratio:.3f})" if ratio is not None else ""))
     lines.append(r.attribution)
     return "\n".join(lines)
+
+
+def _allocator_line(r: SnapshotReport) -> str:
+    c = r.allocator_check
+    if not c.checked:
+        return f"allocator model: not checked ({c.reason})"
+    u = Unit.GB
+    err = f" ({c.peak_error:+.2%})" if c.peak_error is not None else ""
+    return (f"allocator model: reserved peak {format_bytes(c.simulated_peak_reserved_bytes, u)} simulated from the "
+            f"trace, {format_bytes(c.recorded_peak_reserved_bytes, u)} recorded{err}; segments made "
+            f"{c.simulated_segment_allocs:,} / {c.recorded_segment_allocs:,}")
 
 
 def run(args: argparse.Namespace) -> tuple[dict[str, Any], str]:

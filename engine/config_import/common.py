@@ -44,6 +44,7 @@ FLAGS = {
     Field.OFFLOAD_OPTIMIZER_DEVICE: "--offload-optimizer-device",
     Field.OFFLOAD_PARAMS_DEVICE: "--offload-params-device",
     Field.CP_COMM: "--cp-comm-type",
+    Field.ALLOC_CONF: "--alloc-conf",
 }
 
 NOT_A_NUMBER = QT_TRANSLATE_NOOP("engine", "{value} is not a whole number of at least {least}")

@@ -51,6 +51,7 @@ class Field(StrEnum):
     LOSS = "loss"
     LOSS_CHUNKS = "loss_chunks"
     ACTIVATION_OFFLOAD = "activation_offload"
+    ALLOC_CONF = "alloc_conf"  # PYTORCH_CUDA_ALLOC_CONF (engine.config_import.alloc_conf)
     # issue 27's options
     DORA = "dora"
     MODULES_TO_SAVE = "modules_to_save"
@@ -162,6 +163,12 @@ class Draft:
             self.used.add(key)
             self.read[self.shown(key)] = jsonable(self.raw(key))
         self._put(field, Fact(value, Kind.READ, tuple(self.shown(k) for k in keys), self.path.name))
+
+    def set_from_text(self, field: Field, value: Any, name: str, text: str) -> None:
+        """``field`` is ``value``, stated as ``name=text`` in the file's text rather than by a key (a launch command
+        in a comment), reported as read under ``name``."""
+        self.read[self.shown(name)] = text
+        self._put(field, Fact(value, Kind.READ, (self.shown(name),), self.path.name))
 
     def default(self, field: Field, value: Any) -> None:
         """``field`` is the tool's default ``value`` where the file is silent (reported as assumed)."""

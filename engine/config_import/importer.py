@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.config_import import accelerate, axolotl, deepspeed, llama_factory, models, torchtune, trl
+from engine.config_import.alloc_conf import map_alloc_conf
 from engine.config_import.common import FLAGS
 from engine.config_import.detect import detect
 from engine.config_import.draft import Draft, Field, Kind
@@ -66,6 +67,7 @@ def _draft(path: Path, first: bool) -> Draft:
     loaded = read_config(path)
     fmt = detect(loaded.data, path.name)
     d = Draft(path, loaded.data, fmt, "" if first else f"{path.name}:")
+    map_alloc_conf(d, loaded.text)  # before the tool's mapping, whose finish() lists the keys left unused
     _MAPPERS[fmt](d, loaded)
     return d
 

@@ -58,12 +58,12 @@ SETUP_FIELDS = (Field.METHOD, Field.PRECISION, Field.OPTIMIZER, Field.BATCH, Fie
                 Field.ATTENTION, Field.CHECKPOINTING, Field.GPUS, Field.SHARDING, Field.OFFLOAD_OPTIMIZER,
                 Field.OFFLOAD_PARAMS, Field.LORA_RANK, Field.LORA_ALPHA, Field.LORA_DROPOUT, Field.LORA_TARGETS,
                 Field.QUANT_TYPE, Field.DOUBLE_QUANT, Field.TP, Field.PP, Field.CP, Field.EP, Field.SEQUENCE_PARALLEL,
-                Field.MICRO_BATCHES, Field.LOSS, Field.LOSS_CHUNKS, Field.ACTIVATION_OFFLOAD, Field.CP_COMM,
-                *ISSUE_27)
+                Field.MICRO_BATCHES, Field.LOSS, Field.LOSS_CHUNKS, Field.ACTIVATION_OFFLOAD, Field.ALLOC_CONF,
+                Field.CP_COMM, *ISSUE_27)
 #: fields added to the setup after its first release: listed as assumed only when a file or a setting names them
 _OPTIONAL = {"parallel": (Field.TP, Field.PP, Field.CP, Field.EP, Field.SEQUENCE_PARALLEL, Field.MICRO_BATCHES,
                           Field.CP_COMM),
-             "long": (Field.LOSS, Field.LOSS_CHUNKS, Field.ACTIVATION_OFFLOAD),
+             "long": (Field.LOSS, Field.LOSS_CHUNKS, Field.ACTIVATION_OFFLOAD), "allocator": (Field.ALLOC_CONF,),
              **{f.value: (f,) for f in ISSUE_27}}  # each listed as assumed only where a file names it
 _PRECISION_INPUTS = (Field.HALF, Field.WEIGHTS, Field.BACKEND)
 

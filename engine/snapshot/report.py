@@ -1,7 +1,8 @@
 """What a snapshot says, for one device: peaks, timeline, steps, and the peak broken down by term.
 
 ``analyse`` runs the pieces in order: ``schema.check`` -> ``replay.replay`` (memory_viz's arithmetic) ->
-``steps.find_phases`` (phases and steps from frames) -> ``attribution`` (terms at the peak). ``measure`` does the
+``steps.find_phases`` (phases and steps from frames) -> ``attribution`` (terms at the peak), and checks the
+allocator model against the recorded reserved bytes (``allocator_check``). ``measure`` does the
 same and also keeps the allocated and reserved bytes after every event (a ``Measurement``), for a view that
 draws the curves at its own resolution (the GUI's Timeline page).
 """
@@ -14,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from engine.snapshot import attribution, schema
+from engine.snapshot.allocator_check import AllocatorCheck, simulate
 from engine.snapshot.attribution import LiveBlock
 from engine.snapshot.frames import Mark, Phase
 from engine.snapshot.load import Progress, SnapshotError
@@ -71,6 +73,8 @@ class SnapshotReport:
     by_term: dict[str, int]
     attribution: str
     peak_blocks: list[LiveBlock] = field(default_factory=list)
+    #: the allocator model replayed over the trace, against the recorded reserved bytes (issue 26)
+    allocator_check: AllocatorCheck = field(default_factory=lambda: AllocatorCheck(False, "not run"))
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -144,6 +148,8 @@ class Measurement:
     report: SnapshotReport
     allocated: Ints
     reserved: Ints
+    #: the allocator model's reserved bytes after every event (empty when the check did not run)
+    simulated_reserved: Ints = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
 
 
 def analyse(snapshot: Any, name: str, device: int | None = None, points: int = TIMELINE_POINTS) -> SnapshotReport:
@@ -169,8 +175,10 @@ def measure(
         elif device not in devices:
             raise SnapshotError(f"device {device} has no events or segments (devices: {devices or 'none'})")
         r = replay(snap, device)
-        tick(0.45)
+        tick(0.35)
         ph = find_phases(r)
+        tick(0.7)
+        sim = simulate(snap, device, r)
         tick(0.9)
     except SnapshotError as err:
         raise SnapshotError(f"{name}: {err}") from None
@@ -190,6 +198,7 @@ def measure(
         by_term=attribution.by_term(blocks),
         attribution=attribution.explain(blocks, ph.stacks),
         peak_blocks=blocks[:PEAK_BLOCKS],
+        allocator_check=sim.check,
     )
     tick(1.0)
-    return Measurement(report, r.allocated, r.reserved)
+    return Measurement(report, r.allocated, r.reserved, sim.reserved)

@@ -119,6 +119,9 @@ class Estimate:
     #: per GPU: the saved activations that ``activation_offload`` moved to host RAM, at their largest (the end of
     #: the forward); ``host_bytes`` includes them for every GPU (``engine.training.terms.offloaded``)
     offloaded_bytes: int = 0
+    #: the caching allocator's replay behind ``reserved_bytes`` and ``device_bytes``, with the addends outside it
+    #: (``engine.allocator.total.DeviceTotal``), when they come from it; None: the ratio and context above
+    device_detail: Any = field(default=None, compare=False, repr=False)
 
     @property
     def phases(self) -> tuple[Phase, ...]:
@@ -135,7 +138,10 @@ class Estimate:
     @property
     def device_terms(self) -> tuple[Term, ...]:
         """The allocated terms plus what separates them from the device total, so a bar sums to what
-        nvidia-smi shows: the caching allocator's reserve and the CUDA context (module docstring)."""
+        nvidia-smi shows: the caching allocator's reserve and the CUDA context (module docstring); the replay's
+        reserve and addends when the figures come from it (``device_detail``)."""
+        if self.device_detail is not None:
+            return with_shares((*self.terms, *self.device_detail.terms(self.peak_allocated_bytes)))
         return device_terms(self.terms, self.peak_allocated_bytes, self.reserved_bytes, self.device_bytes,
                             self.paged_bytes)
 

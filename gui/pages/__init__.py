@@ -15,7 +15,7 @@ only when ``scenario.changed`` names one) and can be built and tested on its own
 
 What the main window may ask of a page is typed in ``gui.pages.contract`` (``Page``, and the optional
 ``ExportsChart``, ``ExportsBreakdown``, ``PresentsSteps``, ``KeepsViewState``), so it needs no page-specific code.
-A page's own state is a ``gui.page_state.PageState``; it recomputes by ``gui.recompute``'s one policy.
+A page's own state is a ``gui.state.page_state.PageState``; it recomputes by ``gui.state.recompute``'s one policy.
 """
 
 from __future__ import annotations
@@ -23,12 +23,12 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, NamedTuple
 
-from gui.tr import QT_TRANSLATE_NOOP, translate
+from gui.text.tr import QT_TRANSLATE_NOOP, translate
 
 if TYPE_CHECKING:
     from PySide6.QtWidgets import QWidget
 
-    from gui.scenario import Scenario
+    from gui.state.scenario import Scenario
 
 
 class PageEntry(NamedTuple):

@@ -8,7 +8,7 @@ GPU) sit beside the diagram with the engine's shape of the step; the rollout eng
 segment of the bars (a vLLM server's bytes, on GPUs of their own, are a row and a note of their own).
 
 The page's own state (the stage drawn, the variants) is a ``PageState`` over ``AlignmentChoices``. The page reads
-every scenario field and its ``options`` (``gui.recompute``: batched, only while shown); picking a stage only
+every scenario field and its ``options`` (``gui.state.recompute``: batched, only while shown); picking a stage only
 redraws.
 """
 
@@ -30,13 +30,13 @@ from PySide6.QtWidgets import (
 )
 
 from engine.alignment import Stage, StageMemory, stages
-from gui.page_state import Fields, PageState, touches
+from gui.look.palette import CHECKED_BUTTON
 from gui.pages import page_title
 from gui.pages.alignment_controls import RL_STAGES, AlignmentChoices, AlignmentControls
 from gui.pages.alignment_texts import facts_html, intro, node_labels, rollout_text, stage_blurb, stage_name
-from gui.palette import CHECKED_BUTTON
-from gui.recompute import Recompute
-from gui.scenario import EVERYTHING, Scenario
+from gui.state.page_state import Fields, PageState, touches
+from gui.state.recompute import Recompute
+from gui.state.scenario import EVERYTHING, Scenario
 from gui.widgets.page_layout import fill_with_scroll, page_heading
 from gui.widgets.role_table import RoleTable
 from gui.widgets.scenario_summary import ScenarioSummary
@@ -193,7 +193,7 @@ class AlignmentPage(QWidget):
             self._show_selected()
 
     def _recompute(self) -> None:
-        """Ask the engine again (``gui.recompute``: batched, only while shown)."""
+        """Ask the engine again (``gui.state.recompute``: batched, only while shown)."""
         sc = self._scenario
         self._stages = {sm.stage: sm for sm in stages(sc.model, sc.setup, sc.gpu, self.state.value.options)}
         self._show_selected()

@@ -1,6 +1,6 @@
 """The Alignment page's controls: method and GPUs (the shared scenario), the variants that change how many
 models are held, and PPO / GRPO's rollout (the page's own ``AlignmentChoices``), every one bound through
-``gui.binding``.
+``gui.state.binding``.
 
 The rollout settings (``RolloutControls``, issue 19; ``engine.alignment.rollout``): "Sample completions" switches
 TRL's RL shape on or off as a whole. On, PPO and GRPO train on G completions of C tokens per prompt of P tokens,
@@ -32,11 +32,11 @@ from PySide6.QtWidgets import (
 from engine.alignment import AlignmentOptions, RolloutEngine, Stage
 from engine.alignment.rollout import DEFAULT_COMPLETION, DEFAULT_GENERATIONS, DEFAULT_PROMPT
 from engine.specs import Method, Sharding
-from gui import ranges
-from gui.binding import Binder
-from gui.choices import method_choices
-from gui.page_state import Fields, PageState, touches
-from gui.scenario import Scenario
+from gui.state import ranges
+from gui.state.binding import Binder
+from gui.state.page_state import Fields, PageState, touches
+from gui.state.scenario import Scenario
+from gui.text.choices import method_choices
 
 DEFAULTS = AlignmentOptions()
 # the RL fields and the value each takes when unset while the RL shape is on (TRL's defaults)

@@ -11,7 +11,7 @@ from PySide6.QtCore import QCoreApplication
 
 from engine.alignment import FACTS, RolloutShape, Stage
 from engine.units import Unit, format_bytes
-from gui.words import engine_text
+from gui.text.words import engine_text
 
 
 def stage_name(stage: Stage) -> str:

@@ -22,9 +22,9 @@ from engine.attention import DEFAULT_SENTENCE, MAX_TOKENS, AttentionStep, attent
 from engine.attention_sizes import StepKey
 from engine.attention_text import CONTEXT as TEXT_CONTEXT
 from gui.pages import page_title
-from gui.recompute import Recompute
-from gui.scenario import Scenario
-from gui.tr import translate
+from gui.state.recompute import Recompute
+from gui.state.scenario import Scenario
+from gui.text.tr import translate
 from gui.widgets.attention_frames import build_ms, frame
 from gui.widgets.attention_size_panel import DTYPE, AttentionSizePanel
 from gui.widgets.attention_stage import AttentionStage

@@ -1,19 +1,20 @@
 """What a page is, and what the main window may ask of one: typed protocols, checked with ``isinstance``.
 
 Every page is a ``QWidget`` that is a ``Page`` (a ``page_id``, a translated ``title()`` and ``flush()``, which
-runs its pending recompute now: ``gui.recompute``), built from the shared ``Scenario``
+runs its pending recompute now: ``gui.state.recompute``), built from the shared ``Scenario``
 (``gui.pages.create_page``). What else it can do it says by having the methods of one of
 the optional protocols below; the window's controllers ask ``isinstance(page, ExportsChart)`` and so on, so
 they need no page-specific code and no ``getattr``, and mypy checks each method's signature where it is called.
 
-- ``ExportsChart``: File > Export as an image, copy the chart (``gui.export_actions``);
-- ``ExportsBreakdown``: File > Export the memory terms as a table (``gui.export_actions``);
-- ``PresentsSteps``: a clicker's keys go through the page's own steps first (``gui.presentation``);
-- ``KeepsViewState``: the page's own state survives a rebuild of the window (``gui.widgets.page_stack``);
-- ``ImportsModel``: a dropped config.json or model folder is imported there (``gui.config_import_actions``);
-- ``OpensSnapshot``: File > Open PyTorch snapshot… and a dropped snapshot are read there (``gui.snapshot_open``);
-- ``ShowsStage``: an imported DPO / PPO / GRPO config selects its stage there (``gui.config_import_actions``);
-- ``HoldsLessonPart``: the page's own settings are part of a lesson's situation (``gui.lessons_panel``).
+- ``ExportsChart``: File > Export as an image, copy the chart (``gui.actions.exports``);
+- ``ExportsBreakdown``: File > Export the memory terms as a table (``gui.actions.exports``);
+- ``PresentsSteps``: a clicker's keys go through the page's own steps first (``gui.shell.presentation``);
+- ``KeepsViewState``: the page's own state survives a rebuild of the window (``gui.pages.page_stack``);
+- ``ImportsModel``: a dropped config.json or model folder is imported there (``gui.actions.config_imports``);
+- ``OpensSnapshot``: File > Open PyTorch snapshot… and a dropped snapshot are read there
+  (``gui.actions.snapshot_open``);
+- ``ShowsStage``: an imported DPO / PPO / GRPO config selects its stage there (``gui.actions.config_imports``);
+- ``HoldsLessonPart``: the page's own settings are part of a lesson's situation (``gui.lessons.panel``).
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ if TYPE_CHECKING:
 
     from engine.alignment import Stage
     from engine.lessons import Situation
-    from gui.breakdown_table import Breakdown
+    from gui.files.breakdown_table import Breakdown
 
 
 @runtime_checkable
@@ -100,7 +101,7 @@ class HoldsLessonPart(Protocol):
     """A page whose own settings are part of a lesson's situation (``engine.lessons.Situation``): the serving
     page's ``ServingSetup``, the alignment page's ``AlignmentOptions``, the attention page's step. The Lessons
     panel reads them to check a lesson's goal, sets them to a lesson's start, and checks again when
-    ``lesson_part_changed()`` fires (``gui.recompute``'s policy: batched, only while the panel is shown)."""
+    ``lesson_part_changed()`` fires (``gui.state.recompute``'s policy: batched, only while the panel is shown)."""
 
     def lesson_part(self, situation: Situation) -> Situation: ...  # ``situation`` with this page's part as now
 

@@ -13,7 +13,7 @@ first, then pick the lever that moves it (``engine.levers.advice`` over all four
 
 The page's own choices (the position picked on each card, the N of the ZeRO-3 card) are a ``PageState`` over
 ``LeverChoices``; a new scenario puts them back to their defaults. The page reads every scenario field and its
-``zero3_n`` (``gui.recompute``: batched, only while shown); picking a position only redraws the cards.
+``zero3_n`` (``gui.state.recompute``: batched, only while shown); picking a position only redraws the cards.
 """
 
 from __future__ import annotations
@@ -41,10 +41,7 @@ from engine.training import estimate
 from engine.training.advisor import chunked_recompute
 from engine.training.estimate import Estimate
 from engine.units import format_bytes
-from gui import ranges
-from gui.binding import Binder
-from gui.breakdown_table import Breakdown, training_title
-from gui.page_state import Fields, PageState, touches
+from gui.files.breakdown_table import Breakdown, training_title
 from gui.pages import page_title
 from gui.pages.lever_texts import (
     card_texts,
@@ -55,12 +52,15 @@ from gui.pages.lever_texts import (
     rule_text,
     zero3_note,
 )
-from gui.recompute import Recompute
-from gui.scenario import EVERYTHING, Scenario
+from gui.state import ranges
+from gui.state.binding import Binder
+from gui.state.page_state import Fields, PageState, touches
+from gui.state.recompute import Recompute
+from gui.state.scenario import EVERYTHING, Scenario
+from gui.text.words import term_name
 from gui.widgets.lever_card import LeverCard
 from gui.widgets.page_layout import fill_with_scroll, page_heading
 from gui.widgets.scenario_summary import ScenarioSummary
-from gui.words import term_name
 
 # every card, in the seed's order; the long-context card comes first instead of last when it leads
 KINDS = (*SEED_KINDS, LeverKind.LONG_CONTEXT)

@@ -1,13 +1,14 @@
 """Memory calculator: pick a model and a method, see every byte per GPU, and what would make it fit.
 
 Data flow: the settings panel writes the shared scenario; the page reads all of it, and recomputes by the one
-policy of every page (``gui.recompute``): once per event-loop turn while shown (a drag never queues stale work),
+policy of every page (``gui.state.recompute``): once per event-loop turn while shown (a drag never queues stale work),
 not at all while hidden. The headline (peak, verdict, breakdown bar: one bar per pipeline stage with a pipeline
 layout, the most loaded outlined) is recomputed and repainted in that turn; the secondary views (Full / LoRA /
-QLoRA comparison, the two curves, the roadmap), whose charts cost more to paint, follow once input has paused for
-``SECONDARY_MS``, one view per event-loop turn, so that no frame of a drag waits for them (bench/gui_latency.py
-measures both paths). The Host RAM and Layout planner tabs (``gui.pages.memory_host``, ``memory_planner``)
-recompute only while shown; the planner searches in a background thread.
+QLoRA comparison, the two curves, the roadmap: the Overview tab, ``gui.pages.memory_overview``), whose charts cost
+more to paint, follow once input has paused for ``SECONDARY_MS``, one view per event-loop turn, so that no frame of a
+drag waits for them (bench/gui_latency.py measures both paths). The Host RAM and Layout planner tabs
+(``gui.pages.memory_host``, ``memory_planner``) recompute only while shown; the planner searches in a background
+thread.
 At start-up the headline's figures are there at the window's first paint; the charts and the roadmap (pyqtgraph)
 are built and drawn the turn after it (``gui.widgets.lazy_tab.LazyView``; bench/startup.py), and the tabs when
 first opened. While input goes on, the legend keeps the lines it has wrapped to (nothing under it moves).
@@ -31,26 +32,21 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from engine.specs import GpuCount, Method, Sharding, TrainingSetup
+from engine.specs import GpuCount
 from engine.training import Estimate, estimate
-from engine.training.accuracy import gpu_runs, summarize
-from engine.training.advisor import ROADMAP_GPU_LIMIT, host_fits, logits_over_weights, max_batch, max_seq_len, roadmap
-from engine.training.sweep import sweep_gpus, sweep_seq_len
+from engine.training.advisor import ROADMAP_GPU_LIMIT, host_fits, logits_over_weights
 from engine.units import format_bytes
-from gui import ranges
-from gui.binding import Binder
-from gui.breakdown_table import Breakdown, Stage, training_title
-from gui.choices import method_label
-from gui.page_state import PageState
+from gui.files.breakdown_table import Breakdown, Stage, training_title
 from gui.pages import page_title
 from gui.pages.memory_controls import MemoryControls
-from gui.recompute import PAUSE_MS, Recompute
-from gui.scenario import EVERYTHING, Scenario
+from gui.pages.memory_overview import OverviewSection
+from gui.state.binding import Binder
+from gui.state.page_state import PageState
+from gui.state.recompute import PAUSE_MS, Recompute
+from gui.state.scenario import EVERYTHING, Scenario
 from gui.widgets.lazy_tab import LazyTab, LazyView
 from gui.widgets.page_layout import scroll_area
 from gui.widgets.peak_summary import PeakSummary
-from gui.widgets.reflow_grid import ReflowGrid
-from gui.widgets.roadmap_view import RoadmapView
 from gui.widgets.term_legend import TermLegend
 
 if TYPE_CHECKING:  # the Host RAM and Layout planner tabs load when first shown (LazyTab), the charts (pyqtgraph)
@@ -58,27 +54,17 @@ if TYPE_CHECKING:  # the Host RAM and Layout planner tabs load when first shown 
     from gui.pages.memory_host import HostSection
     from gui.pages.memory_planner import PlannerSection
     from gui.widgets.breakdown_chart import BreakdownChart, Row
-    from gui.widgets.curve_plot import CurvePlot
 
-# x of the sequence-length curve: 48 points, log-spaced over the slider's range
-SEQ_POINTS = [round(ranges.SEQ_LEN[0] * (ranges.SEQ_LEN[1] / ranges.SEQ_LEN[0]) ** (i / 47)) for i in range(48)]
-GPU_POINTS = [1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64]
 SECONDARY_MS = PAUSE_MS
 # sizes in lines of text (and characters), so that they grow with the type (presentation mode's 150-200%):
-# the breakdown chart with one bar, each more bar (a pipeline stage), the comparison and the curves
-BAR_CHART_LINES, PER_BAR_LINES, COMPARE_LINES, CURVE_LINES = 7.0, 3.2, 10.5, 12.0
-# the overview's cells side by side while each can be this many lines wide (else one under another)
-OVERVIEW_CELL_LINES = 18.0
+# the breakdown chart with one bar, and each more bar (a pipeline stage)
+BAR_CHART_LINES, PER_BAR_LINES = 7.0, 3.2
 # the settings column's width: at least and at most this many digits' widths; the results beside it at least this
 # many lines of text wide (else the settings go under the results)
 SETTINGS_CHARS = (43.5, 50.0)
 RESULTS_LINES = 24.0
 QWIDGETSIZE_MAX = (1 << 24) - 1
 
-
-
-#: the methods the comparison chart always shows (the setup's own joins them when it is another)
-COMPARED = (Method.FULL, Method.LORA, Method.QLORA)
 
 class MemoryTab(StrEnum):
     """The tabs under the headline."""
@@ -120,24 +106,13 @@ class MemoryPage(QWidget):
         self.stages_note = QLabel(self, wordWrap=True)
         self.logits_note = QLabel(self, wordWrap=True)
         self.legend = TermLegend(self)
-        self._compare = LazyView(lambda: _bar_chart(self, min_label_share=0.12), lambda _: self._show_comparison(),
-                                 self)
-        self._compare.setMinimumHeight(self._lines(COMPARE_LINES))
-        self._seq_curve = LazyView(lambda: _curve(self.tr("tokens (log scale)"), True, self),
-                                   lambda _: self._show_seq_curve(), self)
-        self._gpu_curve = LazyView(lambda: _curve(self.tr("GPUs"), False, self), lambda _: self._show_gpu_curve(), self)
-        for plot in (self._seq_curve, self._gpu_curve):
-            plot.setMinimumHeight(self._lines(CURVE_LINES))
-        self._roadmap = LazyView(lambda: RoadmapView(self), lambda _: self._show_roadmap(), self)
-        self._views = (self._breakdown, self._compare, self._seq_curve, self._gpu_curve, self._roadmap)
-        self.notes = QLabel(self, wordWrap=True)
+        self.overview = OverviewSection(scenario, self)
         # built when first shown: the page's first paint does not pay for them (gui.widgets.lazy_tab)
         self._host_tab = LazyTab(lambda: _host_section(scenario), self)
         self._planner_tab = LazyTab(lambda: _planner_section(scenario, self.view), self)
         self.tabs = QTabWidget(self)
         self._layout()
-        later = [self._fit_legend, self._show_comparison, self._show_seq_curve, self._show_gpu_curve,
-                 self._show_roadmap]
+        later = [self._fit_legend, *self.overview.steps()]
         self.recompute = Recompute(self, now=self._show_headline, later=later, pause_ms=SECONDARY_MS)
         self.recompute.watch(scenario, EVERYTHING)
         self.recompute.flush()
@@ -171,17 +146,7 @@ class MemoryPage(QWidget):
     def _layout(self) -> None:
         left = self._settings = scroll_area(self.controls, self)
         left.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        overview = QWidget(self)
-        self.overview_grid = ReflowGrid([
-            self._titled(self.tr("Same settings, three methods"), self._compare), self._roadmap,
-            self._titled(self.tr("Per GPU against sequence length"), self._seq_curve),
-            self._titled(self.tr("Per GPU against GPU count"), self._gpu_curve)], cell_lines=OVERVIEW_CELL_LINES,
-            parent=overview)
-        o = QVBoxLayout(overview)
-        o.setContentsMargins(0, 4, 0, 0)
-        o.addWidget(self.overview_grid, 1)
-        o.addWidget(self.notes)
-        self.tabs.addTab(overview, self.tr("Overview"))
+        self.tabs.addTab(self.overview, self.tr("Overview"))
         self.tabs.addTab(self._host_tab, self.tr("Host RAM"))
         self.tabs.addTab(self._planner_tab, self.tr("Layout planner"))
         self.tabs.setDocumentMode(True)
@@ -228,36 +193,10 @@ class MemoryPage(QWidget):
         """``n`` lines of the page's text, in pixels."""
         return round(n * self.fontMetrics().height())
 
-    def _titled(self, title: str, w: QWidget) -> QWidget:
-        holder = QWidget(self)
-        v = QVBoxLayout(holder)
-        v.setContentsMargins(0, 0, 0, 0)
-        label = QLabel(f"<b>{title}</b>", holder, wordWrap=True)
-        v.addWidget(label)
-        v.addWidget(w, 1)
-        return holder
-
     @property
     def breakdown(self) -> BreakdownChart:
         """This setup's breakdown bar(s) (built now if it was not yet)."""
         return self._breakdown.content()
-
-    @property
-    def compare(self) -> BreakdownChart:
-        """Full / LoRA / QLoRA side by side (built now if it was not yet)."""
-        return self._compare.content()
-
-    @property
-    def seq_curve(self) -> CurvePlot:
-        return self._seq_curve.content()
-
-    @property
-    def gpu_curve(self) -> CurvePlot:
-        return self._gpu_curve.content()
-
-    @property
-    def roadmap(self) -> RoadmapView:
-        return self._roadmap.content()
 
     @property
     def host(self) -> HostSection:
@@ -277,8 +216,8 @@ class MemoryPage(QWidget):
         binders += [self.planner.binder] if self._planner_tab.built else []
         for binder in binders:
             binder.flush()
-        for view in self._views:
-            view.content()
+        self._breakdown.content()
+        self.overview.build_views()
         self.recompute.flush()
         if self._host_tab.built:
             self.host.flush()
@@ -359,71 +298,6 @@ class MemoryPage(QWidget):
         ).format(logits=format_bytes(over[0], unit, 1), weights=format_bytes(over[1], unit, 1)))
         self.logits_note.show()
 
-    def _show_comparison(self) -> None:
-        if not self._compare.built:  # drawn when built
-            return
-        from gui.widgets.breakdown_chart import Row
-
-        m, s, gpu = self.scenario.model, self.scenario.setup, self.scenario.gpu
-        rows = []
-        for k in (*COMPARED, *((s.method,) if s.method not in COMPARED else ())):  # the seed's three, and yours
-            try:
-                terms = estimate(m, s.with_(method=k), gpu).device_terms
-                label = method_label(k)
-            except ValueError:  # QLoRA's 4-bit base cannot be split by this layout (engine.training.layout)
-                terms, label = (), self.tr("{method}: n/a").format(method=method_label(k))
-            rows.append(Row(label, terms, highlight=k is s.method))
-        self.compare.show_rows(rows, gpu.memory_bytes, self.scenario.unit)
-
-    def _show_seq_curve(self) -> None:
-        if not self._seq_curve.built:  # drawn when built
-            return
-        m, s, gpu = self.scenario.model, self.scenario.setup, self.scenario.gpu
-        seq = sweep_seq_len(m, s, gpu, SEQ_POINTS)
-        now = (s.seq_len, estimate(m, s, gpu).device_bytes)
-        self.seq_curve.show_curve(seq.x, seq.device, gpu.memory_bytes, now, self.scenario.unit)
-
-    def _curve_setup(self) -> TrainingSetup:
-        """The GPU-count curve shards with ZeRO-3 when the setup does not shard (or it would be flat)."""
-        s = self.scenario.setup
-        return s if s.sharding is not Sharding.NONE or s.gpus > 1 else s.with_(sharding=Sharding.ZERO3)
-
-    def _show_gpu_curve(self) -> None:
-        if not self._gpu_curve.built:  # drawn when built
-            return
-        m, gpu, wide = self.scenario.model, self.scenario.gpu, self._curve_setup()
-        counts = [n for n in GPU_POINTS if ranges.GPUS[0] <= n <= ranges.GPUS[1]]
-        g = sweep_gpus(m, wide, gpu, counts)
-        now = (wide.gpus, estimate(m, wide, gpu).device_bytes)
-        self.gpu_curve.show_curve(g.x, g.device, gpu.memory_bytes, now, self.scenario.unit)
-
-    def _show_roadmap(self) -> None:
-        if not self._roadmap.built:  # drawn when built
-            return
-        m, s, gpu = self.scenario.model, self.scenario.setup, self.scenario.gpu
-        self.roadmap.show_steps(roadmap(m, s, gpu), max_seq_len(m, s, gpu, ranges.SEQ_LEN[1] * 8),
-                                max_batch(m, s, gpu, 4096), self.scenario.unit)
-        self._show_notes(self._curve_setup().sharding)
-
-    def _show_notes(self, curve_sharding: Sharding) -> None:
-        acc = summarize(gpu_runs())
-        accuracy = ""
-        if acc is not None:
-            accuracy = self.tr(
-                "Accuracy: the allocated peak is within {worst:.1%} of {n} real training steps measured on an H200 "
-                "(median {median:.1%}); see docs/accuracy.md."
-            ).format(worst=acc.worst_abs_error, n=acc.runs, median=acc.median_abs_error)
-        self.notes.setText(
-            self.tr(
-                "Assumptions: activations counted tensor by tensor for Hugging Face layers (the method of "
-                "Korthikanti et al. 2022); LoRA adapters in fp32 (PEFT's default); QLoRA stores the frozen "
-                "linear layers in 4-bit NF4 with double quantization, embeddings and output layer in 16 bits; "
-                "the GPU-count curve uses {sharding}."
-            ).format(sharding="ZeRO-3" if curve_sharding is Sharding.ZERO3 else curve_sharding.value)
-            + " "
-            + accuracy
-        )
-
     def _import_failed(self, reason: str) -> None:
         QMessageBox.warning(self, self.tr("Could not import the config"), reason)
 
@@ -443,13 +317,7 @@ def _planner_section(scenario: Scenario, view: PageState[MemoryView]) -> Planner
     return PlannerSection(scenario, view)
 
 
-def _bar_chart(page: QWidget, **options: float) -> BreakdownChart:
+def _bar_chart(page: QWidget) -> BreakdownChart:
     from gui.widgets.breakdown_chart import BreakdownChart  # pyqtgraph: after the first paint
 
-    return BreakdownChart(page, **options)
-
-
-def _curve(x_label: str, log_x: bool, page: QWidget) -> CurvePlot:
-    from gui.widgets.curve_plot import CurvePlot  # pyqtgraph: after the first paint
-
-    return CurvePlot(x_label, log_x=log_x, parent=page)
+    return BreakdownChart(page)

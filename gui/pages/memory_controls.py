@@ -1,6 +1,6 @@
-"""The memory page's settings panel: every control bound to the shared scenario through ``gui.binding``.
+"""The memory page's settings panel: every control bound to the shared scenario through ``gui.state.binding``.
 
-Ranges are the engine's bounds narrowed to the GUI's windows (``gui.ranges``); no slot computes anything, each
+Ranges are the engine's bounds narrowed to the GUI's windows (``gui.state.ranges``); no slot computes anything, each
 control only writes its field. One field, one owner: the FlashAttention and 8-bit switches are views of the
 Attention and Optimizer pickers (``Binder.switch``), so ticking one off and on again gives back the picker's
 value. Importing a config.json asks the engine (``engine.hf_import``) and shows its error, naming the problem,
@@ -15,7 +15,6 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QButtonGroup,
     QCheckBox,
-    QComboBox,
     QFileDialog,
     QFormLayout,
     QGridLayout,
@@ -44,14 +43,14 @@ from engine.specs import (
     Sharding,
 )
 from engine.units import Unit, format_bytes
-from gui import ranges
-from gui.binding import Binder
-from gui.choices import method_label, short_label
-from gui.page_state import Fields, StateError, touches
+from gui.look.palette import CHECKED_BUTTON
 from gui.pages.memory_parallel import ParallelControls
-from gui.palette import CHECKED_BUTTON
-from gui.scenario import Scenario
-from gui.slider_scale import ScaleKind, SliderScale
+from gui.state import ranges
+from gui.state.binding import Binder
+from gui.state.page_state import Fields, StateError, touches
+from gui.state.scenario import Scenario
+from gui.state.slider_scale import ScaleKind, SliderScale
+from gui.text.choices import method_label, short_label
 from gui.widgets.long_context_group import LongContextGroup
 from gui.widgets.model_picker import ModelPicker, cached_models
 from gui.widgets.reason_note import ReasonNote, reason_of
@@ -133,7 +132,7 @@ class MemoryControls(QWidget):
         self.rank = QSpinBox(box)
         self.rank.setRange(*ranges.LORA_RANK)
         self.binder.spin(self.rank, "lora.rank")
-        self.targets = self._combo(box, "lora.targets", [
+        self.targets = self.binder.picker(box, "lora.targets", [
             (self.tr("q, v"), LoraTargets.QV), (self.tr("All attention"), LoraTargets.ATTENTION),
             (self.tr("All linear layers"), LoraTargets.ALL_LINEAR)])
         self.dora = QCheckBox(self.tr("DoRA (trained magnitude per output row)"), box)
@@ -215,16 +214,16 @@ class MemoryControls(QWidget):
         self.eight_bit = QCheckBox(self.tr("8-bit optimizer"), box)
         self.binder.switch(self.eight_bit, "optimizer", on=EIGHT_BIT, default_on=Optimizer.ADAMW_8BIT,
                            default_off=Optimizer.ADAMW)
-        self.optimizer = self._combo(box, "optimizer", [(short_label(o), o) for o in Optimizer])
+        self.optimizer = self.binder.picker(box, "optimizer", [(short_label(o), o) for o in Optimizer])
         self.optimizer_rank = self._spin(box, "optimizer_rank", ranges.OPTIMIZER_RANK,
                                          self.tr("GaLore's and APOLLO's projection rank"))
-        self.precision = self._combo(box, "precision", [
+        self.precision = self.binder.picker(box, "precision", [
             (self.tr("BF16 mixed (fp32 master + states)"), Precision.BF16_MIXED),
             (self.tr("FP16 mixed (fp32 master + states)"), Precision.FP16_MIXED),
             (self.tr("Pure BF16 (weights, grads, states)"), Precision.BF16),
             (self.tr("FP32 weights, BF16 autocast"), Precision.AMP_BF16),
             (self.tr("FP32 weights, FP16 autocast"), Precision.AMP_FP16), (self.tr("FP32"), Precision.FP32)])
-        self.attention = self._combo(box, "attention", [
+        self.attention = self.binder.picker(box, "attention", [
             (self.tr("Eager (stores s×s scores)"), Attention.EAGER), (self.tr("PyTorch SDPA"), Attention.SDPA),
             (self.tr("FlashAttention 2"), Attention.FLASH)])
         form = QFormLayout(box)
@@ -240,7 +239,7 @@ class MemoryControls(QWidget):
         box = QGroupBox(self.tr("GPUs"))
         self.gpus_slider, self.gpus_spin = self._slider_pair(box, "gpus", ScaleKind.LINEAR, ranges.GPUS)
         self.gpus_spin.setRange(*ranges.GPU_COUNT)  # beyond the slider: a planned layout may need hundreds
-        self.sharding = self._combo(box, "sharding", [
+        self.sharding = self.binder.picker(box, "sharding", [
             (self.tr("None (data parallel)"), Sharding.NONE), ("ZeRO-1", Sharding.ZERO1), ("ZeRO-2", Sharding.ZERO2),
             (self.tr("ZeRO-3 / FSDP"), Sharding.ZERO3)])
         self.offload_optimizer = QCheckBox(self.tr("Offload optimizer states to CPU"), box)
@@ -254,9 +253,9 @@ class MemoryControls(QWidget):
         self.binder.toggle(self.nvme_params, "offload_params_device", on=OffloadDevice.NVME, off=OffloadDevice.CPU)
         for w in (self.nvme_optimizer, self.nvme_params):
             w.setToolTip(self.tr("ZeRO-Infinity: to disk through pinned host buffers (DeepSpeed, ZeRO-3)"))
-        self.gpu = self._combo(box, "gpu", [(f"{g.name} ({format_bytes(g.memory_bytes, Unit.GIB, 0)})", g)
+        self.gpu = self.binder.picker(box, "gpu", [(f"{g.name} ({format_bytes(g.memory_bytes, Unit.GIB, 0)})", g)
                                             for g in gpus()])
-        self.unit = self._combo(box, "unit", [("GB (10⁹ B)", Unit.GB), ("GiB (2³⁰ B)", Unit.GIB)])
+        self.unit = self.binder.picker(box, "unit", [("GB (10⁹ B)", Unit.GB), ("GiB (2³⁰ B)", Unit.GIB)])
         form = QFormLayout(box)
         form.addRow(self.tr("GPU type"), self.gpu)
         form.addRow(self.tr("GPU count"), self._row(self.gpus_slider, self.gpus_spin))
@@ -269,13 +268,6 @@ class MemoryControls(QWidget):
         return box
 
     # -- helpers --------------------------------------------------------------------------------------------
-    def _combo(self, parent: QWidget, field: str, choices: list[tuple[str, object]]) -> QComboBox:
-        box = QComboBox(parent)
-        box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
-        box.setMinimumContentsLength(10)
-        self.binder.combo(box, field, choices)
-        return box
-
     def _slider_pair(
         self, parent: QWidget, field: str, kind: ScaleKind, ui: tuple[int, int]
     ) -> tuple[QSlider, QSpinBox]:

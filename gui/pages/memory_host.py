@@ -1,18 +1,17 @@
 """The memory page's Host RAM tab: the CPU side of the bill, per process and per node, against the node's RAM.
 
-The controls are bound to ``setup.host.*`` (``gui.binding``): how the checkpoint is loaded, the training set's size
-and storage, the DataLoader's workers, pinned memory, the nodes and one node's RAM. The source guide's three
+The controls are bound to ``setup.host.*`` (``gui.state.binding``): how the checkpoint is loaded, the training set's
+size and storage, the DataLoader's workers, pinned memory, the nodes and one node's RAM. The source guide's three
 strategies for saving CPU memory are switches, views of the fields they set (``Binder.switch``): load the data
 iteratively (streaming), keep it in Arrow or Parquet, and use DataLoader workers. The numbers are the engine's
 (``engine.training.host``): two stacked bars, the busiest process and the whole node, coloured by host term, against
-the node's RAM when it is given. The tab recomputes only while it is shown (``gui.recompute``).
+the node's RAM when it is given. The tab recomputes only while it is shown (``gui.state.recompute``).
 """
 
 from __future__ import annotations
 
 from PySide6.QtWidgets import (
     QCheckBox,
-    QComboBox,
     QFormLayout,
     QGroupBox,
     QHBoxLayout,
@@ -27,11 +26,11 @@ from engine.training import estimate
 from engine.training.host import HostEstimate, host_of
 from engine.training.result import Verdict
 from engine.units import GB, Unit, format_bytes
-from gui import ranges
-from gui.binding import Binder
-from gui.palette import colors_for
-from gui.recompute import Recompute
-from gui.scenario import EVERYTHING, Scenario
+from gui.look.palette import colors_for
+from gui.state import ranges
+from gui.state.binding import Binder
+from gui.state.recompute import Recompute
+from gui.state.scenario import EVERYTHING, Scenario
 from gui.widgets.breakdown_chart import BreakdownChart, Row
 from gui.widgets.reason_note import ReasonNote
 from gui.widgets.term_legend import TermLegend
@@ -91,8 +90,7 @@ class HostSection(QWidget):
                            read=lambda: self.dataset_tokens.value() * MILLION,
                            show=lambda v: self.dataset_tokens.setValue(round(v / MILLION)),
                            changed=self.dataset_tokens.valueChanged, coalesce=True)
-        self.storage = _combo(box)
-        self.binder.combo(self.storage, "host.dataset_storage", [
+        self.storage = self.binder.picker(box, "host.dataset_storage", [
             (self.tr("Python lists (parsed JSON)"), DatasetStorage.PYTHON_LISTS),
             (self.tr("NumPy array (int32)"), DatasetStorage.NUMPY),
             (self.tr("Arrow file, memory-mapped"), DatasetStorage.ARROW_MMAP),
@@ -116,8 +114,7 @@ class HostSection(QWidget):
 
     def _run_box(self) -> QGroupBox:
         box = QGroupBox(self.tr("Processes and nodes"), self)
-        self.loading = _combo(box)
-        self.binder.combo(self.loading, "host.model_loading", [
+        self.loading = self.binder.picker(box, "host.model_loading", [
             (self.tr("Every process loads the whole checkpoint"), ModelLoading.FULL_PER_PROCESS),
             (self.tr("Rank 0 loads it, then broadcasts"), ModelLoading.RANK0_BROADCAST),
             (self.tr("Each process loads its shard (meta device)"), ModelLoading.META_SHARDED)])
@@ -194,10 +191,3 @@ class HostSection(QWidget):
         verdict = text.format(ram=ram, x=format_bytes(abs(h.headroom_bytes), unit, 1))
         return f'{head} <b style="color:{color}">{verdict}</b>'
 
-
-def _combo(parent: QWidget) -> QComboBox:
-    """A picker as narrow as ten characters allow (its long choices show in the open list)."""
-    box = QComboBox(parent)
-    box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
-    box.setMinimumContentsLength(10)
-    return box

@@ -1,7 +1,7 @@
 """The memory page's Parallelism group: tensor, pipeline, context and expert parallel sizes, bound to the scenario.
 
 Every control writes one field of ``setup.parallel`` through the page's ``Binder``; the engine validates it, with
-the model (``gui.scenario_file.ScenarioData`` asks ``engine.training.layout``): a layout the model cannot take
+the model (``gui.state.scenario_data.ScenarioData`` asks ``engine.training.layout``): a layout the model cannot take
 (tp not dividing its heads, more stages than layers, a GPU count that is no multiple of tp x pp x cp) is refused,
 the control is put back and the page's reason note says which rule it broke. The group shows while the run has
 more than one GPU (or a layout is set, so that it can be undone); a control that does not apply (sequence
@@ -13,10 +13,10 @@ from __future__ import annotations
 from PySide6.QtWidgets import QCheckBox, QComboBox, QFormLayout, QGroupBox, QLabel, QSpinBox, QWidget
 
 from engine.specs import CpCommType, ParallelSpec, PipelineSchedule
-from gui import ranges
-from gui.binding import Binder
-from gui.page_state import Fields, touches
-from gui.scenario import Scenario
+from gui.state import ranges
+from gui.state.binding import Binder
+from gui.state.page_state import Fields, touches
+from gui.state.scenario import Scenario
 
 # what the group's visibility and enabled states read
 READS = frozenset({"setup.parallel", "setup.gpus", "model"})

@@ -5,7 +5,7 @@ The search is the engine's (``engine.training.planner.plan``, 0.5 to 2 s): it ru
 input has paused, starts a new one. It searches from the scenario as it is trained (model, method, precision,
 sequence, GPU, ...) with the layout, the GPU count, the ZeRO stage and checkpointing left to it
 (``search_setup``), so choosing a row, which makes that row's setup the scenario's in one update, does not start
-a search again. The search runs only while the tab is shown (``gui.recompute``).
+a search again. The search runs only while the tab is shown (``gui.state.recompute``).
 """
 
 from __future__ import annotations
@@ -20,11 +20,11 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QPushButton, QS
 
 from engine.specs import GpuSpec, ModelSpec, ParallelSpec, Sharding, TrainingSetup
 from engine.training.planner import PlanCancelledError, PlanRow, plan
-from gui import ranges
-from gui.binding import Bindable, Binder
-from gui.page_state import Fields, StateError, touches
-from gui.recompute import Recompute
-from gui.scenario import Scenario
+from gui.state import ranges
+from gui.state.binding import Bindable, Binder
+from gui.state.page_state import Fields, StateError, touches
+from gui.state.recompute import Recompute
+from gui.state.scenario import Scenario
 from gui.widgets.plan_table import PlanTable, PlanTableModel
 from gui.widgets.reason_note import reason_of
 

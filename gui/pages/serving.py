@@ -4,7 +4,7 @@ Data flow: the controls write to the shared ``Scenario`` (model, GPU) and to the
 ``PageState`` over the engine's ``ServingSetup`` (context, concurrency, dtypes, tensor parallelism). The page
 reads the scenario's model, GPU and unit and every field of its own state (``READS``): a change to anything else
 (a LoRA rank, a batch size) costs it nothing. ``refresh`` asks the engine (``engine.serving``) and hands its
-results to the views, by the one recompute policy of every page (``gui.recompute``). No number on this page is
+results to the views, by the one recompute policy of every page (``gui.state.recompute``). No number on this page is
 computed here.
 """
 
@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QEvent, SignalInstance
+from PySide6.QtCore import SignalInstance
 from PySide6.QtWidgets import QLabel, QScrollArea, QVBoxLayout, QWidget
 
 from engine.catalog import get_model
@@ -22,14 +22,15 @@ from engine.serving.paged import PoolSpec
 from engine.serving.trace import SHAREGPT, request_stream
 from engine.specs import ModelSpec
 from engine.units import format_bytes
-from gui.breakdown_table import Breakdown
-from gui.page_state import PageState
+from gui.files.breakdown_table import Breakdown
+from gui.look.follows_palette import FollowsPalette
+from gui.look.palette import colors_for
 from gui.pages import page_title
 from gui.pages.serving_controls import ServingControls
 from gui.pages.serving_sections import section
-from gui.palette import colors_for
-from gui.recompute import Recompute
-from gui.scenario import Scenario
+from gui.state.page_state import PageState
+from gui.state.recompute import Recompute
+from gui.state.scenario import Scenario
 from gui.widgets.capacity_chart import CapacityChart
 from gui.widgets.kv_cards import KvCards
 from gui.widgets.mla_panel import MlaPanel
@@ -45,7 +46,7 @@ INITIAL_SEQUENCES = 16  # enough users for the KV cache to outweigh a 7B model's
 READS = frozenset({"model", "gpu", "unit"})
 
 
-class ServingPage(QWidget):
+class ServingPage(FollowsPalette, QWidget):
     """KV cache, capacity, MLA and paged allocation, for the scenario's model and GPU.
 
     Signals: none of its own (it recomputes when ``Scenario.changed`` names a field in ``READS``, and on any
@@ -70,6 +71,7 @@ class ServingPage(QWidget):
         self.player = PagingPlayer(request_stream(SHAREGPT, PAGING_REQUESTS, PAGING_SEED), PoolSpec(), self)
         self._layout()
         self.recompute.flush()
+        self.follow_palette()
 
     def title(self) -> str:
         return page_title(self.page_id)
@@ -158,10 +160,8 @@ class ServingPage(QWidget):
         self.fit_label.setText(self._fit_text(fit))
         self.mla.show_comparison(compare_mla(dtype=setup.kv_dtype))
 
-    def changeEvent(self, event: QEvent) -> None:
-        if event.type() == QEvent.Type.PaletteChange:
-            self.recompute.request()  # the verdict's colour follows the theme
-        super().changeEvent(event)
+    def palette_changed(self) -> None:
+        self.recompute.request()  # the verdict's colour follows the theme
 
     def _fit_text(self, fit: ServingFit) -> str:
         unit, s = self.scenario.unit, fit.setup

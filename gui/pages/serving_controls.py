@@ -1,8 +1,8 @@
 """The serving page's controls: model and GPU (shared scenario), context, concurrency, dtypes, GPUs.
 
-Every control goes through the one binding helper (``gui.binding.Binder``): model and GPU to the shared
+Every control goes through the one binding helper (``gui.state.binding.Binder``): model and GPU to the shared
 ``Scenario``, the rest to the page's own state (a ``PageState`` over the engine's ``ServingSetup``). Slider
-ranges are the engine's bounds narrowed to the GUI's windows (``gui.ranges``).
+ranges are the engine's bounds narrowed to the GUI's windows (``gui.state.ranges``).
 """
 
 from __future__ import annotations
@@ -14,11 +14,11 @@ from PySide6.QtWidgets import QComboBox, QGridLayout, QLabel, QLayout, QSlider, 
 from engine.catalog import gpus, models
 from engine.serving import ServingSetup, WeightDtype
 from engine.specs import KvDtype
-from gui import ranges
-from gui.binding import Binder
-from gui.page_state import Fields, PageState, touches
-from gui.scenario import Scenario
-from gui.slider_scale import ScaleKind, SliderScale
+from gui.state import ranges
+from gui.state.binding import Binder
+from gui.state.page_state import Fields, PageState, touches
+from gui.state.scenario import Scenario
+from gui.state.slider_scale import ScaleKind, SliderScale
 from gui.widgets.model_picker import ModelPicker, cached_models
 
 TOKENS = SliderScale.for_field("tokens", ScaleKind.POW2, ranges.SERVING_TOKENS, model=ServingSetup)

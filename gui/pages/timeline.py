@@ -2,13 +2,13 @@
 
 Data flow: the page reads the whole shared scenario (model, setup, GPU, unit) and its own state, a ``PageState``
 over the engine's ``Alignment`` (the side panel's spin boxes are bound to it), and recomputes by the one policy of
-every page (``gui.recompute``). ``refresh`` asks the engine for the predicted timeline
+every page (``gui.state.recompute``). ``refresh`` asks the engine for the predicted timeline
 (``engine.training.timeline``: steps 1 and 2 layer by layer, whose largest point is the estimate's allocated peak)
 and, once a snapshot is open, for its overlay (``engine.snapshot.overlay``), and hands them to the views.
 
-A snapshot is read in a worker thread (``gui.snapshot_loader``), with a progress bar and Cancel; a file the
+A snapshot is read in a worker thread (``gui.files.snapshot_loader``), with a progress bar and Cancel; a file the
 engine refuses gets the engine's one-line reason in a dialog, and the page keeps what it showed. ``open_snapshot``
-is the entry point of File > Open PyTorch snapshot… and of a file dropped on the window (``gui.snapshot_open``).
+is the entry point of File > Open PyTorch snapshot… and of a file dropped on the window (``gui.actions.snapshot_open``).
 An open snapshot, its alignment and a read in progress survive a rebuild of the window (``view_state``: kept in
 memory, never written anywhere).
 """
@@ -18,9 +18,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QEvent, Qt
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QMessageBox, QVBoxLayout, QWidget
 
+from engine.allocator.total import with_device_total
 from engine.snapshot import Measurement
 from engine.snapshot.compare import compare
 from engine.snapshot.overlay import Alignment, Overlay, default_alignment, overlay
@@ -28,16 +29,17 @@ from engine.training import estimate
 from engine.training.result import Estimate
 from engine.training.timeline import Timeline, timeline
 from engine.units import format_bytes
-from gui.breakdown_table import Breakdown, training_title
-from gui.page_state import PageState
+from gui.files.breakdown_table import Breakdown, training_title
+from gui.files.snapshot_dialog import ask_path
+from gui.files.snapshot_loader import SnapshotLoader
+from gui.look.follows_palette import FollowsPalette
+from gui.look.palette import colors_for
 from gui.pages import page_title
 from gui.pages.timeline_controls import TimelineControls
 from gui.pages.timeline_texts import measured_html, moment_html
-from gui.palette import colors_for
-from gui.recompute import Recompute
-from gui.scenario import EVERYTHING, Scenario
-from gui.snapshot_loader import SnapshotLoader
-from gui.snapshot_open import ask_path
+from gui.state.page_state import PageState
+from gui.state.recompute import Recompute
+from gui.state.scenario import EVERYTHING, Scenario
 from gui.widgets.live_blocks_table import LiveBlocksTable
 from gui.widgets.page_layout import fill_with_scroll, page_heading
 from gui.widgets.scenario_summary import ScenarioSummary
@@ -48,7 +50,7 @@ from gui.widgets.timeline_chart import TimelineChart, TimelineKey
 TABLE_ROWS = 8
 
 
-class TimelinePage(QWidget):
+class TimelinePage(FollowsPalette, QWidget):
     """The predicted step, stacked by term, with a measured snapshot over it.
 
     Signals: none of its own (see ``SnapshotLoader``; it recomputes when ``scenario.changed`` names any field,
@@ -82,6 +84,7 @@ class TimelinePage(QWidget):
         self._layout()
         self._wire()
         self.recompute.flush()
+        self.follow_palette()
 
     def title(self) -> str:
         return page_title(self.page_id)
@@ -169,10 +172,11 @@ class TimelinePage(QWidget):
         """Ask the engine for the prediction (and the overlay of an open snapshot) and show them."""
         sc = self.scenario
         t = timeline(sc.model, sc.setup, sc.gpu)
-        e = estimate(sc.model, sc.setup, sc.gpu)
+        e = with_device_total(estimate(sc.model, sc.setup, sc.gpu))  # reserved from the allocator's replay
         self.current: tuple[Timeline, Estimate] = (t, e)
         self.overlay = None if self.measurement is None else overlay(self.measurement, t, self.state.value)
-        self.chart.show_prediction(t, sc.unit, e.reserved_bytes)
+        replayed = e.device_detail.replay.reserved if e.device_detail is not None and t.stage is None else None
+        self.chart.show_prediction(t, sc.unit, e.reserved_bytes, replayed)
         self.chart.show_measured(self.overlay)
         self.key.show_entries(measured=self.overlay is not None, reserved=format_bytes(e.reserved_bytes, sc.unit))
         self.controls.show_peak(t, sc.unit)
@@ -223,7 +227,5 @@ class TimelinePage(QWidget):
         if self.measurement is not None:
             self.state.replace(default_alignment(self.measurement.report))
 
-    def changeEvent(self, event: QEvent) -> None:
-        if event.type() == QEvent.Type.PaletteChange and hasattr(self, "recompute"):
-            self.recompute.request()  # the swatches and the difference's colour follow the theme
-        super().changeEvent(event)
+    def palette_changed(self) -> None:
+        self.recompute.request()  # the swatches and the difference's colour follow the theme

@@ -1,7 +1,7 @@
 """The Timeline page's side panel: the predicted peak and its breakdown; the user's snapshot (open, progress,
 cancel, what it held, the difference at the peak); the alignment of the measured steps over the predicted ones.
 
-The alignment controls are bound (``gui.binding.Binder``) to the page's own state, a ``PageState`` over the
+The alignment controls are bound (``gui.state.binding.Binder``) to the page's own state, a ``PageState`` over the
 engine's ``Alignment``; the panel shows what the page hands it and computes nothing.
 """
 
@@ -25,12 +25,12 @@ from engine.snapshot.overlay import Alignment, Overlay
 from engine.snapshot.report import SnapshotReport
 from engine.training.timeline import Timeline
 from engine.units import Unit, format_bytes
-from gui import ranges
-from gui.binding import Binder
-from gui.page_state import PageState
+from gui.files.snapshot_loader import PROGRESS_MAX
+from gui.look.palette import colors_for
 from gui.pages.timeline_texts import difference_html, drawn_text, peak_where, status_text
-from gui.palette import colors_for
-from gui.snapshot_loader import PROGRESS_MAX
+from gui.state import ranges
+from gui.state.binding import Binder
+from gui.state.page_state import PageState
 from gui.widgets.term_table import Row, TermTable
 
 # the panel's width: at least this many pixels, and this many digits of its font (so that it grows with

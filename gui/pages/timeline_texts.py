@@ -14,8 +14,8 @@ from engine.snapshot.report import SnapshotReport
 from engine.training.moments import MomentKind
 from engine.training.timeline import Timeline, TimelinePoint
 from engine.units import Unit, format_bytes
-from gui.palette import Colors
-from gui.words import phase_name, term_title
+from gui.look.palette import Colors
+from gui.text.words import phase_name, term_title
 
 
 def _moment(kind: MomentKind) -> str:

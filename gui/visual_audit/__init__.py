@@ -14,8 +14,8 @@ labels, legends, text items), and reports, as ``Finding``s:
   explained allow-list);
 - **squashed** controls and charts (a slider reduced to a dot, a plot too short to read) and **empty** charts.
 
-The modules: ``wcag`` (the contrast formula), ``pixels`` (colours out of a grab), ``boxes`` (``TextBox``, where a
-text is and what room it has), ``widget_texts`` and ``chart_texts`` (collecting them), ``checks`` (the rules),
-``words`` (untranslated text), ``run`` (``audit``), ``window`` (setting a main window up for one audit). Importing
-this package builds nothing: it only imports Qt.
+The modules (the contrast formula is ``gui.look.wcag``, shared with the palettes): ``pixels`` (colours out of a
+grab), ``boxes`` (``TextBox``, where a text is and what room it has), ``widget_texts`` and ``chart_texts``
+(collecting them), ``checks`` (the rules), ``words`` (untranslated text), ``run`` (``audit``), ``window`` (setting a
+main window up for one audit). Importing this package builds nothing: it only imports Qt.
 """

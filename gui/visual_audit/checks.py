@@ -15,7 +15,8 @@ from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import QAbstractGraphicsShapeItem, QGraphicsItem
 
-from gui.visual_audit import pixels, wcag
+from gui.look import wcag
+from gui.visual_audit import pixels
 from gui.visual_audit.boxes import (
     SYMBOL_ALPHA,
     TOLERANCE,

@@ -21,7 +21,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from gui.visual_audit import pixels, wcag
+from gui.look import wcag
+from gui.visual_audit import pixels
 from gui.visual_audit.boxes import Finding, Kind, canvas_of, clip_rect, describe
 from gui.visual_audit.chart_texts import view_of
 from gui.visual_audit.checks import Grab

@@ -12,11 +12,11 @@ from dataclasses import dataclass
 from PySide6.QtCore import QCoreApplication
 from PySide6.QtWidgets import QApplication, QScrollArea, QWidget
 
-from gui import i18n
-from gui.main_window import MainWindow
+from gui.look.theme import ThemeMode
 from gui.pages import PAGE_IDS
 from gui.pages.contract import Page
-from gui.theme import ThemeMode
+from gui.shell.main_window import MainWindow
+from gui.text import i18n
 
 LIGHT, DARK = "light", "dark"
 _SCALE = "visual_audit_scale"  # window property: the presentation scale arrange() last set (settings may change)

@@ -15,7 +15,7 @@ import numpy as np
 import numpy.typing as npt
 
 from engine.attention import AttentionStep, StepKey
-from gui.tr import QT_TRANSLATE_NOOP
+from gui.text.tr import QT_TRANSLATE_NOOP
 
 Span = tuple[int, int] | None
 Matrix = npt.NDArray[np.float64]

@@ -1,7 +1,7 @@
 """Beside each step of the walk-through: the same tensor's real size in the scenario's model.
 
 Per head, per layer and over all layers, at a sequence length set by a log slider (bound to the shared
-scenario through ``gui.binding``, so the memory page sees the same length), a log-log plot of bytes against
+scenario through ``gui.state.binding``, so the memory page sees the same length), a log-log plot of bytes against
 length, and what FlashAttention keeps instead of the s x s matrix. Every number is the engine's
 (``engine.attention_sizes``); the panel formats and places them.
 
@@ -19,11 +19,11 @@ from PySide6.QtWidgets import QFormLayout, QFrame, QLabel, QSlider, QSpinBox, QV
 from engine.attention import ATTENTION_DTYPE, AttentionStep
 from engine.attention_sizes import StepKey, bytes_curve, flash_kept, flash_kept_curve, tensor_size
 from engine.units import format_bytes
-from gui import ranges
-from gui.binding import Binder
-from gui.scenario import Scenario
-from gui.slider_scale import ScaleKind, SliderScale
-from gui.tr import QT_TRANSLATE_NOOP, translate
+from gui.state import ranges
+from gui.state.binding import Binder
+from gui.state.scenario import Scenario
+from gui.state.slider_scale import ScaleKind, SliderScale
+from gui.text.tr import QT_TRANSLATE_NOOP, translate
 from gui.widgets.bytes_curve_plot import BytesCurvePlot, Curve
 
 DTYPE = ATTENTION_DTYPE  # the engine's: the activations' dtype under bf16 mixed precision

@@ -11,7 +11,7 @@ from PySide6.QtCore import QRect, Qt
 from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import QLabel, QSizePolicy, QWidget
 
-from gui.tr import translate
+from gui.text.tr import translate
 from gui.widgets.attention_frames import Frame, Panel
 from gui.widgets.matrix_view import MatrixView, chrome
 

@@ -9,17 +9,18 @@ computes nothing: frames come from ``engine.serving.simulate``.
 from __future__ import annotations
 
 import numpy as np
-from PySide6.QtCore import QEvent, QRectF, QSize, Qt
+from PySide6.QtCore import QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QPainter, QPaintEvent, QPen
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
-from gui.palette import Colors, colors_for
+from gui.look.follows_palette import FollowsPalette
+from gui.look.palette import Colors, colors_for
 
 #: how strongly a reserved but empty slot is tinted (0-255)
 EMPTY_ALPHA = 60
 
 
-class BlockMap(QWidget):
+class BlockMap(FollowsPalette, QWidget):
     """A grid of ``len(owner)`` blocks, ``columns`` per row, square cells scaled to the widget.
 
     Signals: none.
@@ -34,6 +35,7 @@ class BlockMap(QWidget):
         self._colors: Colors = colors_for(self)
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
         self.setMinimumSize(QSize(columns * 6, self.rows * 6))
+        self.follow_palette()
 
     @property
     def rows(self) -> int:
@@ -59,11 +61,9 @@ class BlockMap(QWidget):
     def sizeHint(self) -> QSize:
         return QSize(self._columns * 14, self.rows * 14)
 
-    def changeEvent(self, event: QEvent) -> None:
-        if event.type() == QEvent.Type.PaletteChange:
-            self._colors = colors_for(self)
-            self.update()
-        super().changeEvent(event)
+    def palette_changed(self) -> None:
+        self._colors = colors_for(self)
+        self.update()
 
     def paintEvent(self, event: QPaintEvent) -> None:
         cell = min(self.width() / self._columns, self.height() / self.rows)

@@ -2,7 +2,7 @@
 
 Each row is one ``pyqtgraph.BarGraphItem`` per term, placed with ``x0`` (the running total) so the segments
 stack; hovering a segment shows the term, its bytes, its share, its formula and its source (all from the
-engine's ``Term``). Colours come from ``gui.palette`` and follow the theme.
+engine's ``Term``). Colours come from ``gui.look.palette`` and follow the theme.
 """
 
 from __future__ import annotations
@@ -11,15 +11,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import pyqtgraph as pg
-from PySide6.QtCore import QEvent, QPointF, Qt
+from PySide6.QtCore import QPointF, Qt
 from PySide6.QtGui import QCursor, QFont, QFontMetrics
 from PySide6.QtWidgets import QToolTip, QWidget
 
 from engine.results import Term
 from engine.units import Unit, format_bytes, to_unit
-from gui.palette import colors_for, ink_on
-from gui.widgets.curve_plot import cache_axes, nice_ceiling
-from gui.words import term_title
+from gui.look.palette import colors_for, ink_on
+from gui.text.words import term_title
+from gui.widgets.chart import Chart, cache_axes, nice_ceiling
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,17 +36,16 @@ LABEL_SCALE = 0.94
 LINE_Z, LABEL_Z = 5, 10  # the capacity line over the bars, the labels (on patches of their bar colour) over it
 
 
-class BreakdownChart(pg.PlotWidget):  # type: ignore[misc]
+class BreakdownChart(Chart):
     """Stacked horizontal bars in bytes (shown in GB or GiB), a capacity line, hover tooltips.
 
     Signals: none; call :meth:`show_rows` with new data.
     """
 
-    _ready = False  # set once built: Qt sends a PaletteChange while the base class is constructed
     BAR_HEIGHT = 0.62
 
     def __init__(self, parent: QWidget | None = None, min_label_share: float = 0.07) -> None:
-        super().__init__(parent, background=None)
+        super().__init__(parent)
         self._rows: list[Row] = []
         self._capacity = 0.0
         self._unit = Unit.GB
@@ -57,9 +56,6 @@ class BreakdownChart(pg.PlotWidget):  # type: ignore[misc]
         self._ticks: list[list[tuple[int, str]]] = []
         self._label_font = QFont()
         self._label_font.setPointSizeF(self.font().pointSizeF() * LABEL_SCALE)  # grows with presentation mode
-        self.setMenuEnabled(False)
-        self.setMouseEnabled(False, False)
-        self.hideButtons()
         self.getPlotItem().showGrid(x=True, y=False, alpha=0.25)
         cache_axes(self.getPlotItem())
         self._line = pg.InfiniteLine(angle=90, movable=False)
@@ -68,7 +64,7 @@ class BreakdownChart(pg.PlotWidget):  # type: ignore[misc]
         self.scene().sigMouseMoved.connect(self._hover)
         self.getPlotItem().vb.sigResized.connect(self._on_resized)  # which labels fit depends on the width
         self._restyle()
-        self._ready = True
+        self.follow_palette()
 
     def show_rows(self, rows: Sequence[Row], capacity_bytes: float, unit: Unit) -> None:
         """Draw ``rows`` against a capacity in bytes (a GPU's, a node's RAM; 0: none, no line)."""
@@ -82,11 +78,9 @@ class BreakdownChart(pg.PlotWidget):  # type: ignore[misc]
         """Whether the capacity line is drawn (a capacity was given)."""
         return bool(self._line.isVisible())
 
-    def changeEvent(self, event: QEvent) -> None:
-        if event.type() == QEvent.Type.PaletteChange and self._ready:
-            self._restyle()
-            self._redraw()
-        super().changeEvent(event)
+    def palette_changed(self) -> None:
+        self._restyle()
+        self._redraw()
 
     def _restyle(self) -> None:
         c = colors_for(self)

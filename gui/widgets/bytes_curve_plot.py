@@ -16,10 +16,11 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 import pyqtgraph as pg
-from PySide6.QtCore import QEvent, Qt
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QWidget
 
-from gui.palette import colors_for
+from gui.look.palette import colors_for
+from gui.widgets.chart import Chart
 
 _BYTE_NAMES = ("B", "kB", "MB", "GB", "TB", "PB", "EB")
 _COUNT_NAMES = ("", "k", "M")
@@ -42,16 +43,13 @@ def _labels(lo: float, hi: float, names: tuple[str, ...], unit_suffix: str) -> l
     return ticks
 
 
-class BytesCurvePlot(pg.PlotWidget):  # type: ignore[misc]
+class BytesCurvePlot(Chart):
     """Bytes per layer against tokens, log-log, with a marker at the current length."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent, background=None)
+        super().__init__(parent)
         plot = self.getPlotItem()
         plot.setLogMode(x=True, y=True)
-        plot.setMouseEnabled(False, False)
-        plot.setMenuEnabled(False)
-        plot.hideButtons()
         size = f"{self.font().pointSizeF() * 0.9:.1f}pt"  # the page's type, a little smaller: presentation scales it
         self._legend = plot.addLegend(offset=(-4, -4), labelTextSize=size)  # bottom right: empty there
         self._items: list[pg.PlotDataItem] = []
@@ -64,7 +62,7 @@ class BytesCurvePlot(pg.PlotWidget):  # type: ignore[misc]
         self._marker_at = (1.0, 1.0)
         self.setMinimumHeight(round(PLOT_LINES * self.fontMetrics().height()))  # grows with the type
         self.setFocusPolicy(Qt.FocusPolicy.NoFocus)
-        self._ready = True
+        self.follow_palette()
 
     def set_curves(
         self, lengths: npt.NDArray[np.float64], curves: list[Curve], limit: tuple[float, str] | None = None
@@ -125,7 +123,5 @@ class BytesCurvePlot(pg.PlotWidget):  # type: ignore[misc]
             plot.getAxis(side).setTextPen(pg.mkPen(c.muted))
             plot.getAxis(side).setPen(pg.mkPen(c.grid))
 
-    def changeEvent(self, event: QEvent) -> None:
-        super().changeEvent(event)
-        if event.type() == QEvent.Type.PaletteChange and getattr(self, "_ready", False):
-            self._redraw()
+    def palette_changed(self) -> None:
+        self._redraw()

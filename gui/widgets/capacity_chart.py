@@ -13,15 +13,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import pyqtgraph as pg
-from PySide6.QtCore import QEvent, Qt
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from engine.results import Term
 from engine.units import Unit, to_unit
-from gui.palette import colors_for
-from gui.widgets.curve_plot import tick_room
+from gui.look.follows_palette import FollowsPalette
+from gui.look.palette import colors_for
+from gui.text.words import term_name
+from gui.widgets.chart import hold_still, tick_room
 from gui.widgets.term_legend import unbroken
-from gui.words import term_name
 
 Bars = Sequence[tuple[str, Sequence[Term]]]
 BAR_WIDTH = 0.55
@@ -38,7 +39,7 @@ class _Shown:
     unit: Unit
 
 
-class CapacityChart(QWidget):
+class CapacityChart(FollowsPalette, QWidget):
     """Stacked bars of per-GPU terms, the GPU's memory and the usable budget as lines, and their key under them.
 
     Signals: none.
@@ -47,9 +48,7 @@ class CapacityChart(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.plot = pg.PlotWidget(self)
-        self.plot.setMenuEnabled(False)
-        self.plot.setMouseEnabled(x=False, y=False)
-        self.plot.hideButtons()
+        hold_still(self.plot)
         self.plot.setMinimumHeight(round(PLOT_LINES * self.fontMetrics().height()))
         tick_room(self.plot.getPlotItem(), self.fontMetrics().height())
         self.key = QLabel(self, wordWrap=True)
@@ -60,6 +59,7 @@ class CapacityChart(QWidget):
         layout.addWidget(self.key)
         self._shown: _Shown | None = None
         self.bar_items: dict[str, pg.BarGraphItem] = {}
+        self.follow_palette()
 
     def show_bars(
         self,
@@ -68,7 +68,7 @@ class CapacityChart(QWidget):
         unit: Unit,
     ) -> None:
         """Draw ``bars`` (name, terms bottom-up) and ``lines`` (label, bytes, dashed); terms are named as
-        everywhere (``gui.words.term_name``)."""
+        everywhere (``gui.text.words.term_name``)."""
         self._shown = _Shown(bars, lines, unit)
         self._draw()
 
@@ -133,7 +133,5 @@ class CapacityChart(QWidget):
             axis.setTextPen(ink)
         left.setLabel(unit.value, color=ink)
 
-    def changeEvent(self, event: QEvent) -> None:
-        if event.type() == QEvent.Type.PaletteChange:
-            self._draw()
-        super().changeEvent(event)
+    def palette_changed(self) -> None:
+        self._draw()

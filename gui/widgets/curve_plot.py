@@ -8,32 +8,12 @@ import math
 import numpy as np
 import numpy.typing as npt
 import pyqtgraph as pg
-from PySide6.QtCore import QEvent, Qt
-from PySide6.QtWidgets import QGraphicsItem, QWidget
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QWidget
 
 from engine.units import Unit
-from gui.palette import colors_for
-
-
-def nice_ceiling(x: float) -> float:
-    """The next 1, 2, 2.5, 5 x 10^k at or above ``x``: axis ranges that stay put while a value moves a
-    little, so pyqtgraph can keep its cached axis drawings (a drag then repaints only the data)."""
-    if x <= 0:
-        return 1.0
-    scale = 10.0 ** math.floor(math.log10(x))
-    return next(m * scale for m in (1, 1.25, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10) if m * scale >= x)
-
-
-def cache_axes(plot: pg.PlotItem) -> None:
-    """Draw each axis from a pixmap cache until its range or size changes."""
-    for name in ("left", "bottom"):
-        plot.getAxis(name).setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
-
-
-def tick_room(plot: pg.PlotItem, line_height: int) -> None:
-    """Give the bottom axis a whole line of height for its labels: pyqtgraph sizes it for 80% of their height, so
-    tall glyphs (Chinese) lose their last pixels, at the edge of the view or of the axis' cached drawing."""
-    plot.getAxis("bottom").setStyle(autoExpandTextSpace=False, tickTextHeight=line_height)
+from gui.look.palette import colors_for
+from gui.widgets.chart import Chart, cache_axes, nice_ceiling
 
 
 class DecadeAxis(pg.AxisItem):  # type: ignore[misc]
@@ -57,20 +37,16 @@ class DecadeAxis(pg.AxisItem):  # type: ignore[misc]
         return [text if abs(v - round(v)) < 1e-9 else "" for v, text in zip(values, strings, strict=True)]
 
 
-class CurvePlot(pg.PlotWidget):  # type: ignore[misc]
+class CurvePlot(Chart):
     """Bytes (shown in GB or GiB) against x, optionally on a log-2 x axis.
 
     Signals: none; call :meth:`show_curve`.
     """
 
-    _ready = False  # set once built: Qt sends a PaletteChange while the base class is constructed
 
     def __init__(self, x_label: str, log_x: bool = False, parent: QWidget | None = None) -> None:
-        super().__init__(parent, background=None, axisItems={"bottom": DecadeAxis("bottom")})
+        super().__init__(parent, axisItems={"bottom": DecadeAxis("bottom")})
         self._log_x = log_x
-        self.setMenuEnabled(False)
-        self.setMouseEnabled(False, False)
-        self.hideButtons()
         item = self.getPlotItem()
         item.setLogMode(x=log_x, y=False)
         item.showGrid(x=True, y=True, alpha=0.2)
@@ -84,7 +60,7 @@ class CurvePlot(pg.PlotWidget):  # type: ignore[misc]
         self._data: tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]] = (np.zeros(0), np.zeros(0))
         self._unit_label: Unit | None = None  # the unit the left axis is labelled with
         self._restyle()
-        self._ready = True
+        self.follow_palette()
 
     def show_curve(
         self,
@@ -114,10 +90,8 @@ class CurvePlot(pg.PlotWidget):  # type: ignore[misc]
         """The plotted (x, y in the display unit)."""
         return self._data
 
-    def changeEvent(self, event: QEvent) -> None:
-        if event.type() == QEvent.Type.PaletteChange and self._ready:
-            self._restyle()
-        super().changeEvent(event)
+    def palette_changed(self) -> None:
+        self._restyle()
 
     def _restyle(self) -> None:
         c = colors_for(self)

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from gui.palette import Colors
+from gui.look.palette import Colors
 
 RGBA = npt.NDArray[np.uint8]
 

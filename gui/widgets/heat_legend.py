@@ -7,14 +7,14 @@ Signals: none.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QWidget
 
-from gui.palette import colors_for
+from gui.look.follows_palette import FollowsPalette
+from gui.look.palette import colors_for
 from gui.widgets.heat_colors import heat_colors
 
 
-class HeatLegend(QWidget):
+class HeatLegend(FollowsPalette, QWidget):
     """One row: three colour swatches and the convention."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
@@ -32,6 +32,7 @@ class HeatLegend(QWidget):
         layout.addStretch(1)
         layout.addWidget(self.convention)
         self._paint()
+        self.follow_palette()
 
     def show_convention(self, on: bool) -> None:
         """Show the rows-and-columns convention (for a query × key matrix) or hide it."""
@@ -42,7 +43,5 @@ class HeatLegend(QWidget):
         for swatch, colour in zip(self.swatches, (hc.positive, hc.negative, hc.masked), strict=True):
             swatch.setStyleSheet(f"background: {colour}; border: 1px solid palette(mid);")
 
-    def changeEvent(self, event: QEvent) -> None:
-        super().changeEvent(event)
-        if event.type() == QEvent.Type.PaletteChange and hasattr(self, "swatches"):
-            self._paint()
+    def palette_changed(self) -> None:
+        self._paint()

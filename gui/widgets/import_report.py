@@ -1,7 +1,7 @@
 """The panel an import opens: what the files said, one tab each for what was read, ignored (with why) and assumed.
 
 A non-modal dialog beside the window, so the page behind it shows the imported setup while the user reads. It
-shows a ``ReportView`` (``gui.config_import_texts``: already translated) and keeps the function that made it,
+shows a ``ReportView`` (``gui.text.config_import_texts``: already translated) and keeps the function that made it,
 so a language switch redraws it in the new language.
 """
 
@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from gui.config_import_texts import ReportView, section_html
+from gui.text.config_import_texts import ReportView, section_html
 
 # the panel's first size, in average characters and lines of the type of the moment (presentation mode's larger
 # type gets a larger panel), within the screen

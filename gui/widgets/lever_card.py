@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from PySide6.QtCore import QEvent, Qt, Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QButtonGroup, QFrame, QGridLayout, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
@@ -20,9 +20,10 @@ from engine.levers import Lever
 from engine.terms import Scope, in_scope
 from engine.training.estimate import Estimate
 from engine.units import Unit, format_bytes
-from gui.palette import CHECKED_BUTTON, colors_for
+from gui.look.follows_palette import FollowsPalette
+from gui.look.palette import CHECKED_BUTTON, colors_for
+from gui.text.words import term_name
 from gui.widgets.term_bars import BarRow, TermBars
-from gui.words import term_name
 
 STYLE = CHECKED_BUTTON + "LeverCard[leading=\"true\"] { border: 2px solid palette(highlight); border-radius: 4px; }"
 
@@ -39,7 +40,7 @@ def _label(parent: QWidget, *, bold: bool = False, muted: bool = False, scale: f
     return label
 
 
-class LeverCard(QFrame):
+class LeverCard(FollowsPalette, QFrame):
     """A lever's card.
 
     Signals:
@@ -97,6 +98,7 @@ class LeverCard(QFrame):
         self.extra = QVBoxLayout()
         layout.addLayout(self.extra)
         layout.addWidget(self.apply)
+        self.follow_palette()
 
     def _grid_row(self, i: int, name: str) -> tuple[QLabel, ...]:
         labels = tuple(QLabel(self) for _ in range(4))
@@ -147,9 +149,8 @@ class LeverCard(QFrame):
         """The (before, after) texts shown per term, for the terms shown."""
         return {n: (r[2].text(), r[3].text()) for n, r in self._rows.items() if not r[1].isHidden()}
 
-    def changeEvent(self, event: QEvent) -> None:
-        super().changeEvent(event)
-        if event.type() == QEvent.Type.PaletteChange and self._lever is not None:
+    def palette_changed(self) -> None:
+        if self._lever is not None:
             self._refresh()
 
     def _refresh(self) -> None:

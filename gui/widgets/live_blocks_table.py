@@ -13,7 +13,7 @@ from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableWidget, QTab
 
 from engine.snapshot.attribution import LiveBlock
 from engine.units import Unit, format_bytes
-from gui.words import phase_name, term_title
+from gui.text.words import phase_name, term_title
 
 # frames shown in the cell (innermost first); the tooltip has them all
 SHOWN_FRAMES = 3

@@ -1,5 +1,5 @@
 """The memory page's long-context settings: the loss over the vocabulary, its chunks, activation offloading and
-the checkpointing granularity, each bound to the shared scenario through ``gui.binding``.
+the checkpointing granularity, each bound to the shared scenario through ``gui.state.binding``.
 
 The levers that move the logits and the activations when they, not the model states, are the biggest term (issue
 19; ``engine.training.loss``, ``engine.training.terms.offloaded``, ``engine.specs.Checkpointing``). The memory
@@ -9,13 +9,13 @@ full or selective. The chunk count means something only for the two chunked loss
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QCheckBox, QComboBox, QFormLayout, QGroupBox, QSpinBox, QWidget
+from PySide6.QtWidgets import QCheckBox, QFormLayout, QGroupBox, QSpinBox, QWidget
 
 from engine.specs import Checkpointing, Loss
-from gui import ranges
-from gui.binding import Binder
-from gui.page_state import Fields, touches
-from gui.scenario import Scenario
+from gui.state import ranges
+from gui.state.binding import Binder
+from gui.state.page_state import Fields, touches
+from gui.state.scenario import Scenario
 
 # the losses whose chunk count the engine reads (``engine.training.loss``)
 CHUNKED = (Loss.CHUNKED, Loss.CHUNKED_OUTPUT)
@@ -33,7 +33,7 @@ class LongContextGroup(QGroupBox):
         super().__init__(self.tr("Long context"), parent)
         self.scenario = scenario
         self.binder = Binder(scenario, self)
-        self.loss = self._combo("loss", [
+        self.loss = self.binder.picker(self, "loss", [
             (self.tr("Standard (whole fp32 logits)"), Loss.STANDARD),
             (self.tr("Chunked (TRL chunked_nll)"), Loss.CHUNKED),
             (self.tr("Chunked output (torchtune)"), Loss.CHUNKED_OUTPUT),
@@ -52,7 +52,7 @@ class LongContextGroup(QGroupBox):
         self.offload.setToolTip(self.tr("The saved activations go to host RAM in forward and come back in "
                                         "backward (torchtune / TRL OffloadActivations)"))
         self.binder.toggle(self.offload, "activation_offload")
-        self.checkpointing = self._combo("checkpointing", [
+        self.checkpointing = self.binder.picker(self, "checkpointing", [
             (self.tr("None"), Checkpointing.NONE), (self.tr("Full (each layer's input)"), Checkpointing.FULL),
             (self.tr("Selective (attention only)"), Checkpointing.SELECTIVE)])
         form = QFormLayout(self)
@@ -62,13 +62,6 @@ class LongContextGroup(QGroupBox):
         form.addRow(self.tr("Checkpointing"), self.checkpointing)
         scenario.changed.connect(self._sync_enabled)
         self._sync_enabled(frozenset({"setup.loss"}))
-
-    def _combo(self, field: str, choices: list[tuple[str, object]]) -> QComboBox:
-        box = QComboBox(self)
-        box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
-        box.setMinimumContentsLength(10)
-        self.binder.combo(box, field, choices)
-        return box
 
     def _read_chunks(self) -> int | None:
         return None if self.chunks.value() == TOOLS_OWN else self.chunks.value()

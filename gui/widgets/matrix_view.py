@@ -2,7 +2,7 @@
 
 Rows are read top to bottom, as printed. Masked cells (−∞) get their own grey and the text ``−∞``; cells not
 computed yet are left blank, so a page can reveal a product cell by cell (``set_shown``) and point at the row
-and column being multiplied (``set_highlight``). Colours follow the theme (``gui.palette``) and are re-read on
+and column being multiplied (``set_highlight``). Colours follow the theme (``gui.look.palette``) and are re-read on
 a palette change. The view only shows numbers it is given; it computes none.
 """
 
@@ -11,12 +11,13 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 import pyqtgraph as pg
-from PySide6.QtCore import QEvent, QRectF, Qt
+from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QColor, QPen
 from PySide6.QtWidgets import QGraphicsRectItem, QWidget
 
-from gui.palette import colors_for
+from gui.look.palette import colors_for
 from gui.widgets.cell_text import CellTextItem, cell_label
+from gui.widgets.chart import Chart
 from gui.widgets.heat_colors import cell_rgba, heat_colors, ink_for
 
 
@@ -32,11 +33,11 @@ def chrome(line: int) -> tuple[int, int]:
     return width + 2, height + max(32, round(1.9 * line))
 
 
-class MatrixView(pg.PlotWidget):  # type: ignore[misc]
+class MatrixView(Chart):
     """One matrix as a heat map with numbers; rows labelled on the left, columns on top."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent, background=None)
+        super().__init__(parent)
         self._values: npt.NDArray[np.float64] = np.zeros((0, 0))
         self._shown: npt.NDArray[np.bool_] = np.zeros((0, 0), dtype=bool)
         self._title = ""
@@ -52,9 +53,6 @@ class MatrixView(pg.PlotWidget):  # type: ignore[misc]
         for item in (self._image, self._text, self._mark):
             plot.addItem(item)
         plot.invertY(True)
-        plot.setMouseEnabled(False, False)
-        plot.setMenuEnabled(False)
-        plot.hideButtons()
         plot.hideAxis("bottom")
         plot.showAxis("top")
         label_w, label_h = label_sizes(self.fontMetrics().height())
@@ -63,8 +61,8 @@ class MatrixView(pg.PlotWidget):  # type: ignore[misc]
         plot.getViewBox().setDefaultPadding(0.0)
         self.setMinimumSize(90, 90)
         self.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # a click focuses the page, whose keys drive the steps
-        self._ready = True
         self._apply_theme()
+        self.follow_palette()
 
     # -- what is shown ---------------------------------------------------------------------------------------
     def set_matrix(
@@ -162,10 +160,8 @@ class MatrixView(pg.PlotWidget):  # type: ignore[misc]
         """The title in the widget's own type (pyqtgraph's default stays at 9 pt in presentation mode)."""
         return f"{self.font().pointSizeF():.1f}pt"
 
-    def changeEvent(self, event: QEvent) -> None:
-        super().changeEvent(event)
-        if event.type() == QEvent.Type.PaletteChange and getattr(self, "_ready", False):
-            self._apply_theme()
+    def palette_changed(self) -> None:
+        self._apply_theme()
 
 
 def _elide(text: str, limit: int = 9) -> str:

@@ -6,18 +6,19 @@ Two bars in proportion, then the two reductions (same dtype, per token and per l
 
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, QRectF, QSize, Qt
+from PySide6.QtCore import QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QPainter, QPaintEvent
 from PySide6.QtWidgets import QLabel, QSizePolicy, QVBoxLayout, QWidget
 
 from engine.serving import MlaComparison
 from engine.serving.mla import DEPLOYED_KV_BITS
-from gui.palette import colors_for
+from gui.look.follows_palette import FollowsPalette
+from gui.look.palette import colors_for
 
 MAX_WIDTH = 520
 
 
-class _Bar(QWidget):
+class _Bar(FollowsPalette, QWidget):
     """One horizontal bar, ``share`` of the widest (capped at ``MAX_WIDTH`` pixels), in a term's colour."""
 
     def __init__(self, term: str, parent: QWidget | None = None) -> None:
@@ -25,6 +26,7 @@ class _Bar(QWidget):
         self.term, self.share = term, 1.0
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
         self.setFixedHeight(16)
+        self.follow_palette()
 
     def sizeHint(self) -> QSize:
         return QSize(MAX_WIDTH, 16)
@@ -35,10 +37,8 @@ class _Bar(QWidget):
         painter.fillRect(QRectF(0, 0, width, self.height()), QColor(colors_for(self).term(self.term)))
         painter.end()
 
-    def changeEvent(self, event: QEvent) -> None:
-        if event.type() == QEvent.Type.PaletteChange:
-            self.update()
-        super().changeEvent(event)
+    def palette_changed(self) -> None:
+        self.update()
 
 
 class MlaPanel(QWidget):

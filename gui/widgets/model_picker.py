@@ -9,18 +9,19 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from PySide6.QtCore import QEvent, Qt
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QBrush, QFont, QPalette, QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import QComboBox, QCompleter, QWidget
 
 from engine.params import count_params
 from engine.specs import ModelSpec
 from engine.units import format_count
+from gui.look.follows_palette import FollowsPalette
 
 _MODEL_ROLE = Qt.ItemDataRole.UserRole + 1
 
 
-class ModelPicker(QComboBox):
+class ModelPicker(FollowsPalette, QComboBox):
     """Catalog and imported models, grouped.
 
     Signals: inherits ``QComboBox.activated`` / ``currentIndexChanged``; read the choice with :meth:`current_model`.
@@ -47,6 +48,7 @@ class ModelPicker(QComboBox):
                 self._heading(family)
             self._add(m)
         self.add_local(local)
+        self.follow_palette()
 
     def add_local(self, models: Iterable[ModelSpec]) -> None:
         """List models found in the local Hugging Face cache under an "On this computer" heading."""
@@ -72,14 +74,12 @@ class ModelPicker(QComboBox):
     def _heading_brush(self) -> QBrush:
         return self.palette().brush(QPalette.ColorGroup.Active, QPalette.ColorRole.WindowText)
 
-    def changeEvent(self, event: QEvent) -> None:
+    def palette_changed(self) -> None:
         """A theme change (light, dark, high contrast) repaints the headings in the new text colour."""
-        super().changeEvent(event)
-        if event.type() == QEvent.Type.PaletteChange and hasattr(self, "_items"):
-            for row in range(self._items.rowCount()):
-                item = self._items.item(row)
-                if item is not None and self.model_at(row) is None:
-                    item.setForeground(self._heading_brush())
+        for row in range(self._items.rowCount()):
+            item = self._items.item(row)
+            if item is not None and self.model_at(row) is None:
+                item.setForeground(self._heading_brush())
 
     def _add(self, m: ModelSpec) -> int:
         item = QStandardItem(f"{m.label} — {format_count(count_params(m).total)}")

@@ -8,8 +8,8 @@ from PySide6.QtWidgets import QBoxLayout, QFormLayout, QLabel, QLayout, QVBoxLay
 
 from engine.training import Estimate, Verdict
 from engine.units import Unit, format_bytes
-from gui.palette import colors_for
-from gui.tr import QT_TRANSLATE_NOOP
+from gui.look.palette import colors_for
+from gui.text.tr import QT_TRANSLATE_NOOP
 
 _PHASES = {
     "forward": QT_TRANSLATE_NOOP("PeakSummary", "forward pass"),

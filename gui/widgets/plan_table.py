@@ -26,7 +26,7 @@ from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView, QWidge
 from engine.specs import Checkpointing, Sharding, TrainingSetup
 from engine.training.planner import Cost, PlanRow, costs
 from engine.units import Unit, format_bytes
-from gui.tr import QT_TRANSLATE_NOOP, translate
+from gui.text.tr import QT_TRANSLATE_NOOP, translate
 
 SORT_ROLE = Qt.ItemDataRole.UserRole
 Index = QModelIndex | QPersistentModelIndex

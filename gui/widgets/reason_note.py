@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import html
 
-from PySide6.QtCore import QEvent, Qt
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QWidget
 
-from gui.palette import colors_for
+from gui.look.follows_palette import FollowsPalette
+from gui.look.palette import colors_for
 
 _PYDANTIC_PREFIX = "Value error, "
 
@@ -27,7 +28,7 @@ def reason_of(message: str) -> str:
     return message
 
 
-class ReasonNote(QLabel):
+class ReasonNote(FollowsPalette, QLabel):
     """Hidden until a value is refused; then that refusal's reason, wrapped, until :meth:`clear_reason`.
 
     Signals: none; connect ``Binder.rejected`` to :meth:`show_reason`.
@@ -40,6 +41,7 @@ class ReasonNote(QLabel):
         self.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.reason = ""
         self.hide()
+        self.follow_palette()
 
     def show_reason(self, _field: str, message: str) -> None:
         """Show why ``message`` (a ``Binder.rejected`` reason) was refused."""
@@ -54,10 +56,9 @@ class ReasonNote(QLabel):
             self.clear()
             self.hide()
 
-    def changeEvent(self, event: QEvent) -> None:
-        if event.type() == QEvent.Type.PaletteChange and self.reason:
+    def palette_changed(self) -> None:
+        if self.reason:
             self._render()
-        super().changeEvent(event)
 
     def _render(self) -> None:
         self.setText(f'<span style="color:{colors_for(self).over}">⚠ {html.escape(self.reason)}</span>')

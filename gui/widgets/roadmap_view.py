@@ -22,8 +22,8 @@ from engine.training.advisor import (
     chunked_recompute,
 )
 from engine.units import Unit, format_bytes
-from gui.palette import colors_for
-from gui.tr import QT_TRANSLATE_NOOP, translate
+from gui.look.palette import colors_for
+from gui.text.tr import QT_TRANSLATE_NOOP, translate
 
 TITLES: dict[Rung, str] = {
     Rung.BF16: QT_TRANSLATE_NOOP("roadmap", "16-bit training (bf16)"),

@@ -11,7 +11,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QPen
 
 from engine.alignment import Holding, Mode, RoleCost
-from gui.palette import Colors
+from gui.look.palette import Colors
 
 ROLE_TERM = {
     "policy": "weights",

@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (
 
 from engine.alignment import RoleCost, StageMemory
 from engine.units import Unit, format_bytes
-from gui.words import engine_text, held_as, role_name, term_name
+from gui.text.words import engine_text, held_as, role_name, term_name
 
 
 class RoleTable(QTableWidget):

@@ -7,9 +7,9 @@ from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QLabel, QWidget
 
 from engine.specs import Loss
-from gui.choices import method_label, short_label
-from gui.page_state import Fields, touches
-from gui.scenario import Scenario
+from gui.state.page_state import Fields, touches
+from gui.state.scenario import Scenario
+from gui.text.choices import method_label, short_label
 
 # what the line shows (everything but the unit)
 READS = frozenset({"model", "setup", "gpu"})

@@ -6,13 +6,14 @@ Signals:
 
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, Qt, Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QPushButton, QWidget
 
-from gui.palette import colors_for
+from gui.look.follows_palette import FollowsPalette
+from gui.look.palette import colors_for
 
 
-class SentenceBox(QWidget):
+class SentenceBox(FollowsPalette, QWidget):
     """``Sentence: [ ... ] [Compute]  error``."""
 
     submitted = Signal(str)
@@ -35,6 +36,7 @@ class SentenceBox(QWidget):
         layout.addWidget(self.apply)
         layout.addWidget(self.error, 1)
         self._paint()
+        self.follow_palette()
 
     def show_error(self, message: str) -> None:
         """Say why the sentence was refused ('' clears it)."""
@@ -43,7 +45,5 @@ class SentenceBox(QWidget):
     def _paint(self) -> None:
         self.error.setStyleSheet(f"color: {colors_for(self).over};")
 
-    def changeEvent(self, event: QEvent) -> None:
-        super().changeEvent(event)
-        if event.type() == QEvent.Type.PaletteChange and hasattr(self, "error"):
-            self._paint()
+    def palette_changed(self) -> None:
+        self._paint()

@@ -11,13 +11,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import pyqtgraph as pg
-from PySide6.QtCore import QEvent, QSize, Signal
+from PySide6.QtCore import QSize, Signal
 from PySide6.QtGui import QColor, QFontMetrics
 from PySide6.QtWidgets import QWidget
 
 from engine.alignment import StageMemory
 from engine.units import Unit, format_bytes
-from gui.palette import colors_for
+from gui.look.palette import colors_for
+from gui.widgets.chart import Chart
 from gui.widgets.role_style import role_color
 
 BAR = 0.62
@@ -25,7 +26,7 @@ ROWS_OF_TEXT = 11  # the minimum height in lines of the type: four bars, the axi
 LABEL_WIDTH = 130  # the stage labels' narrowest column (pyqtgraph would otherwise size it late, or not at all)
 
 
-class StageBars(pg.PlotWidget):  # type: ignore[misc]
+class StageBars(Chart):
     """Per-GPU totals of the stages.
 
     Signals:
@@ -35,16 +36,14 @@ class StageBars(pg.PlotWidget):  # type: ignore[misc]
     stage_clicked = Signal(str)
 
     def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent=parent, background=None)
-        self.setMenuEnabled(False)
-        self.setMouseEnabled(x=False, y=False)
-        self.hideButtons()
+        super().__init__(parent)
         self.invertY(True)
         self.getAxis("left").setWidth(LABEL_WIDTH)
         self.getAxis("bottom").setStyle(autoExpandTextSpace=False, tickTextHeight=QFontMetrics(self.font()).height())
         self.setMinimumHeight(max(150, QFontMetrics(self.font()).height() * ROWS_OF_TEXT))
         self._args: tuple[list[StageMemory], str, Unit, dict[str, str]] | None = None
         self.scene().sigMouseClicked.connect(self._clicked)
+        self.follow_palette()
 
     def sizeHint(self) -> QSize:
         return QSize(600, 180)
@@ -61,9 +60,8 @@ class StageBars(pg.PlotWidget):  # type: ignore[misc]
         stages, _, unit, _ = self._args
         return {s.stage.value: sum(b for _, _, b in s.segments()) / unit.size for s in stages}
 
-    def changeEvent(self, event: QEvent) -> None:
-        super().changeEvent(event)
-        if event.type() == QEvent.Type.PaletteChange and getattr(self, "_args", None) is not None:
+    def palette_changed(self) -> None:
+        if self._args is not None:
             self._redraw()
 
     def _redraw(self) -> None:

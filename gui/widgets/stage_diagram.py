@@ -8,17 +8,18 @@ fed with its weights. Bytes on the boxes are the engine's, per GPU.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, QPointF, QRectF, QSize, Qt, Signal
+from PySide6.QtCore import QPointF, QRectF, QSize, Qt, Signal
 from PySide6.QtGui import QColor, QHideEvent, QPainter, QPen, QResizeEvent
 from PySide6.QtWidgets import QGraphicsScene, QGraphicsView, QSizePolicy, QWidget
 
 from engine.alignment import FLOWS, Mode, RoleCost, StageMemory
 from engine.units import Unit, format_bytes
-from gui.palette import colors_for
+from gui.look.follows_palette import FollowsPalette
+from gui.look.palette import colors_for
+from gui.text.words import engine_text, held_as, role_name
 from gui.widgets.diagram_items import TEXT_PX, add_arrow, add_box, arrow_path, diagram_font
 from gui.widgets.flow_player import FlowPlayer
 from gui.widgets.role_style import fill, in_memory, outline, role_color
-from gui.words import engine_text, held_as, role_name
 
 POSITIONS = {"rollout": (0, 0), "critic": (300, 0), "reward": (600, 0), "data": (0, 150), "policy": (300, 150),
              "loss": (600, 150), "reference": (300, 300)}
@@ -26,7 +27,7 @@ LEGEND_GAP = 34.0  # from the lowest box to the key under the drawing
 MIN_LINES, HINT_LINES = 22.0, 40.0  # the view's least and preferred width in lines of text
 
 
-class StageDiagram(QGraphicsView):
+class StageDiagram(FollowsPalette, QGraphicsView):
     """The diagram of one stage.
 
     Signals:
@@ -52,6 +53,7 @@ class StageDiagram(QGraphicsView):
         self._shown: tuple[StageMemory, dict[str, str], Unit] | None = None
         self._paths: list[tuple[object, str]] = []
         self._texts: dict[str, str] = {}
+        self.follow_palette()
 
     def show_stage(self, sm: StageMemory, node_labels: dict[str, str], unit: Unit) -> None:
         """Draw ``sm``; ``node_labels`` gives the data and loss nodes' subtitles (translated)."""
@@ -162,9 +164,8 @@ class StageDiagram(QGraphicsView):
         self.player.stop()
         super().hideEvent(event)
 
-    def changeEvent(self, event: QEvent) -> None:
-        super().changeEvent(event)
-        if event.type() == QEvent.Type.PaletteChange and self._shown is not None:
+    def palette_changed(self) -> None:
+        if self._shown is not None:
             self.player.stop()
             self._draw()
 

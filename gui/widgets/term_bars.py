@@ -2,7 +2,7 @@
 
 One ``pg.BarGraphItem`` per term holds both bars (x = 0 and 1), stacked with ``y0``; the terms the lever is meant
 to move are drawn in their full colour with an outline, the others faded, so that they read as "unchanged".
-Colours come from ``gui.palette`` and follow the theme (re-read on ``QEvent.PaletteChange``).
+Colours come from ``gui.look.palette`` and follow the theme (re-read on ``QEvent.PaletteChange``).
 """
 
 from __future__ import annotations
@@ -11,13 +11,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import pyqtgraph as pg
-from PySide6.QtCore import QEvent, QSize
+from PySide6.QtCore import QSize
 from PySide6.QtGui import QColor, QFontMetrics
 from PySide6.QtWidgets import QWidget
 
 from engine.terms import Scope, in_scope
 from engine.units import Unit
-from gui.palette import colors_for
+from gui.look.palette import colors_for
+from gui.widgets.chart import Chart
 
 FADED_ALPHA = 70
 BAR_WIDTH = 0.6
@@ -34,17 +35,14 @@ class BarRow:
     touched: bool
 
 
-class TermBars(pg.PlotWidget):  # type: ignore[misc]
+class TermBars(Chart):
     """Before / after stacked bars of memory terms, in the scenario's unit.
 
     Signals: none.
     """
 
     def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent=parent, background=None)
-        self.setMenuEnabled(False)
-        self.setMouseEnabled(x=False, y=False)
-        self.hideButtons()
+        super().__init__(parent)
         metrics = QFontMetrics(self.font())  # room for the tick labels at any type size (presentation mode)
         self.setMinimumHeight(max(150, round(MIN_LINES * metrics.height())))
         self.getAxis("left").setStyle(autoExpandTextSpace=False, tickTextWidth=metrics.horizontalAdvance("00000"))
@@ -59,6 +57,7 @@ class TermBars(pg.PlotWidget):  # type: ignore[misc]
         for item in self._items.values():
             self.addItem(item)
         self.setXRange(-0.5, 1.5, padding=0)
+        self.follow_palette()
 
     def sizeHint(self) -> QSize:
         return QSize(220, 190)
@@ -72,10 +71,8 @@ class TermBars(pg.PlotWidget):  # type: ignore[misc]
         """Height of each term's segment (before, after) in the unit shown: what a test can check."""
         return {r.name: (r.before / self._unit.size, r.after / self._unit.size) for r in self._rows}
 
-    def changeEvent(self, event: QEvent) -> None:
-        super().changeEvent(event)
-        if event.type() == QEvent.Type.PaletteChange and getattr(self, "_items", None) is not None:
-            self._redraw()  # (PlotWidget's own __init__ changes the palette before ours has run)
+    def palette_changed(self) -> None:
+        self._redraw()
 
     def _redraw(self) -> None:
         c = colors_for(self)

@@ -10,8 +10,8 @@ from PySide6.QtWidgets import QLabel, QWidget
 
 from engine.results import Term
 from engine.units import Unit, format_bytes
-from gui.palette import colors_for
-from gui.words import term_title
+from gui.look.palette import colors_for
+from gui.text.words import term_title
 
 WORD_JOINER = "\u2060"  # no line break here (Chinese otherwise breaks between any two characters)
 

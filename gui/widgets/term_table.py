@@ -14,8 +14,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QWidget
 
 from engine.units import Unit, format_bytes
-from gui.palette import colors_for
-from gui.words import term_title
+from gui.look.palette import colors_for
+from gui.text.words import term_title
 
 #: one row: the term's name and its bytes in each column (None: no entry)
 Row = tuple[str, Sequence[int | None]]

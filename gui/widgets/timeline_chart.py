@@ -2,8 +2,10 @@
 
 The x axis is the prediction's moments (``engine.training.timeline``: each layer's forward and backward, the
 loss, the optimizer step), ticked where each phase begins; y is bytes in the scenario's unit. Each term is a band
-(``pyqtgraph.FillBetweenItem`` between running totals) in its colour from ``gui.palette``; the peak is marked
-(its value is the side panel's headline: a label beside the dot sat on the step labels and the reserved line).
+(``pyqtgraph.FillBetweenItem`` between running totals) in its colour from ``gui.look.palette``; the peak is marked
+(its value is the side panel's headline: a label beside the dot sat on the step labels and the reserved line). The
+predicted reserved memory is the caching allocator's replay of the same moments (dotted, ``engine.allocator``),
+or, where the engine does not replay the step, the estimate's reserved level.
 A measurement (``engine.snapshot.overlay.Overlay``) adds the measured allocated curve (solid) and reserved curve
 (dashed), and its peak. Hovering moves a cursor and emits ``hovered`` with the nearest moment; the page says
 what it holds. Every number drawn is the engine's; this widget only places it.
@@ -12,20 +14,21 @@ what it holds. Every number drawn is the engine's; this widget only places it.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QEvent, QPointF, Qt, Signal
+from PySide6.QtCore import QPointF, Qt, Signal
 from PySide6.QtGui import QColor, QFontMetrics
 from PySide6.QtWidgets import QLabel, QWidget
 
 from engine.snapshot.overlay import Overlay
 from engine.training.timeline import Timeline
 from engine.units import Unit
-from gui.palette import colors_for
-from gui.widgets.curve_plot import cache_axes, nice_ceiling, tick_room
+from gui.look.palette import colors_for
+from gui.text.words import phase_name
+from gui.widgets.chart import Chart, cache_axes, nice_ceiling, tick_room
 from gui.widgets.term_legend import unbroken
-from gui.words import phase_name
 
 # the term bands' opacity (the measured lines stay readable on top)
 BAND_ALPHA = 215
@@ -34,7 +37,7 @@ LABEL_OVERFLOW_PX = 40
 PLOT_LINES = 15.0  # the chart's least height in lines of text
 
 
-class TimelineChart(pg.PlotWidget):  # type: ignore[misc]
+class TimelineChart(Chart):
     """Stacked term bands over the prediction's moments, a peak marker, measured curves, a hover cursor.
 
     Signals:
@@ -42,13 +45,9 @@ class TimelineChart(pg.PlotWidget):  # type: ignore[misc]
     """
 
     hovered = Signal(int, float)
-    _ready = False  # set once built: Qt sends a PaletteChange while the base class is constructed
 
     def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent, background=None)
-        self.setMenuEnabled(False)
-        self.setMouseEnabled(False, False)
-        self.hideButtons()
+        super().__init__(parent)
         plot = self.getPlotItem()
         plot.showGrid(x=False, y=True, alpha=0.2)
         cache_axes(plot)
@@ -58,9 +57,11 @@ class TimelineChart(pg.PlotWidget):  # type: ignore[misc]
         self._overlay: Overlay | None = None
         self._unit = Unit.GB
         self._reserved: int | None = None
+        self._reserved_curve: np.ndarray | None = None  # the allocator replay's reserved bytes at each moment
         self._bands: list[pg.GraphicsObject] = []
         self._band_names: list[str] = []
         self._measured = [plot.plot([], []), plot.plot([], [])]  # allocated, reserved
+        self._replayed = plot.plot([], [])  # the predicted reserved curve
         for z, item in enumerate(self._measured):
             item.setZValue(20 - z)
         self._reserved_line = pg.InfiniteLine(angle=0, movable=False)
@@ -80,12 +81,22 @@ class TimelineChart(pg.PlotWidget):  # type: ignore[misc]
         tick_room(plot, self.fontMetrics().height())
         plot.vb.sigResized.connect(self._show_ticks)  # which phase labels fit depends on the width
         self._restyle()
-        self._ready = True
+        self.follow_palette()
 
-    def show_prediction(self, t: Timeline, unit: Unit, reserved_bytes: int | None = None) -> None:
-        """Draw ``t``'s bands and peak; ``reserved_bytes``: the estimate's reserved memory, as a level."""
+    def show_prediction(self, t: Timeline, unit: Unit, reserved_bytes: int | None = None,
+                        reserved_curve: Sequence[int] | None = None) -> None:
+        """Draw ``t``'s bands and peak; ``reserved_bytes``: the estimate's reserved memory, as a level, or, with
+        ``reserved_curve`` (one value per moment: the caching allocator's replay, ``engine.allocator.step``), as
+        that curve."""
         self._timeline, self._unit, self._reserved = t, unit, reserved_bytes
+        fits = reserved_curve is not None and len(reserved_curve) == len(t.points)
+        self._reserved_curve = np.asarray(reserved_curve, dtype=np.float64) if fits else None
         self._redraw()
+
+    def reserved_curve(self) -> list[float]:
+        """The predicted reserved curve as drawn (display unit; empty when the level is drawn instead)."""
+        _, y = self._replayed.getData()
+        return [] if y is None else list(y)
 
     def show_measured(self, overlay: Overlay | None) -> None:
         """Lay a measurement over the prediction (``None``: remove it)."""
@@ -118,11 +129,9 @@ class TimelineChart(pg.PlotWidget):  # type: ignore[misc]
         """The terms drawn as bands, bottom to top."""
         return list(self._band_names)
 
-    def changeEvent(self, event: QEvent) -> None:
-        if event.type() == QEvent.Type.PaletteChange and self._ready:
-            self._restyle()
-            self._redraw()
-        super().changeEvent(event)
+    def palette_changed(self) -> None:
+        self._restyle()
+        self._redraw()
 
     def _mouse_moved(self, pos: QPointF) -> None:
         vb = self.getPlotItem().vb
@@ -138,6 +147,7 @@ class TimelineChart(pg.PlotWidget):  # type: ignore[misc]
         self._measured[0].setPen(pg.mkPen(c.foreground, width=c.pen(1.6)))
         self._measured[1].setPen(pg.mkPen(c.muted, width=c.pen(1.4), style=Qt.PenStyle.DashLine))
         self._reserved_line.setPen(pg.mkPen(c.limit, width=c.pen(1), style=Qt.PenStyle.DotLine))
+        self._replayed.setPen(pg.mkPen(c.limit, width=c.pen(1.2), style=Qt.PenStyle.DotLine))
         for line, label in zip(self._steps, self._step_labels, strict=True):
             line.setPen(pg.mkPen(c.grid, width=c.pen(1), style=Qt.PenStyle.DashLine))
             label.setColor(c.muted)
@@ -186,9 +196,14 @@ class TimelineChart(pg.PlotWidget):  # type: ignore[misc]
         for line, label, at, step in zip(self._steps, self._step_labels, starts, (1, 2), strict=True):
             line.setPos(at)
             label.setFormat(self.tr("Step {n}").format(n=step))
-        self._reserved_line.setVisible(self._reserved is not None)  # its value is in the key (TimelineKey)
+        curve = self._reserved_curve
+        self._reserved_line.setVisible(self._reserved is not None and curve is None)  # its value: the key's
         if self._reserved is not None:
             self._reserved_line.setPos(self._reserved / self._unit.size)
+        if curve is None:
+            self._replayed.setData([], [])
+        else:
+            self._replayed.setData(np.arange(len(curve), dtype=np.float64), curve / self._unit.size)
         self._show_ticks()
         self.getPlotItem().setLabel("left", self._unit.value)
 
@@ -238,6 +253,8 @@ class TimelineChart(pg.PlotWidget):  # type: ignore[misc]
 
     def _set_ranges(self, t: Timeline) -> None:
         tops = [t.peak_allocated_bytes, self._reserved or 0]
+        if self._reserved_curve is not None:
+            tops.append(int(self._reserved_curve.max()))
         if self._overlay is not None and self._overlay.x.size:
             tops += [int(self._overlay.allocated.max()), int(self._overlay.reserved.max())]
         n = len(t.points)

@@ -10,9 +10,9 @@ import shiboken6
 from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
-from gui.main_window import MainWindow
-from gui.scenario import Scenario
-from gui.theme import ThemeManager, ThemeMode, light_palette
+from gui.look.theme import ThemeManager, ThemeMode, light_palette
+from gui.shell.main_window import MainWindow
+from gui.state.scenario import Scenario
 
 
 @pytest.fixture

@@ -81,11 +81,12 @@ class Driver:
     def _window(self) -> Any:
         from PySide6.QtCore import QtMsgType, qInstallMessageHandler
 
-        from gui import errors, i18n
-        from gui.fonts import register_fonts
-        from gui.main_window import MainWindow
-        from gui.scenario import Scenario
-        from gui.theme import ThemeManager, ThemeMode
+        from gui import errors
+        from gui.look.theme import ThemeManager, ThemeMode
+        from gui.shell.main_window import MainWindow
+        from gui.state.scenario import Scenario
+        from gui.text import i18n
+        from gui.text.fonts import register_fonts
 
         register_fonts()
         i18n.set_language(self.app, "en")
@@ -344,21 +345,21 @@ class Driver:
         return f"presentation {'on' if self.window.presentation.active else 'off'}"
 
     def language(self) -> str:
-        from gui.i18n import LANGUAGES
+        from gui.text.i18n import LANGUAGES
 
         code = self.rng.choice(LANGUAGES)
         self.window.set_language(code)
         return f"language {code}"
 
     def theme_mode(self) -> str:
-        from gui.theme import ThemeMode
+        from gui.look.theme import ThemeMode
 
         mode = self.rng.choice(list(ThemeMode))
         self.theme.set_mode(mode)
         return f"theme {mode.value}"
 
     def scale(self) -> str:
-        from gui.menus import PRESENTATION_SCALES
+        from gui.shell.menus import PRESENTATION_SCALES
 
         percent = self.rng.choice(PRESENTATION_SCALES)
         self.window.presentation.set_scale(percent)

@@ -132,11 +132,11 @@ def test_chinese_screenshots(tmp_path: Path) -> None:
 def test_a_scenario_given_on_the_command_line_is_opened(tmp_path: Path) -> None:
     from engine.catalog import get_gpu, get_model
     from engine.specs import TrainingSetup
-    from gui import scenario_file
+    from gui.files import scenario_file
+    from gui.state.scenario_data import ScenarioData
 
     path = tmp_path / "big.vramlab.json"
-    data = scenario_file.ScenarioData(model=get_model("llama-2-70b"), setup=TrainingSetup(gpus=8),
-                                      gpu=get_gpu("h100-80gb"))
+    data = ScenarioData(model=get_model("llama-2-70b"), setup=TrainingSetup(gpus=8), gpu=get_gpu("h100-80gb"))
     scenario_file.save(path, data)
     for name, args in (("default", ()), ("opened", (str(path),))):
         result = run_app(*args, "--screenshot", str(tmp_path / name))

@@ -22,11 +22,11 @@ import pytest
 from pytestqt.qtbot import QtBot
 
 from engine.catalog import get_gpu, get_model
-from gui.main_window import MainWindow
+from gui.look.theme import ThemeManager
 from gui.pages import PAGE_IDS
 from gui.pages.contract import Page
-from gui.scenario import Scenario
-from gui.theme import ThemeManager
+from gui.shell.main_window import MainWindow
+from gui.state.scenario import Scenario
 from tests.test_corpus import (
     CASES,
     CONFIG,
@@ -208,7 +208,7 @@ def _valid(**fields: Any) -> dict[str, Any]:
 
 
 BROKE_PAGES: dict[str, dict[str, Any]] = {
-    # the documented form of a GPU not in the catalog: every refresh raised in gui/binding.py (values.index)
+    # the documented form of a GPU not in the catalog: every refresh raised in gui/state/binding.py (values.index)
     "own_gpu": _valid(gpu={"spec": {**get_gpu("h100-80gb").model_dump(mode="json"), "id": "mine", "name": "Mine"}}),
     # DPO trains on 2 x batch pairs: the alignment page raised past the batch bound
     "batch_4096": _valid(setup={"batch": 4096, "seq_len": 128}),

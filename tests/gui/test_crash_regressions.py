@@ -5,7 +5,7 @@ The serving page once raised a validation error in its recompute (GPT-2 on eight
 of 128 tokens; a request may ask for at most 65,536); the error unwound through Qt's C++ event filter, the
 app's error hook opened its message box, and entering presentation mode while that box was up rebuilt the pages
 and died in Shiboken (SIGSEGV, exit 139). The page no longer raises, and a page's recompute never lets an error
-unwind through Qt (``gui.recompute`` hands it to the error hook).
+unwind through Qt (``gui.state.recompute`` hands it to the error hook).
 """
 
 from __future__ import annotations
@@ -26,9 +26,9 @@ app = QApplication(sys.argv[:1])
 from engine.catalog import get_gpu, get_model
 from engine.serving import WeightDtype
 from gui import errors
-from gui.main_window import MainWindow
-from gui.scenario import Scenario
-from gui.theme import ThemeManager, ThemeMode
+from gui.shell.main_window import MainWindow
+from gui.state.scenario import Scenario
+from gui.look.theme import ThemeManager, ThemeMode
 theme = ThemeManager(app, ThemeMode.LIGHT)
 scenario = Scenario()
 window = MainWindow(scenario, theme, initial_page="serving")

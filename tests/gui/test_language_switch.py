@@ -12,12 +12,12 @@ from pytestqt.qtbot import QtBot
 from engine.alignment import Stage
 from engine.levers import LeverKind
 from engine.specs import Method
-from gui import i18n
-from gui.fonts import TC_FAMILY
-from gui.main_window import MainWindow
-from gui.scenario import Scenario
+from gui.look.theme import ThemeManager
 from gui.settings import LANGUAGE_KEY, settings
-from gui.theme import ThemeManager
+from gui.shell.main_window import MainWindow
+from gui.state.scenario import Scenario
+from gui.text import i18n
+from gui.text.fonts import TC_FAMILY
 
 
 def page_of(win: MainWindow, page_id: str) -> Any:

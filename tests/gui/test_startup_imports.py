@@ -1,8 +1,8 @@
 """The first window imports what the first page needs, nothing more (issue 17, "Start-up and speed, measured fairly").
 
 ``python -m gui`` runs in a subprocess with a fresh settings folder; at the window's first paint it lists the modules
-loaded so far (the start-up probe, gui/startup_probe.py, with its first-paint hook wrapped). Every module named here
-is loaded later, when its page, dialog or feature is first used; bench/startup.py measures what that saves.
+loaded so far (the start-up probe, gui/shell/startup_probe.py, with its first-paint hook wrapped). Every module named
+here is loaded later, when its page, dialog or feature is first used; bench/startup.py measures what that saves.
 """
 
 from __future__ import annotations
@@ -26,15 +26,16 @@ NOT_BEFORE_FIRST_PAINT = (
     "gui.pages.memory_host", "gui.pages.memory_planner", "engine.training.planner", "gui.widgets.plan_table",
     "gui.widgets.breakdown_chart", "gui.widgets.curve_plot", "pyqtgraph",
     # dialogs, exports, screenshots, the About box
-    "gui.screenshot", "gui.about", "gui.widgets.import_report", "PySide6.QtSvg",
+    "gui.shell.screenshot", "gui.shell.about", "gui.widgets.import_report", "PySide6.QtSvg",
     # File > Import training config, dropped files' importers, snapshots, lessons, the timeline
-    "engine.config_import", "gui.config_import_texts", "engine.hf_import", "engine.snapshot", "gui.snapshot_loader",
-    "gui.lessons_panel", "engine.lessons", "gui.widgets.timeline_chart",
+    "engine.config_import", "gui.text.config_import_texts", "engine.hf_import", "engine.snapshot",
+    "gui.files.snapshot_loader",
+    "gui.lessons.panel", "engine.lessons", "gui.widgets.timeline_chart",
 )
 
 _DRIVER = """
 import json, sys, time
-import gui.startup_probe as probe
+import gui.shell.startup_probe as probe
 
 first_paint = probe.StartupProbe.eventFilter
 
@@ -75,7 +76,7 @@ def test_the_first_page_is_there_at_the_first_paint(first_paint: dict[str, objec
     """The probe saw the memory page and its engine: the list is the first window's, not an empty start."""
     modules = first_paint["modules"]
     assert isinstance(modules, list)
-    assert {"gui.pages.memory", "engine.training.estimate", "gui.main_window"} <= set(modules)
+    assert {"gui.pages.memory", "engine.training.estimate", "gui.shell.main_window"} <= set(modules)
 
 
 def test_the_package_version_is_not_read_before_the_first_paint(first_paint: dict[str, object]) -> None:

@@ -21,13 +21,13 @@ from engine.training.moments import Cost, Moment
 from engine.training.plan import clear_cache
 from engine.training.terms import TRAINING_TERMS, TermRule
 from engine.units import Unit
-from gui.breakdown_table import Breakdown, to_csv
-from gui.palette import DARK, HIGH_CONTRAST, LIGHT
+from gui.files.breakdown_table import Breakdown, to_csv
+from gui.look.palette import DARK, HIGH_CONTRAST, LIGHT
+from gui.look.theme import ThemeManager
 from gui.term_coverage import missing
-from gui.theme import ThemeManager
+from gui.text.words import term_title
 from gui.widgets.breakdown_chart import BreakdownChart, Row
 from gui.widgets.term_legend import TermLegend
-from gui.words import term_title
 
 M, GPU = get_model("llama-2-7b"), get_gpu("a100-80gb")
 

@@ -36,6 +36,9 @@ class LayerCoeffs:
     checkpoint_again: float = 0.0
     #: bytes (not per token) saved until this layer's backward: PEFT's merged expert weights (W + B A, ParamWrapper)
     saved_fixed: int = 0
+    #: ``saved`` as the parts it adds up (each norm's input, each linear group's, the attention core, the MLP, ...):
+    #: the tensors the caching allocator's replay hands out (``engine.allocator.step``; issue 26)
+    saved_parts: tuple[float, ...] = ()
     #: what the layer's forward makes and frees on top of what it saves (DoRA's weight norm, dora_temporaries):
     #: in bytes and per token; again in the backward of a checkpointed layer, which recomputes its forward
     forward_fixed: int = 0
@@ -176,24 +179,22 @@ def layer_coeffs(ctx: Ctx, layer: LayerSpec, first: bool = False) -> LayerCoeffs
     o_shared = ctx.s.attention is not Attention.EAGER and not concatenated and (ctx.full or not ctx.autocast)
     o_held = ctx.s.attention is not Attention.EAGER and not concatenated  # o_proj's input is SDPA's output itself
     q_grad = not first or ctx.s.checkpointing is Checkpointing.FULL
-    saved = (
-        (layer.norms * norm(ctx, h))
-        + linear_inputs(ctx, q_in, ctx.r, adapted, input_grad=q_grad)
-        + (0.0 if o_shared else linear_inputs(ctx, o_in, ctx.c, adapted, held=o_held and ctx.int8))
-        + core_saved
-        + mlp_saved
-        + mla
-        + qk_norms(ctx, at)
-    )
-    saved += dora_saved(ctx, layer)
+    norm_in, q_saved = norm(ctx, h), linear_inputs(ctx, q_in, ctx.r, adapted, input_grad=q_grad)
+    o_saved = 0.0 if o_shared else linear_inputs(ctx, o_in, ctx.c, adapted, held=o_held and ctx.int8)
+    qk_saved, dora_kept = qk_norms(ctx, at), dora_saved(ctx, layer)
+    saved = (layer.norms * norm_in) + q_saved + o_saved + core_saved + mlp_saved + mla + qk_saved + dora_kept
+    parts = [*[norm_in] * layer.norms, q_saved, o_saved, core_saved, mlp_saved, mla, qk_saved, dora_kept]
     oft_fixed, oft_back = oft_terms(ctx, layer)
     rope = ctx.m.positions is PositionKind.ROPE  # RoPE makes q and k new tensors; v stays a view of the output
     if at.fused_qkv and rope and (ctx.s.attention is not Attention.EAGER or at.num_kv_heads == at.num_heads):
-        saved += ctx.c * (at.num_heads + at.num_kv_heads) * at.head_dim  # so the whole qkv output stays
+        qkv = ctx.c * (at.num_heads + at.num_kv_heads) * at.head_dim  # so the whole qkv output stays
+        saved += qkv
+        parts.append(qkv)
     recomputed = recomputed_bs2 = 0.0
     if ctx.s.checkpointing is Checkpointing.SELECTIVE:
         kept, core_bs2, recomputed, recomputed_bs2 = selective(ctx, layer, o_shared)
         saved += kept - core_saved
+        parts[layer.norms + 2] = kept
     merged, merged_grad = merged_experts(ctx, layer, adapted)
     linears = layer_linears(layer, h)
     copies = ctx.c * sum(x.count * x.n_in * x.n_out for x in linears) if ctx.copies else 0
@@ -217,4 +218,4 @@ def layer_coeffs(ctx: Ctx, layer: LayerSpec, first: bool = False) -> LayerCoeffs
             + int8_kept(ctx, [x for x in mlp_all if is_down(x)], ctx.c))  # kept through checkpointing too
     return LayerCoeffs(saved, core_bs2, transient, core_t_bs2, ctx.r * h + int8, copies, dequantized, recomputed,
                        recomputed_bs2, again, checkpoint_again, merged + oft_fixed + dora_dropout_fixed(ctx, layer),
-                       dora.forward_fixed, dora.forward)
+                       tuple(p for p in parts if p), dora.forward_fixed, dora.forward)

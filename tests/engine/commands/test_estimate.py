@@ -76,3 +76,19 @@ def test_bad_values_are_one_line_and_exit_2(capsys: pytest.CaptureFixture[str], 
     assert code == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1
+
+
+def test_alloc_conf_is_read_as_pytorch_reads_it(capsys: pytest.CaptureFixture[str]) -> None:
+    """--alloc-conf (issue 26): the PYTORCH_CUDA_ALLOC_CONF string lands in the setup (left out at its default)."""
+    assert "alloc_conf" not in _json(capsys, "estimate")["setup"]
+    d = _json(capsys, "estimate", "--alloc-conf", "expandable_segments:True, max_split_size_mb:512")
+    assert d["setup"]["alloc_conf"]["expandable_segments"] is True
+    assert d["setup"]["alloc_conf"]["max_split_size_mb"] == 512
+
+
+def test_a_bad_alloc_conf_names_the_option(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        main(["estimate", "--alloc-conf", "expandable_segments:yes"])
+    assert exit_.value.code == 2
+    assert capsys.readouterr().err.strip().endswith(
+        "argument --alloc-conf: expandable_segments: expected True or False, found 'yes'")

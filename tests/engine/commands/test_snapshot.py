@@ -16,7 +16,11 @@ from engine.cli import main
 from tools.snapshot_fixtures import training
 
 KEYS = {"file", "device", "devices", "events", "peak_allocated_bytes", "peak_event", "peak_reserved_bytes",
-        "before_recording_bytes", "stacks", "ooms", "timeline", "steps", "by_term", "attribution", "peak_blocks"}
+        "before_recording_bytes", "stacks", "ooms", "timeline", "steps", "by_term", "attribution", "peak_blocks",
+        "allocator_check"}
+CHECK = {"checked", "reason", "settings", "recorded_peak_reserved_bytes", "simulated_peak_reserved_bytes", "peak_error",
+         "recorded_final_reserved_bytes", "simulated_final_reserved_bytes", "final_error", "recorded_segment_allocs",
+         "simulated_segment_allocs", "mirrored_releases", "unmatched_releases", "largest_difference_bytes"}
 COMPARE = {"estimated_peak_allocated_bytes", "measured_peak_allocated_bytes", "ratio", "by_phase"}
 
 
@@ -45,6 +49,10 @@ def test_json_contract(capsys: pytest.CaptureFixture[str], snap_file: Path) -> N
     assert [s["step"] for s in d["steps"]] == [1, 2]
     assert max(p["allocated_bytes"] for p in d["timeline"]) == d["peak_allocated_bytes"]
     assert d["ooms"][0]["requested_bytes"] == 1 << 40
+    check = d["allocator_check"]
+    assert check.keys() == CHECK
+    assert check["checked"]
+    assert check["simulated_peak_reserved_bytes"] == check["recorded_peak_reserved_bytes"] == d["peak_reserved_bytes"]
 
 
 def test_compare_takes_the_estimate_flags(capsys: pytest.CaptureFixture[str], snap_file: Path) -> None:
@@ -62,6 +70,7 @@ def test_text_output(capsys: pytest.CaptureFixture[str], snap_file: Path) -> Non
     assert "allocated peak" in out
     assert "(step 2, backward)" in out
     assert "steps found: 2" in out
+    assert "allocator model: reserved peak 0.20 GB simulated from the trace, 0.20 GB recorded (+0.00%)" in out
 
 
 def _evil(tmp_path: Path) -> tuple[Path, Path]:

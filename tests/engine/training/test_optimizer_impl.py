@@ -69,8 +69,9 @@ def test_setup_json_names_the_stack_and_the_implementation_costed() -> None:
     assert (out["stack"], out["optimizer_impl"]) == ("litgpt", "foreach")
     sgd = TrainingSetup(optimizer=Optimizer.SGD, stack=Stack.TORCHTUNE).as_json()
     assert (sgd["stack"], sgd["optimizer_impl"]) == ("torchtune", None)
-    # added after the first release: left out at their defaults, as the other later fields (OPTIONAL_IN_JSON)
-    assert not {"stack", "optimizer_impl"} & set(TrainingSetup().as_json())
+    # issue 25's contract: both always, the default run's too (the stack's fused AdamW)
+    default = TrainingSetup().as_json()
+    assert (default["stack"], default["optimizer_impl"]) == ("hf-trainer", "fused")
 
 
 def test_an_implementation_for_an_optimizer_without_one_is_refused() -> None:

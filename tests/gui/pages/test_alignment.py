@@ -10,9 +10,9 @@ from engine.alignment import AlignmentOptions, Role, RolloutEngine, Stage, stage
 from engine.catalog import get_gpu, get_model
 from engine.specs import Checkpointing, Method, TrainingSetup
 from engine.units import Unit, format_bytes
+from gui.look.theme import ThemeManager, ThemeMode
 from gui.pages.alignment import AlignmentPage
-from gui.scenario import Scenario
-from gui.theme import ThemeManager, ThemeMode
+from gui.state.scenario import Scenario
 
 
 def _page(qtbot: QtBot) -> tuple[AlignmentPage, Scenario]:

@@ -9,10 +9,10 @@ from pytestqt.qtbot import QtBot
 
 from engine.alignment import AlignmentOptions, RolloutEngine, Stage
 from engine.specs import Method
-from gui import ranges
-from gui.page_state import PageState
 from gui.pages.alignment_controls import DEFAULTS, AlignmentChoices, AlignmentControls
-from gui.scenario import Scenario
+from gui.state import ranges
+from gui.state.page_state import PageState
+from gui.state.scenario import Scenario
 
 
 @pytest.fixture

@@ -17,7 +17,7 @@ from engine.attention import StepKey, attention_steps
 from engine.attention_sizes import flash_kept
 from engine.units import format_bytes
 from gui.pages.attention import AttentionPage
-from gui.scenario import Scenario
+from gui.state.scenario import Scenario
 from gui.widgets.cell_text import cell_label
 from gui.widgets.matrix_view import MatrixView
 

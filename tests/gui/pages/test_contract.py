@@ -7,7 +7,7 @@ from PySide6.QtWidgets import QWidget
 from pytestqt.qtbot import QtBot
 
 from engine.specs import HostSetup, ParallelSpec, TrainingSetup
-from gui.breakdown_table import Breakdown
+from gui.files.breakdown_table import Breakdown
 from gui.pages import PAGE_IDS, create_page
 from gui.pages.contract import (
     ExportsBreakdown,
@@ -18,7 +18,7 @@ from gui.pages.contract import (
     Page,
     PresentsSteps,
 )
-from gui.scenario import Scenario
+from gui.state.scenario import Scenario
 
 ABILITIES = {
     "memory": {ExportsChart, ExportsBreakdown, KeepsViewState},

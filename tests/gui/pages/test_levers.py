@@ -22,9 +22,9 @@ from engine.specs import Checkpointing, Loss, Method, Sharding, TrainingSetup
 from engine.training import estimate
 from engine.training.advisor import chunked_recompute
 from engine.units import Unit, format_bytes
+from gui.look.theme import ThemeManager, ThemeMode
 from gui.pages.levers import KINDS, LeversPage
-from gui.scenario import Scenario
-from gui.theme import ThemeManager, ThemeMode
+from gui.state.scenario import Scenario
 
 PSI = 6_738_415_616
 LONG = LeverKind.LONG_CONTEXT
@@ -231,7 +231,7 @@ def test_dark_theme_and_narrow_width(qtbot: QtBot, theme: ThemeManager) -> None:
 
 @pytest.fixture(params=[100, 150, 200], ids=lambda p: f"{p}%")
 def type_scale(request: pytest.FixtureRequest, qapp: QApplication) -> Iterator[int]:
-    """The application's type size at a presentation scale (as ``gui.presentation`` sets it), then back."""
+    """The application's type size at a presentation scale (as ``gui.shell.presentation`` sets it), then back."""
     font = qapp.font()
     scaled = qapp.font()
     scaled.setPointSizeF(font.pointSizeF() * request.param / 100)

@@ -16,7 +16,7 @@ from engine.training import estimate
 from engine.training.advisor import roadmap
 from engine.units import Unit, format_bytes
 from gui.pages.memory import MemoryPage
-from gui.scenario import Scenario
+from gui.state.scenario import Scenario
 
 
 @pytest.fixture
@@ -53,7 +53,7 @@ def test_method_buttons_switch_and_compare(qtbot: QtBot, page: MemoryPage) -> No
     assert page.scenario.setup.method is Method.QLORA
     e = _expected(page)
     assert page.summary.big.text() == format_bytes(e.device_bytes, Unit.GB, 1)
-    rows = page.compare.rows()
+    rows = page.overview.compare.rows()
     assert [r.highlight for r in rows] == [False, False, True]
     lora = estimate(page.scenario.model, page.scenario.setup.with_(method=Method.LORA), page.scenario.gpu)
     assert sum(t.bytes for t in rows[1].terms) == lora.device_bytes
@@ -64,7 +64,7 @@ def test_sequence_spin_and_slider_keyboard(qtbot: QtBot, page: MemoryPage) -> No
     page.controls.seq_spin.setValue(2048)
     _settle(qtbot, page)
     assert page.scenario.setup.seq_len == 2048
-    x, y = page.seq_curve.data()
+    x, y = page.overview.seq_curve.data()
     assert len(x) == len(y) > 10
     page.controls.seq_slider.setFocus()
     before = page.scenario.setup.seq_len
@@ -96,14 +96,14 @@ def test_gpus_and_sharding(qtbot: QtBot, page: MemoryPage) -> None:
     s = page.scenario.setup
     assert (s.sharding, s.gpus) == (Sharding.ZERO3, 8)
     assert c.offload_params.isEnabled()
-    x, _ = page.gpu_curve.data()
+    x, _ = page.overview.gpu_curve.data()
     assert 8 in list(x)
 
 
 def test_roadmap_lists_the_engine_steps(page: MemoryPage) -> None:
     sc = page.scenario
     steps = roadmap(sc.model, sc.setup, sc.gpu)
-    text = page.roadmap.table.text()
+    text = page.overview.roadmap.table.text()
     assert steps
     for step in steps:
         assert format_bytes(step.estimate.device_bytes, Unit.GB, 1) in text

@@ -12,9 +12,9 @@ from PySide6.QtWidgets import QCheckBox, QComboBox
 from pytestqt.qtbot import QtBot
 
 from engine.specs import Attention, Method, Optimizer, Sharding
-from gui import ranges
 from gui.pages.memory_controls import EIGHT_BIT, NO_SCORES, MemoryControls
-from gui.scenario import Scenario
+from gui.state import ranges
+from gui.state.scenario import Scenario
 
 TOGGLE = "toggle"
 

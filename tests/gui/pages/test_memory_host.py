@@ -12,7 +12,7 @@ from engine.training.host import host_of
 from engine.units import Unit, format_bytes
 from gui.pages.memory import MemoryPage
 from gui.pages.memory_host import HostSection
-from gui.scenario import Scenario
+from gui.state.scenario import Scenario
 
 
 @pytest.fixture
@@ -94,7 +94,7 @@ def test_the_nodes_ram_gives_a_verdict_and_marks_the_tab(page: MemoryPage) -> No
     assert h.headroom_bytes < 0
     assert f"Does not fit in 512 GB: short by {format_bytes(-h.headroom_bytes, Unit.GB, 1)}." in host.summary.text()
     assert page.tabs.tabText(1) == "Host RAM ✗"
-    assert "Host RAM, per node" in page.roadmap.table.text()  # the roadmap's host rungs
+    assert "Host RAM, per node" in page.overview.roadmap.table.text()  # the roadmap's host rungs
     assert host.chart.shows_capacity()  # the node's RAM as a line
     host.arrow.click()
     page.flush()

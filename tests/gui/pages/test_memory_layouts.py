@@ -12,10 +12,10 @@ from engine.specs import Checkpointing, Method, PipelineSchedule, TrainingSetup
 from engine.training import estimate
 from engine.training.advisor import logits_over_weights
 from engine.units import Unit, format_bytes
-from gui import i18n
 from gui.pages.memory import MemoryPage, MemoryTab
-from gui.scenario import Scenario
-from gui.words import term_title
+from gui.state.scenario import Scenario
+from gui.text import i18n
+from gui.text.words import term_title
 
 
 @pytest.fixture
@@ -129,9 +129,9 @@ def test_one_bar_per_pipeline_stage_the_most_loaded_marked(page: MemoryPage) -> 
 def test_qlora_is_compared_as_not_applicable_under_a_layout(page: MemoryPage) -> None:
     page.scenario.update(gpus=2, **{"parallel.tp": 2})
     page.flush()
-    labels = [r.label for r in page.compare.rows()]
+    labels = [r.label for r in page.overview.compare.rows()]
     assert labels == ["Full", "LoRA", "QLoRA: n/a"]
-    assert not page.compare.rows()[2].terms
+    assert not page.overview.compare.rows()[2].terms
 
 
 def test_the_logits_note(page: MemoryPage, qapp: QApplication) -> None:

@@ -9,7 +9,7 @@ from pytestqt.qtbot import QtBot
 from engine.specs import CpCommType, Method, OffloadDevice, Optimizer, SavedModule, Sharding
 from gui.pages.memory_controls import MemoryControls
 from gui.pages.memory_parallel import ParallelControls
-from gui.scenario import Scenario
+from gui.state.scenario import Scenario
 
 
 @pytest.fixture

@@ -17,7 +17,7 @@ from engine.specs import Method, ModelSpec, ParallelSpec, Sharding, TrainingSetu
 from engine.training.planner import PlanCancelledError, PlanRow, plan
 from gui.pages.memory import MemoryPage
 from gui.pages.memory_planner import PlanSearch, search_setup
-from gui.scenario import Scenario
+from gui.state.scenario import Scenario
 
 MAX_GPUS = 8
 WAIT_MS = 60_000

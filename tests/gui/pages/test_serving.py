@@ -14,7 +14,7 @@ from engine.specs import KvDtype, Method
 from engine.units import Unit, format_bytes, to_unit
 from gui.pages.serving import ServingPage
 from gui.pages.serving_controls import SEQUENCES, TOKENS, TP
-from gui.scenario import Scenario
+from gui.state.scenario import Scenario
 
 
 @pytest.fixture

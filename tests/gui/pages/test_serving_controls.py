@@ -8,10 +8,10 @@ from pytestqt.qtbot import QtBot
 from engine.catalog import get_gpu
 from engine.serving import ServingSetup
 from engine.specs import KvDtype
-from gui import ranges
-from gui.page_state import PageState
 from gui.pages.serving_controls import SEQUENCES, TOKENS, TP, ServingControls
-from gui.scenario import Scenario
+from gui.state import ranges
+from gui.state.page_state import PageState
+from gui.state.scenario import Scenario
 
 
 @pytest.fixture

@@ -12,6 +12,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
+from engine.allocator.total import with_device_total
 from engine.catalog import get_model
 from engine.snapshot import read_report
 from engine.snapshot.compare import compare
@@ -20,12 +21,12 @@ from engine.specs import Method, TrainingSetup
 from engine.training import estimate
 from engine.training.timeline import timeline
 from engine.units import Unit, format_bytes
-from gui.main_window import MainWindow
+from gui.look.palette import HIGH_CONTRAST, colors_for
+from gui.look.theme import ThemeManager
 from gui.pages.timeline import TimelinePage
-from gui.palette import HIGH_CONTRAST, colors_for
-from gui.scenario import Scenario
-from gui.theme import ThemeManager
-from gui.words import term_title
+from gui.shell.main_window import MainWindow
+from gui.state.scenario import Scenario
+from gui.text.words import term_title
 from tests.gui.snapshot_files import PYTORCH_MADE, hostile, small, truncated
 
 
@@ -46,6 +47,18 @@ def warnings_shown(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, str]]:
     shown: list[tuple[str, str]] = []
     monkeypatch.setattr("gui.pages.timeline.QMessageBox.warning", lambda _p, title, text: shown.append((title, text)))
     return shown
+
+
+def test_the_reserved_curve_is_the_allocators_replay(page: TimelinePage) -> None:
+    """Issue 26: the predicted reserved memory is the caching allocator's replay of the same moments, its top the
+    reserved figure the key gives (``estimate --json``'s), never under the allocated curve."""
+    sc = page.scenario
+    e = with_device_total(estimate(sc.model, sc.setup, sc.gpu))
+    curve = page.chart.reserved_curve()
+    assert len(curve) == len(page.chart.totals())
+    assert max(curve) == e.reserved_bytes / sc.unit.size
+    assert all(r >= a for r, a in zip(curve, page.chart.totals(), strict=True))
+    assert any(format_bytes(e.reserved_bytes, sc.unit) in entry for entry in page.key.entries())
 
 
 def test_the_curves_maximum_is_the_estimates_peak(page: TimelinePage) -> None:
@@ -227,7 +240,7 @@ def test_presentation_mode_pages_to_it_in_high_contrast(qtbot: QtBot, theme: The
 
 
 def test_the_page_exports_its_chart_with_its_key(page: TimelinePage, tmp_path: Path) -> None:
-    from gui.chart_export import save_png
+    from gui.files.chart_export import save_png
 
     page.resize(1100, 700)  # laid out as on screen (File > Export writes a shown page's chart)
     page.setAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen, True)

@@ -21,13 +21,13 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
 from engine.alignment import Stage
-from gui import i18n
-from gui.fonts import register_fonts
-from gui.main_window import MainWindow
+from gui.look.theme import ThemeManager, ThemeMode, light_palette
 from gui.pages.alignment import AlignmentPage
 from gui.pages.memory import MemoryPage
-from gui.scenario import Scenario
-from gui.theme import ThemeManager, ThemeMode, light_palette
+from gui.shell.main_window import MainWindow
+from gui.state.scenario import Scenario
+from gui.text import i18n
+from gui.text.fonts import register_fonts
 from gui.visual_audit.chart_texts import chart_texts
 from gui.visual_audit.run import audit
 from gui.visual_audit.window import Look, Setup, arrange, matrix, settle

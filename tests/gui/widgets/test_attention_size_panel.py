@@ -7,8 +7,8 @@ from pytestqt.qtbot import QtBot
 
 from engine.attention import attention_steps, flash_kept
 from engine.units import Unit, format_bytes
-from gui import ranges
-from gui.scenario import Scenario
+from gui.state import ranges
+from gui.state.scenario import Scenario
 from gui.widgets.attention_size_panel import AttentionSizePanel
 
 

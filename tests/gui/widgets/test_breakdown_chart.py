@@ -17,7 +17,7 @@ from pytestqt.qtbot import QtBot
 
 from engine.results import Term
 from engine.units import GB, Unit
-from gui.theme import ThemeManager
+from gui.look.theme import ThemeManager
 from gui.widgets.breakdown_chart import BreakdownChart, Row
 from tests.gui.widgets.axis_labels import label_calls
 

@@ -6,7 +6,8 @@ import pytest
 from pytestqt.qtbot import QtBot
 
 from engine.units import Unit
-from gui.widgets.curve_plot import CurvePlot, nice_ceiling
+from gui.widgets.chart import nice_ceiling
+from gui.widgets.curve_plot import CurvePlot
 from tests.gui.widgets.axis_labels import label_calls
 
 

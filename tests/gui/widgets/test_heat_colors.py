@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from gui.palette import DARK, LIGHT
+from gui.look.palette import DARK, LIGHT
 from gui.widgets.heat_colors import cell_rgba, heat_colors, ink_for
 
 HC = heat_colors(LIGHT)

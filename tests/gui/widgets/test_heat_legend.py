@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pytestqt.qtbot import QtBot
 
-from gui.palette import colors_for
-from gui.theme import ThemeManager, ThemeMode
+from gui.look.palette import colors_for
+from gui.look.theme import ThemeManager, ThemeMode
 from gui.widgets.heat_colors import heat_colors
 from gui.widgets.heat_legend import HeatLegend
 

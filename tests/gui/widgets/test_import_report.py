@@ -10,8 +10,8 @@ from pytestqt.qtbot import QtBot
 
 from engine.catalog import get_model
 from engine.config_import import AlignmentMethod, import_configs
-from gui import config_import_texts as texts
-from gui import i18n
+from gui.text import config_import_texts as texts
+from gui.text import i18n
 from gui.widgets.import_report import ImportReportPanel
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "training_configs"

@@ -9,10 +9,10 @@ from pytestqt.qtbot import QtBot
 
 from engine.specs import Checkpointing, Loss, TrainingSetup
 from engine.training import estimate
-from gui import ranges
 from gui.pages.memory import MemoryPage
 from gui.pages.memory_controls import MemoryControls
-from gui.scenario import Scenario
+from gui.state import ranges
+from gui.state.scenario import Scenario
 from gui.widgets.long_context_group import TOOLS_OWN, LongContextGroup
 
 LOSSES = list(Loss)  # the picker's order

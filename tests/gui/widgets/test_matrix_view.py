@@ -7,7 +7,7 @@ import pytest
 from pytestqt.qtbot import QtBot
 
 from engine.attention import StepKey, attention_steps
-from gui.palette import DARK, LIGHT
+from gui.look.palette import DARK, LIGHT
 from gui.widgets.cell_text import cell_label
 from gui.widgets.heat_colors import heat_colors
 from gui.widgets.matrix_view import MatrixView
@@ -67,7 +67,7 @@ def test_reveal_and_highlight(view: MatrixView) -> None:
 
 
 def test_follows_the_theme(qtbot: QtBot, view: MatrixView) -> None:
-    from gui.theme import dark_palette
+    from gui.look.theme import dark_palette
 
     view.set_matrix(np.array([[-np.inf, 1.0]]), ("a",), ("1", "2"))
     view.setPalette(dark_palette())

@@ -108,7 +108,7 @@ def test_a_cached_catalog_model_is_not_listed_twice(qtbot: QtBot) -> None:
 
 
 def test_the_heading_is_translated(qtbot: QtBot, empty_hf_cache: Path, qapp) -> None:
-    from gui.i18n import install_translators
+    from gui.text.i18n import install_translators
 
     _cache_model(empty_hf_cache, "acme/tiny", json.dumps(TINY))
     translators = install_translators(qapp, "zh_TW")

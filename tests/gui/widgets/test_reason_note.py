@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pytestqt.qtbot import QtBot
 
-from gui.palette import LIGHT
+from gui.look.palette import LIGHT
 from gui.widgets.reason_note import ReasonNote, reason_of
 
 

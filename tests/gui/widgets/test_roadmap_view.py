@@ -9,7 +9,7 @@ from engine.catalog import get_gpu, get_model
 from engine.specs import Checkpointing, DatasetStorage, HostSetup, LoraSpec, Method, Precision, TrainingSetup
 from engine.training.advisor import Rung, Step, roadmap
 from engine.units import Unit, format_bytes
-from gui import i18n
+from gui.text import i18n
 from gui.widgets.roadmap_view import COSTS, TITLES, RoadmapView, step_cost, step_title
 
 M = get_model("llama-2-7b")

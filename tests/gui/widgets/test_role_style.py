@@ -6,7 +6,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
 
 from engine.alignment import Holding, Mode, Role, RoleCost
-from gui.palette import LIGHT
+from gui.look.palette import LIGHT
 from gui.widgets.role_style import ROLE_TERM, fill, in_memory, outline, role_color
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pytestqt.qtbot import QtBot
 
 from engine.specs import Loss, Method
-from gui.scenario import Scenario
+from gui.state.scenario import Scenario
 from gui.widgets.scenario_summary import ScenarioSummary
 
 

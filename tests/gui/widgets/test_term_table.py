@@ -5,7 +5,7 @@ from __future__ import annotations
 from pytestqt.qtbot import QtBot
 
 from engine.units import Unit
-from gui.palette import LIGHT
+from gui.look.palette import LIGHT
 from gui.widgets.term_table import Row, TermTable
 
 

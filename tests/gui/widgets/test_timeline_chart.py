@@ -14,8 +14,8 @@ from engine.specs import Checkpointing, TrainingSetup
 from engine.training import estimate
 from engine.training.timeline import Timeline, timeline
 from engine.units import Unit
-from gui.palette import DARK, LIGHT
-from gui.theme import ThemeManager, ThemeMode
+from gui.look.palette import DARK, LIGHT
+from gui.look.theme import ThemeManager, ThemeMode
 from gui.widgets.timeline_chart import BAND_ALPHA, TimelineChart, TimelineKey
 from tools.snapshot_fixtures import StepShape, training
 
