@@ -208,3 +208,20 @@ def test_oft_keeps_seven_rotation_blocks_and_one_input_copy_per_linear() -> None
     assert lora.segments[0][1].saved - lc.saved == 7 * 2 * 16  # seven adapted linears' r = 16 outputs
     with pytest.raises(ValueError, match="16-bit model"):
         TrainingSetup(method=Method.OFT, precision=Precision.AMP_BF16)
+
+
+@pytest.mark.parametrize("setup", [
+    {"optimizer": "adamw-4bit", "precision": "bf16"}, {"optimizer": "galore-adamw", "precision": "bf16"},
+    {"method": "lora-8bit"}, {"method": "lora", "dora": True, "lora": {"dropout": 0.05}},
+    {"method": "oft", "precision": "bf16"}, {"method": "badam", "precision": "bf16"},
+])
+def test_the_allocator_replay_follows_issue_27s_terms(setup: dict[str, object]) -> None:
+    """engine.allocator.step cuts each term into its tensors: the bytes it asks for peak at the estimate's peak plus
+    the cuBLAS workspaces, for the options' own terms too (optimizer step temporaries, an 8-bit base, DoRA's
+    saved weight copies, OFT's rotations, BAdam's block)."""
+    from engine.allocator.total import device_total
+
+    e = estimate(LLAMA_1B, TrainingSetup.model_validate(setup), get_gpu("h200"))
+    d = device_total(e)
+    assert d is not None
+    assert int(d.replay.requested.max()) == pytest.approx(e.peak_allocated_bytes + d.workspaces, rel=1e-3)
