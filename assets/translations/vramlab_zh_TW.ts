@@ -358,6 +358,38 @@
         <translation>配置器設定（PYTORCH_CUDA_ALLOC_CONF）</translation>
     </message>
     <message>
+        <source>DoRA</source>
+        <translation>DoRA</translation>
+    </message>
+    <message>
+        <source>Modules trained in full</source>
+        <translation>完整訓練的模組</translation>
+    </message>
+    <message>
+        <source>Trained layers</source>
+        <translation>訓練的層</translation>
+    </message>
+    <message>
+        <source>OFT block</source>
+        <translation>OFT 區塊</translation>
+    </message>
+    <message>
+        <source>Projection rank</source>
+        <translation>投影 rank</translation>
+    </message>
+    <message>
+        <source>Where the optimizer is offloaded</source>
+        <translation>優化器卸載到哪裡</translation>
+    </message>
+    <message>
+        <source>Where the parameters are offloaded</source>
+        <translation>參數卸載到哪裡</translation>
+    </message>
+    <message>
+        <source>CP exchange</source>
+        <translation>CP 交換方式</translation>
+    </message>
+    <message>
         <source>reward modelling</source>
         <translation>獎勵模型訓練</translation>
     </message>
@@ -737,6 +769,10 @@
     <message>
         <source>&lt;b&gt;{node}&lt;/b&gt; of host RAM per node, {process} for the busiest of its {n} processes; the peak comes while {phase}.</source>
         <translation>每個節點需要 &lt;b&gt;{node}&lt;/b&gt; 主機記憶體，其 {n} 個行程中最忙的一個佔 {process}；尖峰出現在{phase}時。</translation>
+    </message>
+    <message>
+        <source>NVMe offload writes {disk} per node to disk; host RAM holds its pinned buffers.</source>
+        <translation>NVMe 卸載每個節點寫 {disk} 到磁碟；主機記憶體只放它的鎖頁緩衝區。</translation>
     </message>
     <message>
         <source>Give the RAM per node for a verdict.</source>
@@ -1204,12 +1240,52 @@
         <translation>所有線性層</translation>
     </message>
     <message>
+        <source>DoRA (trained magnitude per output row)</source>
+        <translation>DoRA（每個輸出列訓練一個幅度值）</translation>
+    </message>
+    <message>
+        <source>Embedding rows trained beside LoRA (PEFT trainable tokens)</source>
+        <translation>在 LoRA 之外訓練的詞嵌入列（PEFT trainable tokens）</translation>
+    </message>
+    <message>
+        <source>Trained layers: the last n, or the first n when negative</source>
+        <translation>訓練的層：最後 n 層，負數則為最前 n 層</translation>
+    </message>
+    <message>
+        <source>OFT rotation block size</source>
+        <translation>OFT 旋轉區塊大小</translation>
+    </message>
+    <message>
         <source>LoRA rank</source>
         <translation>LoRA rank</translation>
     </message>
     <message>
         <source>LoRA targets</source>
         <translation>LoRA 套用層</translation>
+    </message>
+    <message>
+        <source>Train in full</source>
+        <translation>完整訓練</translation>
+    </message>
+    <message>
+        <source>Trained tokens</source>
+        <translation>訓練的 token</translation>
+    </message>
+    <message>
+        <source>Trained layers</source>
+        <translation>訓練的層</translation>
+    </message>
+    <message>
+        <source>OFT block</source>
+        <translation>OFT 區塊</translation>
+    </message>
+    <message>
+        <source>Embeddings</source>
+        <translation>Embedding</translation>
+    </message>
+    <message>
+        <source>Output layer</source>
+        <translation>輸出層</translation>
     </message>
     <message>
         <source>Sequence length and batch</source>
@@ -1252,6 +1328,10 @@
         <translation>8-bit 優化器</translation>
     </message>
     <message>
+        <source>GaLore&apos;s and APOLLO&apos;s projection rank</source>
+        <translation>GaLore 與 APOLLO 的投影 rank</translation>
+    </message>
+    <message>
         <source>BF16 mixed (fp32 master + states)</source>
         <translation>BF16 混合精度（fp32 主權重 + 狀態）</translation>
     </message>
@@ -1292,6 +1372,10 @@
         <translation>優化器</translation>
     </message>
     <message>
+        <source>Projection rank</source>
+        <translation>投影 rank</translation>
+    </message>
+    <message>
         <source>Precision</source>
         <translation>精度</translation>
     </message>
@@ -1318,6 +1402,18 @@
     <message>
         <source>Offload parameters to CPU (ZeRO-3)</source>
         <translation>把參數卸載到 CPU（ZeRO-3）</translation>
+    </message>
+    <message>
+        <source>… the optimizer states on to NVMe</source>
+        <translation>… 優化器狀態再轉存到 NVMe</translation>
+    </message>
+    <message>
+        <source>… the parameters on to NVMe</source>
+        <translation>… 參數再轉存到 NVMe</translation>
+    </message>
+    <message>
+        <source>ZeRO-Infinity: to disk through pinned host buffers (DeepSpeed, ZeRO-3)</source>
+        <translation>ZeRO-Infinity：經由主機鎖頁緩衝區寫到磁碟（DeepSpeed，ZeRO-3）</translation>
     </message>
     <message>
         <source>GPU type</source>
@@ -1530,6 +1626,18 @@
         <translation>專家平行：MoE 層的專家分散到 e 張 GPU</translation>
     </message>
     <message>
+        <source>Ring attention</source>
+        <translation>環狀注意力（ring attention）</translation>
+    </message>
+    <message>
+        <source>Ulysses all-to-all</source>
+        <translation>Ulysses 全對全交換（all-to-all）</translation>
+    </message>
+    <message>
+        <source>How context parallelism exchanges the sequence: ring attention&apos;s key/value chunks, or DeepSpeed-Ulysses&apos; all-to-all of q, k, v</source>
+        <translation>上下文平行如何交換序列：環狀注意力（ring attention）傳遞 key/value 區塊，或 DeepSpeed-Ulysses 對 q、k、v 做全對全交換（all-to-all）</translation>
+    </message>
+    <message>
         <source>Sequence parallelism (with TP)</source>
         <translation>序列平行（搭配 TP）</translation>
     </message>
@@ -1556,6 +1664,10 @@
     <message>
         <source>CP</source>
         <translation>CP</translation>
+    </message>
+    <message>
+        <source>CP exchange</source>
+        <translation>CP 交換方式</translation>
     </message>
     <message>
         <source>EP</source>
@@ -2579,6 +2691,22 @@ Device total: plus the CUDA context and libraries — what nvidia-smi shows.</so
         <translation>QLoRA</translation>
     </message>
     <message>
+        <source>LoRA 8-bit</source>
+        <translation>8-bit LoRA</translation>
+    </message>
+    <message>
+        <source>Freeze</source>
+        <translation>凍結微調</translation>
+    </message>
+    <message>
+        <source>BAdam</source>
+        <translation>BAdam</translation>
+    </message>
+    <message>
+        <source>OFT</source>
+        <translation>OFT</translation>
+    </message>
+    <message>
         <source>AdamW</source>
         <translation>AdamW</translation>
     </message>
@@ -2609,6 +2737,38 @@ Device total: plus the CUDA context and libraries — what nvidia-smi shows.</so
     <message>
         <source>SGD with momentum</source>
         <translation>SGD（含動量）</translation>
+    </message>
+    <message>
+        <source>AdamW 4-bit (torchao)</source>
+        <translation>4-bit AdamW（TorchAO）</translation>
+    </message>
+    <message>
+        <source>AdamW 8-bit (torchao)</source>
+        <translation>8-bit AdamW（TorchAO）</translation>
+    </message>
+    <message>
+        <source>RMSprop</source>
+        <translation>RMSprop</translation>
+    </message>
+    <message>
+        <source>RMSprop with momentum</source>
+        <translation>RMSprop（含動量）</translation>
+    </message>
+    <message>
+        <source>Muon (+ AdamW)</source>
+        <translation>Muon（+ AdamW）</translation>
+    </message>
+    <message>
+        <source>GaLore AdamW</source>
+        <translation>GaLore AdamW</translation>
+    </message>
+    <message>
+        <source>APOLLO AdamW</source>
+        <translation>APOLLO AdamW</translation>
+    </message>
+    <message>
+        <source>Adam-mini</source>
+        <translation>精簡 Adam（Adam-mini）</translation>
     </message>
     <message>
         <source>eager attention</source>
@@ -2882,10 +3042,6 @@ Device total: plus the CUDA context and libraries — what nvidia-smi shows.</so
         <translation>{value} 不是 ZeRO 階段（0、1、2 或 3）</translation>
     </message>
     <message>
-        <source>a base model loaded in 8 bits is not a method VRAM Lab costs</source>
-        <translation>以 8 位元載入基底模型不是 VRAM Lab 會估算的方法</translation>
-    </message>
-    <message>
         <source>a GPTQ-quantized base is not a method VRAM Lab costs</source>
         <translation>GPTQ 量化的基底不是 VRAM Lab 會估算的方法</translation>
     </message>
@@ -2904,10 +3060,6 @@ Device total: plus the CUDA context and libraries — what nvidia-smi shows.</so
     <message>
         <source>{value} checkpoints each layer and moves the one tensor it keeps, the layer&apos;s input, to disk; costed as full checkpointing with activation offloading to host RAM</source>
         <translation>{value} 對每一層做梯度檢查點，並把它唯一保留的張量（該層的輸入）移到磁碟；以完整的梯度檢查點加上把激活值卸載到主機記憶體估算</translation>
-    </message>
-    <message>
-        <source>DoRA keeps each adapted weight&apos;s norm and more activations than LoRA; VRAM Lab does not cost it</source>
-        <translation>DoRA 會保留每個被調整權重的範數，激活值也比 LoRA 多；VRAM Lab 不估算它</translation>
     </message>
     <message>
         <source>Axolotl quantizes to 4 bits only with adapter: qlora; costed as LoRA on a 16-bit base</source>
@@ -2986,6 +3138,14 @@ Device total: plus the CUDA context and libraries — what nvidia-smi shows.</so
         <translation>{value} 不是 VRAM Lab 認得的對齊方法（DPO、IPO、ORPO、SimPO、CPO、KTO、PPO、GRPO、RLOO、獎勵模型訓練）</translation>
     </message>
     <message>
+        <source>a base loaded in 8 bits is costed with LoRA on it (--method lora-8bit), not trained in full or as QLoRA</source>
+        <translation>以 8 位元載入的基底只在其上加 LoRA 時估算（--method lora-8bit），不估算全參數訓練或 QLoRA</translation>
+    </message>
+    <message>
+        <source>DoRA is costed on LoRA over a 16-bit base (--dora), not on a quantized one</source>
+        <translation>DoRA 只在 16 位元基底上的 LoRA 估算（--dora），不估算量化基底上的</translation>
+    </message>
+    <message>
         <source>{value} computes the output layer and the loss chunk by chunk, so no tensor of the vocabulary&apos;s size is whole; costed as fused-linear-ce (Liger&apos;s)</source>
         <translation>{value} 分塊計算輸出層與損失，所以沒有任何詞彙表大小的張量是完整的；以 fused-linear-ce（Liger 的做法）估算</translation>
     </message>
@@ -3026,20 +3186,24 @@ Device total: plus the CUDA context and libraries — what nvidia-smi shows.</so
         <translation>沒有給任何設定檔</translation>
     </message>
     <message>
-        <source>{value} fine-tuning trains only some layers or an orthogonal adapter, which VRAM Lab does not cost</source>
-        <translation>{value} 微調只訓練部分層或正交 adapter，VRAM Lab 不估算</translation>
+        <source>{value} fine-tuning in this form is not costed (freeze: whole layers with every module; oft: by block size)</source>
+        <translation>未估算這種形式的 {value} 微調（freeze：整層、所有模組；oft：依區塊大小）</translation>
     </message>
     <message>
-        <source>a base quantized to {value} bits is not costed (QLoRA&apos;s 4-bit NF4 is)</source>
-        <translation>未估算量化到 {value} 位元的基底（QLoRA 的 4-bit NF4 有估算）</translation>
+        <source>a base quantized to {value} bits is not costed (4-bit QLoRA and 8-bit LoRA are)</source>
+        <translation>未估算量化到 {value} 位元的基底（4-bit QLoRA 與 8-bit LoRA 有估算）</translation>
     </message>
     <message>
         <source>{value} quantization is not costed (bitsandbytes 4-bit is)</source>
         <translation>未估算 {value} 量化（bitsandbytes 4-bit 有估算）</translation>
     </message>
     <message>
-        <source>{value} replaces the optimizer with one VRAM Lab does not cost</source>
-        <translation>{value} 會把優化器換成 VRAM Lab 不估算的一種</translation>
+        <source>{value} in its layer-wise mode (or BAdam&apos;s ratio mode) is not costed</source>
+        <translation>未估算 {value} 的逐層模式（或 BAdam 的比例模式）</translation>
+    </message>
+    <message>
+        <source>{value} is costed on full fine-tuning only (LLaMA-Factory refuses GaLore, APOLLO and BAdam with LoRA)</source>
+        <translation>{value} 只在全參數微調時估算（LLaMA-Factory 不接受 GaLore、APOLLO、BAdam 與 LoRA 併用）</translation>
     </message>
     <message>
         <source>not a training run (do_train is not set: an inference, evaluation or export config)</source>
@@ -3136,6 +3300,10 @@ Device total: plus the CUDA context and libraries — what nvidia-smi shows.</so
     <message>
         <source>the imported setup is not valid: {problem}</source>
         <translation>匯入的設定無效：{problem}</translation>
+    </message>
+    <message>
+        <source>{value} under DeepSpeed ZeRO steps DeepSpeed&apos;s flat fp32 partitions, not each tensor: not costed (as FSDP2 runs it, it is)</source>
+        <translation>{value} 在 DeepSpeed ZeRO 下更新的是 DeepSpeed 的扁平 fp32 分區，不是逐個張量：未估算（FSDP2 的執行方式有估算）</translation>
     </message>
     <message>
         <source>{value} is not micro-batch x accumulation x data-parallel GPUs ({product}), as DeepSpeed requires; the estimate uses those</source>

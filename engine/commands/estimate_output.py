@@ -44,6 +44,8 @@ def to_json(e: Estimate) -> dict[str, Any]:
     }
     if e.setup.activation_offload:  # only then, so that every other output stays as it was
         data["offloaded_bytes"] = e.offloaded_bytes
+    if (disk := host_of(e).disk_bytes):  # NVMe offload (ZeRO-Infinity): one node's states on disk; only then
+        data["disk_bytes"] = disk
     if e.model.notes:  # an imported config's assumptions (an unknown model_type's defaults, ...)
         data["model_notes"] = list(e.model.notes)
     if e.model.vision_params:  # a multimodal checkpoint's vision tower and projector, not costed

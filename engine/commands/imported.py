@@ -21,9 +21,11 @@ from engine.config_import import ImportedConfig, import_configs
 from engine.specs import (
     Attention,
     Checkpointing,
+    CpCommType,
     LoraTargets,
     Loss,
     Method,
+    OffloadDevice,
     Optimizer,
     PipelineSchedule,
     Precision,
@@ -62,10 +64,19 @@ FIELDS: dict[str, tuple[str, Any]] = {
     "pp_schedule": ("parallel.schedule", PipelineSchedule),
     "virtual_stages": ("parallel.virtual_stages", int),
     "pp_layers": ("parallel.pp_layers", lambda v: v),
+    "cp_comm_type": ("parallel.cp_comm_type", CpCommType),
     "loss": ("loss", Loss),
     "loss_chunks": ("loss_chunks", int),
     "activation_offload": ("activation_offload", bool),
     "alloc_conf": ("alloc_conf", lambda v: v),
+    "optimizer_rank": ("optimizer_rank", int),
+    "dora": ("dora", bool),
+    "modules_to_save": ("modules_to_save", lambda v: v),
+    "trainable_tokens": ("trainable_tokens", int),
+    "freeze_layers": ("freeze_layers", int),
+    "oft_block_size": ("oft_block_size", int),
+    "offload_optimizer_device": ("offload_optimizer_device", OffloadDevice),
+    "offload_params_device": ("offload_params_device", OffloadDevice),
 }
 
 

@@ -17,8 +17,8 @@ script's defaults standing for the keys the file leaves out:
 ``use_qlora`` / ``q_lora``: true       QLoRA; false: full or LoRA
 ``finetuning_type``: lora / full       LoRA (QLoRA with ``quantization_bit: 4``) / full, as LLaMA-Factory, whose
                                        lineage uses it; freeze and others refused
-``bits`` (LLaVA) / ``load_in_4bit``    4: QLoRA; 16 or 32: full or LoRA; 8 bits refused (VRAM Lab costs no
-                                       8-bit base)
+``bits`` (LLaVA) / ``load_in_4bit``    4: QLoRA; 16 or 32: full or LoRA; 8 (``load_in_8bit``): LoRA on an
+                                       LLM.int8 base (``--method lora-8bit``)
 =====================================  =========================================================================
 
 Keys that allow no method together (``use_qlora: true`` with ``use_lora: false``: a 4-bit base with no adapter)
@@ -81,7 +81,7 @@ from typing import Any
 
 from engine.config_import import common, training_args, trl
 from engine.config_import.draft import Draft, Fact, Field, Kind
-from engine.config_import.messages import EIGHT_BIT, NOT_MODELLED, PACKING
+from engine.config_import.messages import NOT_MODELLED, PACKING
 from engine.config_import.names import AlignmentMethod
 from engine.config_import.report import Message, show
 from engine.specs import Attention, LoraTargets, Method, Optimizer, QuantType
@@ -105,8 +105,9 @@ VISION = QT_TRANSLATE_NOOP("engine", "the vision tower and projector are not cou
                                      "language model)")
 
 _FULL, _LORA, _QLORA = frozenset({Method.FULL}), frozenset({Method.LORA}), frozenset({Method.QLORA})
+_LORA_8BIT = frozenset({Method.LORA_8BIT})  # LoRA on an LLM.int8 base (bitsandbytes' load_in_8bit)
 _ANY = frozenset(Method)
-_ADAPTER = _LORA | _QLORA
+_ADAPTER = _LORA | _QLORA | _LORA_8BIT
 _NOT_4BIT = _FULL | _LORA
 #: the keys that ask for a method, in the order they are named
 METHOD_KEYS = ("train_mode", "finetuning_type", "use_lora", "lora_enable", "use_qlora", "q_lora", "quantization_bit",
@@ -138,7 +139,7 @@ def _allows(key: str, value: Any) -> frozenset[Method] | Message:
     if key in ("bits", "quantization_bit"):
         number = value if isinstance(value, int) and not isinstance(value, bool) else None
         if number == 8:
-            return Message.of(EIGHT_BIT)
+            return _LORA_8BIT
         if number == 4 or (key == "bits" and number in (16, 32)):
             return _QLORA if number == 4 else _NOT_4BIT
         from engine.config_import.llama_factory import QUANT_BITS
@@ -150,7 +151,7 @@ def _allows(key: str, value: Any) -> frozenset[Method] | Message:
     if key in ("use_lora", "lora_enable"):
         return _ADAPTER if on else _FULL
     if key == "load_in_8bit":
-        return Message.of(EIGHT_BIT) if on else _ANY
+        return _LORA_8BIT if on else _ANY
     return _QLORA if on else _NOT_4BIT  # use_qlora, q_lora, load_in_4bit
 
 

@@ -57,7 +57,7 @@ from engine.catalog import refused_model
 from engine.config_import import common
 from engine.config_import.draft import Draft, Field
 from engine.config_import.loading import Loaded
-from engine.config_import.messages import DORA, NEAR_FUSED_LOSS, NOT_MODELLED, NOT_TRAINING_CONFIG
+from engine.config_import.messages import NEAR_FUSED_LOSS, NOT_MODELLED, NOT_TRAINING_CONFIG
 from engine.config_import.names import AlignmentMethod
 from engine.config_import.report import ConfigRefusedError, Message
 from engine.specs import Attention, Checkpointing, Loss, Method, Optimizer, Precision, QuantType, Sharding
@@ -131,9 +131,7 @@ def _model(d: Draft, section: str) -> None:
     else:
         common.model(d, "checkpointer.checkpoint_dir")
     quantized = common.flag(d, f"{section}.quantize_base")
-    if common.flag(d, f"{section}.use_dora"):
-        d.refuse(Field.METHOD, f"{section}.use_dora", Message.of(DORA))
-    elif prefix == "qlora_" or (prefix and quantized):
+    if prefix == "qlora_" or (prefix and quantized):
         d.set(Field.METHOD, Method.QLORA, key)
     elif prefix:
         d.set(Field.METHOD, Method.LORA, key)
@@ -141,6 +139,7 @@ def _model(d: Draft, section: str) -> None:
         d.set(Field.METHOD, Method.FULL, key)
     d.default(Field.QUANT_TYPE, QuantType.NF4)
     d.default(Field.DOUBLE_QUANT, True)
+    common.dora(d, f"{section}.use_dora", common.flag(d, f"{section}.use_dora"))
     if prefix:
         _lora(d, section)
 

@@ -60,9 +60,20 @@ def half(d: Draft, default: str) -> None:
 
 
 def optimizer(d: Draft) -> None:
-    """``optim``, AdamW by default."""
+    """``optim``, AdamW by default; ``optim_args`` (transformers' ``"k=v,k=v"``, ``_parse_optim_args``) where it
+    changes the memory of issue 27's optimizers: ``rmsprop``'s ``momentum`` (its momentum buffer), GaLore's and
+    APOLLO's ``rank``; ``optim_target_modules`` (GaLore's and APOLLO's targets: the decoder blocks' linears)."""
     if not common.optimizer(d, "optim"):
         d.default(Field.OPTIMIZER, Optimizer.ADAMW)
+        return
+    args = common.optim_args(d.raw("optim_args"))
+    chosen = d.facts.get(Field.OPTIMIZER)
+    if chosen is not None and chosen.value is Optimizer.RMSPROP and float(args.get("momentum", 0) or 0) > 0:
+        d.set(Field.OPTIMIZER, Optimizer.RMSPROP_MOMENTUM, "optim", "optim_args")
+    if chosen is not None and chosen.value in (Optimizer.GALORE_ADAMW, Optimizer.APOLLO_ADAMW):
+        if "rank" in args:
+            d.set(Field.OPTIMIZER_RANK, int(args["rank"]), "optim_args")
+        d.get("optim_target_modules")
 
 
 def deepspeed_key(d: Draft) -> None:

@@ -7,8 +7,9 @@ Mapping table (TRL ``trl/trainer/base_config.py``, ``sft_config.py``, ``dpo_conf
 
 ====================================================  ========================================================
 ``model_name_or_path``                                the model
-``use_peft`` (default false)                          LoRA; with ``load_in_4bit`` QLoRA (``load_in_8bit``:
-                                                      refused, VRAM Lab costs no 8-bit base)
+``use_peft`` (default false)                          LoRA; with ``load_in_4bit`` QLoRA, with ``load_in_8bit``
+                                                      lora-8bit (an 8-bit base alone is refused); ``use_dora``
+                                                      DoRA on a 16-bit base
 ``lora_r`` / ``lora_alpha`` / ``lora_dropout``        16 / 32 / 0.05 by default (``ModelConfig``)
 ``lora_target_modules``                               absent: PEFT's default for the model type, ``q_proj`` and
                                                       ``v_proj`` for Llama, Mistral, Qwen2 and Gemma (PEFT
@@ -55,7 +56,7 @@ from pathlib import Path
 
 from engine.config_import import common, training_args
 from engine.config_import.draft import Draft, Field
-from engine.config_import.messages import DORA, EIGHT_BIT, KNOWN_CONTENT, PACKING
+from engine.config_import.messages import EIGHT_BIT, KNOWN_CONTENT, PACKING
 from engine.config_import.names import AlignmentMethod, dtype_of
 from engine.config_import.report import Message
 from engine.specs import Attention, LoraTargets, Loss, Method, Sharding
@@ -115,18 +116,19 @@ def _alignment(d: Draft) -> None:
 def _method(d: Draft) -> None:
     peft = common.flag(d, "use_peft")
     four, eight = common.flag(d, "load_in_4bit"), common.flag(d, "load_in_8bit")
-    if eight:
+    if eight and peft and not four:  # LoRA on an LLM.int8 base
+        d.set(Field.METHOD, Method.LORA_8BIT, "use_peft", "load_in_8bit")
+    elif eight:
         d.refuse(Field.METHOD, "load_in_8bit", Message.of(EIGHT_BIT))
     elif four and not peft:
         d.refuse(Field.METHOD, "load_in_4bit", Message.of(FOUR_BIT_ALONE))
-    elif common.flag(d, "use_dora"):
-        d.refuse(Field.METHOD, "use_dora", Message.of(DORA))
     elif peft:
         d.set(Field.METHOD, Method.QLORA if four else Method.LORA, *("use_peft", "load_in_4bit")[: 2 if four else 1])
     elif peft is False or d.has("use_peft"):
         d.set(Field.METHOD, Method.FULL, "use_peft")
     else:
         d.default(Field.METHOD, Method.FULL)
+    common.dora(d, "use_dora", common.flag(d, "use_dora"))
 
 
 def _lora(d: Draft) -> None:

@@ -1,5 +1,6 @@
-"""The memory page's Overview tab: the same settings costed with each method (Full / LoRA / QLoRA), the bytes per GPU
-against the sequence length and against the GPU count, the roadmap to a fit, and the notes on what is assumed.
+"""The memory page's Overview tab: the same settings costed with Full / LoRA / QLoRA (and the setup's own method),
+the bytes per GPU against the sequence length and against the GPU count, the roadmap to a fit, and the notes on what
+is assumed.
 
 Its views cost more to paint than the headline above the tabs, so the page draws them only once input has paused
 (``steps``: the page's recompute runs them as its ``later`` work, one per event-loop turn, so that no frame of a
@@ -39,6 +40,8 @@ GPU_POINTS = [1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64]
 # curves; the cells side by side while each can be OVERVIEW_CELL_LINES wide (else one under another)
 COMPARE_LINES, CURVE_LINES = 10.5, 12.0
 OVERVIEW_CELL_LINES = 18.0
+#: the methods the comparison chart always shows (the setup's own joins them when it is another)
+COMPARED = (Method.FULL, Method.LORA, Method.QLORA)
 
 
 class OverviewSection(QWidget):
@@ -123,7 +126,7 @@ class OverviewSection(QWidget):
 
         m, s, gpu = self.scenario.model, self.scenario.setup, self.scenario.gpu
         rows = []
-        for k in Method:
+        for k in (*COMPARED, *((s.method,) if s.method not in COMPARED else ())):  # the seed's three, and yours
             try:
                 terms = estimate(m, s.with_(method=k), gpu).device_terms
                 label = method_label(k)

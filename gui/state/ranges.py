@@ -58,6 +58,11 @@ BATCH = within(f"{_SETUP}.batch", 1, 128)
 GPUS = within(f"{_SETUP}.gpus", 1, ROADMAP_GPU_LIMIT)
 GRAD_ACCUM = within(f"{_SETUP}.grad_accum", 1, 128)
 LORA_RANK = within("engine.specs:LoraSpec.rank", 1, 512)
+#: issue 27's options on the memory page
+TRAINABLE_TOKENS = within(f"{_SETUP}.trainable_tokens", 0, 65_536)
+FREEZE_LAYERS = within(f"{_SETUP}.freeze_layers", -256, 256)
+OFT_BLOCK = within(f"{_SETUP}.oft_block_size", 2, 512)
+OPTIMIZER_RANK = within(f"{_SETUP}.optimizer_rank", 1, 4_096)
 #: the attention walk-through's length: from its toy sentence's six tokens to 128k
 ATTENTION_SEQ_LEN = within(f"{_SETUP}.seq_len", 6, 131_072)
 #: chunks of a chunked loss (the memory page's long-context settings; below it, "the tool's own")

@@ -1,6 +1,6 @@
 """Display names of the engine's choices that several views show, one translated label per value.
 
-A method is "Full", "LoRA" or "QLoRA" on the memory page's buttons, in its comparison chart, on the levers
+A method is "Full", "LoRA", "QLoRA", ... on the memory page's buttons, in its comparison chart, on the levers
 page's LoRA card and in the alignment page's picker: the words are defined here once (context ``choices``). The
 optimizer, attention, checkpointing and sharding have short names too, for the one-line summary of a setup that
 several pages show (``gui.widgets.scenario_summary``): the engine's values are identifiers, not words.
@@ -19,6 +19,10 @@ METHODS: dict[Method, str] = {
     Method.FULL: QT_TRANSLATE_NOOP("choices", "Full"),
     Method.LORA: QT_TRANSLATE_NOOP("choices", "LoRA"),
     Method.QLORA: QT_TRANSLATE_NOOP("choices", "QLoRA"),
+    Method.LORA_8BIT: QT_TRANSLATE_NOOP("choices", "LoRA 8-bit"),
+    Method.FREEZE: QT_TRANSLATE_NOOP("choices", "Freeze"),
+    Method.BADAM: QT_TRANSLATE_NOOP("choices", "BAdam"),
+    Method.OFT: QT_TRANSLATE_NOOP("choices", "OFT"),
 }
 
 
@@ -41,6 +45,14 @@ OPTIMIZERS: dict[Optimizer, str] = {
     Optimizer.LION: QT_TRANSLATE_NOOP("choices", "Lion"),
     Optimizer.SGD: QT_TRANSLATE_NOOP("choices", "SGD"),
     Optimizer.SGD_MOMENTUM: QT_TRANSLATE_NOOP("choices", "SGD with momentum"),
+    Optimizer.ADAMW_4BIT: QT_TRANSLATE_NOOP("choices", "AdamW 4-bit (torchao)"),
+    Optimizer.ADAMW_8BIT_TORCHAO: QT_TRANSLATE_NOOP("choices", "AdamW 8-bit (torchao)"),
+    Optimizer.RMSPROP: QT_TRANSLATE_NOOP("choices", "RMSprop"),
+    Optimizer.RMSPROP_MOMENTUM: QT_TRANSLATE_NOOP("choices", "RMSprop with momentum"),
+    Optimizer.MUON: QT_TRANSLATE_NOOP("choices", "Muon (+ AdamW)"),
+    Optimizer.GALORE_ADAMW: QT_TRANSLATE_NOOP("choices", "GaLore AdamW"),
+    Optimizer.APOLLO_ADAMW: QT_TRANSLATE_NOOP("choices", "APOLLO AdamW"),
+    Optimizer.ADAM_MINI: QT_TRANSLATE_NOOP("choices", "Adam-mini"),
 }
 ATTENTIONS: dict[Attention, str] = {
     Attention.EAGER: QT_TRANSLATE_NOOP("choices", "eager attention"),

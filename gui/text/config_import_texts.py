@@ -73,6 +73,15 @@ FIELDS = {
     "loss_chunks": QT_TRANSLATE_NOOP("ConfigImport", "Loss chunks"),
     "activation_offload": QT_TRANSLATE_NOOP("ConfigImport", "Offload activations"),
     "alloc_conf": QT_TRANSLATE_NOOP("ConfigImport", "Allocator settings (PYTORCH_CUDA_ALLOC_CONF)"),
+    # issue 27's options, named as the Memory page's controls are
+    "dora": QT_TRANSLATE_NOOP("ConfigImport", "DoRA"),
+    "modules_to_save": QT_TRANSLATE_NOOP("ConfigImport", "Modules trained in full"),
+    "freeze_layers": QT_TRANSLATE_NOOP("ConfigImport", "Trained layers"),
+    "oft_block_size": QT_TRANSLATE_NOOP("ConfigImport", "OFT block"),
+    "optimizer_rank": QT_TRANSLATE_NOOP("ConfigImport", "Projection rank"),
+    "offload_optimizer_device": QT_TRANSLATE_NOOP("ConfigImport", "Where the optimizer is offloaded"),
+    "offload_params_device": QT_TRANSLATE_NOOP("ConfigImport", "Where the parameters are offloaded"),
+    "parallel.cp_comm_type": QT_TRANSLATE_NOOP("ConfigImport", "CP exchange"),
 }
 
 STAGES = {AlignmentMethod.DPO: Stage.DPO, AlignmentMethod.IPO: Stage.DPO, AlignmentMethod.KTO: Stage.DPO,

@@ -202,8 +202,9 @@ def test_axolotl_expert_parallel_lora_assumes_its_four_gpus() -> None:
     r = _import("axolotl/qwen3_30ba3b_ep_lora_4gpu.yaml")
     assert r.model.id == "qwen3-30b-a3b"
     _check(r, {"method": "lora", "lora.rank": 32, "lora.alpha": 16.0, "lora.dropout": 0.0,
-               "lora.targets": "attention", "seq_len": 2048, "batch": 1, "grad_accum": 1, "optimizer": "adamw-8bit",
-               "checkpointing": "full", "attention": "flash", "precision": "bf16", "gpus": 4, "sharding": "zero3"})
+               "lora.targets": "attention", "seq_len": 2048, "batch": 1, "grad_accum": 1,
+               "optimizer": "adamw-8bit-torchao", "checkpointing": "full", "attention": "flash", "precision": "bf16",
+               "gpus": 4, "sharding": "zero3"})
     assert r.setup.parallel.ep == 4
     assert r.report.assumed["gpus"] == 4
 

@@ -176,13 +176,27 @@ def test_llava_lora_enable_with_4_bits_is_qlora(imported) -> None:
 
 
 @pytest.mark.parametrize(("extra", "says"), [
-    ({"lora_enable": True, "bits": 8}, "bits: a base model loaded in 8 bits"),
     ({"tune_mm_mlp_adapter": True}, "tune_mm_mlp_adapter: tune_mm_mlp_adapter: true trains only part"),
     ({"bits": 4}, "bits: bits: 4, lora_enable = false ask for methods that exclude each other"),
 ])
 def test_llava_refusals(imported, extra: dict[str, Any], says: str) -> None:
     with pytest.raises(ConfigRefusedError, match=f"^a.json: {says}"):
         imported({"a.json": json.dumps(LLAVA | extra)})
+
+
+def test_a_scripts_modules_to_save_beside_lora(imported) -> None:
+    """PEFT's ``modules_to_save`` beside LoRA: the token table trained in full (a copy with its gradients and
+    states)."""
+    r = imported({"a.yaml": BASE + "use_lora: true\nmodules_to_save: [embed_tokens]\n"})
+    assert r.setup.method.value == "lora"
+    assert "modules_to_save" in {k for k in r.report.read}
+
+
+def test_llava_lora_on_an_8_bit_base(imported) -> None:
+    """LLaVA's ``bits: 8`` loads the base with bitsandbytes' LLM.int8 (``load_in_8bit``); with ``lora_enable`` it is
+    LoRA on that base."""
+    r = imported({"a.json": json.dumps(LLAVA | {"lora_enable": True, "bits": 8})})
+    _check(r, {"method": "lora-8bit"})
 
 
 def test_qwen_finetune_q_lora(imported) -> None:
@@ -248,8 +262,7 @@ def test_another_scripts_lora_settings_and_defaults(imported) -> None:
     ("lora_rank: 64\n", "lora_rank: lora_rank: 64 leave the method to the script's own default"),
     ("train_mode: full\nuse_lora: true\n", "train_mode: train_mode: full, use_lora: true ask for methods that "
                                            "exclude"),
-    ("finetuning_type: freeze\n", "finetuning_type: freeze fine-tuning trains only some layers"),
-    ("use_lora: true\nmodules_to_save: [embed_tokens]\n", "modules_to_save: embed_tokens are trained in full"),
+    ("finetuning_type: freeze\n", "finetuning_type: freeze fine-tuning in this form is not costed"),
 ])
 def test_another_scripts_refusals_name_their_keys(imported, text: str, says: str) -> None:
     with pytest.raises(ConfigRefusedError, match=f"^a.yaml: {says}.*--method"):

@@ -101,13 +101,28 @@ def test_an_fsdp_config_alone_is_not_fsdp(imported):
 
 
 @pytest.mark.parametrize(("text", "says"), [
-    ("load_in_8bit: true\nuse_peft: true\n", "load_in_8bit: a base model loaded in 8 bits"),
+    ("load_in_8bit: true\n", "load_in_8bit: a base loaded in 8 bits is costed with LoRA on it"),
     ("load_in_4bit: true\n", "load_in_4bit: a 4-bit base trains only through adapters"),
-    ("optim: adamw_torch_4bit\n", "optim: adamw_torch_4bit is not an optimizer"),
+    ("load_in_4bit: true\nuse_peft: true\nuse_dora: true\n", "use_dora: DoRA is costed on LoRA over a 16-bit"),
+    ("optim: lomo\n", "optim: lomo is not an optimizer"),
 ])
 def test_refusals(imported, text: str, says: str):
     with pytest.raises(ConfigRefusedError, match=f"^a.yaml: {says}"):
         imported({"a.yaml": BASE + text})
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("load_in_8bit: true\nuse_peft: true\n", {"method": "lora-8bit"}),
+    ("use_peft: true\nuse_dora: true\n", {"method": "lora", "dora": True}),  # lora_dropout 0.05
+    ("optim: adamw_torch_4bit\n", {"optimizer": "adamw-4bit"}),
+    ("optim: adamw_torch_8bit\n", {"optimizer": "adamw-8bit-torchao"}),
+    ("optim: rmsprop\noptim_args: momentum=0.9\n", {"optimizer": "rmsprop-momentum"}),
+    ("optim: galore_adamw\noptim_args: rank=64\noptim_target_modules: [attn, mlp]\n",
+     {"optimizer": "galore-adamw", "optimizer_rank": 64}),
+])
+def test_issue_27s_options(imported, text: str, expected: dict):
+    s = imported({"a.yaml": BASE + text}).setup
+    assert {k: getattr(getattr(s, k), "value", getattr(s, k)) for k in expected} == expected
 
 
 @pytest.mark.parametrize(("text", "loss", "offload"), [

@@ -153,8 +153,8 @@ def test_a_refused_file_says_one_line_and_changes_nothing(
     window: MainWindow, monkeypatch: pytest.MonkeyPatch, warnings: list[tuple[str, str]], tmp_path: Path
 ) -> None:
     before = window.scenario.value
-    path = write(tmp_path, "eight-bit.yml", "base_model: meta-llama/Llama-3.2-1B\nload_in_8bit: true\n"
-                                           "adapter: lora\nsequence_len: 2048\nmicro_batch_size: 1\n")
+    path = write(tmp_path, "gptq.yml", "base_model: meta-llama/Llama-3.2-1B\ngptq: true\n"
+                                      "adapter: lora\nsequence_len: 2048\nmicro_batch_size: 1\n")
     choose(monkeypatch, path)
     window.actions_by_id["import_config"].trigger()
     assert len(warnings) == 1
@@ -162,7 +162,7 @@ def test_a_refused_file_says_one_line_and_changes_nothing(
     line = text.split("\n\n")[0]
     assert "\n" not in line
     assert "Traceback" not in text
-    assert line == "eight-bit.yml: load_in_8bit: a base model loaded in 8 bits is not a method VRAM Lab costs"
+    assert line == "gptq.yml: gptq: a GPTQ-quantized base is not a method VRAM Lab costs"
     assert text.endswith("Nothing was changed.")
     assert window.scenario.value == before
     assert not window.history.can_undo()

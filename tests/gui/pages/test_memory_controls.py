@@ -114,4 +114,5 @@ def test_ranges_are_the_guis_windows(controls: MemoryControls) -> None:
 
 
 def test_method_buttons_read_the_shared_labels(controls: MemoryControls) -> None:
-    assert [b.text() for b in controls.method_buttons.values()] == ["Full", "LoRA", "QLoRA"]
+    assert [b.text() for b in controls.method_buttons.values()] == ["Full", "LoRA", "QLoRA", "LoRA 8-bit", "Freeze",
+                                                                     "BAdam", "OFT"]
