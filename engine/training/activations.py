@@ -15,7 +15,8 @@ from dataclasses import dataclass
 from engine.layers import kind_of, runs
 from engine.specs import Attention, LayerSpec, Loss, ModelSpec, TrainingSetup
 from engine.training.loss import LossCoeffs, loss_coeffs
-from engine.training.precision import DtypePlan, dtype_plan
+from engine.training.policy import stack_policy
+from engine.training.precision import DtypePlan
 from engine.training.saved.inputs import Ctx, norm
 from engine.training.saved.layer import LayerCoeffs, layer_coeffs
 
@@ -74,7 +75,7 @@ def model_coeffs(m: ModelSpec, s: TrainingSetup, dtypes: DtypePlan, windows: tup
     fused = s.loss in (Loss.FUSED_LINEAR_CE, Loss.CHUNKED)
     head_in = (c if ctx.autocast and ctx.r != c else ctx.r) * h if ctx.full and not fused else 0
     head_grad = v * h * dtypes.weight if ctx.full else 0
-    head_copy = ctx.c * v * h if ctx.copies else 0
+    head_copy = ctx.c * v * h if ctx.head_copy else 0
     chunk_copy = s.loss is Loss.CHUNKED  # TRL's chunks cast the weight in each chunk: the loss counts it
     return ActivationCoeffs(
         segments=tuple(segments),
@@ -88,6 +89,6 @@ def model_coeffs(m: ModelSpec, s: TrainingSetup, dtypes: DtypePlan, windows: tup
 
 
 def activation_coeffs(m: ModelSpec, s: TrainingSetup) -> ActivationCoeffs:
-    """:func:`model_coeffs` with the setup's own dtypes and windows: a thin wrapper the tests use to read one
-    layer's coefficients (the estimate reads them from its plan, ``engine.training.plan``)."""
-    return model_coeffs(m, s, dtype_plan(s.precision), windows_reached(m, s))
+    """:func:`model_coeffs` with the setup's own dtypes (its stack's policy) and windows: a thin wrapper the tests
+    use to read one layer's coefficients (the estimate reads them from its plan, ``engine.training.plan``)."""
+    return model_coeffs(m, s, stack_policy(s).dtypes, windows_reached(m, s))

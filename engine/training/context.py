@@ -29,6 +29,7 @@ from engine.training import sharding
 from engine.training.activations import ActivationCoeffs, LayerCoeffs
 from engine.training.moments import ZERO, Cost
 from engine.training.plan import Plan, resolve
+from engine.training.policy import replicated
 from engine.training.precision import FP32
 from engine.training.split import Held, ends_held
 from engine.training.stage import parallel_buffers, stage_coeffs
@@ -152,9 +153,13 @@ def gpu_states(plan: Plan, held: Held) -> ModelStates:
     whole = plan.counts.trainable
     states_total = plan.optimizer_bytes if c.trainable == whole else plan.optimizer_bytes * (c.trainable / max(
         whole, 1))  # exact when this GPU trains the whole model
-    weights_full = plan.weights_full if c is plan.counts else sum(weight_parts(s, c, plan.dtypes).values())
-    weights = sharded(weights_full, weights_share, 3)
+    parts = weight_parts(s, c, plan.dtypes)
+    weights_full = plan.weights_full if c is plan.counts else sum(parts.values())
+    whole = sum(v for k, v in parts.items() if k in replicated(s))  # what no sharding sees (QLoRA's constants)
+    weights = sharded(weights_full - whole, weights_share, 3) + whole
     states = sharded(states_total, expert_share, 1)
+    # of which in unified memory (a paged optimizer's large tensors), shared as the states are
+    paged = sharded(plan.paged_bytes * (states_total / plan.optimizer_bytes), expert_share, 1) if plan.paged else 0
     host = 0
     if s.offload_params:
         host, weights = host + weights, 0
@@ -169,7 +174,7 @@ def gpu_states(plan: Plan, held: Held) -> ModelStates:
     return ModelStates(
         weights=weights, gradients=sharded(c.trainable * plan.trained.grad, expert_share, 2),
         step_gradients=sharded(c.trainable * plan.trained.step_grad, expert_share, 2),
-        optimizer_states=0 if plan.paged else states, paged_states=states if plan.paged else 0, host=host,
+        optimizer_states=states - paged, paged_states=paged, host=host,
         weights_full=weights_full, counts=c, weight_detail=detail,
         divisor_weights=divisor if zero >= 3 else 1, divisor_grads=divisor if zero >= 2 else 1,
         divisor_states=divisor if zero >= 1 else 1,

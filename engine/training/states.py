@@ -10,9 +10,13 @@ Sources, one per rule:
 * QLoRA stores the frozen linears in 4 bits with one absmax per 64-weight block; double quantization stores those
   absmax values in 8 bits with one fp32 constant per 256 blocks: 0.5 -> 0.127 bits per parameter:
   Dettmers et al. 2023, arXiv:2305.14314, section 3 ("Double Quantization").
-* 8-bit optimizers hold each state in 1 byte plus one fp32 absmax per 2,048-element block:
-  Dettmers et al. 2022, arXiv:2110.02861, section 2. Paged optimizers keep their states in CUDA unified memory,
-  outside PyTorch's caching allocator (bitsandbytes docs, "Paged optimizers").
+* 8-bit optimizers hold each state in 1 byte plus one fp32 absmax per block (Dettmers et al. 2022,
+  arXiv:2110.02861, section 2), as bitsandbytes 0.50.2 does it tensor by tensor (optim/optimizer.py
+  ``Optimizer2State.init_state``): 256-element blocks, fp32 states for a tensor under ``min_8bit_size`` (4,096
+  elements), the two code maps (256 fp32 each) once. Paged optimizers keep their states in CUDA unified memory,
+  outside PyTorch's caching allocator (bitsandbytes docs, "Paged optimizers"), but only the state buffers of a
+  tensor of 1e5 elements or more (``Optimizer8bit.get_state_buffer``); the absmax vectors stay on the device.
+  Traced through transformers' Trainer (calibration/stacks/NOTES.md section 1, rule 9).
 * Adafactor factors each matrix's second moment into a row and a column vector and keeps no first moment
   by default: Shazeer & Stern 2018, arXiv:1804.04235, section 3. Lion keeps one momentum:
   Chen et al. 2023, arXiv:2302.06675, Algorithm 2.
@@ -24,12 +28,28 @@ from dataclasses import dataclass
 
 from engine.layers import runs
 from engine.params import count_params, layer_linears, lora_params, lora_targets
-from engine.specs import Method, ModelSpec, Optimizer, OptimizerImpl, TrainingSetup
-from engine.training.precision import FP32, HALF, DtypePlan
+from engine.specs import (
+    ExpertStorage,
+    LayerSpec,
+    Method,
+    ModelSpec,
+    NormKind,
+    Optimizer,
+    OptimizerImpl,
+    PositionKind,
+    QkNorm,
+    TrainingSetup,
+)
+from engine.training.precision import FP32, DtypePlan
 
 QUANT_BLOCK = 64
 DQ_BLOCKS = 256
-OPT8_BLOCK = 2_048
+#: bitsandbytes 0.50.2 optim/optimizer.py: ``Optimizer2State.init_state`` (``blocksize = 256``, ``min_8bit_size``
+#: 4,096, ``name2qmap`` "dynamic" and "udynamic") and ``Optimizer8bit.get_state_buffer`` (``p.numel() < 1e5``)
+BNB_BLOCK = 256
+BNB_MIN_8BIT = 4_096
+BNB_PAGED_MIN = 100_000
+BNB_QMAPS = 2 * 256 * FP32
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,15 +119,82 @@ def trainable_matrices(m: ModelSpec, s: TrainingSetup) -> list[tuple[int, int, i
 PAGED = (Optimizer.PAGED_ADAMW_8BIT, Optimizer.PAGED_ADAMW)
 
 
+def _tensors(run: LayerSpec, m: ModelSpec, s: TrainingSetup) -> list[tuple[int, int]]:
+    """(elements, how many per layer) of each trainable tensor of one layer of kind ``run``: LoRA's A and B (PEFT's
+    ``ParamWrapper`` on fused experts: one A and one B for all experts), or every linear's weight and bias (fused
+    experts: one 3-D tensor per projection), norm and sink vector."""
+    fused = run.mlp.moe is not None and run.mlp.moe.storage is ExpertStorage.FUSED
+
+    def split(count: int, role: str) -> tuple[int, int]:
+        return (count, 1) if fused and role.startswith("experts_") else (1, count)
+
+    out: list[tuple[int, int]] = []
+    if s.method is not Method.FULL:
+        for x in lora_targets(m, run, s.lora.targets):
+            per, k = split(x.count, x.role)
+            r = s.lora.rank * x.rank_mult
+            out += [(r * x.n_in * per, k), (x.n_out * r * per, k)]
+        return out
+    for x in layer_linears(run, m.hidden_size):
+        per, k = split(x.count, x.role)
+        out += [(x.n_in * x.n_out * per, k)] + ([(x.n_out * per, k)] if x.bias else [])
+    a = run.attention
+    out.append((m.hidden_size, run.norms * (2 if m.norm is NormKind.LAYERNORM else 1)))
+    if a.qk_norm is QkNorm.HEAD:
+        out.append((a.head_dim, 2))
+    elif a.qk_norm is QkNorm.PROJECTION:
+        out += [(a.num_heads * a.head_dim, 1), (a.num_kv_heads * a.head_dim, 1)]
+    if a.mla is not None:
+        out += [(a.mla.kv_lora_rank, 1)] + ([(a.mla.q_lora_rank, 1)] if a.mla.q_lora_rank else [])
+    if a.sinks:
+        out.append((a.num_heads, 1))
+    return out
+
+
+def trainable_tensors(m: ModelSpec, s: TrainingSetup) -> list[tuple[int, int]]:
+    """(elements, count) of every trainable tensor as the model holds it (bitsandbytes' optimizers decide per
+    tensor): LoRA's adapters, or for full fine-tuning every parameter (the layers', the embedding and a learned
+    position table, the final norm, an untied output layer)."""
+    out = [(n, k * run.count) for run in runs(m) for n, k in _tensors(run, m, s)]
+    if s.method is Method.FULL:
+        h, v = m.hidden_size, m.vocab_size
+        out += [(v * h, 2 if not m.tie_embeddings else 1), (h, 2 if m.norm is NormKind.LAYERNORM else 1)]
+        if m.positions is PositionKind.LEARNED:
+            out.append((m.max_position * h, 1))
+    return out
+
+
+def bnb_state_bytes(m: ModelSpec, s: TrainingSetup) -> tuple[int, int]:
+    """(on the device, paged) bytes of a bitsandbytes AdamW's states over the trainable tensors (module
+    docstring): 8-bit, 2 bytes per element and one fp32 absmax per 256 elements and state, fp32 states (8 bytes)
+    for a tensor under 4,096 elements, the two code maps once; 32-bit (``paged-adamw``), 8 bytes. A paged
+    optimizer pages the state buffers of tensors of 1e5 elements or more; every absmax stays on the device."""
+    eight_bit = s.optimizer in (Optimizer.ADAMW_8BIT, Optimizer.PAGED_ADAMW_8BIT)
+    paging = s.optimizer in PAGED and not s.offload_optimizer
+    device = paged = 0
+    any_8bit = False
+    for n, k in trainable_tensors(m, s):
+        if eight_bit and n >= BNB_MIN_8BIT:
+            buffers, absmax, any_8bit = 2 * n, 2 * FP32 * -(-n // BNB_BLOCK), True
+        else:
+            buffers, absmax = 2 * FP32 * n, 0
+        if paging and n >= BNB_PAGED_MIN:
+            paged, device = paged + k * buffers, device + k * absmax
+        else:
+            device += k * (buffers + absmax)
+    return device + (BNB_QMAPS if any_8bit else 0), paged
+
+
 def optimizer_state_bytes(m: ModelSpec, s: TrainingSetup, trainable: int, plan: DtypePlan) -> int:
     """Optimizer states plus the fp32 master copy of ``trainable`` parameters held as ``plan`` says (the
-    trainable tensors' dtypes, ``engine.training.plan.Plan.trained``), before sharding."""
+    trainable tensors' dtypes, ``engine.training.plan.Plan.trained``), before sharding; bitsandbytes' (8-bit or
+    paged) as :func:`bnb_state_bytes` counts them, paged or not."""
     master = trainable * plan.master
     o = s.optimizer
-    if o in (Optimizer.ADAMW, Optimizer.PAGED_ADAMW):
+    if o is Optimizer.ADAMW:
         return master + 2 * trainable * plan.state
-    if o in (Optimizer.ADAMW_8BIT, Optimizer.PAGED_ADAMW_8BIT):
-        return master + 2 * (trainable + FP32 * -(-trainable // OPT8_BLOCK))
+    if o in (Optimizer.PAGED_ADAMW, Optimizer.ADAMW_8BIT, Optimizer.PAGED_ADAMW_8BIT):
+        return master + sum(bnb_state_bytes(m, s))
     if o in (Optimizer.LION, Optimizer.SGD_MOMENTUM):
         return master + trainable * plan.state
     if o is Optimizer.SGD:
@@ -165,7 +252,7 @@ def weight_parts(s: TrainingSetup, c: Counts, dtypes: DtypePlan) -> dict[str, in
         return {"trainable": c.total * dtypes.weight, "frozen": 0, "quantized_4bit": 0, "quant_constants": 0}
     four_bit = c.quantized // 2
     constants = round(c.quantized * (quant_bits_per_param(s) - 4) / 8) if c.quantized else 0
-    frozen = c.frozen_16bit * (HALF if c.quantized else dtypes.weight)
+    frozen = c.frozen_16bit * (dtypes.frozen if c.quantized else dtypes.weight)
     return {"trainable": c.trainable * FP32, "frozen": frozen, "quantized_4bit": four_bit,
             "quant_constants": constants}
 
@@ -176,5 +263,6 @@ def weights_formula(s: TrainingSetup, c: Counts, dtypes: DtypePlan) -> str:
         return f"{c.total:,} x {dtypes.weight} B"
     if c.quantized:
         return (f"{c.quantized:,} x {quant_bits_per_param(s):.3f} bit (4-bit + constants) + "
-                f"{c.frozen_16bit:,} x 2 B (16-bit) + {c.trainable:,} x 4 B adapters")
+                f"{c.frozen_16bit:,} x {dtypes.frozen} B ({'fp32' if dtypes.frozen == FP32 else '16-bit'}) + "
+                f"{c.trainable:,} x 4 B adapters")
     return f"{c.frozen_16bit:,} x {dtypes.weight} B frozen + {c.trainable:,} x 4 B adapters"
