@@ -52,6 +52,9 @@ class Field(StrEnum):
     LOSS_CHUNKS = "loss_chunks"
     ACTIVATION_OFFLOAD = "activation_offload"
     ALLOC_CONF = "alloc_conf"  # PYTORCH_CUDA_ALLOC_CONF (engine.config_import.alloc_conf)
+    STACK = "stack"  # whose code runs the step: the tool the file belongs to (issue 25)
+    OPTIMIZER_IMPL = "optimizer_impl"  # torch AdamW's implementation: the name's, or the tool's version's default
+    FSDP_VERSION = "fsdp_version"  # FSDP 1 or 2 (accelerate's fsdp_version)
     # inputs of the precision (engine.config_import.resolve.precision_of)
     HALF = "half"  # the 16-bit compute a trainer's flag asks for: "bf16", "fp16" or "none"
     WEIGHTS = "weights"  # the dtype trainable weights are kept in: "fp32", "bf16" or "fp16"

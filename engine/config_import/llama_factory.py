@@ -190,6 +190,7 @@ def _v0(d: Draft) -> None:
         d.refuse(Field.OPTIMIZER, switch, Message.of(OPTIMIZER_SWITCH, value=switch))
     else:
         training_args.optimizer(d)
+    common.hf_trainer(d)
     training_args.distributed(d)
     _attention(d, "flash_attn")
     if common.flag(d, "enable_liger_kernel"):  # fused_linear_cross_entropy unless the stage needs logits

@@ -70,6 +70,9 @@ FIELDS = {
     "loss_chunks": QT_TRANSLATE_NOOP("ConfigImport", "Loss chunks"),
     "activation_offload": QT_TRANSLATE_NOOP("ConfigImport", "Offload activations"),
     "alloc_conf": QT_TRANSLATE_NOOP("ConfigImport", "Allocator settings (PYTORCH_CUDA_ALLOC_CONF)"),
+    "stack": QT_TRANSLATE_NOOP("ConfigImport", "Training stack"),
+    "optimizer_impl": QT_TRANSLATE_NOOP("ConfigImport", "AdamW implementation"),
+    "fsdp_version": QT_TRANSLATE_NOOP("ConfigImport", "FSDP version"),
 }
 
 STAGES = {AlignmentMethod.DPO: Stage.DPO, AlignmentMethod.IPO: Stage.DPO, AlignmentMethod.KTO: Stage.DPO,
