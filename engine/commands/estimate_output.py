@@ -95,7 +95,8 @@ def to_text(e: Estimate) -> str:
     u = Unit.GB
     lines = [
         f"{e.model.label}: {e.setup.method.value}, {e.setup.precision.value}, {e.setup.optimizer.value}, "
-        f"batch {e.setup.batch} x {e.setup.seq_len:,} tokens, {e.setup.gpus} GPU(s) {e.setup.sharding.value}",
+        f"batch {e.setup.batch} x {e.setup.seq_len:,} tokens, {e.setup.gpus} GPU(s) {e.setup.sharding.value}"
+        + (f" (FSDP{e.setup.fsdp_version})" if e.setup.fsdp_version else ""),
         f"parameters {format_count(e.total_params)}, trainable {format_count(e.trainable_params)} "
         f"({100 * e.trainable_params / e.total_params:.2f}%)",
     ]

@@ -52,7 +52,7 @@ def test_models_lists_the_catalog(capsys):
     "argv",
     [["estimate", "--seq-len", "0"], ["estimate", "--model", "nope"], ["estimate", "--method", "x"],
      ["estimate", "--batch", "many"], ["estimate", "--config", "/does/not/exist"],
-     ["estimate", "--offload-params"]],
+     ["estimate", "--offload-params"], ["estimate", "--fsdp-version", "2"], ["estimate", "--fsdp-version", "3"]],
 )
 def test_bad_arguments_one_line_exit_2(argv):
     r = subprocess.run([sys.executable, "-m", "engine", *argv], capture_output=True, text=True, check=False)
