@@ -224,7 +224,12 @@ class Sharding(StrEnum):
     NONE = "none"  # plain DDP (or a single GPU)
     ZERO1 = "zero1"
     ZERO2 = "zero2"
-    ZERO3 = "zero3"  # = FSDP full shard
+    ZERO3 = "zero3"  # DeepSpeed ZeRO-3, or FSDP's FULL_SHARD with TrainingSetup.fsdp_version
+
+
+#: FSDP's major version (accelerate's ``fsdp_version``): 1, ``FullyShardedDataParallel``'s flat parameters; 2,
+#: ``fully_shard``'s per-parameter DTensors; None: the sharding is DeepSpeed's ZeRO (or Megatron's)
+FsdpVersion = Annotated[int, Field(strict=True, ge=1, le=2)]
 
 
 class LoraTargets(StrEnum):
@@ -640,6 +645,9 @@ class TrainingSetup(_Frozen):
     #: issue 25: whose code runs the step, and torch AdamW's implementation (None: the stack's, STACK_OPTIMIZER_IMPL)
     stack: Stack = Stack.HF_TRAINER
     optimizer_impl: OptimizerImpl | None = None
+    #: issue 25: ``sharding`` zero2 / zero3 run by PyTorch FSDP (SHARD_GRAD_OP / FULL_SHARD) of this version
+    #: instead of DeepSpeed's ZeRO; hf-trainer's FSDP is accelerate's (``engine.training.policy``)
+    fsdp_version: FsdpVersion | None = None
     host: HostSetup = HostSetup()
     #: PYTORCH_CUDA_ALLOC_CONF (issue 26): the caching allocator's options
     alloc_conf: AllocConf = AllocConf()
@@ -663,7 +671,7 @@ class TrainingSetup(_Frozen):
     #: fields added after the first release: left out of ``as_json()`` while at their defaults, so that a script's
     #: output does not change until it uses them
     OPTIONAL_IN_JSON: ClassVar[tuple[str, ...]] = ("parallel", "loss", "loss_chunks", "activation_offload", "host",
-                                                   "alloc_conf", *ISSUE_27_FIELDS)
+                                                   "alloc_conf", "fsdp_version", *ISSUE_27_FIELDS)
 
     @model_validator(mode="after")
     def _check(self) -> TrainingSetup:
@@ -676,6 +684,9 @@ class TrainingSetup(_Frozen):
                              f"{p.cp} = {mp} (the rest is data parallelism)")
         if self.gpus % self.host.nodes:
             raise ValueError(f"gpus ({self.gpus}) must be a multiple of host.nodes ({self.host.nodes})")
+        if self.fsdp_version is not None and self.sharding not in (Sharding.ZERO2, Sharding.ZERO3):
+            raise ValueError(f"fsdp_version {self.fsdp_version} runs sharding zero2 or zero3 through FSDP "
+                             f"(SHARD_GRAD_OP / FULL_SHARD); sharding is {self.sharding.value}")
         if self.optimizer_impl is not None and self.optimizer is not Optimizer.ADAMW:
             raise ValueError(f"optimizer_impl {self.optimizer_impl.value} is torch AdamW's implementation; "
                              f"optimizer {self.optimizer.value} has none to choose")
@@ -807,11 +818,12 @@ class TrainingSetup(_Frozen):
         return self._costed(self.model_dump(mode="json", exclude=skip))
 
     def full_json(self) -> dict[str, Any]:
-        """Every field as JSON (the timeline's setup), ``optimizer_impl`` as costed, the allocator's options once
-        they are set, issue 27's (``ISSUE_27_FIELDS``) only when not at their defaults, so that the output does not
-        change until a script uses them."""
+        """Every field as JSON (the timeline's setup), ``optimizer_impl`` as costed, the allocator's options and the
+        FSDP version once they are set, issue 27's (``ISSUE_27_FIELDS``) only when not at their defaults, so that the
+        output does not change until a script uses them."""
         defaults = TrainingSetup()
         quiet = {"alloc_conf"} if self.alloc_conf == AllocConf() else set()
+        quiet |= {"fsdp_version"} if self.fsdp_version is None else set()
         quiet |= {f for f in ISSUE_27_FIELDS if getattr(self, f) == getattr(defaults, f)}
         return self._costed(self.model_dump(mode="json", exclude={**dict.fromkeys(quiet, True),
                                                                   **self._nested_skip()}))

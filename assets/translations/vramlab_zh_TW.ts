@@ -390,6 +390,18 @@
         <translation>CP 交換方式</translation>
     </message>
     <message>
+        <source>Training stack</source>
+        <translation>訓練框架</translation>
+    </message>
+    <message>
+        <source>AdamW implementation</source>
+        <translation>AdamW 實作</translation>
+    </message>
+    <message>
+        <source>FSDP version</source>
+        <translation>FSDP 版本</translation>
+    </message>
+    <message>
         <source>reward modelling</source>
         <translation>獎勵模型訓練</translation>
     </message>
@@ -1384,6 +1396,26 @@
         <translation>注意力</translation>
     </message>
     <message>
+        <source>Training stack</source>
+        <translation>訓練框架</translation>
+    </message>
+    <message>
+        <source>Whose code runs the training step (the Hugging Face Trainer: also TRL, Axolotl and LLaMA-Factory): its own rules change the memory (PEFT&apos;s fp32 preparation of a QLoRA model, the AdamW implementation it picks)</source>
+        <translation>由誰的程式碼跑訓練步驟（Hugging Face Trainer：也包括 TRL、Axolotl 和 LLaMA-Factory）：它自己的規則會改變記憶體用量（PEFT 為 QLoRA 模型做的 FP32 準備、它選的 AdamW 實作）</translation>
+    </message>
+    <message>
+        <source>AdamW step</source>
+        <translation>AdamW 實作</translation>
+    </message>
+    <message>
+        <source>How torch&apos;s AdamW runs its step: foreach makes a temporary as large as all its states at once, the for-loop two of the largest parameter, fused nothing of a parameter&apos;s size</source>
+        <translation>PyTorch 的 AdamW 怎麼更新一步：foreach 一次配置跟所有狀態一樣大的暫存，for-loop 配置兩份最大參數的大小，fused 不配置參數大小的暫存</translation>
+    </message>
+    <message>
+        <source>Stack</source>
+        <translation>訓練框架</translation>
+    </message>
+    <message>
         <source>GPUs</source>
         <translation>GPU</translation>
     </message>
@@ -1426,6 +1458,14 @@
     <message>
         <source>Sharding</source>
         <translation>分片</translation>
+    </message>
+    <message>
+        <source>ZeRO-2 / ZeRO-3 run by DeepSpeed, or by PyTorch FSDP (under the Hugging Face Trainer, accelerate keeps fp32 copies of what trains)</source>
+        <translation>ZeRO-2／ZeRO-3 由 DeepSpeed 或 PyTorch FSDP 執行（在 Hugging Face Trainer 底下，accelerate 會把要訓練的參數存成 FP32）</translation>
+    </message>
+    <message>
+        <source>Sharded by</source>
+        <translation>分片實作</translation>
     </message>
     <message>
         <source>Units</source>
@@ -1556,8 +1596,8 @@
         <translation>準確度：已配置尖峰與在 H200 上實測的 {n} 個訓練步驟相差不超過 {worst:.1%}（中位數 {median:.1%}）；詳見 docs/accuracy.md。</translation>
     </message>
     <message>
-        <source>Assumptions: activations counted tensor by tensor for Hugging Face layers (the method of Korthikanti et al. 2022); LoRA adapters in fp32 (PEFT&apos;s default); QLoRA stores the frozen linear layers in 4-bit NF4 with double quantization, embeddings and output layer in 16 bits; the GPU-count curve uses {sharding}.</source>
-        <translation>假設：激活值依 Hugging Face 各層逐個張量計算（Korthikanti 等人 2022 的方法）；LoRA adapter 用 fp32（PEFT 預設）；QLoRA 把凍結的線性層存成 4-bit NF4 加雙重量化，嵌入層與輸出層維持 16 位元；GPU 數量曲線使用 {sharding}。</translation>
+        <source>Assumptions: activations counted tensor by tensor for Hugging Face layers (the method of Korthikanti et al. 2022); LoRA adapters in fp32 (PEFT&apos;s default); QLoRA stores the frozen linear layers in 4-bit NF4 with double quantization, embeddings, norms and output layer in fp32 under the Hugging Face Trainer (PEFT&apos;s preparation), in 16 bits elsewhere; the GPU-count curve uses {sharding}.</source>
+        <translation>假設：激活值依 Hugging Face 各層逐個張量計算（Korthikanti 等人 2022 的方法）；LoRA adapter 用 fp32（PEFT 預設）；QLoRA 把凍結的線性層存成 4-bit NF4 加雙重量化，嵌入層、正規化層與輸出層在 Hugging Face Trainer 底下是 fp32（PEFT 的準備），其他框架維持 16 位元；GPU 數量曲線使用 {sharding}。</translation>
     </message>
 </context>
 <context>
@@ -2825,6 +2865,42 @@ Device total: plus the CUDA context and libraries — what nvidia-smi shows.</so
     <message>
         <source>fused linear cross-entropy</source>
         <translation>合併的線性層與交叉熵</translation>
+    </message>
+    <message>
+        <source>Hugging Face Trainer</source>
+        <translation>Hugging Face Trainer</translation>
+    </message>
+    <message>
+        <source>fused</source>
+        <translation>融合（fused）</translation>
+    </message>
+    <message>
+        <source>foreach</source>
+        <translation>整批（foreach）</translation>
+    </message>
+    <message>
+        <source>for-loop</source>
+        <translation>逐一（for-loop）</translation>
+    </message>
+    <message>
+        <source>stack&apos;s own ({impl})</source>
+        <translation>框架預設（{impl}）</translation>
+    </message>
+    <message>
+        <source>torchtune</source>
+        <translation>PyTorch 微調函式庫（torchtune）</translation>
+    </message>
+    <message>
+        <source>torchtitan</source>
+        <translation>PyTorch 預訓練平台（torchtitan）</translation>
+    </message>
+    <message>
+        <source>LitGPT</source>
+        <translation>LitGPT（Lightning AI）</translation>
+    </message>
+    <message>
+        <source>Megatron-LM / NeMo</source>
+        <translation>Megatron-LM／NeMo</translation>
     </message>
 </context>
 <context>

@@ -98,6 +98,9 @@ def add_setup_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--optimizer-impl", choices=_choices(OptimizerImpl), default=None,
                    help="torch AdamW's implementation (default: the stack's; foreach allocates a whole-model "
                         "temporary in the step)")
+    p.add_argument("--fsdp-version", type=int, choices=(1, 2), default=None,
+                   help="--sharding zero2 / zero3 run by PyTorch FSDP of this version (accelerate's fsdp_version) "
+                        "instead of DeepSpeed's ZeRO")
     p.add_argument("--gpu", default=DEFAULT_GPU, help=f"GPU type for the verdict (default {DEFAULT_GPU})")
     p.add_argument("--alloc-conf", type=_alloc_conf, default=AllocConf(), metavar="STR",
                    help="PYTORCH_CUDA_ALLOC_CONF, e.g. expandable_segments:True or max_split_size_mb:512")
@@ -210,5 +213,6 @@ def setup_from_args(a: argparse.Namespace) -> TrainingSetup:
         trainable_tokens=a.trainable_tokens,
         freeze_layers=a.freeze_layers,
         oft_block_size=a.oft_block_size,
+        fsdp_version=getattr(a, "fsdp_version", None),
         alloc_conf=getattr(a, "alloc_conf", AllocConf()),
     )

@@ -81,6 +81,7 @@ def _kind(d: Draft) -> None:
         else:
             d.set(Field.BACKEND, "fsdp", "distributed_type")
             d.default(Field.SHARDING, Sharding.ZERO3)
+            d.default(Field.FSDP_VERSION, 1)
     elif kind == "MEGATRON_LM":
         _megatron(d)
     else:

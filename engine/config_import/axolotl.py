@@ -256,6 +256,7 @@ def map_file(d: Draft) -> None:
     _precision(d)
     if not common.optimizer(d, "optimizer"):
         d.default(Field.OPTIMIZER, Optimizer.ADAMW)
+    common.hf_trainer(d)
     _attention(d)
     _long_context(d)
     _distributed(d)

@@ -14,6 +14,7 @@ from engine.config_import.draft import Draft, Field
 from engine.config_import.messages import DORA, FP8, NEAR_ATTENTION, NEAR_OFFLOAD, UNKNOWN_OPTIMIZER
 from engine.config_import.names import (
     NEAR_OPTIMIZERS,
+    OPTIMIZER_IMPLS,
     OPTIMIZERS,
     AlignmentMethod,
     attention_of,
@@ -22,9 +23,10 @@ from engine.config_import.names import (
     split_names,
     target_parts,
     targets_of,
+    trainer_default_impl,
 )
 from engine.config_import.report import Message
-from engine.specs import CpCommType, LoraTargets, Method, QuantType, SavedModule
+from engine.specs import CpCommType, LoraTargets, Method, QuantType, SavedModule, Stack
 from engine.translatable import QT_TRANSLATE_NOOP
 
 #: the command-line flag of each field, named in refusals
@@ -45,6 +47,8 @@ FLAGS = {
     Field.OFFLOAD_PARAMS_DEVICE: "--offload-params-device",
     Field.CP_COMM: "--cp-comm-type",
     Field.ALLOC_CONF: "--alloc-conf",
+    Field.ALLOC_CONF: "--alloc-conf", Field.STACK: "--stack", Field.OPTIMIZER_IMPL: "--optimizer-impl",
+    Field.FSDP_VERSION: "--fsdp-version",
 }
 
 NOT_A_NUMBER = QT_TRANSLATE_NOOP("engine", "{value} is not a whole number of at least {least}")
@@ -131,6 +135,8 @@ def optimizer(d: Draft, key: str) -> bool:
     name = optimizer_key(str(value))
     if name in OPTIMIZERS:
         d.set(Field.OPTIMIZER, OPTIMIZERS[name], key)
+        if name in OPTIMIZER_IMPLS:
+            d.set(Field.OPTIMIZER_IMPL, OPTIMIZER_IMPLS[name], key)
     elif name in NEAR_OPTIMIZERS:
         d.approx(Field.OPTIMIZER, NEAR_OPTIMIZERS[name], key, Message.of(NEAR_OPTIMIZER, value=value))
     else:
@@ -335,3 +341,18 @@ def alignment(d: Draft, key: str, value: Any | None = None) -> None:
         d.set(Field.ALIGNMENT, None, key)
     elif name:
         d.ignore(key, Message.of(UNKNOWN_ALIGNMENT, value=value))
+
+
+def hf_trainer(d: Draft) -> None:
+    """A file of a tool that runs transformers' Trainer (TRL, Axolotl, LLaMA-Factory, a ``TrainingArguments``
+    dump): the hf-trainer stack, and, where the file names no AdamW implementation (``optim``), the Trainer's
+    default of the transformers version the file states (``transformers_version``), else today's (reported as
+    assumed: ``names.trainer_default_impl``)."""
+    d.set(Field.STACK, Stack.HF_TRAINER)
+    version = d.get("transformers_version")
+    if Field.OPTIMIZER_IMPL in d.facts:
+        return
+    if version is None:
+        d.default(Field.OPTIMIZER_IMPL, trainer_default_impl(None))
+    else:
+        d.set(Field.OPTIMIZER_IMPL, trainer_default_impl(str(version)), "transformers_version")

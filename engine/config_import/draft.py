@@ -61,6 +61,9 @@ class Field(StrEnum):
     OFFLOAD_OPTIMIZER_DEVICE = "offload_optimizer_device"
     OFFLOAD_PARAMS_DEVICE = "offload_params_device"
     CP_COMM = "parallel.cp_comm_type"
+    STACK = "stack"  # whose code runs the step: the tool the file belongs to (issue 25)
+    OPTIMIZER_IMPL = "optimizer_impl"  # torch AdamW's implementation: the name's, or the tool's version's default
+    FSDP_VERSION = "fsdp_version"  # FSDP 1 or 2 (accelerate's fsdp_version)
     # inputs of the precision (engine.config_import.resolve.precision_of)
     HALF = "half"  # the 16-bit compute a trainer's flag asks for: "bf16", "fp16" or "none"
     WEIGHTS = "weights"  # the dtype trainable weights are kept in: "fp32", "bf16" or "fp16"

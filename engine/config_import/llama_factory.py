@@ -234,6 +234,7 @@ def _v0(d: Draft) -> None:
     common.fp8(d, "fp8")
     if not _switch(d):
         training_args.optimizer(d)
+    common.hf_trainer(d)
     training_args.distributed(d)
     _attention(d, "flash_attn")
     if common.flag(d, "enable_liger_kernel"):  # fused_linear_cross_entropy unless the stage needs logits

@@ -31,7 +31,7 @@ import re
 from collections.abc import Iterable
 from enum import StrEnum
 
-from engine.specs import Attention, LoraTargets, Optimizer
+from engine.specs import Attention, LoraTargets, Optimizer, OptimizerImpl
 
 
 class AlignmentMethod(StrEnum):
@@ -88,6 +88,34 @@ OPTIMIZERS: dict[str, Optimizer] = {
     "apollo_adamw": Optimizer.APOLLO_ADAMW,
     "torch.optim.muon": Optimizer.MUON,
 }
+
+#: torch AdamW's implementation an optimizer name implies (issue 25; calibration/stacks/NOTES.md section 2):
+#: transformers' Trainer passes ``fused=True`` only for ``adamw_torch_fused`` and neither for ``adamw_torch``
+#: (trainer_optimizer.py ``_get_adamw_torch``@5.24), so torch picks foreach on CUDA (torch/optim/adam.py@2.13
+#: ``adam()`` lines 935-947), as for a bare ``torch.optim.AdamW``; apex's and the NPU's kernels are fused;
+#: ``adamw_hf`` (transformers' own AdamW, a Python loop over the tensors making one temporary the size of a
+#: parameter, ``optimization.py`` before v5) is costed as torch's for-loop, whose two bound it
+OPTIMIZER_IMPLS: dict[str, OptimizerImpl] = {
+    "adamw_torch": OptimizerImpl.FOREACH, "adamw_torch_fused": OptimizerImpl.FUSED,
+    "adamw_apex_fused": OptimizerImpl.FUSED, "adamw_torch_npu_fused": OptimizerImpl.FUSED,
+    "adamw_hf": OptimizerImpl.FORLOOP,
+    "torch.optim.adamw": OptimizerImpl.FOREACH, "torch.optim.adam": OptimizerImpl.FOREACH,
+}
+
+
+def trainer_default_impl(transformers_version: str | None) -> OptimizerImpl:
+    """torch AdamW's implementation under transformers' Trainer when the file names no ``optim``
+    (training_args.py ``default_optim``, read at 4.30 to 5.24: calibration/stacks/NOTES.md section 2, rule 5):
+    ``adamw_hf`` before 4.34 (costed as the for-loop), ``adamw_torch`` (foreach) from 4.34, ``adamw_torch_fused``
+    from 4.54 (with torch >= 2.8, taken as given); None (no version stated): today's, fused."""
+    if transformers_version is None:
+        return OptimizerImpl.FUSED
+    parts = re.findall(r"\d+", transformers_version)[:2]
+    major, minor = (int(parts[0]), int(parts[1]) if len(parts) > 1 else 0) if parts else (99, 0)
+    if (major, minor) < (4, 34):
+        return OptimizerImpl.FORLOOP
+    return OptimizerImpl.FOREACH if (major, minor) < (4, 54) else OptimizerImpl.FUSED
+
 
 #: optimizers costed as a near equivalent (reported as approximations)
 NEAR_OPTIMIZERS: dict[str, Optimizer] = {

@@ -58,12 +58,13 @@ SETUP_FIELDS = (Field.METHOD, Field.PRECISION, Field.OPTIMIZER, Field.BATCH, Fie
                 Field.ATTENTION, Field.CHECKPOINTING, Field.GPUS, Field.SHARDING, Field.OFFLOAD_OPTIMIZER,
                 Field.OFFLOAD_PARAMS, Field.LORA_RANK, Field.LORA_ALPHA, Field.LORA_DROPOUT, Field.LORA_TARGETS,
                 Field.QUANT_TYPE, Field.DOUBLE_QUANT, Field.TP, Field.PP, Field.CP, Field.EP, Field.SEQUENCE_PARALLEL,
-                Field.MICRO_BATCHES, Field.LOSS, Field.LOSS_CHUNKS, Field.ACTIVATION_OFFLOAD, Field.ALLOC_CONF,
-                Field.CP_COMM, *ISSUE_27)
+                Field.MICRO_BATCHES, Field.LOSS, Field.LOSS_CHUNKS, Field.ACTIVATION_OFFLOAD, Field.STACK,
+                Field.OPTIMIZER_IMPL, Field.FSDP_VERSION, Field.ALLOC_CONF, Field.CP_COMM, *ISSUE_27)
 #: fields added to the setup after its first release: listed as assumed only when a file or a setting names them
 _OPTIONAL = {"parallel": (Field.TP, Field.PP, Field.CP, Field.EP, Field.SEQUENCE_PARALLEL, Field.MICRO_BATCHES,
                           Field.CP_COMM),
              "long": (Field.LOSS, Field.LOSS_CHUNKS, Field.ACTIVATION_OFFLOAD), "allocator": (Field.ALLOC_CONF,),
+             "stack": (Field.STACK, Field.OPTIMIZER_IMPL, Field.FSDP_VERSION),
              **{f.value: (f,) for f in ISSUE_27}}  # each listed as assumed only where a file names it
 _PRECISION_INPUTS = (Field.HALF, Field.WEIGHTS, Field.BACKEND)
 
@@ -216,6 +217,7 @@ def build(c: Combined, explicit: Mapping[str, Any], base: TrainingSetup, file: s
     _global_batch(c, values, assumed)
     _world(values, assumed, explicit)
     _deepspeed_torchao(c, values, explicit)
+    _consistent(values, assumed, explicit)
     if _shown(values["loss"]) != "chunked-output":  # a chunk count to assume is only torchtune's (TRL's chunks
         assumed.pop("loss_chunks", None)            # are its own constant)
     return _validated(values, file), assumed
@@ -236,6 +238,18 @@ def _deepspeed_torchao(c: Combined, values: Mapping[str, Any], explicit: Mapping
     hint = Message.of(CHOOSE, field=Field.OPTIMIZER.value, flag=FLAGS[Field.OPTIMIZER])
     raise ConfigRefusedError(fact.file, Message.of(DEEPSPEED_TORCHAO, value=c.read.get(fact.keys[0], key)), key=key,
                              hint=hint)
+
+
+def _consistent(values: dict[str, Any], assumed: dict[str, Any], explicit: Mapping[str, Any]) -> None:
+    """Fields that only mean something with others: torch AdamW's implementation with AdamW, FSDP's version with
+    a sharded setup (zero2 / zero3); a tool's default of either is dropped where it does not apply."""
+    if _shown(values["optimizer"]) != "adamw" and "optimizer_impl" not in explicit:
+        values["optimizer_impl"] = None
+        assumed.pop("optimizer_impl", None)
+    if _shown(values["sharding"]) not in ("zero2", "zero3") and "fsdp_version" not in explicit:
+        values["fsdp_version"] = None
+    if values.get("fsdp_version") is None:  # no FSDP: nothing to assume
+        assumed.pop("fsdp_version", None)
 
 
 def _global_batch(c: Combined, values: dict[str, Any], assumed: dict[str, Any]) -> None:

@@ -9,7 +9,11 @@ its field defaults):
 ``gradient_checkpointing``           full checkpointing when true (default false; TRL's configs default true)
 ``bf16`` / ``fp16``                  the 16-bit autocast the Trainer asks accelerate for (default false)
 ``optim``                            the optimizer (default ``adamw_torch``, ``adamw_torch_fused`` with
-                                     torch >= 2.8: AdamW either way)
+                                     torch >= 2.8: AdamW either way) and torch AdamW's implementation
+                                     (``adamw_torch``: foreach, ``adamw_torch_fused``: fused); absent, the
+                                     Trainer's default of the ``transformers_version`` the file states
+                                     (before 4.34 ``adamw_hf``, from 4.34 foreach, from 4.54 fused), else
+                                     today's, fused (assumed); the stack is hf-trainer
 ``deepspeed``                        a DeepSpeed JSON path (followed) or the config itself
 ``fsdp`` + ``fsdp_config``           FSDP (``engine.config_import.fsdp``); ``fsdp_config`` alone, as every
                                      ``to_json_string()`` dump holds it, is not FSDP

@@ -222,6 +222,7 @@ def map_file(d: Draft) -> None:
     training_args.batch(d)
     training_args.checkpointing(d, default=True)
     training_args.optimizer(d)
+    common.hf_trainer(d)
     training_args.distributed(d)
     _launch(d)
     _sequence(d)

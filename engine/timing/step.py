@@ -296,7 +296,7 @@ def _paging(m: ModelSpec, s: TrainingSetup, gpu: GpuSpec, perf: GpuPerf) -> floa
     """Seconds a paged optimizer's states (bitsandbytes: CUDA unified memory, ``cudaMallocManaged``) spend moving
     over PCIe each step: the part that does not fit beside everything else on the GPU is paged in for the step
     and out again (bitsandbytes docs, "Paged optimizers": automatic page migration on demand)."""
-    if not resolve(m, s).paged:
+    if not resolve(m, s).paged_bytes:
         return 0.0
     e = estimate(m, s, gpu)
     free = gpu.usable_bytes - (e.device_bytes - e.paged_bytes)

@@ -16,7 +16,8 @@ from engine.layers import expand, kind_of, runs
 from engine.specs import PARTIAL_METHODS, Attention, LayerSpec, Loss, ModelSpec, SavedModule, TrainingSetup
 from engine.training.loss import LossCoeffs, loss_coeffs
 from engine.training.partial import graph_from, kept_whole, trained_layers, trained_plan
-from engine.training.precision import DtypePlan, dtype_plan
+from engine.training.policy import stack_policy
+from engine.training.precision import DtypePlan
 from engine.training.saved.inputs import Ctx, norm
 from engine.training.saved.layer import LayerCoeffs, layer_coeffs
 
@@ -107,7 +108,7 @@ def model_coeffs(m: ModelSpec, s: TrainingSetup, dtypes: DtypePlan, windows: tup
     head_trains = ctx.full or SavedModule.LM_HEAD in s.modules_to_save  # a trained copy saves its input too
     head_in = (c if ctx.autocast and ctx.r != c else ctx.r) * h if head_trains and not fused else 0
     head_grad = v * h * dtypes.weight if ctx.full else 0
-    head_copy = ctx.c * v * h if ctx.copies else 0
+    head_copy = ctx.c * v * h if ctx.head_copy else 0
     if s.trainable_tokens and m.tie_embeddings:  # PEFT's tied TrainableTokensLayer: F.linear(x, W with the new
         head_copy += v * h * dtypes.weight  # rows) saves that merged table for the output layer's backward
     chunk_copy = s.loss is Loss.CHUNKED  # TRL's chunks cast the weight in each chunk: the loss counts it
@@ -123,6 +124,6 @@ def model_coeffs(m: ModelSpec, s: TrainingSetup, dtypes: DtypePlan, windows: tup
 
 
 def activation_coeffs(m: ModelSpec, s: TrainingSetup) -> ActivationCoeffs:
-    """:func:`model_coeffs` with the setup's own dtypes and windows: a thin wrapper the tests use to read one
-    layer's coefficients (the estimate reads them from its plan, ``engine.training.plan``)."""
-    return model_coeffs(m, s, dtype_plan(s.precision), windows_reached(m, s))
+    """:func:`model_coeffs` with the setup's own dtypes (its stack's policy) and windows: a thin wrapper the tests
+    use to read one layer's coefficients (the estimate reads them from its plan, ``engine.training.plan``)."""
+    return model_coeffs(m, s, stack_policy(s).dtypes, windows_reached(m, s))

@@ -29,6 +29,7 @@ from engine.training import sharding
 from engine.training.activations import ActivationCoeffs, LayerCoeffs
 from engine.training.moments import ZERO, Cost
 from engine.training.plan import Plan, resolve
+from engine.training.policy import replicated
 from engine.training.precision import FP32
 from engine.training.split import Held, ends_held
 from engine.training.stage import parallel_buffers, stage_coeffs
@@ -152,9 +153,14 @@ def gpu_states(plan: Plan, held: Held) -> ModelStates:
     whole = plan.counts.trainable
     states_total = plan.optimizer_bytes if c.trainable == whole else plan.optimizer_bytes * (c.trainable / max(
         whole, 1))  # exact when this GPU trains the whole model
-    weights_full = plan.weights_full if c is plan.counts else sum(weight_parts(s, c, plan.dtypes).values())
-    weights = sharded(weights_full, weights_share, 3)
+    parts = weight_parts(s, c, plan.dtypes)
+    weights_full = plan.weights_full if c is plan.counts else sum(parts.values())
+    unsharded = sum(v for k, v in parts.items() if k in replicated(s))  # what no sharding sees (QLoRA's constants)
+    weights = sharded(weights_full - unsharded, weights_share, 3) + unsharded
     states = sharded(states_total, expert_share, 1)
+    # of which in unified memory (a paged optimizer's large tensors), shared as the states are
+    paged = sharded(plan.paged_bytes * (states_total / plan.optimizer_bytes), expert_share, 1) if plan.paged_bytes \
+        else 0
     host = 0
     step_temps = plan.step_temporaries if c.trainable == whole else plan.step_temporaries * c.trainable / whole
     temporaries = sharded(step_temps, expert_share, 1)  # the foreach RMSprop's: states-sized, sharded with them
@@ -175,7 +181,7 @@ def gpu_states(plan: Plan, held: Held) -> ModelStates:
     return ModelStates(
         weights=weights, gradients=sharded(grads, expert_share, 2),
         step_gradients=sharded(step_grads, expert_share, 2),
-        optimizer_states=0 if plan.paged else states, paged_states=states if plan.paged else 0, host=host,
+        optimizer_states=states - paged, paged_states=paged, host=host,
         weights_full=weights_full, counts=c, weight_detail=detail,
         divisor_weights=divisor if zero >= 3 else 1, divisor_grads=divisor if zero >= 2 else 1,
         divisor_states=divisor if zero >= 1 else 1, step_temporaries=temporaries,

@@ -62,8 +62,10 @@ def stage_coeffs(plan: Plan, stage: int) -> ActivationCoeffs:
     kinds = plan.kinds[first : last + 1]
     split = Split.of(lay)
     compute = plan.dtypes.compute
-    copies = [round(compute * linear_weights(plan.model, kind, split)) if plan.dtypes.autocast_copies else 0
-              for kind in kinds]
+    # autocast's copies of this GPU's share of the weights, and of the fp32 adapters it holds (engine.training.policy)
+    adapters = [round(compute * h.adapters) if plan.dtypes.adapter_copies else 0 for h in plan.held[first : last + 1]]
+    copies = [(round(compute * linear_weights(plan.model, kind, split)) if plan.dtypes.autocast_copies else 0) + own
+              for kind, own in zip(kinds, adapters, strict=True)]
     fixed_k = (1 / lay.etp if sp else 1.0) / lay.ep  # without sp the view's experts are already split etp ways
     scaled = [_scaled(lc, k, cp, fixed_k) for lc, cp in zip(base.per_layer[first : last + 1], copies, strict=True)]
     segments, seg_kinds = _segments(scaled, kinds)

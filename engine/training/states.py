@@ -22,9 +22,13 @@ Sources, one per rule:
   (torch's AdamW keeps ``zeros_like(p)``); PEFT's ``cast_adapter_dtype`` upcasts only tuner layers' adapters.
   Trained token rows (``trainable_token_indices``, peft/tuners/trainable_tokens/layer.py ``TrainableTokensLayer``):
   an fp32 delta of ``n x h`` (upcast as an adapter) beside a copy of the original rows in the model's dtype.
-* 8-bit optimizers hold each state in 1 byte plus one fp32 absmax per 2,048-element block:
-  Dettmers et al. 2022, arXiv:2110.02861, section 2. Paged optimizers keep their states in CUDA unified memory,
-  outside PyTorch's caching allocator (bitsandbytes docs, "Paged optimizers").
+* 8-bit optimizers hold each state in 1 byte plus one fp32 absmax per block (Dettmers et al. 2022,
+  arXiv:2110.02861, section 2), as bitsandbytes 0.50.2 does it tensor by tensor (optim/optimizer.py
+  ``Optimizer2State.init_state``): 256-element blocks, fp32 states for a tensor under ``min_8bit_size`` (4,096
+  elements), the two code maps (256 fp32 each) once. Paged optimizers keep their states in CUDA unified memory,
+  outside PyTorch's caching allocator (bitsandbytes docs, "Paged optimizers"), but only the state buffers of a
+  tensor of 1e5 elements or more (``Optimizer8bit.get_state_buffer``); the absmax vectors stay on the device.
+  Traced through transformers' Trainer (calibration/stacks/NOTES.md section 1, rule 9).
 * Adafactor factors each matrix's second moment into a row and a column vector and keeps no first moment
   by default: Shazeer & Stern 2018, arXiv:1804.04235, section 3. Lion keeps one momentum:
   Chen et al. 2023, arXiv:2302.06675, Algorithm 2.
@@ -47,12 +51,17 @@ from engine.params import (
 from engine.specs import PARTIAL_METHODS, ExpertStorage, Method, ModelSpec, Optimizer, OptimizerImpl, TrainingSetup
 from engine.training.optimizers import PER_TENSOR, OptimizerBytes, optimizer_bytes
 from engine.training.partial import trained_layers, trained_plan
-from engine.training.precision import FP32, HALF, DtypePlan
+from engine.training.precision import FP32, DtypePlan
 from engine.training.tensors import trained_tensors
 
 QUANT_BLOCK = 64
 DQ_BLOCKS = 256
-OPT8_BLOCK = 2_048
+#: bitsandbytes 0.50.2 optim/optimizer.py: ``Optimizer2State.init_state`` (``blocksize = 256``, ``min_8bit_size``
+#: 4,096, ``name2qmap`` "dynamic" and "udynamic") and ``Optimizer8bit.get_state_buffer`` (``p.numel() < 1e5``)
+BNB_BLOCK = 256
+BNB_MIN_8BIT = 4_096
+BNB_PAGED_MIN = 100_000
+BNB_QMAPS = 2 * 256 * FP32
 
 
 @dataclass(frozen=True, slots=True)
@@ -177,17 +186,41 @@ def per_tensor_bytes(m: ModelSpec, s: TrainingSetup, plan: DtypePlan) -> Optimiz
                            heads=m.num_heads, hidden=m.hidden_size)
 
 
+def bnb_state_bytes(m: ModelSpec, s: TrainingSetup) -> tuple[int, int]:
+    """(on the device, paged) bytes of a bitsandbytes AdamW's states over the trainable tensors (module
+    docstring), tensor by tensor (``engine.training.tensors``): 8-bit, 2 bytes per element and one fp32 absmax
+    per 256 elements and state, fp32 states (8 bytes) for a tensor under 4,096 elements, the two code maps once;
+    32-bit (``paged-adamw``), 8 bytes. A paged optimizer pages the state buffers of tensors of 1e5 elements or
+    more; every absmax stays on the device."""
+    eight_bit = s.optimizer in (Optimizer.ADAMW_8BIT, Optimizer.PAGED_ADAMW_8BIT)
+    paging = s.optimizer in PAGED and not s.offload_optimizer
+    device = paged = 0
+    any_8bit = False
+    for tensor in trained_tensors(m, s):
+        n, k = tensor.numel, tensor.count
+        if eight_bit and n >= BNB_MIN_8BIT:
+            buffers, absmax, any_8bit = 2 * n, 2 * FP32 * -(-n // BNB_BLOCK), True
+        else:
+            buffers, absmax = 2 * FP32 * n, 0
+        if paging and n >= BNB_PAGED_MIN:
+            paged, device = paged + k * buffers, device + k * absmax
+        else:
+            device += k * (buffers + absmax)
+    return device + (BNB_QMAPS if any_8bit else 0), paged
+
+
 def optimizer_state_bytes(m: ModelSpec, s: TrainingSetup, trainable: int, plan: DtypePlan) -> int:
     """Optimizer states plus the fp32 master copy of ``trainable`` parameters held as ``plan`` says (the
-    trainable tensors' dtypes, ``engine.training.plan.Plan.trained``), before sharding."""
+    trainable tensors' dtypes, ``engine.training.plan.Plan.trained``), before sharding; bitsandbytes' (8-bit or
+    paged) as :func:`bnb_state_bytes` counts them, paged or not."""
     master = trainable * plan.master
     o = s.optimizer
     if o in PER_TENSOR:
         return master + per_tensor_bytes(m, s, plan).states
-    if o in (Optimizer.ADAMW, Optimizer.PAGED_ADAMW):
+    if o is Optimizer.ADAMW:
         return master + 2 * trainable * plan.state
-    if o in (Optimizer.ADAMW_8BIT, Optimizer.PAGED_ADAMW_8BIT):
-        return master + 2 * (trainable + FP32 * -(-trainable // OPT8_BLOCK))
+    if o in (Optimizer.PAGED_ADAMW, Optimizer.ADAMW_8BIT, Optimizer.PAGED_ADAMW_8BIT):
+        return master + sum(bnb_state_bytes(m, s))
     if o in (Optimizer.LION, Optimizer.SGD_MOMENTUM):
         return master + trainable * plan.state
     if o is Optimizer.SGD:
@@ -248,7 +281,9 @@ def weight_parts(s: TrainingSetup, c: Counts, dtypes: DtypePlan) -> dict[str, in
     if s.method in PARTIAL_METHODS:  # the trained layers as engine.training.partial keeps them
         return {"trainable": c.trainable * trained_plan(s, dtypes).weight, "frozen": c.frozen_16bit * dtypes.weight,
                 "quantized_4bit": 0, "quant_constants": 0}
-    base = HALF if c.quantized else dtypes.weight  # the frozen base's unquantized tensors
+    # the frozen base's unquantized tensors: 16 bits beside a quantized base, or what the stack casts them to
+    # (PEFT's kbit preparation: fp32, ``DtypePlan.frozen``, engine.training.policy); else the regime's weights
+    base = dtypes.frozen if c.quantized else dtypes.weight
     trainable = (c.trainable - c.copies) * FP32 + c.copies * base  # fp32 adapters; modules_to_save's copies
     frozen = (c.frozen_16bit + c.token_rows) * base  # trainable tokens keep their original rows too
     if c.int8_rows:  # the 8-bit base: int8 weights and an fp32 absmax per output row (LLM.int8)
@@ -271,5 +306,6 @@ def weights_formula(s: TrainingSetup, c: Counts, dtypes: DtypePlan) -> str:
                 f"(16-bit) + {c.trainable:,} x 4 B adapters")
     if c.quantized:
         return (f"{c.quantized:,} x {quant_bits_per_param(s):.3f} bit (4-bit + constants) + "
-                f"{c.frozen_16bit:,} x 2 B (16-bit) + {c.trainable:,} x 4 B adapters")
+                f"{c.frozen_16bit:,} x {dtypes.frozen} B ({'fp32' if dtypes.frozen == FP32 else '16-bit'}) + "
+                f"{c.trainable:,} x 4 B adapters")
     return f"{c.frozen_16bit:,} x {dtypes.weight} B frozen + {c.trainable:,} x 4 B adapters"

@@ -55,6 +55,12 @@ _IN_FLIGHT = frozenset({MomentKind.FORWARD_LAYER, MomentKind.FORWARD_END, Moment
                         MomentKind.BACKWARD_LAYER, MomentKind.BACKWARD_END})
 
 
+def _policy(c: StepContext) -> str:
+    """The stack's own rules that change this step's dtypes (``engine.training.policy``), as a source suffix."""
+    sources = c.plan.policy.sources
+    return "".join(f"; {c.s.stack.value}: {src}" for src in sources)
+
+
 def _others(c: StepContext) -> float:
     """How many other micro-batches' activations a pipeline stage holds besides the one at hand."""
     return c.in_flight - 1.0
@@ -97,7 +103,7 @@ def weights(c: StepContext, at: Sequence[Moment]) -> TermRule:
     return TermRule(TermName.WEIGHTS, tuple(at_moment(mo) for mo in at),
                     _divided("params x bytes per weight", st.divisor_weights, " (ZeRO-3)"),
                     "Rajbhandari et al. 2020 (ZeRO, arXiv:1910.02054) s3.1; Dettmers et al. 2023 (QLoRA, "
-                    "arXiv:2305.14314) s3 for 4-bit NF4 with double quantization", st.weight_detail)
+                    "arXiv:2305.14314) s3 for 4-bit NF4 with double quantization" + _policy(c), st.weight_detail)
 
 
 @training_term
@@ -189,6 +195,7 @@ def activations(c: StepContext, at: Sequence[Moment]) -> TermRule:
         source += "; Korthikanti et al. 2022 s5 (selective recomputation of the attention core)"
     if c.offloaded:
         source += "; torchtune training/_activation_offload.py (OffloadActivations)"
+    source += _policy(c)
     return TermRule(TermName.ACTIVATIONS, tuple(at_moment(mo) for mo in at), _activations_formula(c), source)
 
 

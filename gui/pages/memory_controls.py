@@ -3,10 +3,12 @@
 Ranges are the engine's bounds narrowed to the GUI's windows (``gui.state.ranges``); no slot computes anything, each
 control only writes its field. One field, one owner: the FlashAttention and 8-bit switches are views of the
 Attention and Optimizer pickers (``Binder.switch``), so ticking one off and on again gives back the picker's
-value. Importing a config.json asks the engine (``engine.hf_import``) and shows its error, naming the problem,
-when the file is bad; the previous model stays. Below the GPUs, the Parallelism group
-(``gui.pages.memory_parallel``); a value the engine refuses (a layout the model cannot take, a GPU count that is no
-multiple of tp x pp x cp) is put back and its rule shown in the reason note under it (``gui.widgets.reason_note``).
+value. The Stack picker has torch AdamW's implementation beside it (its first entry the stack's own, named), and
+Sharding FSDP's version (issue 25: ``engine.training.policy``). Importing a config.json asks the engine
+(``engine.hf_import``) and shows its error, naming the problem, when the file is bad; the previous model stays.
+Below the GPUs, the Parallelism group (``gui.pages.memory_parallel``); a value the engine refuses (a layout the
+model cannot take, a GPU count that is no multiple of tp x pp x cp, an AdamW implementation for another optimizer)
+is put back and its rule shown in the reason note under it (``gui.widgets.reason_note``).
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from PySide6.QtWidgets import (
 from engine.catalog import gpus, models
 from engine.specs import (
     LORA_METHODS,
+    STACK_OPTIMIZER_IMPL,
     Attention,
     Checkpointing,
     LoraTargets,
@@ -50,7 +53,7 @@ from gui.state.binding import Binder
 from gui.state.page_state import Fields, StateError, touches
 from gui.state.scenario import Scenario
 from gui.state.slider_scale import ScaleKind, SliderScale
-from gui.text.choices import method_label, short_label
+from gui.text.choices import impl_choices, method_label, short_label, stack_choices, stacks_own_impl
 from gui.widgets.long_context_group import LongContextGroup
 from gui.widgets.model_picker import ModelPicker, cached_models
 from gui.widgets.reason_note import ReasonNote, reason_of
@@ -60,10 +63,11 @@ from gui.widgets.slider_row import SliderRow
 NO_SCORES = (Attention.SDPA, Attention.FLASH)
 EIGHT_BIT = (Optimizer.ADAMW_8BIT, Optimizer.PAGED_ADAMW_8BIT)
 CHECKPOINTED = (Checkpointing.FULL, Checkpointing.SELECTIVE)  # the checkpointing box: a view of its picker
-# what the enabled state of the LoRA and offload controls reads
+# what the enabled state of the LoRA, offload, AdamW implementation and FSDP controls reads
 ENABLING = frozenset({"setup.method", "setup.sharding", "setup.parallel", "setup.optimizer",
-                      "setup.offload_optimizer", "setup.offload_params"})
+                      "setup.offload_optimizer", "setup.offload_params", "setup.stack"})
 METHODS_PER_ROW = 4  # the method buttons' rows
+SHARDED = (Sharding.ZERO2, Sharding.ZERO3)  # what FSDP's version applies to
 
 
 class MemoryControls(QWidget):
@@ -85,7 +89,7 @@ class MemoryControls(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         self.long_context = LongContextGroup(scenario, self)
         for box in (self._model_box(), self._method_box(), self._tokens_box(), self._switches_box(),
-                    self.long_context, self._gpu_box()):
+                    self._stack_box(), self.long_context, self._gpu_box()):
             layout.addWidget(box)
         self.parallel = ParallelControls(scenario, self)
         layout.addWidget(self.parallel)
@@ -235,6 +239,24 @@ class MemoryControls(QWidget):
         form.addRow(self.tr("Attention"), self.attention)
         return box
 
+    def _stack_box(self) -> QGroupBox:
+        """Whose code runs the step, and torch AdamW's implementation beside it (issue 25): the first entry is
+        the stack's own, named; the picker is off for the optimizers that are not torch's AdamW."""
+        box = QGroupBox(self.tr("Training stack"))
+        form = QFormLayout(box)
+        self.stack = self.binder.picker(box, "stack", stack_choices())
+        self.stack.setToolTip(self.tr("Whose code runs the training step (the Hugging Face Trainer: also TRL, "
+                                      "Axolotl and LLaMA-Factory): its own rules change the memory (PEFT's fp32 "
+                                      "preparation of a QLoRA model, the AdamW implementation it picks)"))
+        self.optimizer_impl = self.binder.picker(
+            box, "optimizer_impl", impl_choices(STACK_OPTIMIZER_IMPL[self.scenario.setup.stack]))
+        self.optimizer_impl.setToolTip(self.tr(
+            "How torch's AdamW runs its step: foreach makes a temporary as large as all its states at once, the "
+            "for-loop two of the largest parameter, fused nothing of a parameter's size"))
+        form.addRow(self.tr("Stack"), self.stack)
+        form.addRow(self.tr("AdamW step"), self.optimizer_impl)
+        return box
+
     def _gpu_box(self) -> QGroupBox:
         box = QGroupBox(self.tr("GPUs"))
         self.gpus_slider, self.gpus_spin = self._slider_pair(box, "gpus", ScaleKind.LINEAR, ranges.GPUS)
@@ -260,6 +282,11 @@ class MemoryControls(QWidget):
         form.addRow(self.tr("GPU type"), self.gpu)
         form.addRow(self.tr("GPU count"), self._row(self.gpus_slider, self.gpus_spin))
         form.addRow(self.tr("Sharding"), self.sharding)
+        self.fsdp_version = self.binder.picker(box, "fsdp_version", [
+            ("DeepSpeed ZeRO", None), ("FSDP1", 1), ("FSDP2", 2)])
+        self.fsdp_version.setToolTip(self.tr("ZeRO-2 / ZeRO-3 run by DeepSpeed, or by PyTorch FSDP (under the Hugging "
+                                             "Face Trainer, accelerate keeps fp32 copies of what trains)"))
+        form.addRow(self.tr("Sharded by"), self.fsdp_version)
         form.addRow(self.offload_optimizer)
         form.addRow(self.nvme_optimizer)
         form.addRow(self.offload_params)
@@ -300,6 +327,9 @@ class MemoryControls(QWidget):
         self.offload_params.setEnabled(s.sharding is Sharding.ZERO3)
         self.nvme_optimizer.setEnabled(s.offload_optimizer and s.sharding is Sharding.ZERO3)
         self.nvme_params.setEnabled(s.offload_params)
+        self.optimizer_impl.setEnabled(s.optimizer is Optimizer.ADAMW)
+        self.optimizer_impl.setItemText(0, stacks_own_impl(STACK_OPTIMIZER_IMPL[s.stack]))
+        self.fsdp_version.setEnabled(s.sharding in SHARDED)
         self.gpus_spin.setSingleStep(s.parallel.model_parallel)  # GPU counts the layout can take: multiples of it
 
     # -- import ---------------------------------------------------------------------------------------------

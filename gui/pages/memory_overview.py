@@ -182,7 +182,8 @@ class OverviewSection(QWidget):
             self.tr(
                 "Assumptions: activations counted tensor by tensor for Hugging Face layers (the method of "
                 "Korthikanti et al. 2022); LoRA adapters in fp32 (PEFT's default); QLoRA stores the frozen "
-                "linear layers in 4-bit NF4 with double quantization, embeddings and output layer in 16 bits; "
+                "linear layers in 4-bit NF4 with double quantization, embeddings, norms and output layer in fp32 "
+                "under the Hugging Face Trainer (PEFT's preparation), in 16 bits elsewhere; "
                 "the GPU-count curve uses {sharding}."
             ).format(sharding="ZeRO-3" if curve_sharding is Sharding.ZERO3 else curve_sharding.value)
             + " "

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.specs import Attention, Checkpointing, Loss, Method, Optimizer, Sharding
+from engine.specs import Attention, Checkpointing, Loss, Method, Optimizer, OptimizerImpl, Sharding, Stack
 from gui.text.tr import QT_TRANSLATE_NOOP, translate
 
 CONTEXT = "choices"
@@ -83,3 +83,38 @@ def short_label(value: Optimizer | Attention | Checkpointing | Sharding | Loss) 
     tables: dict[type, dict[Any, str]] = {Optimizer: OPTIMIZERS, Attention: ATTENTIONS, Checkpointing: CHECKPOINTING,
                                           Sharding: SHARDING, Loss: LOSSES}  # by type: "none" is two enums' value
     return translate(CONTEXT, tables[type(value)][value])
+
+
+#: whose code runs the training step (issue 25): the memory page's Stack picker (the Hugging Face Trainer is also
+#: TRL's, Axolotl's and LLaMA-Factory's: the picker's tool tip says so)
+STACKS: dict[Stack, str] = {
+    Stack.HF_TRAINER: QT_TRANSLATE_NOOP("choices", "Hugging Face Trainer"),
+    Stack.TORCHTUNE: QT_TRANSLATE_NOOP("choices", "torchtune"),
+    Stack.TORCHTITAN: QT_TRANSLATE_NOOP("choices", "torchtitan"),
+    Stack.LITGPT: QT_TRANSLATE_NOOP("choices", "LitGPT"),
+    Stack.MEGATRON: QT_TRANSLATE_NOOP("choices", "Megatron-LM / NeMo"),
+}
+#: torch AdamW's implementations (``engine.specs.OptimizerImpl``; what each step allocates: the picker's tool tip)
+OPTIMIZER_IMPLS: dict[OptimizerImpl, str] = {
+    OptimizerImpl.FUSED: QT_TRANSLATE_NOOP("choices", "fused"),
+    OptimizerImpl.FOREACH: QT_TRANSLATE_NOOP("choices", "foreach"),
+    OptimizerImpl.FORLOOP: QT_TRANSLATE_NOOP("choices", "for-loop"),
+}
+#: the implementation picker's first entry: the stack's own, named (``{impl}``: fused, foreach, for-loop)
+STACKS_OWN_IMPL = QT_TRANSLATE_NOOP("choices", "stack's own ({impl})")
+
+
+def stack_choices() -> list[tuple[str, Stack]]:
+    """``(label, stack)`` for every stack, in the engine's order (the Stack picker's choices)."""
+    return [(translate(CONTEXT, STACKS[st]), st) for st in Stack]
+
+
+def impl_choices(stack_default: OptimizerImpl) -> list[tuple[str, OptimizerImpl | None]]:
+    """``(label, implementation)``: the stack's own first (None, naming ``stack_default``), then each one."""
+    return [(stacks_own_impl(stack_default), None), *((translate(CONTEXT, OPTIMIZER_IMPLS[i]), i)
+                                                      for i in OptimizerImpl)]
+
+
+def stacks_own_impl(stack_default: OptimizerImpl) -> str:
+    """The implementation picker's first entry for a stack whose default is ``stack_default``."""
+    return translate(CONTEXT, STACKS_OWN_IMPL).format(impl=stack_default.value)

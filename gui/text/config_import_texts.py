@@ -82,6 +82,9 @@ FIELDS = {
     "offload_optimizer_device": QT_TRANSLATE_NOOP("ConfigImport", "Where the optimizer is offloaded"),
     "offload_params_device": QT_TRANSLATE_NOOP("ConfigImport", "Where the parameters are offloaded"),
     "parallel.cp_comm_type": QT_TRANSLATE_NOOP("ConfigImport", "CP exchange"),
+    "stack": QT_TRANSLATE_NOOP("ConfigImport", "Training stack"),
+    "optimizer_impl": QT_TRANSLATE_NOOP("ConfigImport", "AdamW implementation"),
+    "fsdp_version": QT_TRANSLATE_NOOP("ConfigImport", "FSDP version"),
 }
 
 STAGES = {AlignmentMethod.DPO: Stage.DPO, AlignmentMethod.IPO: Stage.DPO, AlignmentMethod.KTO: Stage.DPO,

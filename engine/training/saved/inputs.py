@@ -22,6 +22,12 @@ class Ctx:
         self.full = s.method is Method.FULL if full is None else full
         self.copies = dtypes.autocast_copies
         self.int8 = s.method is Method.LORA_8BIT  # bitsandbytes' MatMul8bitLt keeps each input (linear_inputs)
+        self.o = dtypes.out  # a frozen linear's output (``engine.training.policy``: hf-trainer's 4-bit ones fp32)
+        q = s.quant
+        head_fp32 = s.method is Method.QLORA and dtypes.frozen == FP32 and (
+            q.keep_embeddings_16bit if m.tie_embeddings else q.keep_lm_head_16bit)
+        #: the output layer's weight is fp32 under 16-bit autocast: the matmul saves autocast's copy of it
+        self.head_copy = self.autocast and (self.copies or head_fp32)
 
     def adapted(self, layer: LayerSpec) -> set[str]:
         if self.s.method in PARTIAL_METHODS:  # freeze tuning, BAdam: no adapter anywhere

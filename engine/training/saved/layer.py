@@ -22,7 +22,7 @@ class LayerCoeffs:
     transient: float  # peak extra bytes per token while this layer's backward runs
     transient_bs2: float
     checkpoint: float  # bytes per token kept under full checkpointing (the layer's input)
-    weight_copies: int  # autocast's 16-bit copies of this layer's fp32 weights (bytes, not per token)
+    weight_copies: int  # autocast's 16-bit copies of this layer's fp32 weights and adapters (bytes, not per token)
     #: bytes (not per token) in flight during the backward: QLoRA dequantizes each 4-bit weight to 16 bits for its
     #: matmul, one linear at a time (bitsandbytes MatMul4Bit); LoRA on fused experts: the merged weight's gradient;
     #: full fine-tuning of an MoE layer: its expert stacks' gradients, made while the layer's backward still runs
@@ -198,6 +198,8 @@ def layer_coeffs(ctx: Ctx, layer: LayerSpec, first: bool = False) -> LayerCoeffs
     merged, merged_grad = merged_experts(ctx, layer, adapted)
     linears = layer_linears(layer, h)
     copies = ctx.c * sum(x.count * x.n_in * x.n_out for x in linears) if ctx.copies else 0
+    if ctx.dtypes.adapter_copies:  # autocast's cached 16-bit copies of the fp32 adapters (engine.training.policy)
+        copies += ctx.c * sum(x.lora_params(ctx.s.lora.rank) for x in lora_targets(ctx.m, layer, ctx.s.lora.targets))
     dora = dora_temporaries(ctx, layer)
     transient = 2 * ctx.r * h + max(core_t, mlp_t, dora.backward, oft_back)
     dequantized = merged_grad

@@ -44,7 +44,7 @@ def test_the_issues_done_when(capsys: pytest.CaptureFixture[str]) -> None:
     assert failed["why"].startswith("Does not fit: the device total, 130.21 GB")
     passed = run_json(capsys, *base, "--method", "qlora", "--checkpointing", "full")
     assert passed["passed"] is True
-    assert passed["why"].startswith("Fits: the device total, 8.10 GB")
+    assert passed["why"].startswith("Fits: the device total, 10.09 GB")  # hf-trainer QLoRA: PEFT's fp32 preparation
 
 
 def test_unspecified_flags_are_the_commands_defaults_not_the_lessons_start(capsys: pytest.CaptureFixture[str]) -> None:

@@ -189,7 +189,7 @@ def test_a_scripts_modules_to_save_beside_lora(imported) -> None:
     states)."""
     r = imported({"a.yaml": BASE + "use_lora: true\nmodules_to_save: [embed_tokens]\n"})
     assert r.setup.method.value == "lora"
-    assert "modules_to_save" in {k for k in r.report.read}
+    assert "modules_to_save" in r.report.read
 
 
 def test_llava_lora_on_an_8_bit_base(imported) -> None:

@@ -39,7 +39,7 @@ def test_rows_show_only_terms_that_exist(qtbot: QtBot) -> None:
     card = _card(qtbot)
     assert "sharding_buffers" not in card.numbers()
     assert card.numbers()["gradients"] == ("26.95 GB", "→ 0.16 GB")
-    assert "42.22 GB" in card.peak.text()
+    assert "42.30 GB" in card.peak.text()  # LoRA with autocast's bf16 copies of its fp32 adapters
 
 
 def test_a_leading_card_shows_why_and_stands_out(qtbot: QtBot) -> None:

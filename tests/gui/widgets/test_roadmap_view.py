@@ -31,7 +31,7 @@ def test_titles_and_costs_carry_the_engines_numbers(qtbot: QtBot) -> None:
 
 
 def test_more_gpus_names_how_many(qtbot: QtBot) -> None:
-    steps = roadmap(get_model("llama-3.1-70b"), TrainingSetup(method=Method.QLORA, gpus=2), RTX4090)
+    steps = roadmap(get_model("llama-3.1-70b"), TrainingSetup(method=Method.QLORA, gpus=2, seq_len=2048), RTX4090)
     assert steps[-1].key is Rung.GPUS
     assert step_title(steps[-1]) == f"{steps[-1].setup.gpus} GPUs with ZeRO-3"
 
