@@ -13,7 +13,8 @@ those flags and compares:
   lines say "GB" for the same GiB figure, ``DeviceMemoryProfiler`` divides by 2^30).
 
 ``python tools/serve_logs.py`` prints one row per log and the error distribution (median and 90th percentile of
-the absolute error) per vLLM version range: the table in docs/accuracy.md's serving section (kept in docs/accuracy/serving.md).
+the absolute error) per vLLM version range: the table in docs/accuracy.md's serving section (kept in
+docs/accuracy/serving.md).
 """
 
 from __future__ import annotations

@@ -24,7 +24,7 @@ from engine.training import refusals
 def _valid(fields: dict[str, object]) -> bool:
     """A combination the setup accepts (issue 27's optimizers refuse sharding and adapters by name)."""
     try:
-        TrainingSetup(**fields)  # type: ignore[arg-type]
+        TrainingSetup(**fields)
     except ValueError:
         return False
     return True
@@ -41,7 +41,7 @@ def costed(m: ModelSpec, s: TrainingSetup) -> bool:
 
 def valid_setups(**fields: st.SearchStrategy[object]) -> st.SearchStrategy[TrainingSetup]:
     """Setups built from ``fields``' strategies, the combinations the setup refuses left out."""
-    return st.fixed_dictionaries(fields).filter(_valid).map(lambda f: TrainingSetup(**f))  # type: ignore[arg-type]
+    return st.fixed_dictionaries(fields).filter(_valid).map(lambda f: TrainingSetup(**f))
 
 
 setups = valid_setups(

@@ -38,7 +38,7 @@ def test_method(imported, text: str, method: str):
                                                                                             "lm_head")}),
     ("optimizer: adamw_torch_4bit\n", {"optimizer": "adamw-4bit"}),
 ])
-def test_issue_27s_options(imported, text: str, expected: dict):
+def test_issue_27s_options(imported, text: str, expected: dict[str, object]):
     s = imported({"a.yml": BASE + text}).setup
     got = {k: getattr(s, k) for k in expected}
     assert {k: tuple(m.value for m in v) if isinstance(v, tuple) else getattr(v, "value", v)

@@ -70,7 +70,7 @@ def test_refusals(imported, text: str, says: str):
     ("finetuning_type: full\nuse_badam: true\n", {"method": "badam", "optimizer": "adamw"}),
     ("optim: adamw_torch_4bit\n", {"optimizer": "adamw-4bit"}),
 ])
-def test_issue_27s_options(imported, text: str, expected: dict):
+def test_issue_27s_options(imported, text: str, expected: dict[str, object]):
     s = imported({"a.yaml": BASE + text}).setup
     got = {k: getattr(s, k) for k in expected}
     assert {k: getattr(v, "value", v) for k, v in got.items()} == expected

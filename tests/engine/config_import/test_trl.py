@@ -120,7 +120,7 @@ def test_refusals(imported, text: str, says: str):
     ("optim: galore_adamw\noptim_args: rank=64\noptim_target_modules: [attn, mlp]\n",
      {"optimizer": "galore-adamw", "optimizer_rank": 64}),
 ])
-def test_issue_27s_options(imported, text: str, expected: dict):
+def test_issue_27s_options(imported, text: str, expected: dict[str, object]):
     s = imported({"a.yaml": BASE + text}).setup
     assert {k: getattr(getattr(s, k), "value", getattr(s, k)) for k in expected} == expected
 

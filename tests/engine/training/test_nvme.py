@@ -3,6 +3,8 @@ disk, what stays pinned in host RAM."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from engine.catalog import get_gpu, get_model
@@ -68,6 +70,6 @@ def test_eight_gpus_with_the_default_sub_group_pin_a_whole_partition() -> None:
                                  {"offload_optimizer_device": NVME},
                                  {"offload_params": True, "offload_params_device": NVME, "sharding": Sharding.ZERO3,
                                   "method": Method.LORA}])
-def test_nvme_refusals(bad: dict) -> None:
+def test_nvme_refusals(bad: dict[str, Any]) -> None:
     with pytest.raises(ValueError, match=r"nvme|NVMe"):
         TrainingSetup(**bad)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -27,12 +28,12 @@ def _args(text: str | None) -> dict[str, int]:
     return {k: int(v) for k, v in (kv.split("=") for kv in text.split(","))} if text else {}
 
 
-def _id(r: dict) -> str:
+def _id(r: dict[str, Any]) -> str:
     return f"{r['optimizer']}-{r['optim_args'] or ''}-{'x'.join(map(str, r['shape']))}-{r['dtype']}"
 
 
 @pytest.mark.parametrize("r", STEPS, ids=_id)
-def test_one_matrix_as_traced(r: dict) -> None:
+def test_one_matrix_as_traced(r: dict[str, Any]) -> None:
     opt, (m, n), g = Optimizer(r["optimizer"]), r["shape"], BYTES[r["dtype"]]
     args = _args(r["optim_args"])
     rank = args.get("rank", 128)

@@ -7,14 +7,14 @@ import pytest
 
 from engine.catalog import get_gpu, get_model
 from engine.specs import Attention, Checkpointing, Method, ParallelSpec, TrainingSetup
-from engine.training import estimate
+from engine.training import Estimate, estimate
 from engine.training.layout import LayoutError
 
 LLAMA_8B = get_model("llama-3.1-8b")
 
 
-def _term(e: object, name: str) -> int:
-    return next(t.bytes for t in e.terms if t.name == name)  # type: ignore[attr-defined]
+def _term(e: Estimate, name: str) -> int:
+    return next(t.bytes for t in e.terms if t.name == name)
 
 
 def _setup(comm: str, **kw: object) -> TrainingSetup:

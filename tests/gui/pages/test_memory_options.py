@@ -41,7 +41,8 @@ def test_dora_and_the_modules_trained_in_full(controls: MemoryControls) -> None:
     controls.save_head.click()
     assert controls.scenario.setup.modules_to_save == (SavedModule.EMBED_TOKENS, SavedModule.LM_HEAD)
     controls.save_embeddings.click()
-    assert controls.scenario.setup.modules_to_save == (SavedModule.LM_HEAD,)
+    saved: tuple[SavedModule, ...] = controls.scenario.setup.modules_to_save
+    assert saved == (SavedModule.LM_HEAD,)
     controls.method_buttons[Method.FULL].click()  # refused: they train beside LoRA; the method stays
     assert controls.scenario.setup.method is Method.LORA
     assert "LoRA method" in controls.reason.text()
