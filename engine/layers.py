@@ -23,6 +23,21 @@ class UnsupportedLayerError(ValueError):
     """A layer kind the engine cannot cost (a state-space or linear-attention layer): refused by name."""
 
 
+def attention_of(layer: LayerSpec, what: str) -> AttentionSpec:
+    """The layer's softmax attention, for ``what`` (a calculation that models attention layers only, refused
+    before it meets issue 27's other kinds); :class:`UnsupportedLayerError` naming it where there is none."""
+    if layer.attention is None:
+        raise UnsupportedLayerError(f"{what} of {layer.mixer_kind} layers is not modelled")
+    return layer.attention
+
+
+def mlp_of(layer: LayerSpec, what: str) -> MlpSpec:
+    """The layer's MLP, for ``what`` (as :func:`attention_of`)."""
+    if layer.mlp is None:
+        raise UnsupportedLayerError(f"{what} of {layer.mixer_kind} layers without an MLP is not modelled")
+    return layer.mlp
+
+
 def runs(m: ModelSpec) -> tuple[LayerRun, ...]:
     """The decoder layers as runs of identical layers, first layer first."""
     return m.layers if m.layers is not None else _derived(m)

@@ -48,10 +48,12 @@ def _stack_args(r: dict[str, Any]) -> list[str]:
 
 
 def engine_args(r: dict[str, Any]) -> list[str]:
-    """Today's flags for a traced case."""
-    args = [*_model_args(r), *_stack_args(r), "--method", r["method"], "--batch", str(r["batch"]), "--seq-len",
-            str(r["seq_len"]), "--attention", r["attention"], "--checkpointing", CHECKPOINTING[r["checkpointing"]],
-            "--optimizer", OPTIMIZERS[r["optim"]]]
+    """Today's flags for a traced case: its stack, and torch AdamW's implementation where the trace ran one."""
+    args = [*_model_args(r), *_stack_args(r), "--stack", r["stack"], "--method", r["method"], "--batch",
+            str(r["batch"]), "--seq-len", str(r["seq_len"]), "--attention", r["attention"], "--checkpointing",
+            CHECKPOINTING[r["checkpointing"]], "--optimizer", OPTIMIZERS[r["optim"]]]
+    if OPTIMIZERS[r["optim"]] == "adamw" and r.get("optimizer_impl_traced") in ("fused", "foreach", "forloop"):
+        args += ["--optimizer-impl", r["optimizer_impl_traced"]]
     if r["method"] == "full" and r["precision"] == "bf16":  # loaded in bf16, bf16=True: no fp32 master copy
         args += ["--precision", "bf16"]
     if r["method"] in ("lora", "qlora"):

@@ -10,12 +10,14 @@ a pipeline stage or a tensor-parallel rank rescales them (``engine.training.stag
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from engine.layers import kind_of, runs
-from engine.specs import Attention, LayerSpec, Loss, ModelSpec, TrainingSetup
+from engine.layers import expand, kind_of, runs
+from engine.specs import PARTIAL_METHODS, Attention, LayerSpec, Loss, ModelSpec, SavedModule, TrainingSetup
 from engine.training.loss import LossCoeffs, loss_coeffs
-from engine.training.precision import DtypePlan, dtype_plan
+from engine.training.partial import graph_from, kept_whole, trained_layers, trained_plan
+from engine.training.policy import stack_policy
+from engine.training.precision import DtypePlan
 from engine.training.saved.inputs import Ctx, norm
 from engine.training.saved.layer import LayerCoeffs, layer_coeffs
 
@@ -61,26 +63,60 @@ def _windowless(k: LayerSpec) -> LayerSpec:
     return k.model_copy(update={"attention": k.attention.model_copy(update={"window": None})})
 
 
+def _partial_layers(m: ModelSpec, s: TrainingSetup, dtypes: DtypePlan,
+                    windows: tuple[int, ...]) -> list[tuple[int, LayerSpec, LayerCoeffs]]:
+    """Freeze tuning and BAdam (``engine.training.partial``): a trained layer costs as full fine-tuning in the
+    trained dtypes, a frozen one as a LoRA base without adapters, a frozen one below the graph nothing."""
+    trained_ctx = Ctx(m, s, trained_plan(s, dtypes), windows, full=True)
+    frozen_ctx = Ctx(m, s, dtypes, windows, full=False)
+    start = graph_from(m, s)
+    out = []
+    for i, (kind, trains) in enumerate(zip(expand(runs(m)), trained_layers(m, s), strict=True)):
+        lc = NO_GRAPH if i < start else layer_coeffs(trained_ctx if trains else frozen_ctx, kind)
+        if i >= start and not trains and kept_whole(s):  # not checkpointed: what it saves stays whole, and its
+            lc = replace(lc, checkpoint=lc.saved, saved=0.0)  # backward recomputes nothing
+        out.append((1, kind, lc))
+    return out
+
+
+#: a layer that builds no autograd graph keeps nothing and runs no backward
+NO_GRAPH = LayerCoeffs(0.0, 0.0, 0.0, 0.0, 0.0, 0)
+
+
 def model_coeffs(m: ModelSpec, s: TrainingSetup, dtypes: DtypePlan, windows: tuple[int, ...]) -> ActivationCoeffs:
     """The coefficients of ``m`` under ``s`` with the plan's dtypes and reached windows (independent of batch and
     sequence length, but for those windows): consecutive runs that cost the same are one segment."""
     ctx = Ctx(m, s, dtypes, windows)
     segments: list[tuple[int, LayerCoeffs]] = []
     kinds: list[LayerSpec] = []
-    for run in runs(m):
+    if s.method in PARTIAL_METHODS:
+        for count, kind, lc in _partial_layers(m, s, dtypes, windows):
+            if segments and segments[-1][1] == lc and same_weights(kinds[-1], kind):
+                segments[-1] = (segments[-1][0] + count, lc)
+            else:
+                segments.append((count, lc))
+                kinds.append(kind)
+    for i, run in enumerate(runs(m) if s.method not in PARTIAL_METHODS else ()):
         kind = kind_of(run)
-        lc = layer_coeffs(ctx, kind)
-        if segments and segments[-1][1] == lc and same_weights(kinds[-1], kind):
-            segments[-1] = (segments[-1][0] + run.count, lc)
-        else:
-            segments.append((run.count, lc))
-            kinds.append(kind)
+        pieces = [(run.count, layer_coeffs(ctx, kind))]
+        if i == 0 and ctx.int8:  # the bottom layer's input needs no gradient (engine.training.saved.layer)
+            pieces = [(1, layer_coeffs(ctx, kind, first=True))] + ([(run.count - 1, pieces[0][1])]
+                                                                  if run.count > 1 else [])
+        for count, lc in pieces:
+            if segments and segments[-1][1] == lc and same_weights(kinds[-1], kind):
+                segments[-1] = (segments[-1][0] + count, lc)
+            else:
+                segments.append((count, lc))
+                kinds.append(kind)
     v, h, c = m.vocab_size, m.hidden_size, ctx.c
     # Liger and TRL's chunked loss read the output weight themselves: the output layer saves no input
     fused = s.loss in (Loss.FUSED_LINEAR_CE, Loss.CHUNKED)
-    head_in = (c if ctx.autocast and ctx.r != c else ctx.r) * h if ctx.full and not fused else 0
+    head_trains = ctx.full or SavedModule.LM_HEAD in s.modules_to_save  # a trained copy saves its input too
+    head_in = (c if ctx.autocast and ctx.r != c else ctx.r) * h if head_trains and not fused else 0
     head_grad = v * h * dtypes.weight if ctx.full else 0
-    head_copy = ctx.c * v * h if ctx.copies else 0
+    head_copy = ctx.c * v * h if ctx.head_copy else 0
+    if s.trainable_tokens and m.tie_embeddings:  # PEFT's tied TrainableTokensLayer: F.linear(x, W with the new
+        head_copy += v * h * dtypes.weight  # rows) saves that merged table for the output layer's backward
     chunk_copy = s.loss is Loss.CHUNKED  # TRL's chunks cast the weight in each chunk: the loss counts it
     return ActivationCoeffs(
         segments=tuple(segments),
@@ -94,6 +130,6 @@ def model_coeffs(m: ModelSpec, s: TrainingSetup, dtypes: DtypePlan, windows: tup
 
 
 def activation_coeffs(m: ModelSpec, s: TrainingSetup) -> ActivationCoeffs:
-    """:func:`model_coeffs` with the setup's own dtypes and windows: a thin wrapper the tests use to read one
-    layer's coefficients (the estimate reads them from its plan, ``engine.training.plan``)."""
-    return model_coeffs(m, s, dtype_plan(s.precision), windows_reached(m, s))
+    """:func:`model_coeffs` with the setup's own dtypes (its stack's policy) and windows: a thin wrapper the tests
+    use to read one layer's coefficients (the estimate reads them from its plan, ``engine.training.plan``)."""
+    return model_coeffs(m, s, stack_policy(s).dtypes, windows_reached(m, s))

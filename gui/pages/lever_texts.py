@@ -35,7 +35,7 @@ def card_texts(kind: LeverKind, n: int = 8, s: TrainingSetup | None = None) -> C
                                            "follow the adapters only. QLoRA also stores the frozen weights in "
                                            "4-bit NF4."),
                 QCoreApplication.translate("LeversPage", "Moves: gradients, optimizer states (QLoRA: weights too)"),
-                [method_label(m) for m in Method])
+                [method_label(m) for m in (Method.FULL, Method.LORA, Method.QLORA)])  # engine.levers' positions
     if kind is LeverKind.ACTIVATIONS:
         return (QCoreApplication.translate("LeversPage", "FlashAttention · checkpointing"),
                 QCoreApplication.translate("LeversPage", "Shrinks activations: FlashAttention computes attention "
@@ -82,8 +82,13 @@ def long_context_tips() -> list[str]:
                                        "offloaded to host RAM")]
 
 
-def long_context_note(recompute: float, offloaded: Estimate, unit: Unit) -> str:
-    """The chunked loss's extra compute for this model; what the offload step moves to host RAM (its estimate)."""
+def long_context_note(recompute: float, offloaded: Estimate | None, unit: Unit) -> str:
+    """The chunked loss's extra compute for this model; what the offload step moves to host RAM (its estimate; None
+    where the setup cannot offload activations)."""
+    if offloaded is None:
+        return QCoreApplication.translate(
+            "LeversPage", "The chunked loss runs the output layer again in backward: about {r:.0%} more compute for "
+            "this model.").format(r=recompute)
     return QCoreApplication.translate(
         "LeversPage", "The chunked loss runs the output layer again in backward: about {r:.0%} more compute for "
         "this model. Offloading moves {moved} per GPU to host RAM (host RAM at its peak: {host} per node).").format(

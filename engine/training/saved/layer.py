@@ -5,13 +5,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine.params import Linear, attention_linears, layer_linears, mlp_linears
-from engine.specs import Attention, Checkpointing, LayerSpec, Method, NormKind, PositionKind
+from engine.params import Linear, attention_linears, layer_linears, lora_targets, mlp_linears
+from engine.specs import QUANTIZED_METHODS, Attention, Checkpointing, LayerSpec, Method, NormKind, PositionKind
 from engine.training.precision import FP32
 from engine.training.saved.attention import core, output_gate, qk_norms, selective, widths
-from engine.training.saved.inputs import Ctx, linear_inputs, norm
+from engine.training.saved.inputs import Ctx, int8_kept, linear_inputs, norm
 from engine.training.saved.mixers import MixerCoeffs, mixer_coeffs
-from engine.training.saved.mlp import merged_experts, mlp
+from engine.training.saved.mlp import is_down, merged_experts, mlp
 
 
 @dataclass(frozen=True, slots=True)
@@ -23,7 +23,7 @@ class LayerCoeffs:
     transient: float  # peak extra bytes per token while this layer's backward runs
     transient_bs2: float
     checkpoint: float  # bytes per token kept under full checkpointing (the layer's input)
-    weight_copies: int  # autocast's 16-bit copies of this layer's fp32 weights (bytes, not per token)
+    weight_copies: int  # autocast's 16-bit copies of this layer's fp32 weights and adapters (bytes, not per token)
     #: bytes (not per token) in flight during the backward: QLoRA dequantizes each 4-bit weight to 16 bits for its
     #: matmul, one linear at a time (bitsandbytes MatMul4Bit); LoRA on fused experts: the merged weight's gradient;
     #: full fine-tuning of an MoE layer: its expert stacks' gradients, made while the layer's backward still runs
@@ -40,6 +40,10 @@ class LayerCoeffs:
     #: ``saved`` as the parts it adds up (each norm's input, each linear group's, the attention core, the MLP, ...):
     #: the tensors the caching allocator's replay hands out (``engine.allocator.step``; issue 26)
     saved_parts: tuple[float, ...] = ()
+    #: what the layer's forward makes and frees on top of what it saves (DoRA's weight norm, dora_temporaries):
+    #: in bytes and per token; again in the backward of a checkpointed layer, which recomputes its forward
+    forward_fixed: int = 0
+    forward_transient: float = 0.0
 
 
 def saved_again(ctx: Ctx, layer: LayerSpec, groups: list[list[Linear]], o_shared: bool) -> tuple[float, float]:
@@ -67,6 +71,94 @@ def saved_again(ctx: Ctx, layer: LayerSpec, groups: list[list[Linear]], o_shared
     return again + (4 * r * d if rope else 0), (2 * r * d if rope else 0)
 
 
+#: OFT's Cayley-Neumann rotation (PEFT 0.21.2 ``OFTRotationModule._cayley_batch``, 5 terms) under autocast keeps
+#: seven r x b x b 16-bit tensors (its bmm's casts and products) for the backward: traced on one linear
+OFT_BLOCK_TENSORS = 7
+
+
+def oft_terms(ctx: Ctx, layer: LayerSpec) -> tuple[int, float]:
+    """(bytes saved, backward temporaries per token) of OFT's rotations in one layer (PEFT 0.21.2
+    peft/tuners/oft/layer.py, ``use_cayley_neumann`` True, 5 terms): each adapted linear keeps seven
+    ``(n_in / b) x b x b`` 16-bit tensors of its rotation until its backward, a constant 7 b n_in c bytes; its
+    backward makes the input's gradient in fp32 and 16 bits and the rotation's (6 bytes of the input width a token
+    at most, traced). The saved input is ``engine.training.saved.inputs.linear_inputs``'s."""
+    if ctx.s.method is not Method.OFT:
+        return 0, 0.0
+    b = ctx.s.oft_block_size
+    targets = lora_targets(ctx.m, layer, ctx.s.lora.targets)
+    fixed = sum(x.count * OFT_BLOCK_TENSORS * (x.n_in // b) * b * b * ctx.c for x in targets)
+    return fixed, float(max((6 * x.n_in for x in targets), default=0))
+
+
+def dora_saved(ctx: Ctx, layer: LayerSpec) -> float:
+    """DoRA (PEFT 0.21.2 peft/tuners/lora/dora.py ``DoraLinearLayer.forward``; with dropout also
+    :func:`dora_dropout_fixed`): each adapted linear's ``result_dora = (mag_norm_scale - 1) * base_result +
+    mag_norm_scale * lora_result * scaling``, whose two products save the base layer's output and ``lora_B``'s (in
+    the compute dtype; the magnitude's scale is an fp32 vector): two tensors of the linear's output width a token,
+    which plain LoRA frees. A linear with a bias saves ``base_result - bias`` instead, promoted to the bias's dtype
+    (fp32 under amp)."""
+    if not ctx.s.dora:
+        return 0.0
+    w = ctx.dtypes.weight
+    return float(sum(x.count * x.n_out * (ctx.c + (max(ctx.c, w) if x.bias else ctx.c))
+                     for x in lora_targets(ctx.m, layer, ctx.s.lora.targets)))
+
+
+def dora_dropout_fixed(ctx: Ctx, layer: LayerSpec) -> int:
+    """DoRA with ``lora_dropout`` > 0 (PEFT 0.21.2 peft/tuners/lora/variants.py ``DoraLinearVariant.forward``: in
+    training the input is dropped and ``base_result`` is None, so ``DoraLinearLayer.forward`` recomputes
+    ``F.linear(x, weight)`` on the dropped input, with ``weight = base weight .to(x.dtype)``, the adapter's fp32):
+    under autocast that matmul casts the weight to 16 bits and saves the cast for its input's gradient, a
+    weight-sized tensor per adapted linear kept until the layer's backward (the 16-bit result replaces the base
+    output ``result_dora`` saved without dropout; the dropout's mask and copy are LoRA's, ``linear_inputs``).
+    Without autocast (fp32) the matmul saves the weight itself: nothing more. Traced: calibration cases
+    ``op-*_lora-r16-d05_*_dora`` (+1.81 GiB on Llama 3.2 1B: its 16 layers' bf16 weight copies), and on one linear
+    (the saved set of ``lora.Linear.forward`` with and without dropout differs by the mask and this copy)."""
+    if not (ctx.s.dora and ctx.s.lora.dropout > 0 and ctx.autocast):
+        return 0
+    return sum(x.count * x.n_in * x.n_out * ctx.c for x in lora_targets(ctx.m, layer, ctx.s.lora.targets))
+
+
+@dataclass(frozen=True, slots=True)
+class DoraTemporaries:
+    """What DoRA's forward and backward make on top of what stays saved, for one layer's largest adapted linear."""
+
+    forward_fixed: int  # bytes: the weight-sized tensors of the weight norm
+    forward: float  # per token
+    backward: float  # per token
+
+
+def dora_temporaries(ctx: Ctx, layer: LayerSpec) -> DoraTemporaries:
+    """DoRA's temporaries (PEFT 0.21.2 ``lora.Linear.forward`` + peft/tuners/lora/dora.py; traced on one linear in
+    calibration/options.py's sense, and read line by line), for an ``n -> m`` adapted linear under autocast:
+
+    * forward, ``get_lora_weight``: ``x_eye = torch.eye(n)`` in the adapter's fp32 (4 n^2), its autocast cast
+      (c n^2, kept by ``lora_A``'s graph until the function's locals go) and ``lora_B``'s ``n x m`` output; then
+      ``lora_weight.to(x.dtype)`` (x is cast to the adapter's fp32 first: ``_cast_input_dtype``, 4 n a token when
+      the input is 16-bit) and the base weight ``.to(x.dtype)`` (4 n m each, the latter only for a 16-bit base) and
+      ``get_weight_norm``'s ``scaling * lora_weight`` and ``weight + ...`` (4 n m each): the larger of the two
+      moments; then ``result_dora``'s fp32 products, three of the output width a token at most;
+    * backward: the output's gradient upcast to fp32 (``.to`` in ``lora.Linear.forward``), its bf16 cast for the
+      base output (the add's promotion) and three fp32 products (``mul`` backward): 18 bytes of the output width a
+      token, on top of the arriving gradient.
+
+    A layer's linears run one after the other: each part is the largest linear's (an upper bound where the
+    weight-sized part and the per-token part peak in different linears)."""
+    if not ctx.s.dora:
+        return DoraTemporaries(0, 0.0, 0.0)
+    c, w, h = ctx.c, ctx.dtypes.weight, ctx.m.hidden_size
+    fixed, forward, backward = 0, 0.0, 0.0
+    for x in lora_targets(ctx.m, layer, ctx.s.lora.targets):
+        n, m = x.n_in, x.n_out
+        src = ctx.r if n == h and x.role not in ("o", "down") else c
+        eye = c * n * n if c < FP32 else 0
+        cast_w = FP32 * n * m if w < FP32 else 0
+        fixed = max(fixed, 4 * n * n + eye + c * n * m, eye + FP32 * n * m + cast_w + 2 * FP32 * n * m)
+        forward = max(forward, (FP32 * n if src < FP32 else 0) + 3 * FP32 * m)
+        backward = max(backward, (18 + c) * m)
+    return DoraTemporaries(fixed, forward, backward)
+
+
 @dataclass(frozen=True, slots=True)
 class _Attention:
     """The attention block's share of one layer (:func:`layer_coeffs`), part by part."""
@@ -85,14 +177,16 @@ class _Attention:
     recomputed: float
     recomputed_bs2: float
     q_in: list[Linear]
+    o_in: list[Linear]
     o_shared: bool
 
 
-_NO_ATTENTION = _Attention(0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, [], False)
+_NO_ATTENTION = _Attention(0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, [], [], False)
 
 
-def _attention(ctx: Ctx, layer: LayerSpec, adapted: set[str]) -> _Attention:
-    """What the attention block saves (its linears' inputs, the core), per token and per b*s^2."""
+def _attention(ctx: Ctx, layer: LayerSpec, adapted: set[str], q_grad: bool) -> _Attention:
+    """What the attention block saves (its linears' inputs, the core), per token and per b*s^2; ``q_grad``: the
+    layer's input needs a gradient (:func:`layer_coeffs`' ``first``)."""
     at = layer.attention
     if at is None:
         return _NO_ATTENTION
@@ -112,8 +206,9 @@ def _attention(ctx: Ctx, layer: LayerSpec, adapted: set[str]) -> _Attention:
     concatenated = at.partial_rotary or at.mla is not None
     eager = ctx.s.attention is Attention.EAGER
     o_shared = not eager and not concatenated and not at.output_gate and (ctx.full or not ctx.autocast)
-    q_saved = linear_inputs(ctx, q_in, ctx.r, adapted)
-    o_saved = 0.0 if o_shared else linear_inputs(ctx, o_in, ctx.c, adapted)
+    o_held = not eager and not concatenated and not at.output_gate  # o_proj's input is SDPA's output itself
+    q_saved = linear_inputs(ctx, q_in, ctx.r, adapted, input_grad=q_grad)
+    o_saved = 0.0 if o_shared else linear_inputs(ctx, o_in, ctx.c, adapted, held=o_held and ctx.int8)
     rope = ctx.m.positions is PositionKind.ROPE  # RoPE makes q and k new tensors; v stays a view of the output
     qkv = 0.0
     if at.fused_qkv and rope and (ctx.s.attention is not Attention.EAGER or at.num_kv_heads == at.num_heads):
@@ -129,7 +224,7 @@ def _attention(ctx: Ctx, layer: LayerSpec, adapted: set[str]) -> _Attention:
         core_bs2 += ctx.c
     return _Attention(q_saved, o_saved, kept, mla, qk_norms(ctx, at), qkv,
                       output_gate(ctx, at, copied=concatenated or eager), core_saved, core_bs2, core_t, core_t_bs2,
-                      recomputed, recomputed_bs2, q_in, o_shared)
+                      recomputed, recomputed_bs2, q_in, o_in, o_shared)
 
 
 def _parallel_shared(ctx: Ctx, layer: LayerSpec) -> float:
@@ -146,12 +241,15 @@ def _parallel_shared(ctx: Ctx, layer: LayerSpec) -> float:
     return float(ctx.r * h) if ctx.m.norm is NormKind.LAYERNORM else 0.0
 
 
-def layer_coeffs(ctx: Ctx, layer: LayerSpec) -> LayerCoeffs:
+def layer_coeffs(ctx: Ctx, layer: LayerSpec, first: bool = False) -> LayerCoeffs:
     """What one layer of kind ``layer`` saves and needs during its backward, per token: its norms, its attention
-    (:func:`_attention`), its other token mixer (``engine.training.saved.mixers``), its MLP."""
+    (:func:`_attention`), its other token mixer (``engine.training.saved.mixers``), its MLP; ``first``: the bottom
+    layer, whose input needs no gradient unless checkpointing asks for one (PEFT's ``enable_input_require_grads``):
+    an 8-bit base's q, k, v there keep no input."""
     h = ctx.m.hidden_size
     adapted = ctx.adapted(layer)
-    a = _attention(ctx, layer, adapted)
+    q_grad = not first or ctx.s.checkpointing is Checkpointing.FULL
+    a = _attention(ctx, layer, adapted, q_grad)
     mlp_saved, mlp_t = mlp(ctx, layer, adapted) if layer.mlp is not None else (0.0, 0.0)
     mx = mixer_coeffs(ctx, layer.mixer, adapted) if layer.mixer is not None else MixerCoeffs(0.0, 0.0)
     # the mixer's kernel runs its backward after the MLP, the second norm and the mixer's output side freed theirs
@@ -159,11 +257,14 @@ def layer_coeffs(ctx: Ctx, layer: LayerSpec) -> LayerCoeffs:
     mixer_t = max(0.0, mx.transient - freed)
     norm_in = norm(ctx, h)
     shared = _parallel_shared(ctx, layer)
-    saved = (layer.norms * norm_in) + a.q + a.o + a.core_saved + mlp_saved + a.mla + a.qk
+    dora_kept = dora_saved(ctx, layer)
+    saved = (layer.norms * norm_in) + a.q + a.o + a.core_saved + mlp_saved + a.mla + a.qk + dora_kept
     norm_parts = [norm_in] * layer.norms
     if shared and layer.norms > 1:  # GPT-NeoX: the second LayerNorm's input is the first's
         norm_parts[1] -= shared
-    parts = [*norm_parts, a.q, a.o, a.core, mlp_saved - (shared if layer.norms == 1 else 0.0), a.mla, a.qk]
+    parts = [*norm_parts, a.q, a.o, a.core, mlp_saved - (shared if layer.norms == 1 else 0.0), a.mla, a.qk,
+             dora_kept]
+    oft_fixed, oft_back = oft_terms(ctx, layer)
     if a.qkv:
         saved += a.qkv
         parts.append(a.qkv)
@@ -175,14 +276,23 @@ def layer_coeffs(ctx: Ctx, layer: LayerSpec) -> LayerCoeffs:
     merged, merged_grad = merged_experts(ctx, layer, adapted)
     linears = layer_linears(layer, h)
     copies = ctx.c * sum(x.count * x.n_in * x.n_out for x in linears) if ctx.copies else 0
-    transient = 2 * ctx.stream * h + max(a.transient, mlp_t, mixer_t)
+    if ctx.dtypes.adapter_copies:  # autocast's cached 16-bit copies of the fp32 adapters (engine.training.policy)
+        copies += ctx.c * sum(x.lora_params(ctx.s.lora.rank) for x in lora_targets(ctx.m, layer, ctx.s.lora.targets))
+    dora = dora_temporaries(ctx, layer)
+    transient = 2 * ctx.stream * h + max(a.transient, mlp_t, mixer_t, dora.backward, oft_back)
     dequantized = merged_grad
     if ctx.full and layer.mlp is not None and layer.mlp.moe is not None:  # an expert stack's gradient lands while
         # its backward runs
         dequantized = ctx.dtypes.grad * max(x.params for x in linears if x.role.startswith("experts_"))
-    if ctx.s.method is Method.QLORA:
+    if ctx.s.method in QUANTIZED_METHODS:  # MatMul4Bit / MatMul8bitLt backward: the weight dequantized to 16 bits
         dequantized = max(dequantized, ctx.c * max(x.n_in * x.n_out for x in linears))
-    mlp_first = [x for x in mlp_linears(layer.mlp, h) if x.role in ("gate", "up")] if layer.mlp is not None else []
+    mlp_all = mlp_linears(layer.mlp, h) if layer.mlp is not None else []
+    mlp_first = [x for x in mlp_all if x.role in ("gate", "up")]
     again, checkpoint_again = saved_again(ctx, layer, [a.q_in, mlp_first], a.o_shared)
-    return LayerCoeffs(saved, a.bs2, transient, a.transient_bs2, ctx.stream * h, copies, dequantized, a.recomputed,
-                       a.recomputed_bs2, again, checkpoint_again, merged, tuple(p for p in parts if p))
+    int8 = (int8_kept(ctx, a.q_in, ctx.r, input_grad=q_grad) + int8_kept(ctx, a.o_in, ctx.c)
+            + int8_kept(ctx, [x for x in mlp_all if not is_down(x)], ctx.r)
+            + int8_kept(ctx, [x for x in mlp_all if is_down(x)], ctx.c))  # kept through checkpointing too
+    return LayerCoeffs(saved, a.bs2, transient, a.transient_bs2, ctx.stream * h + int8, copies, dequantized,
+                       a.recomputed, a.recomputed_bs2, again, checkpoint_again,
+                       merged + oft_fixed + dora_dropout_fixed(ctx, layer), tuple(p for p in parts if p),
+                       dora.forward_fixed, dora.forward)
