@@ -60,7 +60,7 @@ def test_options_not_traced_on_a_mixer_are_refused_by_name(name: str, setup: dic
     m = get_model(name)
     kinds = sorted({r.mixer.kind for r in runs(m) if r.mixer is not None})
     with pytest.raises(OptionError, match=f"not costed on its {', '.join(kinds)} layers"):
-        resolve(m, TrainingSetup(**setup, **BF16))  # type: ignore[arg-type]
+        resolve(m, TrainingSetup(**setup, **BF16))
 
 
 @pytest.mark.parametrize("setup", [
@@ -70,7 +70,7 @@ def test_options_not_traced_on_a_mixer_are_refused_by_name(name: str, setup: dic
 ])
 def test_options_costed_on_a_mixer_give_an_estimate(setup: dict[str, object]) -> None:
     """LoRA's factors are matrices (Muon takes them); the others read the parameters, not the mixer's kernel."""
-    e = estimate(get_model("qwen3.5-35b-a3b"), TrainingSetup(**setup, seq_len=1024, **BF16),  # type: ignore[arg-type]
+    e = estimate(get_model("qwen3.5-35b-a3b"), TrainingSetup(**setup, seq_len=1024, **BF16),
                  get_gpu("h200"))
     assert e.peak_allocated_bytes > count_params(get_model("qwen3.5-35b-a3b")).total
 
