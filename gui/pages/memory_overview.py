@@ -144,9 +144,16 @@ class OverviewSection(QWidget):
         self.seq_curve.show_curve(seq.x, seq.device, gpu.memory_bytes, now, self.scenario.unit)
 
     def curve_setup(self) -> TrainingSetup:
-        """The GPU-count curve shards with ZeRO-3 when the setup does not shard (or it would be flat)."""
+        """The GPU-count curve shards with ZeRO-3 when the setup does not shard (or it would be flat), unless the
+        setup cannot be sharded so (an 8-bit base, an optimizer whose states follow each tensor, freeze / BAdam:
+        ``TrainingSetup``'s checks); then it is the setup's own."""
         s = self.scenario.setup
-        return s if s.sharding is not Sharding.NONE or s.gpus > 1 else s.with_(sharding=Sharding.ZERO3)
+        if s.sharding is not Sharding.NONE or s.gpus > 1:
+            return s
+        try:
+            return s.with_(sharding=Sharding.ZERO3)
+        except ValueError:
+            return s
 
     def show_gpu_curve(self) -> None:
         if not self._gpu_curve.built:  # drawn when built
