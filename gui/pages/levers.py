@@ -22,7 +22,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QResizeEvent
+from PySide6.QtGui import QResizeEvent, QShowEvent
 from PySide6.QtWidgets import QFrame, QGridLayout, QLabel, QSpinBox, QStyle, QVBoxLayout, QWidget
 
 from engine.lever_facts import communication, lora_share
@@ -100,7 +100,7 @@ class LeversPage(QWidget):
         self._levers: dict[LeverKind, Lever] = {}
         self._notes: dict[LeverKind, str] = {}
         content = QWidget(self)
-        layout = QVBoxLayout(content)
+        layout = self._content_layout = QVBoxLayout(content)
         layout.setContentsMargins(MARGIN, 16, MARGIN, 16)
         heading = page_heading(self.title(), content)
         intro = QLabel(self.tr("Every memory-saving trick moves only one term of the formula. Find the biggest "
@@ -157,6 +157,12 @@ class LeversPage(QWidget):
         """Write a pending N and run any pending recompute now (tests, export)."""
         self.binder.flush()
         self.recompute.flush()
+
+    def showEvent(self, event: QShowEvent) -> None:
+        """Lay the content out again: cards re-arranged while the page was hidden (the window resized on another
+        page) left the content's layout at the old arrangement's height, its last rows below the content's end."""
+        super().showEvent(event)
+        self._content_layout.invalidate()
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)

@@ -23,9 +23,12 @@ from engine.specs import Attention, Checkpointing, Loss, Method, Optimizer, Para
 from engine.training import estimate
 from engine.training.advisor import chunked_recompute
 from engine.units import Unit, format_bytes
-from gui.look.theme import ThemeManager, ThemeMode
+from gui.look.theme import ThemeManager, ThemeMode, light_palette
 from gui.pages.levers import KINDS, LeversPage
+from gui.shell.main_window import MainWindow
 from gui.state.scenario import Scenario
+from gui.text.fonts import register_fonts
+from gui.visual_audit.window import Look, Setup, arrange
 
 PSI = 6_738_415_616
 LONG = LeverKind.LONG_CONTEXT
@@ -308,3 +311,28 @@ def test_a_position_the_setup_cannot_take_is_disabled_and_the_rest_work(qtbot: Q
             after = largest_terms(lv.steps[keys.index(key)].estimate)
             assert {n: a for n, (_, a) in card.numbers().items()} == {
                 n: "→ " + format_bytes(after[n], Unit.GB) for n in card.numbers()}
+
+
+def test_cards_arranged_while_hidden_lie_inside_their_content_when_shown(qtbot: QtBot, qapp: QApplication) -> None:
+    """The visual audit's levers-present150-1920x1080-en (a bug): the window widened while another page showed
+    moved the cards from two a row to four, but the content's layout kept the two rows' height, so the cards'
+    last rows lay below the content's end, never painted and never reachable by scrolling."""
+    register_fonts()
+    theme = ThemeManager(qapp, ThemeMode.LIGHT)
+    win = MainWindow(Scenario(), theme)
+    qtbot.addWidget(win)
+    win.setAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen, True)
+    win.show()
+    try:
+        for page_id, look, size in (("levers", Look(scale=150), (1280, 720)), ("serving", Look(scale=150), (1280, 720)),
+                                    ("levers", Look(scale=150), (1920, 1080))):
+            arrange(win, Setup(page_id, look, size, "en"))
+        page = win.pages.currentWidget()
+        assert isinstance(page, LeversPage)
+        content = page.cards[LeverKind.LORA].parentWidget()
+        assert page.columns() == 4
+        assert [card.geometry().bottom() < content.height() for card in page.cards.values()] == [True] * 4
+    finally:
+        win.presentation.leave()
+        win.close()
+        qapp.setPalette(light_palette())
