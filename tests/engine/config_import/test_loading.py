@@ -1,4 +1,4 @@
-"""Reading configs safely: every refusal is one line naming the file, and comes within a second."""
+"""Reading configs safely: every refusal is one line naming the file, and comes at once (within REFUSAL_SECONDS)."""
 
 from __future__ import annotations
 
@@ -12,12 +12,17 @@ import pytest
 from engine.config_import.loading import MAX_BYTES, MAX_NODES, loads_yaml, read_config
 from engine.config_import.report import ConfigRefusedError
 
+#: the most a refusal may take on a loaded 2-core machine
+REFUSAL_SECONDS = 5.0
+
 
 def _refused(path: Path) -> str:
     start = time.perf_counter()
     with pytest.raises(ConfigRefusedError) as info:
         read_config(path)
-    assert time.perf_counter() - start < 1.0
+    # a refusal stops at its cap: this catches a reader that parses on (a billion-laughs file takes minutes), not a
+    # speed target (those are bench/'s); 1 s failed CI-like runs under load for the 200,000-node file (0.5 s alone)
+    assert time.perf_counter() - start < REFUSAL_SECONDS
     text = str(info.value)
     assert "\n" not in text
     assert text.startswith(path.name + ": ")
