@@ -45,6 +45,7 @@ class Fitted:
     link_efficiency: float  # achieved / datasheet link bandwidth of NCCL collectives
     step_fixed_s: float  # seconds per optimizer step outside the micro-batches (data loading, logging, syncs)
     float8_speedup: float  # achieved float8 / bf16 GEMM rate (torchao / Transformer Engine, scaling included)
+    power_capped_rate: float  # tensor-core rate of an H100 SXM held at 500 W over the same card at its 700 W TDP
 
 
 @cache
