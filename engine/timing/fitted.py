@@ -36,6 +36,7 @@ class Fitted:
     flash3_fwd: float  # FlashAttention-3 / cuDNN fused attention forward on Hopper / Blackwell (sourced)
     attention_bwd_ratio: float  # a fused attention backward's FLOP rate over its forward's
     attention_ramp_tokens: float  # sequence length at which an attention kernel runs at half its long-sequence rate
+    ring_attention_efficiency: float  # attention rate under PyTorch's context parallelism over the kernel's own
     eager_softmax_efficiency: float  # achieved / datasheet bandwidth of eager attention's s x s elementwise kernels
     cpu_op_eager_s: float  # CPU seconds per dispatched op, eager PyTorch with autograd
     cpu_op_compiled_s: float  # likewise, torch.compile'd graphs
@@ -45,6 +46,7 @@ class Fitted:
     link_efficiency: float  # achieved / datasheet link bandwidth of NCCL collectives
     step_fixed_s: float  # seconds per optimizer step outside the micro-batches (data loading, logging, syncs)
     float8_speedup: float  # achieved float8 / bf16 GEMM rate (torchao / Transformer Engine, scaling included)
+    power_capped_rate: float  # tensor-core rate of an H100 SXM held at 500 W over the same card at its 700 W TDP
 
 
 @cache

@@ -8,6 +8,11 @@ Units: FLOP/s and bytes/s. Link bandwidths are per direction: the file holds NVL
 publish it (both directions together), halved here; PCIe is the PCI-SIG rate per direction of a x16 link
 (gen3 15.75 GB/s, gen4 31.5, gen5 63, gen6 126: 8, 16, 32, 64 GT/s x 16 lanes, 128b/130b coding), scaled by lanes;
 a network link is bits per second over 8.
+
+A card held below its thermal design power (``power_limit_w`` under ``tdp_w``: Meta's Grand Teton H100s run at
+the default 500 W of their 700 W, torchtitan's benchmark files say) runs its tensor cores at lower clocks: it is
+``power_capped``, and ``engine.timing.kernels`` scales its matmul and attention rates by the fitted
+``power_capped_rate``.
 """
 
 from __future__ import annotations
@@ -47,6 +52,7 @@ class GpuPerf:
     node_gpus: int  # GPUs in one NVLink / PCIe domain (a node)
     network: float  # bytes/s per GPU per direction between nodes
     source: str
+    power_capped: bool = False  # held below its TDP (module docstring)
 
     def has(self, dtype: str) -> bool:
         return dtype in self.peak
@@ -75,7 +81,8 @@ def _perf(d: dict[str, Any]) -> GpuPerf:
         mamf={k: float(v) * TERA for k, v in d.get("mamf_tflops", {}).items()},
         hbm=float(d["hbm_gbps"]) * GIGA, nvlink=float(d["nvlink_gbps"]) * GIGA / 2,
         pcie=PCIE_X16[int(pcie["gen"])] * int(pcie["lanes"]) / 16, p2p=bool(d["p2p"]),
-        node_gpus=int(node["gpus"]), network=float(node["network_gbit_per_gpu"]) * GIGA / 8, source=d["source"])
+        node_gpus=int(node["gpus"]), network=float(node["network_gbit_per_gpu"]) * GIGA / 8, source=d["source"],
+        power_capped=float(d.get("power_limit_w", 0)) < float(d.get("tdp_w", 0)))
 
 
 @cache

@@ -34,20 +34,22 @@ SPLIT_K_DEPTH = 512  # k per split when cuBLAS splits along k to fill the GPU
 def matmul_rate(perf: GpuPerf, dtype: str, f: Fitted) -> float:
     """FLOP/s of a large GEMM in ``dtype`` (bf16, fp16, fp32) inside a training step: the measured MAMF, else the
     datasheet peak times the median MAMF / peak of the measured GPUs (and, for desktop and workstation cards, a
-    fitted factor: ``DESKTOP_ARCHS``), times the fitted sustained share; fp8
+    fitted factor: ``DESKTOP_ARCHS``), times the fitted sustained share (and, on a card held below its TDP, the
+    fitted ``power_capped_rate``: ``engine.timing.hardware``); fp8
     (float8 training): the bf16 rate times the fitted float8 gain (the casts and scales torchao and Transformer
     Engine add, included)."""
     if dtype == "fp8":
         if "fp8" not in perf.peak:
             raise CannotTimeError(f"cannot time float8 on {perf.id}: it has no FP8 tensor cores")
         return matmul_rate(perf, "bf16", f) * f.float8_speedup
+    cap = f.power_capped_rate if perf.power_capped else 1.0
     if dtype in perf.mamf:
-        return perf.mamf[dtype] * f.gemm_sustained
+        return perf.mamf[dtype] * f.gemm_sustained * cap
     if dtype not in perf.peak:
         raise CannotTimeError(f"cannot time {dtype} matmuls on {perf.id}: its datasheet gives no {dtype} rate "
                               "(no bf16 tensor cores before Ampere: use fp16-mixed or amp-fp16)")
     desktop = f.desktop_gemm_factor if perf.arch in DESKTOP_ARCHS else 1.0
-    return perf.peak[dtype] * f.gemm_peak_fraction * f.gemm_sustained * desktop
+    return perf.peak[dtype] * f.gemm_peak_fraction * f.gemm_sustained * desktop * cap
 
 
 def _busy(m: float, n: float, k: float, batch: float, sms: int) -> float:
@@ -78,9 +80,10 @@ def attention_rate(perf: GpuPerf, f: Fitted, fused3: bool) -> float:
     if not peak:
         raise CannotTimeError(f"cannot time fused attention on {perf.id}: no 16-bit tensor-core rate")
     hopper_class = perf.arch in ("hopper", "blackwell")
+    cap = f.power_capped_rate if perf.power_capped else 1.0
     if hopper_class and fused3:
-        return peak * f.flash3_fwd
-    return peak * (f.flash2_hopper_fwd if hopper_class else f.flash2_fwd)
+        return peak * f.flash3_fwd * cap
+    return peak * (f.flash2_hopper_fwd if hopper_class else f.flash2_fwd) * cap
 
 
 def attention_seconds(flops: float, seq: float, perf: GpuPerf, f: Fitted, *, fused3: bool, backward: bool) -> float:

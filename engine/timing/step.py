@@ -36,7 +36,7 @@ each a pass, ``torch/optim/adamw.py`` in torch 2.x) or for-loop (the same ops pe
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from engine.layers import expand, runs
@@ -78,6 +78,14 @@ class TimingOptions:
     #: fused RMSNorm / RoPE / SwiGLU kernels in an eager stack (Liger-Kernel; flash-attn's in Qwen (1)'s code);
     #: on with the fused linear cross-entropy loss, which comes with them (``use_liger_kernel=True``)
     fused_kernels: bool = False
+    #: the step's checkpointing is reentrant (``torch.utils.checkpoint.checkpoint`` with ``use_reentrant=True``, the
+    #: default through torch 2.0, as Qwen (1)'s remote code ``modeling_qwen.py`` ``QWenModel.forward`` calls it):
+    #: ``CheckpointFunction`` runs the forward under ``no_grad`` and reruns it in backward, with no saved-tensor hooks
+    reentrant_checkpointing: bool = False
+    #: attention through Transformer Engine's ``DotProductAttention`` (cuDNN's fused attention on Hopper /
+    #: Blackwell) in a stack that otherwise runs SDPA: NeMo AutoModel's custom models, whose ``BackendConfig.attn``
+    #: is ``"te"`` where TE is installed (``nemo_automodel/components/models/common/utils.py`` at e458120)
+    te_attention: bool = False
 
     @staticmethod
     def of(s: TrainingSetup, **override: Any) -> TimingOptions:
@@ -225,7 +233,9 @@ def _stage(c: Ctx, stage: int, links: dict[str, Link], opts: TimingOptions) -> _
     per_op = c.rules.ops_per_kernel * _cpu_op_seconds(c.rules, c.f)
     # non-reentrant checkpointing's saved-tensor hooks run in Python for every op of the forward and the rerun
     # (torch.utils.checkpoint, _checkpoint_hook / _recomputation_hook), where the stack dispatches from Python
-    hook = c.f.cpu_checkpoint_hook_s if c.checkpointing == Checkpointing.FULL.value and c.rules.cpu == "eager" else 0.0
+    # (none where the checkpointing is reentrant: TimingOptions.reentrant_checkpointing)
+    hooked = c.checkpointing == Checkpointing.FULL.value and c.rules.cpu == "eager" and not c.reentrant
+    hook = c.f.cpu_checkpoint_hook_s if hooked else 0.0
     cpu_fwd = p.fwd.kernels * (per_op + hook)
     cpu_back = p.bwd.kernels * per_op + p.rec.kernels * (per_op + hook)
     back = Tally()
@@ -346,12 +356,14 @@ def step_time(m: ModelSpec, s: TrainingSetup, gpu: GpuSpec, options: TimingOptio
     perf = gpu_perf(gpu)
     f = constants or fitted()
     r = stack_rules(opts.stack, opts.compile, opts.fused_kernels or s.loss is Loss.FUSED_LINEAR_CE)
+    if opts.te_attention:
+        r = replace(r, fused_attention_hopper=True)
     plan = resolve(m, s)
     dtype = _dtype(s, perf)
     ckpt = opts.checkpointing or _checkpointing(s)
     lay = plan.layout
     c = Ctx(m=m, s=s, plan=plan, rules=r, perf=perf, f=f, tokens=s.micro_batch_tokens, dtype=dtype,
-            linear_dtype="fp8" if opts.float8 else dtype, checkpointing=ckpt)
+            linear_dtype="fp8" if opts.float8 else dtype, checkpointing=ckpt, reentrant=opts.reentrant_checkpointing)
     links = {k: link(perf, s, span, stride, f.link_efficiency) for k, (span, stride) in _groups(plan).items()}
     stages = [_stage(c, i, links, opts) for i in plan.stages]
     slow = max(range(len(stages)), key=lambda i: stages[i].seconds)

@@ -26,7 +26,10 @@ what tensor and expert parallelism split), for ``T`` tokens on this GPU (batch x
   or not, and the scaling, mask add, fp32 softmax and cast as elementwise kernels over it (22 bytes per score
   forward: scale 4, mask add 6, softmax 6, cast 6; 20 backward: the cast's 6, softmax's 10, the scale's 4).
   Context parallelism splits the queries and the keys over cp ranks, so a rank does 1/cp of the attention
-  FLOPs (ring attention, Liu et al. 2023, arXiv:2310.01889, with load-balanced chunks).
+  FLOPs (ring attention, Liu et al. 2023, arXiv:2310.01889, with load-balanced chunks); outside Megatron (whose
+  Transformer Engine runs its own ring), PyTorch's experimental ``context_parallel`` runs them as a ring of SDPA
+  calls, each merged into the last by its log-sum-exp (``torch.distributed.tensor.experimental._attention``), at the
+  fitted ``ring_attention_efficiency`` of the kernel's rate.
 * norms, RoPE, the activation and the residual adds as the stack writes them (``engine.timing.stacks``); with
   sequence parallelism the norms and residuals run on T / tp tokens (Korthikanti et al. 2022, arXiv:2205.05198,
   s4.2.2).
@@ -140,6 +143,7 @@ class Ctx:
     dtype: str  # GEMM dtype: bf16, fp16, fp32
     linear_dtype: str  # the decoder linears' dtype: fp8 with float8 training, else dtype
     checkpointing: str  # none, full, selective, op-selective
+    reentrant: bool = False  # reentrant checkpointing: no saved-tensor hooks (engine.timing.step.TimingOptions)
 
     @property
     def tp(self) -> int:
@@ -290,6 +294,8 @@ def _attention(c: Ctx, kind: LayerSpec) -> Passes:
     scale = 1.0
     if c.dtype == "fp32":
         scale = c.perf.peak.get("fp32", 1.0) / c.perf.peak.get("bf16", c.perf.peak.get("fp16", 1.0))
+    if lay.cp > 1 and c.rules.cpu != "megatron":
+        scale *= c.f.ring_attention_efficiency
     span = keys if a.window is not None else float(seq)
     p.fwd.attention += attention_seconds(fwd, span, c.perf, c.f, fused3=fused3, backward=False) / scale
     p.bwd.attention += attention_seconds(2.5 * fwd, span, c.perf, c.f, fused3=fused3, backward=True) / scale
