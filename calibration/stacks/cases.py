@@ -85,13 +85,17 @@ CASES += [
     titan_case(layers=2),
     titan_case(loss="standard"),
     titan_case(seq_len=2048, batch=2),
+    # reshard_after_forward never: what the "default" policy means with pipeline parallelism (fsdp.py
+    # get_fsdp_reshard_after_forward_policy: not pp_enabled), traced here without the pipeline
+    titan_case(reshard="never"),
+    titan_case(checkpointing="full", loss="standard"),
 ]
 
 
 def tune_case(*, layers: int = 4, batch: int = 2, seq_len: int = 2048, checkpointing: str = "full",
               rank: int = 8) -> Case:
-    """torchtune 0.6.1 llama3/8B_qlora_single_device.yaml: LoRA r8 alpha 16 on q, v, output_proj and the MLP, bf16,
-    batch 2, activation checkpointing, CEWithChunkedOutputLoss; Llama 3 8B's shape with `layers` blocks."""
+    """torchtune 0.6.1 llama3_1/8B_qlora_single_device.yaml: LoRA r8 alpha 16 on q, v, output_proj and the MLP,
+    bf16, batch 2, activation checkpointing, CEWithChunkedOutputLoss; Llama 3.1 8B's shape with `layers` blocks."""
     return {"id": f"tune-llama3-8b-{layers}l_qlora-r{rank}_b{batch}_s{seq_len}_gc-{checkpointing}",
             "stack": "torchtune", "model": "llama-3.1-8b", "method": "qlora", "layers": layers, "batch": batch,
             "seq_len": seq_len, "checkpointing": checkpointing, "lora_targets": ["q_proj", "v_proj", "output_proj"],
