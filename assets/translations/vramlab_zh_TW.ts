@@ -2402,6 +2402,10 @@ Device total: plus the CUDA context and libraries — what nvidia-smi shows.</so
         <translation>選擇性梯度檢查點</translation>
     </message>
     <message>
+        <source>per-operator selective checkpointing</source>
+        <translation>以運算子為單位的選擇性梯度檢查點</translation>
+    </message>
+    <message>
         <source>data parallel</source>
         <translation>資料平行</translation>
     </message>
@@ -2432,6 +2436,10 @@ Device total: plus the CUDA context and libraries — what nvidia-smi shows.</so
     <message>
         <source>fused linear cross-entropy</source>
         <translation>合併的線性層與交叉熵</translation>
+    </message>
+    <message>
+        <source>chunked loss with its backward per chunk</source>
+        <translation>分塊損失（每塊在前向傳播中即時反向傳播）</translation>
     </message>
 </context>
 <context>

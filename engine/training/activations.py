@@ -10,14 +10,15 @@ a pipeline stage or a tensor-parallel rank rescales them (``engine.training.stag
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from engine.layers import kind_of, runs
 from engine.specs import Attention, LayerSpec, Loss, ModelSpec, TrainingSetup
 from engine.training.loss import LossCoeffs, loss_coeffs
-from engine.training.precision import DtypePlan, dtype_plan
+from engine.training.precision import DtypePlan
 from engine.training.saved.inputs import Ctx, norm
 from engine.training.saved.layer import LayerCoeffs, layer_coeffs
+from engine.training.stacks import LayerImpl, StackError, layer_impl, stack_dtypes
 
 __all__ = ["ActivationCoeffs", "LayerCoeffs", "activation_coeffs", "model_coeffs", "same_weights",
            "windows_reached"]
@@ -55,19 +56,67 @@ def same_weights(a: LayerSpec, b: LayerSpec) -> bool:
         update={"attention": b.attention.model_copy(update={"window": None})})
 
 
-def model_coeffs(m: ModelSpec, s: TrainingSetup, dtypes: DtypePlan, windows: tuple[int, ...]) -> ActivationCoeffs:
-    """The coefficients of ``m`` under ``s`` with the plan's dtypes and reached windows (independent of batch and
-    sequence length, but for those windows): consecutive runs that cost the same are one segment."""
-    ctx = Ctx(m, s, dtypes, windows)
-    segments: list[tuple[int, LayerCoeffs]] = []
-    kinds: list[LayerSpec] = []
+def checkpointed_whole(lc: LayerCoeffs) -> LayerCoeffs:
+    """One layer checkpointed whole among layers that are not (``checkpoint_every`` k > 1): it keeps only its input
+    and, in its backward, saves again all it saves unchecked (Chen et al. 2016, arXiv:1604.06174; torchtune
+    training/activations.py ``checkpoint_wrapper``@0.6.1: the non-reentrant ``ptd_checkpoint_wrapper`` around the
+    k-th, 2k-th, ... layer). Autocast's weight copies and PEFT's merged expert weights are not costed so."""
+    if lc.weight_copies or lc.saved_fixed:
+        raise StackError("--checkpoint-every with autocast's weight copies (amp precisions) or LoRA on fused "
+                         "experts is not costed")
+    return replace(lc, saved=lc.checkpoint, saved_bs2=0.0, recomputed=lc.saved + lc.recomputed,
+                   recomputed_bs2=lc.saved_bs2 + lc.recomputed_bs2, saved_again=lc.checkpoint_again,
+                   saved_parts=(lc.checkpoint,))
+
+
+def _first_norm_unsaved(ctx: Ctx, lc: LayerCoeffs) -> LayerCoeffs:
+    """The first layer where the embedding's output takes no gradient (``LayerImpl.embedding_output_no_grad``):
+    its first norm, frozen under LoRA, saves nothing (traced: torchtune's QLoRA without checkpointing keeps two
+    norms' fp32 inputs per layer but the first layer's one)."""
+    first = norm(ctx, ctx.m.hidden_size)
+    return replace(lc, saved=lc.saved - first, saved_parts=lc.saved_parts[1:])
+
+
+def _each(lc: LayerCoeffs, kind: LayerSpec, first: int, count: int, every: int) -> list[tuple[int, LayerCoeffs,
+                                                                                           LayerSpec]]:
+    """``count`` layers from layer ``first`` (counting from 0): one entry, or one per layer when only every
+    ``every``-th is checkpointed (the ``every``-th, 2 x ``every``-th, ... counting from 1)."""
+    if every == 1:
+        return [(count, lc, kind)]
+    whole = checkpointed_whole(lc)
+    return [(1, whole if (first + i + 1) % every == 0 else lc, kind) for i in range(count)]
+
+
+def _layers(ctx: Ctx, m: ModelSpec, every: int) -> list[tuple[int, LayerCoeffs, LayerSpec]]:
+    """(count, coefficients, kind) of the layers bottom first, in runs of identical ones."""
+    out: list[tuple[int, LayerCoeffs, LayerSpec]] = []
+    index = 0
     for run in runs(m):
         kind = kind_of(run)
         lc = layer_coeffs(ctx, kind)
+        count = run.count
+        if index == 0 and ctx.impl.embedding_output_no_grad and not ctx.full:
+            out += _each(_first_norm_unsaved(ctx, lc), kind, 0, 1, every)
+            index, count = 1, count - 1
+        if count:
+            out += _each(lc, kind, index, count, every)
+            index += count
+    return out
+
+
+def model_coeffs(m: ModelSpec, s: TrainingSetup, dtypes: DtypePlan, windows: tuple[int, ...],
+                 impl: LayerImpl | None = None) -> ActivationCoeffs:
+    """The coefficients of ``m`` under ``s`` with the plan's dtypes, reached windows and the stack's way of
+    computing a layer (independent of batch and sequence length, but for those windows): consecutive layers that
+    cost the same are one segment."""
+    ctx = Ctx(m, s, dtypes, windows, impl)
+    segments: list[tuple[int, LayerCoeffs]] = []
+    kinds: list[LayerSpec] = []
+    for count, lc, kind in _layers(ctx, m, s.checkpoint_every):
         if segments and segments[-1][1] == lc and same_weights(kinds[-1], kind):
-            segments[-1] = (segments[-1][0] + run.count, lc)
+            segments[-1] = (segments[-1][0] + count, lc)
         else:
-            segments.append((run.count, lc))
+            segments.append((count, lc))
             kinds.append(kind)
     v, h, c = m.vocab_size, m.hidden_size, ctx.c
     # Liger and TRL's chunked loss read the output weight themselves: the output layer saves no input
@@ -88,6 +137,6 @@ def model_coeffs(m: ModelSpec, s: TrainingSetup, dtypes: DtypePlan, windows: tup
 
 
 def activation_coeffs(m: ModelSpec, s: TrainingSetup) -> ActivationCoeffs:
-    """:func:`model_coeffs` with the setup's own dtypes and windows: a thin wrapper the tests use to read one
-    layer's coefficients (the estimate reads them from its plan, ``engine.training.plan``)."""
-    return model_coeffs(m, s, dtype_plan(s.precision), windows_reached(m, s))
+    """:func:`model_coeffs` with the setup's own dtypes (its stack's), windows and layers: a thin wrapper the tests
+    use to read one layer's coefficients (the estimate reads them from its plan, ``engine.training.plan``)."""
+    return model_coeffs(m, s, stack_dtypes(s), windows_reached(m, s), layer_impl(s))

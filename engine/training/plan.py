@@ -14,7 +14,10 @@ parallelism is a one-stage layout). The plan holds:
   parallelism alone, as one tensor-parallel rank does (``engine.training.split.tp_view``);
 * what one GPU holds of each layer (``engine.training.split``);
 * the whole model's states before any sharding: its weights as stored, its optimizer states and what offloading
-  moves to host RAM (ZeRO-Offload, Ren et al. 2021, arXiv:2101.06840, s4), which ``engine.training.host`` reads.
+  moves to host RAM (ZeRO-Offload, Ren et al. 2021, arXiv:2101.06840, s4), which ``engine.training.host`` reads;
+* the stack's rules (``engine.training.stacks``): its dtypes, how its model computes a layer (``impl``),
+  torchtitan's FSDP2 units (``fsdp``) and per-block buffers (``layer_buffers``), Megatron-LM's gradient buffers
+  held from the start (``grads_preallocated``); a setup the stack cannot run is refused there.
 
 A plan is independent of the batch and of the sequence length (but for the windows it reaches), so it is cached
 on everything else; ``plan.setup`` is the first setup resolved with that key: read no batch or length from it.
@@ -28,11 +31,24 @@ from typing import Any
 
 from engine.layers import expand, runs
 from engine.params import count_params, lora_params
-from engine.specs import LayerSpec, Method, ModelSpec, Sharding, TrainingSetup
+from engine.specs import LayerSpec, Loss, Method, ModelSpec, Sharding, TrainingSetup
 from engine.training.activations import ActivationCoeffs, model_coeffs, windows_reached
 from engine.training.layout import Layout, layout
-from engine.training.precision import ADAPTER_PLAN, FP32, DtypePlan, dtype_plan
+from engine.training.precision import FP32, DtypePlan
 from engine.training.split import Held, Split, kind_held, tp_view
+from engine.training.stacks import (
+    HF_LAYERS,
+    FsdpPlan,
+    LayerImpl,
+    check,
+    fsdp_plan,
+    grads_preallocated,
+    layer_buffers,
+    layer_impl,
+    model_buffers,
+    stack_dtypes,
+    trained_dtypes,
+)
 from engine.training.states import PAGED, Counts, counts, optimizer_state_bytes, weight_parts
 
 ZERO_STAGE = {Sharding.NONE: 0, Sharding.ZERO1: 1, Sharding.ZERO2: 2, Sharding.ZERO3: 3}
@@ -59,6 +75,11 @@ class Plan:
     optimizer_bytes: int  # the whole model's optimizer states and master copy
     host_total: int  # what offloading moves to host RAM, for the whole model (unsharded)
     paged: bool  # the optimizer states live in CUDA unified memory (bitsandbytes' paged optimizers)
+    impl: LayerImpl = HF_LAYERS  # how the stack's model computes a layer (engine.training.stacks)
+    fsdp: FsdpPlan | None = None  # torchtitan's FSDP2 units (engine.training.fsdp2), when it shards
+    layer_buffers: int = 0  # bytes each decoder layer holds besides its parameters (torchtitan's RoPE caches)
+    model_buffers: int = 0  # bytes the model holds once besides its parameters (torchtune's RoPE cache)
+    grads_preallocated: bool = False  # the gradients are held whole from the first forward (Megatron-LM)
     tables: dict[tuple[int, bool], Any] = field(default_factory=dict, repr=False)  # cost tables, by (stage, fine)
 
     @property
@@ -77,7 +98,7 @@ class Plan:
         if s.offload_params:
             return dict.fromkeys(parts, 0)
         div = s.gpus if s.sharding is Sharding.ZERO3 else 1
-        return {k: -(-v // div) for k, v in weight_parts(s, self.counts, self.dtypes).items()}
+        return {k: -(-v // div) for k, v in weight_parts(s, self.counts, self.dtypes, self.trained.weight).items()}
 
 
 _PLANS: dict[tuple[object, ...], Plan] = {}
@@ -87,7 +108,9 @@ _KEY_FIELDS = tuple(f for f in TrainingSetup.model_fields if f not in ("batch", 
 
 
 def _key(m: ModelSpec, s: TrainingSetup) -> tuple[object, ...]:
-    return (m, windows_reached(m, s), *(getattr(s, f) for f in _KEY_FIELDS))
+    # torchtitan's chunked loss copies its chunks only when the batch holds more than one sequence
+    several = s.batch > 1 if s.loss is Loss.CHUNKED_BACKWARD else None
+    return (m, windows_reached(m, s), several, *(getattr(s, f) for f in _KEY_FIELDS))
 
 
 def resolve(m: ModelSpec, s: TrainingSetup) -> Plan:
@@ -114,23 +137,29 @@ def clear_cache() -> None:
 
 
 def _build(m: ModelSpec, s: TrainingSetup, lay: Layout) -> Plan:
-    dtypes = dtype_plan(s.precision)  # the one derivation of the dtypes of an estimate
+    check(m, s)  # what the stack cannot run, refused by name
+    dtypes = stack_dtypes(s)  # the one derivation of the dtypes of an estimate
+    impl = layer_impl(s)
     full = s.method is Method.FULL
-    trained = dtypes if full else ADAPTER_PLAN
+    trained = trained_dtypes(s, dtypes)
     windows = windows_reached(m, s)
-    coeffs = model_coeffs(m, s, dtypes, windows)
+    coeffs = model_coeffs(m, s, dtypes, windows, impl)
     split_view = not lay.sequence_parallel and (lay.tp > 1 or lay.etp > 1)
-    view = model_coeffs(tp_view(m, lay), s, dtypes, windows) if split_view else coeffs
+    view = model_coeffs(tp_view(m, lay), s, dtypes, windows, impl) if split_view else coeffs
     kinds = tuple(expand(runs(m)))
     lora = None if full else s.lora
     sp = Split.of(lay)
     held = tuple(kind_held(m, lora, sp, k) for k in kinds)
     c = counts(m, s)
-    weights_full = sum(weight_parts(s, c, dtypes).values())
+    weights_full = sum(weight_parts(s, c, dtypes, trained.weight).values())
     whole = count_params(m).total if full else lora_params(m, s.lora.rank, s.lora.targets)
     optimizer = optimizer_state_bytes(m, s, whole, trained)
     host = (weights_full if s.offload_params else 0) + (optimizer + c.trainable * FP32 if s.offload_optimizer else 0)
-    return Plan(model=m, setup=s, dtypes=dtypes, trained=trained, zero=ZERO_STAGE[s.sharding], layout=lay,
+    fsdp = fsdp_plan(s)
+    zero = 3 if fsdp is not None else ZERO_STAGE[s.sharding]  # FSDP2 shards parameters at rest whatever it gathers
+    return Plan(model=m, setup=s, dtypes=dtypes, trained=trained, zero=zero, layout=lay,
                 layout_active=s.layout_active, counts=c, kinds=kinds, windows=windows, coeffs=coeffs, view=view,
                 held=held, weights_full=weights_full, optimizer_bytes=optimizer, host_total=host,
-                paged=s.optimizer in PAGED and not s.offload_optimizer)
+                paged=s.optimizer in PAGED and not s.offload_optimizer, impl=impl, fsdp=fsdp,
+                layer_buffers=layer_buffers(m, s), model_buffers=model_buffers(m, s),
+                grads_preallocated=grads_preallocated(s))

@@ -104,7 +104,9 @@ def optimizer_state_bytes(m: ModelSpec, s: TrainingSetup, trainable: int, plan: 
     trainable tensors' dtypes, ``engine.training.plan.Plan.trained``), before sharding."""
     master = trainable * plan.master
     o = s.optimizer
-    if o in (Optimizer.ADAMW, Optimizer.PAGED_ADAMW):
+    if o is Optimizer.PAGED_ADAMW:  # bitsandbytes' 32-bit states are fp32 whatever the parameter's dtype
+        return master + 2 * trainable * FP32  # (bitsandbytes/optim/optimizer.py Optimizer2State.init_state@0.50.2)
+    if o is Optimizer.ADAMW:
         return master + 2 * trainable * plan.state
     if o in (Optimizer.ADAMW_8BIT, Optimizer.PAGED_ADAMW_8BIT):
         return master + 2 * (trainable + FP32 * -(-trainable // OPT8_BLOCK))
@@ -158,23 +160,24 @@ class ModelStates:
     divisor_states: int
 
 
-def weight_parts(s: TrainingSetup, c: Counts, dtypes: DtypePlan) -> dict[str, int]:
+def weight_parts(s: TrainingSetup, c: Counts, dtypes: DtypePlan, adapter: int = FP32) -> dict[str, int]:
     """The weights of ``c`` by how they are stored: trainable, frozen 16-bit (or the regime's dtype ``dtypes``),
-    quantized 4-bit and the quantization constants (Dettmers et al. 2023, section 3)."""
+    quantized 4-bit and the quantization constants (Dettmers et al. 2023, section 3); LoRA's adapters in
+    ``adapter`` bytes (fp32 under PEFT; the model's dtype under torchtune, ``engine.training.stacks``)."""
     if c.method_is_full:
         return {"trainable": c.total * dtypes.weight, "frozen": 0, "quantized_4bit": 0, "quant_constants": 0}
     four_bit = c.quantized // 2
     constants = round(c.quantized * (quant_bits_per_param(s) - 4) / 8) if c.quantized else 0
     frozen = c.frozen_16bit * (HALF if c.quantized else dtypes.weight)
-    return {"trainable": c.trainable * FP32, "frozen": frozen, "quantized_4bit": four_bit,
+    return {"trainable": c.trainable * adapter, "frozen": frozen, "quantized_4bit": four_bit,
             "quant_constants": constants}
 
 
-def weights_formula(s: TrainingSetup, c: Counts, dtypes: DtypePlan) -> str:
+def weights_formula(s: TrainingSetup, c: Counts, dtypes: DtypePlan, adapter: int = FP32) -> str:
     """How the weights of ``c`` are stored, in words (the weights term's detail)."""
     if c.method_is_full:
         return f"{c.total:,} x {dtypes.weight} B"
     if c.quantized:
         return (f"{c.quantized:,} x {quant_bits_per_param(s):.3f} bit (4-bit + constants) + "
-                f"{c.frozen_16bit:,} x 2 B (16-bit) + {c.trainable:,} x 4 B adapters")
-    return f"{c.frozen_16bit:,} x {dtypes.weight} B frozen + {c.trainable:,} x 4 B adapters"
+                f"{c.frozen_16bit:,} x 2 B (16-bit) + {c.trainable:,} x {adapter} B adapters")
+    return f"{c.frozen_16bit:,} x {dtypes.weight} B frozen + {c.trainable:,} x {adapter} B adapters"

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from engine.specs import Checkpointing, Method, OptimizerImpl
 from engine.terms import TermName
+from engine.training import fsdp2
 from engine.training.context import StepContext, saved_cost
 from engine.training.moments import ZERO, Cost, Moment, MomentKind
 from engine.training.states import step_temporary
@@ -110,22 +111,31 @@ def gradients(c: StepContext, at: Sequence[Moment]) -> TermRule:
     """
     st = c.st
     whole = float(st.gradients)
-    accumulating = c.s.grad_accum > 1 or c.s.parallel.micro_batches > 1
+    # Megatron-LM's main_grad buffers exist from the start (engine.training.stacks.grads_preallocated); under
+    # FSDP2 with pipelining the gradients are accumulated unsharded (the sharding buffers) and scattered at the end
+    pipelined_fsdp = c.units is not None and not c.units.fsdp.sync_each_backward
+    accumulating = (c.s.grad_accum > 1 or c.s.parallel.micro_batches > 1) and not pipelined_fsdp
+    held = accumulating or c.plan.grads_preallocated
 
     def at_moment(mo: Moment) -> Cost:
         if mo.kind is MomentKind.OPTIMIZER_STEP:
             return Cost(float(st.step_gradients))
-        if accumulating or mo.kind is MomentKind.BACKWARD_END:
+        if held or mo.kind is MomentKind.BACKWARD_END:
             return Cost(whole)
+        if pipelined_fsdp:
+            return ZERO
         if mo.kind is MomentKind.BACKWARD_LAYER:
             return Cost(float(c.grads_above(mo.layer or 0)))
         return ZERO
 
     detail = f"{st.counts.trainable:,} trainable" + (" (LoRA adapters, fp32)" if c.s.method is not Method.FULL else "")
+    source = "Rajbhandari et al. 2020 (ZeRO) s3.1 and s5; Hu et al. 2021 (LoRA, arXiv:2106.09685) s4.1"
+    if c.plan.grads_preallocated:
+        detail += "; Megatron-LM's fp32 main_grad buffers, allocated with the model"
+        source += ("; Megatron-LM megatron/training/arguments.py (bf16: accumulate_allreduce_grads_in_fp32) and "
+                   "core/distributed/distributed_data_parallel.py (grad_dtype fp32), commit 0e9fcc1d")
     return TermRule(TermName.GRADIENTS, tuple(at_moment(mo) for mo in at),
-                    _divided("trainable params x bytes per gradient", st.divisor_grads),
-                    "Rajbhandari et al. 2020 (ZeRO) s3.1 and s5; Hu et al. 2021 (LoRA, arXiv:2106.09685) s4.1",
-                    detail)
+                    _divided("trainable params x bytes per gradient", st.divisor_grads), source, detail)
 
 
 @training_term
@@ -183,6 +193,11 @@ def activations(c: StepContext, at: Sequence[Moment]) -> TermRule:
               "arXiv:1604.06174)")
     if c.s.checkpointing is Checkpointing.SELECTIVE:
         source += "; Korthikanti et al. 2022 s5 (selective recomputation of the attention core)"
+    elif c.s.checkpointing is Checkpointing.OP_SELECTIVE:
+        source += ("; torchtitan 0.3.0 distributed/activation_checkpoint.py SelectiveAC (torch.utils.checkpoint "
+                   "create_selective_checkpoint_contexts, every second mm recomputed)")
+    if c.s.checkpoint_every > 1:
+        source += "; torchtune 0.6.1 training/activations.py checkpoint_wrapper (every k-th layer)"
     if c.offloaded:
         source += "; torchtune training/_activation_offload.py (OffloadActivations)"
     return TermRule(TermName.ACTIVATIONS, tuple(at_moment(mo) for mo in at), _activations_formula(c), source)
@@ -192,8 +207,14 @@ def _activations_formula(c: StepContext) -> str:
     last = len(c.layers) - 1
     if c.checkpointed:
         formula = "layers x b x s x hidden (checkpointed inputs) + one layer recomputed"
+    elif c.s.checkpoint_every > 1:
+        formula = (f"every {c.s.checkpoint_every}th layer: b x s x hidden (its input), the others: b x s x (per-token "
+                   "bytes saved per layer) + one layer recomputed")
     elif c.s.checkpointing is Checkpointing.SELECTIVE:
         formula = "layers x b x s x (per-token bytes saved per layer, attention core recomputed)"
+    elif c.s.checkpointing is Checkpointing.OP_SELECTIVE:
+        formula = ("layers x b x s x (the input, every other matmul's output and the attention kernel's: "
+                   "torchtitan's per-operator policy) + one layer recomputed")
     else:
         formula = "layers x b x s x (per-token bytes saved per layer)"
     if c.offloaded:
@@ -243,7 +264,12 @@ def logits(c: StepContext, at: Sequence[Moment]) -> TermRule:
 @training_term
 def sharding_buffers(c: StepContext, at: Sequence[Moment]) -> TermRule:
     """Data parallelism's communication buckets and ZeRO-3 / FSDP's gathered layers, by phase
-    (``engine.training.sharding``: PyTorch DDP and FSDP docs, DeepSpeed's ZeRO bucket sizes)."""
+    (``engine.training.sharding``: PyTorch DDP and FSDP docs, DeepSpeed's ZeRO bucket sizes); torchtitan's FSDP2
+    units moment by moment (``engine.training.fsdp2``)."""
+    if c.units is not None:
+        return TermRule(TermName.SHARDING_BUFFERS, tuple(Cost(c.units.at(mo)) for mo in at),
+                        "gathered bf16 units (the layer and the one prefetched, the output layer's from its forward "
+                        "to its backward) and the fp32 reduce-scatter of their gradients", fsdp2.SOURCE)
     return TermRule(TermName.SHARDING_BUFFERS, tuple(Cost(c.buffers.get(mo.phase, 0.0)) for mo in at),
                     "gathered layers and communication buckets",
                     "PyTorch DDP docs (gradient_as_bucket_view); DeepSpeed ZeRO config (bucket sizes); PyTorch FSDP "

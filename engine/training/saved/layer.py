@@ -11,6 +11,8 @@ from engine.training.precision import FP32
 from engine.training.saved.attention import core, qk_norms, selective, widths
 from engine.training.saved.inputs import Ctx, linear_inputs, norm
 from engine.training.saved.mlp import merged_experts, mlp
+from engine.training.saved.op_selective import kept as op_kept
+from engine.training.stacks import NormImpl
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,6 +66,49 @@ def saved_again(ctx: Ctx, layer: LayerSpec, groups: list[list[Linear]], o_shared
     return again + (4 * r * d if rope else 0), (2 * r * d if rope else 0)
 
 
+def _o_input(ctx: Ctx, o_in: list[Linear], adapted: set[str], o_shared: bool, shared_lora: bool) -> float:
+    """What the output projection saves of its input: nothing more when it is the attention kernel's own output
+    (``o_shared``) but, for an adapter reading it as it is (torchtune), lora_A's output for lora_B."""
+    if not o_shared:
+        return linear_inputs(ctx, o_in, ctx.c, adapted)
+    if shared_lora:
+        return linear_inputs(ctx, o_in, ctx.c, adapted) - (ctx.c * o_in[0].n_in if "o" in adapted else 0.0)
+    return 0.0
+
+
+def _extras(ctx: Ctx, layer: LayerSpec) -> list[float]:
+    """Per token, beside the linears' inputs and the attention core: a fused qkv projection's whole output where
+    RoPE makes q and k new tensors and v stays a view of it; torchtitan's ComplexRoPE slice of its block's cache
+    (``LayerImpl.rope_slice``: d / 2 complex64 a token)."""
+    at, out = layer.attention, list[float]()
+    rope = ctx.m.positions is PositionKind.ROPE
+    if at.fused_qkv and rope and (ctx.s.attention is not Attention.EAGER or at.num_kv_heads == at.num_heads):
+        out.append(ctx.c * (at.num_heads + at.num_kv_heads) * at.head_dim)
+    if ctx.impl.rope_slice and rope:
+        out.append(FP32 * at.head_dim)
+    return out
+
+
+def _op_selective(ctx: Ctx, layer: LayerSpec, saved: float) -> tuple[float, list[float], float]:
+    """(kept, its parts, recomputed) under operator-level selective checkpointing
+    (``engine.training.saved.op_selective``): in its backward the layer saves again all it saves unchecked,
+    beside its input, held by the checkpoint (part of that set already where the first norm keeps its input:
+    torch's fused RMSNorm, LayerNorm)."""
+    kept, kept_parts = op_kept(ctx, layer)
+    input_saved = ctx.impl.norm is NormImpl.FUSED or ctx.m.norm is NormKind.LAYERNORM
+    return kept, list(kept_parts), saved + (0.0 if input_saved else ctx.r * ctx.m.hidden_size) - kept
+
+
+def _dequantized(ctx: Ctx, layer: LayerSpec, linears: list[Linear], merged_grad: int) -> int:
+    """Bytes in flight during the backward besides the activations' gradients (``LayerCoeffs.dequantized``)."""
+    out = merged_grad
+    if ctx.full and layer.mlp.moe is not None:  # an expert stack's gradient lands while its backward runs
+        out = ctx.dtypes.grad * max(x.params for x in linears if x.role.startswith("experts_"))
+    if ctx.s.method is Method.QLORA:  # one linear's weight dequantized for its matmul (the stack's way)
+        out = max(out, (ctx.impl.dequant_bytes or ctx.c) * max(x.n_in * x.n_out for x in linears))
+    return out
+
+
 def layer_coeffs(ctx: Ctx, layer: LayerSpec) -> LayerCoeffs:
     """What one layer of kind ``layer`` saves and needs during its backward, per token."""
     h = ctx.m.hidden_size
@@ -80,38 +125,35 @@ def layer_coeffs(ctx: Ctx, layer: LayerSpec) -> LayerCoeffs:
     # element-wise on the projection's view, so the transpose that feeds o_proj is free and a full fine-tune's
     # o_proj saves the very tensor attention already keeps. A query made by torch.cat (partial RoPE, MLA) is
     # contiguous in (b, heads, s, d) and the output is copied for o_proj, as eager's always is.
-    # (LoRA under autocast still saves its own cast copy of it.)
+    # (LoRA under autocast still saves its own cast copy of it; torchtune's adapter reads the kernel's output.)
     concatenated = at.partial_rotary or at.mla is not None
-    o_shared = ctx.s.attention is not Attention.EAGER and not concatenated and (ctx.full or not ctx.autocast)
+    shared_lora = ctx.impl.lora_shared_input and not ctx.full
+    o_shared = ctx.s.attention is not Attention.EAGER and not concatenated and (
+        ctx.full or not ctx.autocast or shared_lora)
     norm_in, q_saved = norm(ctx, h), linear_inputs(ctx, q_in, ctx.r, adapted)
-    o_saved, qk_saved = 0.0 if o_shared else linear_inputs(ctx, o_in, ctx.c, adapted), qk_norms(ctx, at)
-    saved = (layer.norms * norm_in) + q_saved + o_saved + core_saved + mlp_saved + mla + qk_saved
-    parts = [*[norm_in] * layer.norms, q_saved, o_saved, core_saved, mlp_saved, mla, qk_saved]
-    rope = ctx.m.positions is PositionKind.ROPE  # RoPE makes q and k new tensors; v stays a view of the output
-    if at.fused_qkv and rope and (ctx.s.attention is not Attention.EAGER or at.num_kv_heads == at.num_heads):
-        qkv = ctx.c * (at.num_heads + at.num_kv_heads) * at.head_dim  # so the whole qkv output stays
-        saved += qkv
-        parts.append(qkv)
+    o_saved, qk_saved = _o_input(ctx, o_in, adapted, o_shared, shared_lora), qk_norms(ctx, at)
+    parts = [*[norm_in] * layer.norms, q_saved, o_saved, core_saved, mlp_saved, mla, qk_saved, *_extras(ctx, layer)]
+    saved = sum(parts)
     recomputed = recomputed_bs2 = 0.0
     if ctx.s.checkpointing is Checkpointing.SELECTIVE:
         kept, core_bs2, recomputed, recomputed_bs2 = selective(ctx, layer, o_shared)
         saved += kept - core_saved
         parts[layer.norms + 2] = kept
+    elif ctx.s.checkpointing is Checkpointing.OP_SELECTIVE:
+        saved, parts, recomputed = _op_selective(ctx, layer, saved)
     merged, merged_grad = merged_experts(ctx, layer, adapted)
     linears = layer_linears(layer, h)
     copies = ctx.c * sum(x.count * x.n_in * x.n_out for x in linears) if ctx.copies else 0
     transient = 2 * ctx.r * h + max(core_t, mlp_t)
-    dequantized = merged_grad
-    if ctx.full and layer.mlp.moe is not None:  # an expert stack's gradient lands while its backward runs
-        dequantized = ctx.dtypes.grad * max(x.params for x in linears if x.role.startswith("experts_"))
-    if ctx.s.method is Method.QLORA:
-        dequantized = max(dequantized, ctx.c * max(x.n_in * x.n_out for x in linears))
     # SDPA cannot skip a sliding window's mask once the sequence reaches the window: CUDA converts the boolean mask
     # to an additive bias in the query's dtype, which the memory-efficient kernel keeps for backward
     # (aten/src/ATen/native/transformers/attention.cpp, convert_boolean_attn_mask; calibration/patches.py)
     if at.window in ctx.windows and ctx.s.checkpointing is not Checkpointing.SELECTIVE:
         core_bs2 += ctx.c
+    if ctx.s.checkpointing is Checkpointing.OP_SELECTIVE:  # eager's scores and a window's mask are recomputed
+        recomputed_bs2, core_bs2 = core_bs2, 0.0
     mlp_first = [x for x in mlp_linears(layer.mlp, h) if x.role in ("gate", "up")]
     again, checkpoint_again = saved_again(ctx, layer, [q_in, mlp_first], o_shared)
-    return LayerCoeffs(saved, core_bs2, transient, core_t_bs2, ctx.r * h, copies, dequantized, recomputed,
-                       recomputed_bs2, again, checkpoint_again, merged, tuple(p for p in parts if p))
+    return LayerCoeffs(saved, core_bs2, transient, core_t_bs2, ctx.r * h, copies,
+                       _dequantized(ctx, layer, linears, merged_grad), recomputed, recomputed_bs2, again,
+                       checkpoint_again, merged, tuple(p for p in parts if p))

@@ -1,0 +1,62 @@
+"""Operator-level selective activation checkpointing with torchtitan's policy: what one layer keeps, per token
+(``engine.training.saved``; ``--checkpointing op-selective``).
+
+torchtitan 0.3.0 ``SelectiveAC`` (torchtitan/distributed/activation_checkpoint.py ``_get_default_save_ops`` and
+``SelectiveAC._wrap_block``) wraps each block in a non-reentrant checkpoint whose policy
+(``torch.utils.checkpoint.create_selective_checkpoint_contexts``) saves the outputs of every op in its save list
+and recomputes everything else in the backward. The list is torch's ``get_default_op_list().compute_intensive_ops``
+(torch/_functorch/partitioners.py@2.13: ``mm``, ``addmm``, ``bmm``, the flash / memory-efficient / cuDNN SDPA
+kernels, ``_scaled_mm``, ...) plus ``aten.linear``, ``aten.max`` (float8's amax), ``topk``, FlexAttention, the
+compiled-region HOP, ``reduce_scatter_tensor`` and ``all_to_all_single``; **every second** ``mm`` / ``linear``
+of a block's forward is recomputed instead (a counter reset per checkpoint call: the 1st, 3rd, 5th ... are kept).
+``addmm`` (a linear with a bias on a 2-D or flattened 3-D input) is in the list but not counted, so it is always
+kept.
+
+So a dense layer keeps, besides its input (the checkpoint's argument):
+
+* the outputs of its projections in forward order, every second ``mm`` dropped: torchtitan 0.3.0's Llama runs
+  ``wqkv`` (1: kept), ``wo`` (2), ``w1`` (3: kept), ``w3`` (4), ``w2`` (5: kept) -- 65,664 bytes a token a block
+  for Llama 3 8B with the input and attention, traced to the byte (calibration/stacks/NOTES.md section 4 rule 2);
+  with q, k and v unfused (transformers' layers, torchtitan before its fusion) q, v, gate and down are kept;
+* the attention kernel's outputs: the output in the compute dtype and the fp32 log-sum-exp per head and token.
+
+In its backward the layer runs again: what it saves then is what it saves without checkpointing, the kept
+tensors among it; the projections' kept outputs that nothing saves are freed as the recomputed forward passes
+them (``engine.training.saved.layer``: ``recomputed``).
+"""
+
+from __future__ import annotations
+
+from engine.params import Linear, attention_linears, mlp_linears
+from engine.specs import LayerSpec
+from engine.training.precision import FP32
+from engine.training.saved.inputs import Ctx
+
+
+def _forward_matmuls(ctx: Ctx, layer: LayerSpec) -> list[Linear]:
+    """The layer's projections in the order its forward runs them: q, k, v (one ``wqkv`` where the stack fuses
+    them), o, then the MLP's (gate, up, down: ``w2(silu(w1(x)) * w3(x))``)."""
+    h = ctx.m.hidden_size
+    attn = attention_linears(layer.attention, h)
+    if ctx.impl.fused_qkv and not layer.attention.fused_qkv:
+        a = layer.attention
+        q_bias = a.qkv_bias
+        attn = [Linear("qkv", h, (a.num_heads + 2 * a.num_kv_heads) * a.head_dim, q_bias),
+                *[x for x in attn if x.role == "o"]]
+    return attn + mlp_linears(layer.mlp, h)
+
+
+def kept(ctx: Ctx, layer: LayerSpec) -> tuple[float, tuple[float, ...]]:
+    """(bytes per token one layer keeps, the parts they add up to) under torchtitan's policy (module docstring)."""
+    c, a = ctx.c, layer.attention
+    parts = [ctx.r * ctx.m.hidden_size]  # the checkpoint's input
+    counted = 0
+    for x in _forward_matmuls(ctx, layer):
+        if x.bias:  # addmm: in the list, not counted
+            parts.append(c * x.n_out)
+            continue
+        counted += 1
+        if counted % 2:
+            parts.append(c * x.n_out)
+    parts.append(c * a.num_heads * a.head_dim + FP32 * a.num_heads)  # the attention kernel's output and its LSE
+    return sum(parts), tuple(parts)
