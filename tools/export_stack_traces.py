@@ -22,7 +22,7 @@ def modelled(r: dict[str, Any]) -> bool:
     """The traces whose every rule the engine has (issue 25: the AdamW implementation; torchtitan's FSDP2 step and
     torchtune's QLoRA recipe step)."""
     if r["stack"] in ("torchtitan", "torchtune"):
-        return True
+        return not r.get("float8")  # float8's casts: traced, not costed (calibration/stacks/NOTES.md section 8)
     return bool(r["stack"] == "hf-trainer" and r["method"] == "full" and r["precision"] == "bf16")
 
 

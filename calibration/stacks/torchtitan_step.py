@@ -167,6 +167,8 @@ def build(case: Case, mesh: Any) -> tuple[torch.nn.Module, Any]:
 
     config = llama3_configs["8B"](attn_backend=case.get("attn_backend", "flex"))
     config.layers = config.layers[: case["layers"]]
+    if case.get("float8"):
+        config = _float8(config)
     with torch.device("meta"):
         model = config.build()
     ac = _ac(case)
@@ -175,6 +177,21 @@ def build(case: Case, mesh: Any) -> tuple[torch.nn.Module, Any]:
     apply_fsdp_to_decoder(model, mesh, param_dtype=torch.bfloat16, reduce_dtype=torch.float32, pp_enabled=False,
                           cpu_offload=False, reshard_after_forward_policy=case.get("reshard", "default"))
     return model, config
+
+
+def _float8(config: Any) -> Any:
+    """torchtitan's float8 converter (components/quantization/float8.py ``Float8LinearConverter``@0.3.0, its
+    default "rowwise" recipe), as ``Trainer`` applies it to the model config; its CUDA capability check (SM89) is
+    passed, and torchao's ``torch._scaled_mm`` runs its meta kernel on the fake tensors."""
+    from torchtitan.components.quantization import float8 as titan_float8
+
+    capability = titan_float8.has_cuda_capability
+    titan_float8.has_cuda_capability = lambda *_: True
+    try:
+        converter = titan_float8.Float8LinearConverter(titan_float8.Float8LinearConverter.Config())
+    finally:
+        titan_float8.has_cuda_capability = capability
+    return converter.convert(config)
 
 
 def _loss(case: Case, model: torch.nn.Module, vocab: int) -> Any:

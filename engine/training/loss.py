@@ -85,6 +85,14 @@ the backward (the two moments where the logits term is non-zero), per token and 
   The output layer's own saved input is only one chunk's; the hidden states stay whole for the decoder's
   backward (the head's input term). Traced: calibration/stacks ``titan-*_loss-chunked``.
 
+* **compiled** (``--compile``, torchtitan's ``compile.components`` with "loss", its default): the cross-entropy is
+  one compiled graph; inductor's partitioner keeps its input (the ``c`` logits, as they are) and two fp32 values
+  per row, not the fp32 log-probabilities (traced: calibration/stacks/compiled_block.py, 2,048 bytes for 256 rows
+  against 131 MB eager), and its backward is one fused kernel that recomputes the softmax and writes the logits'
+  gradient in their dtype (inductor's fusion: not traced). Standard: ``c u + 8`` at the end of the forward, ``2 c
+  u`` at the start of the backward; chunked-backward: the last chunk's cross-entropy backward holds ``2 c V / N``
+  a token instead of ``(c + 12) V / N``.
+
 Gemma 2's final logit soft-capping keeps ``tanh``'s output for its backward: ``c u`` more for standard and
 chunked-output, ``8 V`` more per chunk row for chunked (its fp32 ``tanh`` input and output; not traced).
 """
@@ -123,6 +131,10 @@ TITAN_CHUNKS = 8
 TITAN_CE_ROWS = 3
 #: int64 labels, copied with the hidden states when a chunk is not contiguous (batch above 1)
 LABEL_BYTES = 8
+#: a compiled cross-entropy keeps two fp32 values per row (traced: calibration/stacks/compiled_block.py)
+COMPILED_ROW = 2 * FP32
+COMPILED_SOURCE = ("torchtitan 0.3.0 distributed/compile.py (compile.components: model, loss); torch 2.13 inductor's "
+                   "min_cut_rematerialization_partition, traced in calibration/stacks/compiled_block.py")
 
 
 @dataclass(frozen=True, slots=True)
@@ -165,6 +177,10 @@ def loss_coeffs(m: ModelSpec, s: TrainingSetup, compute: int, residual: int, *, 
     if s.loss is Loss.CHUNKED_BACKWARD:
         return _titan_chunked(m, s, compute, residual)
     v, h, c = m.vocab_size, m.hidden_size, compute
+    if s.compile and s.loss is Loss.STANDARD:  # torchtitan's compiled CrossEntropyLoss (module docstring)
+        return LossCoeffs(c * v + COMPILED_ROW, 2 * c * v, 0, 0,
+                          f"b x s x (vocab x {c} + {COMPILED_ROW}) (compiled: the logits and two fp32 per row), x "
+                          f"vocab x {2 * c} in backward (their gradient, one fused kernel)", COMPILED_SOURCE)
     upcast = FP32 if c < FP32 else 0
     softcap = c * v if m.logit_softcap else 0  # tanh's output, kept for its backward
     if s.loss is Loss.CHUNKED_OUTPUT:
@@ -217,8 +233,9 @@ def _titan_chunked(m: ModelSpec, s: TrainingSetup, c: int, residual: int) -> Los
     per_token = FP32 * h + copies  # GradAccumulator's fp32 buffer
     accumulated = q * g if n > 1 else fsdp.param_bytes * g  # one chunk: the unsharded gradient as autograd made it
     scatter = accumulated + q * g + -(-q * g // shards)
-    return LossCoeffs(per_token + c * (v + h) / n, per_token + (c + TITAN_CE_ROWS * FP32) * v / n, scatter,
+    ce = 2 * c if s.compile else c + TITAN_CE_ROWS * FP32  # compiled: the logits and their fused gradient
+    return LossCoeffs(per_token + c * (v + h) / n, per_token + ce * v / n, scatter,
                       q * g if n > 1 else 0,
-                      f"b x s x ({FP32} x hidden + vocab x {c + TITAN_CE_ROWS * FP32}/{n}) + the output layer's "
+                      f"b x s x ({FP32} x hidden + vocab x {ce}/{n}) + the output layer's "
                       f"gradient: fp32 unsharded, accumulated over {n} chunks, copied into the fp32 reduce-scatter "
                       f"input and scattered over {shards} GPUs", CHUNKED_BACKWARD_SOURCE)

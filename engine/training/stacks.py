@@ -226,6 +226,18 @@ def check(m: ModelSpec, s: TrainingSetup) -> None:
     if s.stack is Stack.LITGPT and s.method is Method.QLORA and s.precision is not Precision.BF16:
         raise StackError("litgpt quantizes only with a true precision (litgpt/finetune/lora.py setup@0.5.13: "
                          "\"Quantization and mixed precision is not supported\"): --precision bf16 (bf16-true)")
+    if s.optimizer_in_backward and (s.stack is not Stack.TORCHTUNE or s.method is not Method.FULL
+                                    or s.grad_accum > 1):
+        raise StackError("--optimizer-in-backward is torchtune's optimizer_in_bwd: its full fine-tuning recipes, "
+                         "without gradient accumulation (recipes/full_finetune_single_device.py@0.6.1 refuses it)")
+    if s.float8:
+        raise StackError("--float8 is not costed: traced through torchtitan's Float8LinearConverter (calibration/"
+                         "stacks/NOTES.md section 8), each eager cast holds 9 bytes per element of the cast tensor "
+                         "(its fp32 copy scaled, clamped, then float8) and a linear's backward peaks at the largest "
+                         "of three such moments, which depends on the tokens; compiled casts are not traced")
+    if s.compile and (s.stack is not Stack.TORCHTITAN or s.checkpointing is Checkpointing.SELECTIVE):
+        raise StackError("--compile is costed for torchtitan's per-block compile (traced: calibration/stacks/"
+                         "NOTES.md section 7); other stacks' compiled layers and losses are not traced")
     if s.loss is Loss.CHUNKED_BACKWARD and s.stack is not Stack.TORCHTITAN:
         raise StackError("--loss chunked-backward is torchtitan's ChunkedLossWrapper (--stack torchtitan)")
 
@@ -247,6 +259,9 @@ def _check_titan(m: ModelSpec, s: TrainingSetup) -> None:
     if s.activation_offload or s.offload_params or s.offload_optimizer:
         raise StackError("torchtitan's offloading (FSDP2's CPUOffloadPolicy, training.enable_cpu_offload) is not "
                          "costed")
+    if s.loss not in (Loss.STANDARD, Loss.CHUNKED_BACKWARD):
+        raise StackError("torchtitan's losses are its CrossEntropyLoss (--loss standard) and its ChunkedLossWrapper "
+                         f"(--loss chunked-backward), not {s.loss.value}")
     if s.loss is Loss.CHUNKED_BACKWARD and fsdp_plan(s) is None:
         raise StackError("--loss chunked-backward is costed under FSDP2 (--sharding zero3 or zero2 on more than "
                          "one GPU), as torchtitan's Trainer runs it")

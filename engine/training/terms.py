@@ -13,12 +13,13 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from engine.params import layer_linears
 from engine.specs import Checkpointing, Method, OptimizerImpl
 from engine.terms import TermName
 from engine.training import fsdp2
 from engine.training.context import StepContext, saved_cost
 from engine.training.moments import ZERO, Cost, Moment, MomentKind
-from engine.training.states import step_temporary
+from engine.training.states import step_temporary, trainable_matrices
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,6 +119,8 @@ def gradients(c: StepContext, at: Sequence[Moment]) -> TermRule:
     held = accumulating or c.plan.grads_preallocated
 
     def at_moment(mo: Moment) -> Cost:
+        if c.s.optimizer_in_backward:  # each gradient lives only until its parameter's step, in its hook
+            return Cost(_one_gradient(c, mo))
         if mo.kind is MomentKind.OPTIMIZER_STEP:
             return Cost(float(st.step_gradients))
         if held or mo.kind is MomentKind.BACKWARD_END:
@@ -130,6 +133,9 @@ def gradients(c: StepContext, at: Sequence[Moment]) -> TermRule:
 
     detail = f"{st.counts.trainable:,} trainable" + (" (LoRA adapters, fp32)" if c.s.method is not Method.FULL else "")
     source = "Rajbhandari et al. 2020 (ZeRO) s3.1 and s5; Hu et al. 2021 (LoRA, arXiv:2106.09685) s4.1"
+    if c.s.optimizer_in_backward:
+        detail += "; one parameter's gradient at a time (the optimizer steps in backward)"
+        source += "; torchtune 0.6.1 training/memory.py register_optim_in_bwd_hooks"
     if c.plan.grads_preallocated:
         detail += "; Megatron-LM's fp32 main_grad buffers, allocated with the model"
         source += ("; Megatron-LM megatron/training/arguments.py (bf16: accumulate_allreduce_grads_in_fp32) and "
@@ -148,10 +154,44 @@ def optimizer_states(c: StepContext, at: Sequence[Moment]) -> TermRule:
     """
     states = Cost(float(c.st.optimizer_states))
     costs = tuple(states if mo.step == 2 or mo.kind is MomentKind.OPTIMIZER_STEP else ZERO for mo in at)
+    if c.s.optimizer_in_backward:  # step 1's states appear parameter by parameter as backward reaches them
+        costs = tuple(Cost(c.st.optimizer_states * _stepped_share(c, mo)) for mo in at)
     return TermRule(TermName.OPTIMIZER_STATES, costs,
                     _divided("trainable params x (master copy + states) bytes", c.st.divisor_states),
                     "Loshchilov & Hutter 2019 (AdamW); Rajbhandari et al. 2020 (ZeRO) s3.1; Dettmers et al. 2022 "
                     "(8-bit optimizers, arXiv:2110.02861); Shazeer & Stern 2018 (Adafactor)")
+
+
+def _largest_layer_gradient(c: StepContext, layer: int) -> int:
+    """One parameter's gradient, the largest of decoder layer ``layer`` (of this stage), on this GPU."""
+    kind = c.plan.kinds[c.stage_layers[0] + layer]
+    largest = max((x.params for x in layer_linears(kind, c.m.hidden_size)), default=0)
+    return -(-largest * c.plan.trained.grad // c.st.divisor_grads)
+
+
+def _one_gradient(c: StepContext, mo: Moment) -> float:
+    """With the optimizer stepping in backward (torchtune ``optimizer_in_bwd``: training/memory.py
+    ``register_optim_in_bwd_hooks``@0.6.1, one optimizer per parameter stepped and zeroed in its
+    post-accumulate-grad hook) one gradient lives at a time: a layer's largest, the output layer's (counted at the
+    top layer's backward, where everything below is still saved: an upper bound of the moment it lives), the
+    embedding's at the end."""
+    table = c.m.vocab_size * c.m.hidden_size * c.plan.trained.grad // c.st.divisor_grads
+    if mo.kind is MomentKind.BACKWARD_LAYER:
+        layer = mo.layer or 0
+        top = layer == len(c.layers) - 1 and c.grads.head
+        return float(max(_largest_layer_gradient(c, layer), table if top else 0))
+    return float(table) if mo.kind is MomentKind.BACKWARD_END else 0.0
+
+
+def _stepped_share(c: StepContext, mo: Moment) -> float:
+    """The share of the optimizer states that exists at ``mo`` when they are made in step 1's backward, as each
+    parameter's hook first steps (in the order backward makes the gradients)."""
+    if mo.step > 1 or mo.kind in (MomentKind.BACKWARD_END, MomentKind.OPTIMIZER_STEP):
+        return 1.0
+    if mo.kind is not MomentKind.BACKWARD_LAYER:
+        return 0.0
+    total = c.grads.head + c.grad_sums[-1]
+    return c.grads_above(mo.layer or 0) / total if total else 0.0
 
 
 @training_term
@@ -288,7 +328,7 @@ def temporaries(c: StepContext, at: Sequence[Moment]) -> TermRule:
     def at_moment(mo: Moment) -> Cost:
         if mo.kind is MomentKind.BACKWARD_LAYER:
             lc = c.layers[mo.layer or 0]
-            return Cost(float(lc.dequantized), lc.transient, lc.transient_bs2)
+            return Cost(float(lc.dequantized + in_backward), lc.transient, lc.transient_bs2)
         if mo.kind is MomentKind.BACKWARD_END:
             return Cost(float(2 * c.grads.tied), c.ac.end_transient)
         if mo.kind is MomentKind.OPTIMIZER_STEP:
@@ -297,6 +337,11 @@ def temporaries(c: StepContext, at: Sequence[Moment]) -> TermRule:
 
     qlora = c.s.method is Method.QLORA
     step = step_temporary(c.m, c.s, c.st.counts.trainable, c.plan.trained, c.st.divisor_states)
+    in_backward = 0
+    if c.s.optimizer_in_backward:  # the steps run per parameter, in backward: the largest one's temporaries
+        largest = max(rows * cols for rows, cols, _ in trainable_matrices(c.m, c.s))
+        in_backward = step_temporary(c.m, c.s, largest, c.plan.trained, c.st.divisor_states)
+        step = 0
     impl = c.s.adamw_impl
     formula = "gradients of the layer in backward" + (" + its largest linear dequantized to 16 bits" if qlora else "")
     source = ("gradients in flight during one layer's backward (same method as activations); QLoRA: "

@@ -9,6 +9,7 @@ from engine.params import Linear, attention_linears, layer_linears, mlp_linears
 from engine.specs import Attention, Checkpointing, LayerSpec, Method, NormKind, PositionKind
 from engine.training.precision import FP32
 from engine.training.saved.attention import core, qk_norms, selective, widths
+from engine.training.saved.compiled import UNREAD, compiled_saved
 from engine.training.saved.inputs import Ctx, linear_inputs, norm
 from engine.training.saved.mlp import merged_experts, mlp
 from engine.training.saved.op_selective import kept as op_kept
@@ -94,6 +95,9 @@ def _op_selective(ctx: Ctx, layer: LayerSpec, saved: float) -> tuple[float, list
     (``engine.training.saved.op_selective``): in its backward the layer saves again all it saves unchecked,
     beside its input, held by the checkpoint (part of that set already where the first norm keeps its input:
     torch's fused RMSNorm, LayerNorm)."""
+    if ctx.s.compile:  # the compiled set counts the block's input; the policy's outputs no backward reads go
+        kept, kept_parts = op_kept(ctx, layer, UNREAD)
+        return kept, list(kept_parts), saved - kept
     kept, kept_parts = op_kept(ctx, layer)
     input_saved = ctx.impl.norm is NormImpl.FUSED or ctx.m.norm is NormKind.LAYERNORM
     return kept, list(kept_parts), saved + (0.0 if input_saved else ctx.r * ctx.m.hidden_size) - kept
@@ -134,6 +138,9 @@ def layer_coeffs(ctx: Ctx, layer: LayerSpec) -> LayerCoeffs:
     o_saved, qk_saved = _o_input(ctx, o_in, adapted, o_shared, shared_lora), qk_norms(ctx, at)
     parts = [*[norm_in] * layer.norms, q_saved, o_saved, core_saved, mlp_saved, mla, qk_saved, *_extras(ctx, layer)]
     saved = sum(parts)
+    if ctx.s.compile:  # what inductor's partitioner saves instead (engine.training.saved.compiled)
+        saved, compiled_parts = compiled_saved(ctx, layer)
+        parts = list(compiled_parts)
     recomputed = recomputed_bs2 = 0.0
     if ctx.s.checkpointing is Checkpointing.SELECTIVE:
         kept, core_bs2, recomputed, recomputed_bs2 = selective(ctx, layer, o_shared)

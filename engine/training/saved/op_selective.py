@@ -46,17 +46,26 @@ def _forward_matmuls(ctx: Ctx, layer: LayerSpec) -> list[Linear]:
     return attn + mlp_linears(layer.mlp, h)
 
 
-def kept(ctx: Ctx, layer: LayerSpec) -> tuple[float, tuple[float, ...]]:
-    """(bytes per token one layer keeps, the parts they add up to) under torchtitan's policy (module docstring)."""
-    c, a = ctx.c, layer.attention
-    parts = [ctx.r * ctx.m.hidden_size]  # the checkpoint's input
-    counted = 0
+def kept_outputs(ctx: Ctx, layer: LayerSpec) -> list[tuple[str, float]]:
+    """(role, bytes per token) of each projection whose output the policy keeps, in forward order (module
+    docstring)."""
+    out, counted = [], 0
     for x in _forward_matmuls(ctx, layer):
         if x.bias:  # addmm: in the list, not counted
-            parts.append(c * x.n_out)
+            out.append((x.role, float(ctx.c * x.n_out)))
             continue
         counted += 1
         if counted % 2:
-            parts.append(c * x.n_out)
-    parts.append(c * a.num_heads * a.head_dim + FP32 * a.num_heads)  # the attention kernel's output and its LSE
+            out.append((x.role, float(ctx.c * x.n_out)))
+    return out
+
+
+def kept(ctx: Ctx, layer: LayerSpec, unread: frozenset[str] = frozenset()) -> tuple[float, tuple[float, ...]]:
+    """(bytes per token one layer keeps, the parts they add up to) under torchtitan's policy (module docstring);
+    ``unread``: projections whose kept output no backward reads, which a compiled block does not keep
+    (``engine.training.saved.compiled``)."""
+    a = layer.attention
+    parts: list[float] = [float(ctx.r * ctx.m.hidden_size)]  # the checkpoint's input
+    parts += [b for role, b in kept_outputs(ctx, layer) if role not in unread]
+    parts.append(ctx.c * a.num_heads * a.head_dim + FP32 * a.num_heads)  # the attention kernel's output and its LSE
     return sum(parts), tuple(parts)

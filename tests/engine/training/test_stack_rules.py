@@ -212,3 +212,45 @@ def test_op_selective_and_every_kth_lie_between_none_and_full(m: ModelSpec, batc
     every = estimate(m, base.with_(checkpointing=Checkpointing.FULL, checkpoint_every=k), GPU).peak_allocated_bytes
     assert peak[Checkpointing.FULL] <= every <= peak[Checkpointing.NONE] or k == 1
     assert peak[Checkpointing.OP_SELECTIVE] <= peak[Checkpointing.NONE]
+
+
+def test_optimizer_in_backward_holds_one_gradient_at_a_time() -> None:
+    # torchtune's 8B_full_single_device.yaml: optimizer_in_bwd, bf16; each parameter's step in its gradient's hook
+    s = TrainingSetup(stack=Stack.TORCHTUNE, precision=Precision.BF16, optimizer_in_backward=True, seq_len=2048,
+                      checkpointing=Checkpointing.FULL)
+    plain = estimate(L3, s.with_(optimizer_in_backward=False), GPU)
+    e = estimate(L3, s, GPU)
+    assert _term(e, "gradients", MomentKind.BACKWARD_LAYER) == 2 * L3.vocab_size * H  # the top layer: the head's
+    assert _term(e, "gradients", MomentKind.OPTIMIZER_STEP) == 0  # nothing left for a step after backward
+    p = count_params(L3).total
+    # without it the end of backward holds the weights, every gradient and the states: 8 bytes a parameter
+    assert plain.peak_allocated_bytes - e.peak_allocated_bytes > 2 * p * 3 // 4  # most of the 2 bytes a parameter
+    # step 1's states appear as backward reaches each parameter: none before, all after
+    assert _term(e, "optimizer_states", MomentKind.FORWARD_END, 1) == 0
+    assert _term(e, "optimizer_states", MomentKind.BACKWARD_END, 1) == 4 * count_params(L3).total
+
+
+def test_optimizer_in_backward_is_torchtunes_full_fine_tuning() -> None:
+    with pytest.raises(StackError, match="optimizer_in_bwd"):
+        estimate(L3, TrainingSetup(optimizer_in_backward=True), GPU)
+
+
+def test_a_compiled_torchtitan_block_saves_what_inductors_partitioner_keeps() -> None:
+    # traced (calibration/stacks NOTES section 7): 123,520 B/token besides the block's input without checkpointing,
+    # 49,280 with torchtitan's SAC (its w2 output, which no backward reads, not kept)
+    none = activation_coeffs(L3, _titan(checkpointing=Checkpointing.NONE, compile=True)).per_layer[0]
+    sac = activation_coeffs(L3, _titan(compile=True)).per_layer[0]
+    assert (none.saved - 2 * H, sac.saved - 2 * H) == (123_520, 49_280)
+    assert sac.saved + sac.recomputed == none.saved
+
+
+def test_a_compiled_cross_entropy_keeps_its_logits_and_two_floats_a_row() -> None:
+    e = activation_coeffs(L3, _titan(loss=Loss.STANDARD, compile=True)).loss
+    assert (e.forward, e.backward) == (2 * L3.vocab_size + 8, 4 * L3.vocab_size)
+
+
+@pytest.mark.parametrize("s", [TrainingSetup(compile=True), _titan(float8=True),
+                               _titan(loss=Loss.CHUNKED_OUTPUT)], ids=["compile-hf", "float8", "titan-torchtune-loss"])
+def test_what_is_not_traced_is_refused(s: TrainingSetup) -> None:
+    with pytest.raises(StackError):
+        estimate(L3, s, GPU)
