@@ -346,6 +346,26 @@
         <translation>卸載激活值</translation>
     </message>
     <message>
+        <source>Checkpointed layers (one in k)</source>
+        <translation>做梯度檢查點的層（每 k 層一層）</translation>
+    </message>
+    <message>
+        <source>Optimizer step in backward</source>
+        <translation>在反向傳播中執行優化器步驟</translation>
+    </message>
+    <message>
+        <source>torch.compile</source>
+        <translation>torch.compile</translation>
+    </message>
+    <message>
+        <source>Training stack</source>
+        <translation>訓練框架</translation>
+    </message>
+    <message>
+        <source>AdamW implementation</source>
+        <translation>AdamW 的實作</translation>
+    </message>
+    <message>
         <source>Allocator settings (PYTORCH_CUDA_ALLOC_CONF)</source>
         <translation>配置器設定（PYTORCH_CUDA_ALLOC_CONF）</translation>
     </message>
@@ -2733,8 +2753,8 @@ Device total: plus the CUDA context and libraries — what nvidia-smi shows.</so
         <translation>{value} 同樣不保留分數矩陣；以 {used} 估算</translation>
     </message>
     <message>
-        <source>LoRA on {value} is not one of the target sets VRAM Lab costs (qv, attention, all-linear); costed as {used}, the smallest that holds it, so the estimate is an upper bound</source>
-        <translation>套用在 {value} 的 LoRA 不屬於 VRAM Lab 估算的套用層組合（qv、attention、all-linear）；以涵蓋它的最小組合 {used} 估算，所以估算值為上限</translation>
+        <source>LoRA on {value} is not one of the target sets VRAM Lab costs (qv, attention, qvo-mlp, all-linear); costed as {used}, the smallest that holds it, so the estimate is an upper bound</source>
+        <translation>套用在 {value} 的 LoRA 不屬於 VRAM Lab 估算的套用層組合（qv、attention、qvo-mlp、all-linear）；以涵蓋它的最小組合 {used} 估算，所以估算值為上限</translation>
     </message>
     <message>
         <source>LoRA on {value} is not costed (only the attention and MLP projections are); costed as {used}</source>
@@ -2773,8 +2793,8 @@ Device total: plus the CUDA context and libraries — what nvidia-smi shows.</so
         <translation>DeepSpeed 的 activation checkpointing 是給 Megatron 式模型用的；Hugging Face 模型用 gradient_checkpointing</translation>
     </message>
     <message>
-        <source>not a training config of Axolotl, LLaMA-Factory, torchtune, TRL, DeepSpeed or accelerate (none of their keys is in it)</source>
-        <translation>不是 Axolotl、LLaMA-Factory、torchtune、TRL、DeepSpeed 或 accelerate 的訓練設定檔（裡面沒有它們的任何鍵）</translation>
+        <source>not a training config of Axolotl, LLaMA-Factory, torchtune, torchtitan, TRL, DeepSpeed or accelerate (none of their keys is in it)</source>
+        <translation>不是 Axolotl、LLaMA-Factory、torchtune、torchtitan、TRL、DeepSpeed 或 accelerate 的訓練設定檔（裡面沒有它們的任何鍵）</translation>
     </message>
     <message>
         <source>a model&apos;s config.json, not a training config; give it with --config</source>
@@ -2869,6 +2889,10 @@ Device total: plus the CUDA context and libraries — what nvidia-smi shows.</so
         <translation>不是 UTF-8 文字（第 {byte} 個位元組）</translation>
     </message>
     <message>
+        <source>not valid TOML ({problem})</source>
+        <translation>不是有效的 TOML（{problem}）</translation>
+    </message>
+    <message>
         <source>{value} is not a model VRAM Lab knows, nor a local folder with a config.json; give the model with --model (a catalog id) or --config (its config.json)</source>
         <translation>{value} 不是 VRAM Lab 認得的模型，也不是含有 config.json 的本機資料夾；請用 --model（目錄中的 id）或 --config（它的 config.json）指定模型</translation>
     </message>
@@ -2925,10 +2949,6 @@ Device total: plus the CUDA context and libraries — what nvidia-smi shows.</so
         <translation>知識蒸餾還會放著教師模型，這個估算沒有算進去</translation>
     </message>
     <message>
-        <source>checkpoints one layer in {value} (torchtune&apos;s selective activation checkpointing), which VRAM Lab does not cost; costed as none, an upper bound</source>
-        <translation>每 {value} 層對一層做梯度檢查點（torchtune 的選擇性激活值檢查點），VRAM Lab 沒有估算這種做法；以不做梯度檢查點估算，為上限</translation>
-    </message>
-    <message>
         <source>checkpoints each layer but keeps some operators&apos; outputs (torchtune&apos;s op-level selective checkpointing), which VRAM Lab does not cost; costed as none, an upper bound</source>
         <translation>對每一層做梯度檢查點，但保留部分運算子的輸出（torchtune 以運算子為單位的選擇性檢查點），VRAM Lab 沒有估算這種做法；以不做梯度檢查點估算，為上限</translation>
     </message>
@@ -2959,6 +2979,26 @@ Device total: plus the CUDA context and libraries — what nvidia-smi shows.</so
     <message>
         <source>a 4-bit base trains only through adapters (use_peft is not set)</source>
         <translation>4 位元基底只能透過 adapter 訓練（沒有設定 use_peft）</translation>
+    </message>
+    <message>
+        <source>torchtitan&apos;s {value} is not a model VRAM Lab holds (its llama3 8B, 70B, 405B and llama2 7B, 13B, 70B are)</source>
+        <translation>torchtitan 的 {value} 不是 VRAM Lab 收錄的模型（收錄的是它的 llama3 8B、70B、405B 與 llama2 7B、13B、70B）</translation>
+    </message>
+    <message>
+        <source>float8 linears (torchtitan&apos;s float8 converter) are not costed</source>
+        <translation>VRAM Lab 沒有估算 float8 線性層（torchtitan 的 float8 轉換）</translation>
+    </message>
+    <message>
+        <source>{value} is not one of torchtitan&apos;s activation checkpointing settings (none, full, selective with op or a layer count)</source>
+        <translation>{value} 不是 torchtitan 的梯度檢查點設定（none、full，或 selective 搭配 op 或層數）</translation>
+    </message>
+    <message>
+        <source>{value} is not one of torchtitan&apos;s parameter dtypes (bfloat16, float32)</source>
+        <translation>{value} 不是 torchtitan 的參數精度（bfloat16、float32）</translation>
+    </message>
+    <message>
+        <source>compiles the blocks but not the loss; costed with the loss compiled too</source>
+        <translation>以 torch.compile 處理各層但不處理損失；估算時連損失也當作以 torch.compile 處理</translation>
     </message>
 </context>
 <context>

@@ -39,7 +39,9 @@ FLAGS = {
     Field.WEIGHTS: "--precision", Field.BACKEND: "--sharding", Field.TP: "--tp", Field.PP: "--pp", Field.CP: "--cp",
     Field.EP: "--ep", Field.SEQUENCE_PARALLEL: "--sequence-parallel", Field.MICRO_BATCHES: "--micro-batches",
     Field.LOSS: "--loss", Field.LOSS_CHUNKS: "--loss-chunks", Field.ACTIVATION_OFFLOAD: "--activation-offload",
-    Field.ALLOC_CONF: "--alloc-conf",
+    Field.ALLOC_CONF: "--alloc-conf", Field.CHECKPOINT_EVERY: "--checkpoint-every",
+    Field.OPTIMIZER_IN_BACKWARD: "--optimizer-in-backward", Field.COMPILE: "--compile", Field.STACK: "--stack",
+    Field.OPTIMIZER_IMPL: "--optimizer-impl",
 }
 
 NOT_A_NUMBER = QT_TRANSLATE_NOOP("engine", "{value} is not a whole number of at least {least}")
@@ -50,7 +52,7 @@ NEAR_OPTIMIZER = QT_TRANSLATE_NOOP(
 UNKNOWN_ATTENTION = QT_TRANSLATE_NOOP("engine", "{value} is not an attention implementation VRAM Lab knows; "
                                                 "costed as sdpa, which keeps no score matrix")
 ROUNDED_TARGETS = QT_TRANSLATE_NOOP(
-    "engine", "LoRA on {value} is not one of the target sets VRAM Lab costs (qv, attention, all-linear); "
+    "engine", "LoRA on {value} is not one of the target sets VRAM Lab costs (qv, attention, qvo-mlp, all-linear); "
               "costed as {used}, the smallest that holds it, so the estimate is an upper bound")
 EXTRA_TARGETS = QT_TRANSLATE_NOOP(
     "engine", "LoRA on {value} is not costed (only the attention and MLP projections are); costed as {used}")

@@ -51,6 +51,11 @@ class Field(StrEnum):
     LOSS = "loss"
     LOSS_CHUNKS = "loss_chunks"
     ACTIVATION_OFFLOAD = "activation_offload"
+    CHECKPOINT_EVERY = "checkpoint_every"
+    OPTIMIZER_IN_BACKWARD = "optimizer_in_backward"
+    COMPILE = "compile"
+    STACK = "stack"  # whose code runs the step: the tool the file belongs to (issue 25)
+    OPTIMIZER_IMPL = "optimizer_impl"
     ALLOC_CONF = "alloc_conf"  # PYTORCH_CUDA_ALLOC_CONF (engine.config_import.alloc_conf)
     # inputs of the precision (engine.config_import.resolve.precision_of)
     HALF = "half"  # the 16-bit compute a trainer's flag asks for: "bf16", "fp16" or "none"

@@ -27,6 +27,7 @@ class Format(StrEnum):
     TRL = "trl"
     DEEPSPEED = "deepspeed"
     ACCELERATE = "accelerate"
+    TORCHTITAN = "torchtitan"
 
 
 def show(value: Any) -> str:

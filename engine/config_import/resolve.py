@@ -52,10 +52,13 @@ SETUP_FIELDS = (Field.METHOD, Field.PRECISION, Field.OPTIMIZER, Field.BATCH, Fie
                 Field.ATTENTION, Field.CHECKPOINTING, Field.GPUS, Field.SHARDING, Field.OFFLOAD_OPTIMIZER,
                 Field.OFFLOAD_PARAMS, Field.LORA_RANK, Field.LORA_ALPHA, Field.LORA_DROPOUT, Field.LORA_TARGETS,
                 Field.QUANT_TYPE, Field.DOUBLE_QUANT, Field.TP, Field.PP, Field.CP, Field.EP, Field.SEQUENCE_PARALLEL,
-                Field.MICRO_BATCHES, Field.LOSS, Field.LOSS_CHUNKS, Field.ACTIVATION_OFFLOAD, Field.ALLOC_CONF)
+                Field.MICRO_BATCHES, Field.LOSS, Field.LOSS_CHUNKS, Field.ACTIVATION_OFFLOAD, Field.CHECKPOINT_EVERY,
+                Field.OPTIMIZER_IN_BACKWARD, Field.COMPILE, Field.STACK, Field.OPTIMIZER_IMPL, Field.ALLOC_CONF)
 #: fields added to the setup after its first release: listed as assumed only when a file or a setting names them
 _OPTIONAL = {"parallel": (Field.TP, Field.PP, Field.CP, Field.EP, Field.SEQUENCE_PARALLEL, Field.MICRO_BATCHES),
-             "long": (Field.LOSS, Field.LOSS_CHUNKS, Field.ACTIVATION_OFFLOAD), "allocator": (Field.ALLOC_CONF,)}
+             "long": (Field.LOSS, Field.LOSS_CHUNKS, Field.ACTIVATION_OFFLOAD), "allocator": (Field.ALLOC_CONF,),
+             "stack": (Field.STACK, Field.OPTIMIZER_IMPL, Field.CHECKPOINT_EVERY, Field.OPTIMIZER_IN_BACKWARD,
+                       Field.COMPILE)}
 _PRECISION_INPUTS = (Field.HALF, Field.WEIGHTS, Field.BACKEND)
 
 
@@ -206,8 +209,8 @@ def build(c: Combined, explicit: Mapping[str, Any], base: TrainingSetup, file: s
             assumed[name] = _shown(value)
     _global_batch(c, values, assumed)
     _world(values, assumed, explicit)
-    if _shown(values["loss"]) != "chunked-output":  # a chunk count to assume is only torchtune's (TRL's chunks
-        assumed.pop("loss_chunks", None)            # are its own constant)
+    if _shown(values["loss"]) not in ("chunked-output", "chunked-backward"):  # a chunk count to assume is only
+        assumed.pop("loss_chunks", None)  # torchtune's and torchtitan's (TRL's chunks are its own constant)
     return _validated(values, file), assumed
 
 

@@ -37,7 +37,8 @@ GUI_WORDING = {
 }
 
 FORMATS = {Format.AXOLOTL: "Axolotl", Format.LLAMA_FACTORY: "LLaMA-Factory", Format.TORCHTUNE: "torchtune",
-           Format.TRL: "TRL", Format.DEEPSPEED: "DeepSpeed", Format.ACCELERATE: "accelerate"}
+           Format.TRL: "TRL", Format.DEEPSPEED: "DeepSpeed", Format.ACCELERATE: "accelerate",
+           Format.TORCHTITAN: "torchtitan"}
 
 FIELDS = {
     "model": QT_TRANSLATE_NOOP("ConfigImport", "Model"),
@@ -69,6 +70,11 @@ FIELDS = {
     "loss": QT_TRANSLATE_NOOP("ConfigImport", "Loss"),
     "loss_chunks": QT_TRANSLATE_NOOP("ConfigImport", "Loss chunks"),
     "activation_offload": QT_TRANSLATE_NOOP("ConfigImport", "Offload activations"),
+    "checkpoint_every": QT_TRANSLATE_NOOP("ConfigImport", "Checkpointed layers (one in k)"),
+    "optimizer_in_backward": QT_TRANSLATE_NOOP("ConfigImport", "Optimizer step in backward"),
+    "compile": QT_TRANSLATE_NOOP("ConfigImport", "torch.compile"),
+    "stack": QT_TRANSLATE_NOOP("ConfigImport", "Training stack"),
+    "optimizer_impl": QT_TRANSLATE_NOOP("ConfigImport", "AdamW implementation"),
     "alloc_conf": QT_TRANSLATE_NOOP("ConfigImport", "Allocator settings (PYTORCH_CUDA_ALLOC_CONF)"),
 }
 
