@@ -449,8 +449,8 @@
         <translation>匯入訓練設定檔</translation>
     </message>
     <message>
-        <source>Training configs (*.yaml *.yml *.json);;All files (*)</source>
-        <translation>訓練設定檔 (*.yaml *.yml *.json);;所有檔案 (*)</translation>
+        <source>Training configs (*.yaml *.yml *.json *.toml);;All files (*)</source>
+        <translation>訓練設定檔 (*.yaml *.yml *.json *.toml);;所有檔案 (*)</translation>
     </message>
     <message>
         <source>Could not import the training config</source>
