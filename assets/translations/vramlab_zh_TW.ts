@@ -1016,6 +1016,10 @@
         <translation>線性層與 CE 合併（Liger）</translation>
     </message>
     <message>
+        <source>Chunked with backward (torchtitan)</source>
+        <translation>分塊並逐塊反向傳播（torchtitan）</translation>
+    </message>
+    <message>
         <source>How the loss over the vocabulary is computed: a chunked or fused loss never holds the whole fp32 logits</source>
         <translation>對整個詞彙表的損失怎麼算：分塊或合併計算的損失從不存下完整的 fp32 輸出分數</translation>
     </message>
@@ -1046,6 +1050,10 @@
     <message>
         <source>Selective (attention only)</source>
         <translation>選擇性（只重算注意力）</translation>
+    </message>
+    <message>
+        <source>Per operator (torchtitan)</source>
+        <translation>以運算子為單位（torchtitan）</translation>
     </message>
     <message>
         <source>Loss</source>
@@ -1104,6 +1112,10 @@
     <message>
         <source>All linear layers</source>
         <translation>所有線性層</translation>
+    </message>
+    <message>
+        <source>q, v, o and the MLP (torchtune)</source>
+        <translation>q、v、o 與 MLP 層（torchtune）</translation>
     </message>
     <message>
         <source>LoRA rank</source>

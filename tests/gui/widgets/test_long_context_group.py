@@ -65,7 +65,7 @@ def test_the_tools_own_chunks_are_none(group: LongContextGroup) -> None:
 def test_chunks_count_only_for_the_chunked_losses(group: LongContextGroup) -> None:
     for loss in Loss:
         group.loss.setCurrentIndex(LOSSES.index(loss))
-        assert group.chunks.isEnabled() == (loss in (Loss.CHUNKED, Loss.CHUNKED_OUTPUT)), loss
+        assert group.chunks.isEnabled() == (loss in (Loss.CHUNKED, Loss.CHUNKED_OUTPUT, Loss.CHUNKED_BACKWARD)), loss
 
 
 def test_the_checkpointing_box_is_a_view_of_the_picker(qtbot: QtBot) -> None:
