@@ -103,7 +103,7 @@ from dataclasses import dataclass
 
 from engine.specs import Loss, ModelSpec, TrainingSetup
 from engine.training.precision import FP32
-from engine.training.stacks import FsdpPlan
+from engine.training.stacks import FsdpPlan, fsdp_plan
 
 #: TRL ``_CHUNKED_LM_HEAD_CHUNK_SIZE`` (trl/trainer/sft_trainer.py, TRL 1.4 to 1.14): tokens per chunk
 TRL_CHUNK_TOKENS = 256
@@ -227,7 +227,7 @@ def _titan_chunked(m: ModelSpec, s: TrainingSetup, c: int, residual: int) -> Los
     """torchtitan's ChunkedLossWrapper under FSDP2 (module docstring): the last chunk's reduce-scatter at the end
     of the forward, its cross-entropy backward at the start of the backward."""
     v, h, n = m.vocab_size, m.hidden_size, s.loss_chunks or TITAN_CHUNKS
-    fsdp, shards = FsdpPlan(reshard_blocks=True), s.dp * s.parallel.cp
+    fsdp, shards = fsdp_plan(s) or FsdpPlan(reshard_blocks=True), s.dp * s.parallel.cp
     q, g = fsdp.reduce_bytes, v * h  # the output layer's gradient; the final norm's comes in the decoder's backward
     copies = residual * h + LABEL_BYTES if s.batch > 1 else 0  # _chunk_local's .contiguous() of each chunk
     per_token = FP32 * h + copies  # GradAccumulator's fp32 buffer

@@ -186,7 +186,9 @@ def fsdp_plan(s: TrainingSetup) -> FsdpPlan | None:
     if s.stack is not Stack.TORCHTITAN or not sharded or s.dp * s.parallel.cp == 1:
         return None
     piped = s.parallel.pp > 1
-    return FsdpPlan(reshard_blocks=s.sharding is Sharding.ZERO3 and not piped, sync_each_backward=not piped)
+    param = FP32 if s.precision is Precision.FP32 else HALF  # mixed_precision_param float32: gathered in fp32
+    return FsdpPlan(reshard_blocks=s.sharding is Sharding.ZERO3 and not piped, sync_each_backward=not piped,
+                    param_bytes=param)
 
 
 def layer_buffers(m: ModelSpec, s: TrainingSetup) -> int:
