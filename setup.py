@@ -9,5 +9,5 @@ from setuptools import find_packages, setup
 setup(
     packages=[*find_packages(include=["engine", "engine.*", "gui", "gui.*"]), "gui.assets"],
     package_dir={"gui.assets": "assets"},
-    package_data={"engine": ["catalog/*.json", "lessons/data/*.json"], "gui.assets": ["**/*"]},
+    package_data={"engine": ["catalog/*.json", "lessons/data/*.json", "timing/data/*.json"], "gui.assets": ["**/*"]},
 )

@@ -166,7 +166,90 @@ CURRENT = (
     + sweep("qwen1.5-moe-a2.7b", 2048, [{}, LORA16])
 )
 
-CASES = H200 + GRID + LONG_CONTEXT + CURRENT
+
+# --- Issue 27: options the engine refused before (ids op-...; calibration/options.py builds them) -------------
+def op_case(model: str, method: str = "full", *, optimizer: str = "adamw", optim_args: str | None = None,
+            tag: str = "", dora: bool = False, modules_to_save: list[str] | None = None, trainable_tokens: int = 0,
+            freeze_layers: int = 2, **settings: Any) -> dict[str, Any]:
+    """A case with one of issue 27's optimizers or methods; ``optim_args`` is transformers' string; ``dora``:
+    PEFT's ``use_dora``."""
+    partial = method in ("freeze", "badam")  # no adapter: the id says freeze2, badam
+    if partial:
+        c = case(model, "full", **settings)
+        tag_method = f"freeze{settings_layers}" if (settings_layers := freeze_layers) and method == "freeze" else method
+        c["id"] = "op-" + c["id"].replace("_full_", f"_{tag_method}_", 1)
+        return {**c, "method": method, "optimizer": optimizer, "optim_args": optim_args, "freeze_layers": freeze_layers}
+    lora_like = method not in ("full", "lora")  # an issue 27 method on LoRA: the id says lora-8bit-r16 ...
+    c = case(model, "lora" if lora_like else method, **settings)
+    if lora_like:
+        c["method"], c["id"] = method, c["id"].replace("_lora-", f"_{method}-", 1)
+    saved = "".join(f"_save-{name}" for name in modules_to_save or ())
+    c["id"] = "op-" + c["id"] + (f"_{optimizer}" if optimizer != "adamw" else "") + ("_dora" if dora else "") + (
+        saved + (f"_tokens{trainable_tokens}" if trainable_tokens else "") + (f"_{tag}" if tag else ""))
+    return {**c, "optimizer": optimizer, "optim_args": optim_args, **({"dora": True} if dora else {}),
+            **({"modules_to_save": modules_to_save} if modules_to_save else {}),
+            **({"trainable_tokens": trainable_tokens} if trainable_tokens else {})}
+
+
+OPTIONS = [
+    op_case("llama-3.2-1b", precision="bf16", seq_len=512, optimizer="adamw-4bit"),
+    op_case("llama-3.2-1b", "lora", lora="r16", optimizer="adamw-4bit"),
+    op_case("qwen2.5-0.5b", precision="amp-bf16", seq_len=512, optimizer="adamw-4bit"),
+    op_case("llama-3.2-1b", precision="bf16", seq_len=512, optimizer="adamw-8bit-torchao"),
+    op_case("llama-3.2-1b", precision="bf16", seq_len=512, optimizer="rmsprop"),
+    op_case("llama-3.2-1b", precision="bf16", seq_len=512, optimizer="rmsprop-momentum"),
+    op_case("qwen2.5-0.5b", "lora", lora="r16", optimizer="rmsprop"),
+    op_case("llama-3.2-1b", precision="bf16", seq_len=512, optimizer="muon"),
+    op_case("qwen2.5-0.5b", precision="amp-bf16", seq_len=512, optimizer="muon"),
+    op_case("llama-3.2-1b", "lora", lora="r16", optimizer="muon"),
+    op_case("llama-3.2-1b", precision="bf16", seq_len=512, optimizer="galore-adamw"),
+    op_case("llama-3.2-1b", precision="bf16", seq_len=512, optimizer="galore-adamw", optim_args="update_proj_gap=1",
+            tag="gap1"),
+    op_case("qwen2.5-0.5b", precision="amp-bf16", seq_len=512, optimizer="galore-adamw",
+            optim_args="update_proj_gap=1", tag="gap1"),
+    op_case("llama-3.2-1b", precision="bf16", seq_len=512, optimizer="apollo-adamw"),
+    op_case("llama-3.2-1b", precision="bf16", seq_len=512, optimizer="apollo-adamw", optim_args="update_proj_gap=1",
+            tag="gap1"),
+    op_case("llama-3.2-1b", precision="bf16", seq_len=512, optimizer="adam-mini"),
+    op_case("qwen2.5-0.5b", precision="bf16", seq_len=2048, optimizer="adam-mini"),
+    # LoRA on an 8-bit base (bitsandbytes LLM.int8, calibration/options.py)
+    op_case("llama-3.2-1b", "lora-8bit", lora="r16"),
+    op_case("llama-3.2-1b", "lora-8bit", lora="r16", checkpointing="full"),
+    op_case("llama-3.2-1b", "lora-8bit", lora="r8"),
+    op_case("qwen2.5-0.5b", "lora-8bit", lora="r16-d05"),
+    op_case("llama-3.1-8b", "lora-8bit", lora="r16", checkpointing="full", seq_len=4096),
+    # DoRA (PEFT use_dora): the magnitude vector, the weight norm of W + BA per forward
+    op_case("llama-3.2-1b", "lora", lora="r16", dora=True),
+    op_case("llama-3.2-1b", "lora", lora="r16", checkpointing="full", dora=True),
+    op_case("llama-3.2-1b", "lora", lora="r8", seq_len=512, dora=True),
+    op_case("qwen2.5-0.5b", "lora", lora="r16", precision="amp-bf16", dora=True),
+    op_case("llama-3.1-8b", "lora", lora="r16", checkpointing="full", seq_len=512, dora=True),
+    op_case("llama-3.1-8b", "lora", lora="r16", seq_len=256, dora=True),
+    # DoRA with lora_dropout > 0: PEFT recomputes the base output on the dropped input (DoraLinearVariant.forward)
+    op_case("llama-3.2-1b", "lora", lora="r16-d05", dora=True),
+    op_case("llama-3.2-1b", "lora", lora="r16-d05", checkpointing="full", dora=True),
+    op_case("qwen2.5-0.5b", "lora", lora="r16-d05", precision="amp-bf16", dora=True),
+    # modules trained in full beside LoRA (PEFT modules_to_save) and trained token rows (trainable_token_indices)
+    op_case("stablelm-2-1.6b", "lora", lora="r16", modules_to_save=["embed_tokens", "lm_head"]),
+    op_case("stablelm-2-1.6b", "lora", lora="r16", modules_to_save=["lm_head"], checkpointing="full"),
+    op_case("stablelm-2-1.6b", "lora", lora="r16", modules_to_save=["embed_tokens"], precision="amp-bf16"),
+    op_case("llama-3.2-1b", "lora", lora="r16", modules_to_save=["embed_tokens"]),
+    op_case("stablelm-2-1.6b", "lora", lora="r16", trainable_tokens=16),
+    op_case("llama-3.2-1b", "lora", lora="r16", trainable_tokens=16),
+    # freeze tuning (LLaMA-Factory finetuning_type: freeze) and BAdam (use_badam, layer mode)
+    op_case("llama-3.2-1b", "freeze", freeze_layers=2),
+    op_case("llama-3.2-1b", "freeze", freeze_layers=-2),
+    op_case("llama-3.2-1b", "freeze", freeze_layers=2, checkpointing="full"),
+    op_case("qwen2.5-0.5b", "freeze", freeze_layers=-4, checkpointing="full"),
+    op_case("llama-3.2-1b", "badam"),
+    op_case("llama-3.2-1b", "badam", checkpointing="full"),
+    # OFT (PEFT OFTConfig defaults: block 32, Cayley-Neumann)
+    op_case("llama-3.2-1b", "oft", lora="r16"),
+    op_case("llama-3.2-1b", "oft", lora="r16", checkpointing="full"),
+    op_case("qwen2.5-0.5b", "oft", lora="r16"),
+]
+
+CASES = H200 + GRID + LONG_CONTEXT + CURRENT + OPTIONS
 
 # The validation cases (calibration.validate): tiny models traced on fake tensors and run on real CPU tensors.
 CHECKS = [

@@ -297,6 +297,14 @@ ENTRIES: dict[str, dict[str, Any]] = {
                      "width 7168, 56 heads, 8 key-value heads, MLP 20480, vocabulary 64000, untied, RoPE base 5e6)",
         "config": _llama(64000, (7168, 20480, 60, 56, 8), positions=4096, theta=5000000.0, eps=1e-6),
     },
+    "yi-6b": {
+        "name": "Yi 6B", "family": "Yi", "hf_repo": "01-ai/Yi-6B", "aliases": [],
+        "read_from": "Yi-6B's config.json as the defaults of YiConfig in github.com/InternLM/InternEvo-HFModels "
+                     "huggingface_model/yi/yi_6B/configuration_yi.py @ 2cbc0493db4b35fea9f121374db20582f2ecf759 "
+                     "(architectures LlamaForCausalLM: 32 layers, width 4096, 32 heads, 4 key-value heads, MLP "
+                     "11008, vocabulary 64000, untied, RoPE base 5e6, 4096 positions)",
+        "config": _llama(64000, (4096, 11008, 32, 32, 4), positions=4096, theta=5000000.0),
+    },
     "qwen2-vl-7b": {
         "name": "Qwen2-VL 7B", "family": "Qwen2-VL", "hf_repo": "Qwen/Qwen2-VL-7B-Instruct",
         "aliases": ["Qwen/Qwen2-VL-7B"], "vision": True,

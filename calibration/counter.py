@@ -24,7 +24,7 @@ from functools import partial
 from typing import Any
 
 import torch
-from torch.utils._python_dispatch import TorchDispatchMode
+from torch.utils._python_dispatch import TorchDispatchMode, is_traceable_wrapper_subclass
 from torch.utils._pytree import tree_leaves
 
 KINDS = ("parameters", "gradients", "optimizer_states", "activations_and_temporaries")
@@ -64,7 +64,11 @@ class LiveBytes(TorchDispatchMode):
         self.phase_peaks[phase] = max(self.phase_peaks.get(phase, 0), self.current)
 
     def track(self, t: torch.Tensor, op: str = "track") -> Entry:
-        """Count `t`'s storage if it is new; return its entry."""
+        """Count `t`'s storage if it is new; return its entry. A wrapper subclass (torchao's quantized optimizer
+        states) owns no storage: its inner tensors are counted instead (the entry returned is the last one's)."""
+        if is_traceable_wrapper_subclass(t):
+            inner = [self.track(getattr(t, name), op) for name in t.__tensor_flatten__()[0]]
+            return inner[-1]
         st = t.untyped_storage()
         key = st._cdata
         found = self.live.get(key)
@@ -80,7 +84,11 @@ class LiveBytes(TorchDispatchMode):
         return entry
 
     def mark(self, t: torch.Tensor, kind: str) -> None:
-        """Say what `t`'s storage is (one of KINDS)."""
+        """Say what `t`'s storage is (one of KINDS); a wrapper subclass's inner tensors all."""
+        if is_traceable_wrapper_subclass(t):
+            for name in t.__tensor_flatten__()[0]:
+                self.mark(getattr(t, name), kind)
+            return
         self.track(t).kind = kind
 
     def _add(self, nbytes: int) -> None:

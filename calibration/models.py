@@ -317,11 +317,22 @@ def build_model(case: dict[str, Any]) -> torch.nn.Module:
     return model
 
 
+def add_lora(case: dict[str, Any], model: torch.nn.Module) -> torch.nn.Module:
+    """PEFT's LoRA on ``model`` as the case asks (calibration/options.py builds its bases, then this)."""
+    model = _add_lora(model, case)
+    model.train()
+    return model
+
+
 def _add_lora(model: torch.nn.Module, case: dict[str, Any]) -> torch.nn.Module:
     from peft import LoraConfig, get_peft_model
 
     lora = LoraConfig(r=case["lora_rank"], lora_alpha=case["lora_alpha"], lora_dropout=case["lora_dropout"],
-                      target_modules=lora_targets(case["model"], case["lora_targets"]), task_type="CAUSAL_LM")
+                      target_modules=lora_targets(case["model"], case["lora_targets"]), task_type="CAUSAL_LM",
+                      use_dora=case.get("dora", False),  # issue 27's DoRA, modules_to_save and trainable tokens
+                      modules_to_save=case.get("modules_to_save"),
+                      trainable_token_indices=list(range(case["trainable_tokens"])) if case.get("trainable_tokens")
+                      else None)
     model = get_peft_model(model, lora)  # adapters in fp32 (autocast_adapter_dtype=True, PEFT's default)
     if case["checkpointing"] == "full":
         model.enable_input_require_grads()  # what PEFT does for a checkpointed base model

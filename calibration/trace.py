@@ -23,7 +23,7 @@ from typing import Any
 import torch
 from transformers.utils import logging as transformers_logging
 
-from calibration import long_context, patches
+from calibration import long_context, options, patches
 from calibration.cases import CASES, case_by_id
 from calibration.counter import LiveBytes
 from calibration.models import CATALOG, build_model, materialize
@@ -36,14 +36,15 @@ def run_case(case: dict[str, Any], fake: bool = True) -> dict[str, Any]:
     """Trace one case; return its record (see README for the fields)."""
     patches.apply()
     start = time.perf_counter()
-    model = build_model(case)
+    model = options.build_model(case) if options.builds(case) else build_model(case)
     fake_mode = torch._subclasses.fake_tensor.FakeTensorMode
     mode = fake_mode(allow_non_fake_inputs=True) if fake else contextlib.nullcontext()
     counter = LiveBytes()
     offload = None
     with mode:
         materialize(model)
-        opt = make_optimizer(model)
+        extra = options.quantize(model) if options.builds(case) else []  # the 8-bit base's row scales
+        opt = options.make_optimizer(model, case) if options.is_option(case) else make_optimizer(model)
         vocab = model.get_output_embeddings().weight.shape[0]
         input_ids = torch.randint(0, vocab, (case["batch"], case["seq_len"]))
         lc = long_context.is_long_context(case)
@@ -51,11 +52,17 @@ def run_case(case: dict[str, Any], fake: bool = True) -> dict[str, Any]:
         with counter:
             counter.track(input_ids)
             mark_kinds(model, opt, counter)
+            for t in extra:
+                counter.mark(t, "parameters")
+            options.mark_extra(opt, counter)
+            kernels = options.CudaInt8() if options.builds(case) else contextlib.nullcontext()
             for n in (1, 2):
-                if lc:
-                    long_context.train_step(model, opt, input_ids, case=case, counter=counter, n=n, offload=offload)
-                else:
-                    train_step(model, opt, input_ids, precision=case["precision"], counter=counter, n=n)
+                with kernels:  # the 8-bit base's kernels as CUDA allocates them
+                    if lc:
+                        long_context.train_step(model, opt, input_ids, case=case, counter=counter, n=n,
+                                                offload=offload)
+                    else:
+                        train_step(model, opt, input_ids, precision=case["precision"], counter=counter, n=n)
     record = _record(case, model, counter, time.perf_counter() - start)
     if offload is not None:
         record["host_offloaded_peak_bytes"] = offload.host_peak  # what moved to host RAM, at its largest
@@ -96,7 +103,7 @@ def _resolved_targets(model: torch.nn.Module, field: str) -> list[str] | None:
     config = getattr(model, "peft_config", None)
     if not config:
         return None
-    return sorted(getattr(config["default"], field) or [])
+    return sorted(getattr(config["default"], field, None) or [])  # OFTConfig has no target_parameters
 
 
 def _write(records: dict[str, dict[str, Any]]) -> None:

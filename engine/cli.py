@@ -22,8 +22,8 @@ from engine import __version__
 from engine.commands.flags import flag_error
 
 #: Command modules, in the order ``--help`` lists them.
-COMMANDS = ("estimate", "plan", "attention", "levers", "alignment", "kv_cache", "models", "gpus", "lessons",
-            "snapshot", "timeline")
+COMMANDS = ("estimate", "plan", "attention", "levers", "alignment", "kv_cache", "serve", "models", "gpus",
+            "lessons", "snapshot", "timeline")
 
 Handler = Callable[[argparse.Namespace], tuple[dict[str, Any], str]]
 

@@ -291,6 +291,19 @@ REFUSED: dict[str, str] = {
     "apertus": "xIELU activations with learned parameters (Apertus)",
     "arcee": "a non-gated ReLU-squared MLP (Arcee AFM)",
     "qwen": "its own modeling code (QWenLMHeadModel, trust_remote_code) that transformers does not build",
+    "bloom": "ALiBi attention, a LayerNorm on the embeddings and a plain GELU MLP (BLOOM)",
+    "olmo": "LayerNorms without weight or bias, computed in fp32 (OLMo 1)",
+    "baichuan": "its own modeling code (BaichuanForCausalLM, trust_remote_code) that transformers does not build: a "
+                "fused W_pack projection, and ALiBi attention masks in the 13B models",
+    "chatglm": "its own modeling code (ChatGLMModel, trust_remote_code) that transformers does not build",
+    "internlm": "its own modeling code (InternLMForCausalLM, trust_remote_code) that transformers does not build",
+    "internlm2": "its own modeling code (InternLM2ForCausalLM, trust_remote_code) that transformers does not build",
+    "xverse": "its own modeling code (XverseForCausalLM, trust_remote_code) that transformers does not build",
+    "orion": "its own modeling code (OrionForCausalLM, trust_remote_code) that transformers does not build",
+    "minicpm": "its own modeling code (MiniCPMForCausalLM, trust_remote_code: muP-scaled embeddings and residuals) "
+               "that transformers does not build",
+    "minicpm3": "its own modeling code (MiniCPM3ForCausalLM, trust_remote_code: multi-head latent attention with "
+                "muP scaling) that transformers does not build",
     "bitnet": "ternary BitNet linears",
     "rwkv5": "RWKV recurrent layers",
     "rwkv6": "RWKV recurrent layers",

@@ -254,3 +254,19 @@ def active_params(m: ModelSpec) -> int:
             experts = sum(x.params for x in mlp_linears(r.mlp, m.hidden_size) if x.role.startswith("experts_"))
             idle += r.count * experts // e.num_experts * (e.num_experts - e.experts_per_token)
     return count_params(m).total - idle
+
+
+@lru_cache(maxsize=256)
+def dora_params(m: ModelSpec, targets: LoraTargets) -> int:
+    """DoRA's magnitude vectors (PEFT 0.21.2 peft/tuners/lora/dora.py ``DoraLinearLayer.update_layer``: one value
+    per output row of each adapted linear, ``weight_norm`` of ``W + s B A``): the adapted linears' output widths."""
+    return sum(r.count * sum(x.count * x.n_out for x in lora_targets(m, r, targets)) for r in runs(m))
+
+
+@lru_cache(maxsize=256)
+def oft_params(m: ModelSpec, targets: LoraTargets, block: int) -> int:
+    """OFT's trained parameters (PEFT 0.21.2 peft/tuners/oft/layer.py ``OFTRotationModule``: ``weight`` of
+    ``r x block (block - 1) / 2``, r = n_in / block, the strict upper triangle of each skew-symmetric block):
+    n_in (block - 1) / 2 per adapted linear."""
+    return sum(r.count * sum(x.count * x.n_in // block * block * (block - 1) // 2
+                             for x in lora_targets(m, r, targets)) for r in runs(m))

@@ -8,7 +8,7 @@ GUI's sliders offer are the GUI's, ``gui.state.ranges``, checked against these).
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Annotated, Any, ClassVar, get_args
+from typing import Annotated, Any, ClassVar, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 from pydantic.fields import FieldInfo
@@ -77,6 +77,24 @@ class Method(StrEnum):
     FULL = "full"
     LORA = "lora"
     QLORA = "qlora"
+    #: LoRA on an 8-bit base: bitsandbytes' LLM.int8() (transformers load_in_8bit), engine.training.states
+    LORA_8BIT = "lora-8bit"
+    #: some decoder layers trained in full, the rest frozen (LLaMA-Factory finetuning_type: freeze;
+    #: TrainingSetup.freeze_layers), engine.training.partial
+    FREEZE = "freeze"
+    #: BAdam's block coordinate descent: one decoder layer trains at a time (LLaMA-Factory use_badam, layer mode)
+    BADAM = "badam"
+    #: orthogonal fine-tuning (PEFT OFT): a block-diagonal rotation of each adapted linear's input
+    #: (TrainingSetup.oft_block_size), on a 16-bit base
+    OFT = "oft"
+
+
+#: methods whose frozen base bitsandbytes quantizes (4-bit NF4 / FP4, or LLM.int8())
+QUANTIZED_METHODS = frozenset({Method.QLORA, Method.LORA_8BIT})
+#: methods that train some decoder layers in full and freeze the rest (engine.training.partial)
+PARTIAL_METHODS = frozenset({Method.FREEZE, Method.BADAM})
+#: methods that train LoRA adapters (and what PEFT trains beside them)
+LORA_METHODS = frozenset({Method.LORA, Method.QLORA, Method.LORA_8BIT})
 
 
 class Precision(StrEnum):
@@ -90,6 +108,20 @@ class Precision(StrEnum):
     AMP_FP16 = "amp-fp16"
 
 
+class OffloadDevice(StrEnum):
+    """Where offloaded states go (DeepSpeed's ``offload_optimizer.device`` / ``offload_param.device``)."""
+
+    CPU = "cpu"
+    NVME = "nvme"  # ZeRO-Infinity: to disk through pinned host buffers (engine.training.nvme)
+
+
+class SavedModule(StrEnum):
+    """A module trained in full beside LoRA (PEFT ``modules_to_save``; the names transformers gives them)."""
+
+    EMBED_TOKENS = "embed_tokens"
+    LM_HEAD = "lm_head"
+
+
 class Optimizer(StrEnum):
     ADAMW = "adamw"
     ADAMW_8BIT = "adamw-8bit"
@@ -99,6 +131,33 @@ class Optimizer(StrEnum):
     LION = "lion"
     SGD = "sgd"
     SGD_MOMENTUM = "sgd-momentum"
+    # issue 27 (engine.training.optimizers): each costed as its library runs it
+    ADAMW_4BIT = "adamw-4bit"  # torchao AdamW4bit (transformers adamw_torch_4bit)
+    ADAMW_8BIT_TORCHAO = "adamw-8bit-torchao"  # torchao AdamW8bit (adamw_torch_8bit); adamw-8bit is bitsandbytes'
+    RMSPROP = "rmsprop"  # torch.optim.RMSprop, momentum 0 (transformers rmsprop)
+    RMSPROP_MOMENTUM = "rmsprop-momentum"  # torch.optim.RMSprop with momentum > 0
+    MUON = "muon"  # torch.optim.Muon on the blocks' matrices, AdamW on the rest
+    GALORE_ADAMW = "galore-adamw"  # galore-torch GaLoreAdamW (transformers galore_adamw)
+    APOLLO_ADAMW = "apollo-adamw"  # apollo-torch APOLLOAdamW (transformers apollo_adamw)
+    ADAM_MINI = "adam-mini"  # adam-mini Adam_mini (LLaMA-Factory use_adam_mini)
+
+
+#: the optimizers whose states follow each tensor's shape (engine.training.optimizers): costed on whole,
+#: unsharded tensors only, but for torchao's (:data:`SHARD_OPTIMIZERS`)
+PER_TENSOR_OPTIMIZERS = frozenset({Optimizer.ADAMW_4BIT, Optimizer.ADAMW_8BIT_TORCHAO, Optimizer.MUON,
+                                   Optimizer.GALORE_ADAMW, Optimizer.APOLLO_ADAMW, Optimizer.ADAM_MINI})
+#: torchao's low-bit AdamW also under ZeRO-3 as FSDP2 runs it: ``_AdamBase._new_buffer`` (torchao 0.18.0
+#: ``torchao/optim/adam.py``) makes each state from the DTensor's local shard (``p.to_local()``) and
+#: ``single_param_adam`` steps that shard: the whole-tensor bytes / the shard group, up to the 4,096-value rule on
+#: each shard (a norm's vector may fall under it) and FSDP2's uneven last dim-0 chunk. ZeRO-1/2 (DeepSpeed's flat
+#: fp32 partitions, whose size decides whether torchao quantizes at all) and offload are not costed
+SHARD_OPTIMIZERS = frozenset({Optimizer.ADAMW_4BIT, Optimizer.ADAMW_8BIT_TORCHAO})
+#: the optimizers whose states are the same per parameter whatever its shape: what the modules trained beside
+#: LoRA (modules_to_save) are costed with
+SAVED_MODULE_OPTIMIZERS = frozenset({Optimizer.ADAMW, Optimizer.ADAMW_8BIT, Optimizer.PAGED_ADAMW_8BIT,
+                                     Optimizer.PAGED_ADAMW, Optimizer.LION, Optimizer.SGD, Optimizer.SGD_MOMENTUM})
+#: the optimizers that project or group full weights: full fine-tuning only
+FULL_ONLY_OPTIMIZERS = frozenset({Optimizer.GALORE_ADAMW, Optimizer.APOLLO_ADAMW, Optimizer.ADAM_MINI})
 
 
 class Attention(StrEnum):
@@ -172,7 +231,12 @@ class Sharding(StrEnum):
     NONE = "none"  # plain DDP (or a single GPU)
     ZERO1 = "zero1"
     ZERO2 = "zero2"
-    ZERO3 = "zero3"  # = FSDP full shard
+    ZERO3 = "zero3"  # DeepSpeed ZeRO-3, or FSDP's FULL_SHARD with TrainingSetup.fsdp_version
+
+
+#: FSDP's major version (accelerate's ``fsdp_version``): 1, ``FullyShardedDataParallel``'s flat parameters; 2,
+#: ``fully_shard``'s per-parameter DTensors; None: the sharding is DeepSpeed's ZeRO (or Megatron's)
+FsdpVersion = Annotated[int, Field(strict=True, ge=1, le=2)]
 
 
 class LoraTargets(StrEnum):
@@ -460,6 +524,13 @@ class QuantSpec(_Frozen):
 Parallel = Annotated[int, Field(strict=True, ge=1, le=1_024)]
 
 
+class CpCommType(StrEnum):
+    """How context parallelism exchanges the sequence (Megatron-Core's ``--cp-comm-type``)."""
+
+    P2P = "p2p"  # ring attention: key / value chunks passed around the ring
+    A2A = "a2a"  # DeepSpeed-Ulysses: all-to-all of q, k, v (sequence -> heads) and of the output back
+
+
 class ParallelSpec(_Frozen):
     """A layout beyond data parallelism: tensor (t), pipeline (p), context (c) and expert (e) parallel sizes.
 
@@ -480,6 +551,8 @@ class ParallelSpec(_Frozen):
     virtual_stages: Annotated[int, Field(strict=True, ge=1, le=128)] = 1
     #: layers per pipeline stage, first stage first (None: as even as possible)
     pp_layers: tuple[Annotated[int, Field(strict=True, ge=1, le=1_024)], ...] | None = None
+    #: issue 27: context parallelism's exchange, ring (p2p) or DeepSpeed-Ulysses (a2a); left out of JSON at p2p
+    cp_comm_type: CpCommType = CpCommType.P2P
 
     @model_validator(mode="after")
     def _check(self) -> ParallelSpec:
@@ -491,6 +564,9 @@ class ParallelSpec(_Frozen):
             raise ValueError("the interleaved schedule needs pipeline parallelism (pp > 1)")
         if self.pp_layers is not None and len(self.pp_layers) != self.pp:
             raise ValueError(f"pp_layers lists {len(self.pp_layers)} stages but pp is {self.pp}")
+        if self.cp_comm_type is CpCommType.A2A and (self.cp == 1 or self.tp > 1 or self.pp > 1 or self.ep > 1):
+            raise ValueError("cp_comm_type a2a (Ulysses) splits the sequence over cp > 1 ranks, costed without "
+                             "tensor, pipeline or expert parallelism")
         return self
 
     @property
@@ -519,6 +595,14 @@ class HostSetup(_Frozen):
     nodes: GpuCount = 1
     #: one node's RAM, for a verdict (None: no verdict)
     ram_bytes: Bytes | None = None
+
+
+#: the setup fields issue 25's torchtitan / torchtune rules added: left out of every output while at their defaults
+STACK_OPTION_FIELDS = ("checkpoint_every", "optimizer_in_backward", "compile", "float8")
+#: the setup fields issue 27 added: left out of every output (``TrainingSetup.as_json``, ``dump_json``) while at
+#: their defaults
+ISSUE_27_FIELDS = ("optimizer_rank", "dora", "modules_to_save", "trainable_tokens", "freeze_layers",
+                   "oft_block_size", "offload_optimizer_device", "offload_params_device")
 
 
 class AllocConf(_Frozen):
@@ -582,18 +666,34 @@ class TrainingSetup(_Frozen):
     #: issue 25: whose code runs the step, and torch AdamW's implementation (None: the stack's, STACK_OPTIMIZER_IMPL)
     stack: Stack = Stack.HF_TRAINER
     optimizer_impl: OptimizerImpl | None = None
+    #: issue 25: ``sharding`` zero2 / zero3 run by PyTorch FSDP (SHARD_GRAD_OP / FULL_SHARD) of this version
+    #: instead of DeepSpeed's ZeRO; hf-trainer's FSDP is accelerate's (``engine.training.policy``)
+    fsdp_version: FsdpVersion | None = None
     host: HostSetup = HostSetup()
     #: PYTORCH_CUDA_ALLOC_CONF (issue 26): the caching allocator's options
     alloc_conf: AllocConf = AllocConf()
+    #: issue 27: GaLore's and APOLLO's projection rank (transformers' optim_args ``rank``, default 128)
+    optimizer_rank: Annotated[int, Field(strict=True, ge=1, le=65_536)] = 128
+    #: issue 27: DoRA (PEFT ``use_dora``): LoRA with a trained magnitude per output row (engine.training.saved)
+    dora: Flag = False
+    #: issue 27: modules trained in full beside LoRA (PEFT ``modules_to_save``), each a trained copy
+    modules_to_save: tuple[SavedModule, ...] = Field(default=(), max_length=2)
+    #: issue 27: token rows of the embedding trained beside LoRA (PEFT ``trainable_token_indices``: how many)
+    trainable_tokens: Annotated[int, Field(strict=True, ge=0, le=4_000_000)] = 0
+    #: issue 27: freeze tuning's trainable layers (LLaMA-Factory freeze_trainable_layers): n > 0 the last n,
+    #: n < 0 the first -n
+    freeze_layers: Annotated[int, Field(strict=True, ge=-1_024, le=1_024)] = 2
+    #: issue 27: OFT's block size (PEFT OFTConfig.oft_block_size, default 32)
+    oft_block_size: Annotated[int, Field(strict=True, ge=2, le=4_096)] = 32
+    #: issue 27: where offloaded optimizer states and parameters go (ZeRO-Infinity's NVMe: engine.training.nvme)
+    offload_optimizer_device: OffloadDevice = OffloadDevice.CPU
+    offload_params_device: OffloadDevice = OffloadDevice.CPU
 
     #: fields added after the first release: left out of ``as_json()`` while at their defaults, so that a script's
     #: output does not change until it uses them
     OPTIONAL_IN_JSON: ClassVar[tuple[str, ...]] = ("parallel", "loss", "loss_chunks", "activation_offload", "host",
-                                                   "alloc_conf", "checkpoint_every", "optimizer_in_backward",
-                                                   "compile", "float8")
-
-    #: fields added after the timeline's full setup was first recorded: left out of ``full_json()`` at their defaults
-    LATER_IN_FULL_JSON: ClassVar[tuple[str, ...]] = ("checkpoint_every", "optimizer_in_backward", "compile", "float8")
+                                                   "alloc_conf", "fsdp_version", *ISSUE_27_FIELDS,
+                                                   *STACK_OPTION_FIELDS)
 
     @model_validator(mode="after")
     def _check(self) -> TrainingSetup:
@@ -606,17 +706,99 @@ class TrainingSetup(_Frozen):
                              f"{p.cp} = {mp} (the rest is data parallelism)")
         if self.gpus % self.host.nodes:
             raise ValueError(f"gpus ({self.gpus}) must be a multiple of host.nodes ({self.host.nodes})")
+        if self.fsdp_version is not None and self.sharding not in (Sharding.ZERO2, Sharding.ZERO3):
+            raise ValueError(f"fsdp_version {self.fsdp_version} runs sharding zero2 or zero3 through FSDP "
+                             f"(SHARD_GRAD_OP / FULL_SHARD); sharding is {self.sharding.value}")
         if self.optimizer_impl is not None and self.optimizer is not Optimizer.ADAMW:
             raise ValueError(f"optimizer_impl {self.optimizer_impl.value} is torch AdamW's implementation; "
                              f"optimizer {self.optimizer.value} has none to choose")
         if self.checkpoint_every > 1 and self.checkpointing is not Checkpointing.FULL:
             raise ValueError(f"checkpoint_every {self.checkpoint_every} checkpoints every k-th layer whole: it needs "
                              f"checkpointing full, not {self.checkpointing.value}")
+        self._check_options()
         if self.micro_batch_tokens > MAX_MICRO_BATCH_TOKENS:
             cp = f" / cp {self.parallel.cp}" if self.parallel.cp > 1 else ""
             raise ValueError(f"batch x seq_len{cp} = {self.micro_batch_tokens:,} tokens per GPU in one micro-batch; "
                              f"the engine costs at most {MAX_MICRO_BATCH_TOKENS:,} (2^24): no GPU holds more")
         return self
+
+    def _check_options(self) -> None:
+        """Issue 27's options where their library does not run them as the engine costs them (the rules that need the
+        model: engine.training.refusals)."""
+        o = self.optimizer
+        allowed = (Sharding.NONE, Sharding.ZERO3) if o in SHARD_OPTIMIZERS else (Sharding.NONE,)
+        if o in PER_TENSOR_OPTIMIZERS and (self.sharding not in allowed or self.offload_optimizer
+                                           or self.offload_params or self.parallel.model_parallel > 1):
+            where = "ZeRO-1/2 partitions" if o in SHARD_OPTIMIZERS else "ZeRO / FSDP shards"
+            raise ValueError(f"optimizer {o.value}: its states follow each tensor's shape; on {where}, offloaded "
+                             "or tensor-parallel parameters they are not costed")
+        if o in FULL_ONLY_OPTIMIZERS and self.method is not Method.FULL:  # (freeze / BAdam: _check_partial)
+            raise ValueError(f"optimizer {o.value} works on the full weights: it needs method full")
+        if self.method is Method.LORA_8BIT and self.sharding is Sharding.ZERO3:
+            raise ValueError("an 8-bit base (bitsandbytes Int8Params) cannot be sharded by ZeRO-3 / FSDP")
+        if self.dora and self.method is not Method.LORA:
+            raise ValueError(f"dora is costed on LoRA over a 16-bit base (method lora), not {self.method.value}")
+        if self.dora and self.parallel.model_parallel > 1:
+            raise ValueError("dora under tensor, pipeline or context parallelism is not costed")
+        self._check_saved_modules()
+        self._check_nvme()
+        self._check_partial()
+        if self.method is Method.OFT:
+            if self.precision not in (Precision.BF16, Precision.BF16_MIXED, Precision.FP16_MIXED):
+                raise ValueError("oft is costed on a 16-bit model: with fp32 weights PEFT's oft.Linear returns each "
+                                 "output in the input's fp32, which is not costed")
+            if self.optimizer not in SAVED_MODULE_OPTIMIZERS or self.layout_active or self.lora.dropout > 0:
+                raise ValueError(f"oft with optimizer {self.optimizer.value}, a layout or dropout is not costed")
+
+    def _check_partial(self) -> None:
+        """Freeze tuning and BAdam, where the engine costs them (engine.training.partial)."""
+        if self.method not in PARTIAL_METHODS:
+            return
+        if self.freeze_layers == 0:
+            raise ValueError("freeze_layers 0 trains no layer")
+        if self.optimizer not in SAVED_MODULE_OPTIMIZERS or (self.optimizer is Optimizer.ADAMW_8BIT and \
+                self.method is Method.BADAM):
+            raise ValueError(f"{self.method.value} with optimizer {self.optimizer.value} is not costed")
+        if self.sharding is not Sharding.NONE or self.layout_active or self.offload_optimizer:
+            raise ValueError(f"{self.method.value} is costed on data parallelism without ZeRO, layouts or offload")
+        if self.activation_offload or self.checkpointing is Checkpointing.SELECTIVE:
+            raise ValueError(f"{self.method.value} with activation offload or selective checkpointing is not costed")
+        if self.checkpointing is Checkpointing.FULL and self.attention is Attention.EAGER:
+            raise ValueError(f"{self.method.value} with checkpointing and eager attention is not costed")
+
+    def _check_nvme(self) -> None:
+        """ZeRO-Infinity's NVMe offload, as DeepSpeed 0.19.8 runs it (engine.training.nvme)."""
+        nvme_opt = self.offload_optimizer_device is OffloadDevice.NVME
+        nvme_params = self.offload_params_device is OffloadDevice.NVME
+        if nvme_opt and not self.offload_optimizer:
+            raise ValueError("offload_optimizer_device nvme needs offload_optimizer")
+        if nvme_params and not self.offload_params:
+            raise ValueError("offload_params_device nvme needs offload_params")
+        if nvme_opt and self.sharding is not Sharding.ZERO3:
+            raise ValueError("DeepSpeed swaps optimizer states to NVMe under ZeRO-3 only (runtime/zero/stage3.py)")
+        if nvme_params and self.method is not Method.FULL:
+            raise ValueError("parameter offload to NVMe is costed for full fine-tuning (a LoRA base's frozen "
+                             "partitions swap through other buffers)")
+
+    def _check_saved_modules(self) -> None:
+        """PEFT's ``modules_to_save`` and ``trainable_token_indices``, where the engine costs them."""
+        if not (self.modules_to_save or self.trainable_tokens):
+            return
+        what = "modules_to_save" if self.modules_to_save else "trainable_tokens"
+        if self.method not in LORA_METHODS:
+            raise ValueError(f"{what} trains modules beside LoRA: it needs a LoRA method, not {self.method.value}")
+        if len(set(self.modules_to_save)) < len(self.modules_to_save):
+            raise ValueError("modules_to_save names a module twice")
+        if self.optimizer not in SAVED_MODULE_OPTIMIZERS:
+            raise ValueError(f"{what} with optimizer {self.optimizer.value} is not costed (its states follow each "
+                             "tensor's shape)")
+        if self.layout_active:
+            raise ValueError(f"{what} under tensor, pipeline, context or expert parallelism is not costed")
+        if self.method is Method.QLORA and SavedModule.LM_HEAD in self.modules_to_save and \
+                not self.quant.keep_lm_head_16bit:
+            raise ValueError("modules_to_save lm_head with a 4-bit output layer is not costed")
+        if self.trainable_tokens and SavedModule.EMBED_TOKENS in self.modules_to_save:
+            raise ValueError("trainable_tokens and modules_to_save embed_tokens train the same table")
 
     @property
     def adamw_impl(self) -> OptimizerImpl | None:
@@ -646,20 +828,31 @@ class TrainingSetup(_Frozen):
         """Whether any parallelism beyond data parallelism (or pipeline micro-batching) is asked for."""
         return self.parallel != ParallelSpec()
 
+    def _nested_skip(self) -> dict[str, Any]:
+        """Nested fields issue 27 added, left out while at their defaults (``parallel.cp_comm_type``)."""
+        return {"parallel": {"cp_comm_type"}} if self.parallel.cp_comm_type is CpCommType.P2P else {}
+
     def as_json(self) -> dict[str, Any]:
         """The setup as JSON, without the later fields still at their defaults (``OPTIONAL_IN_JSON``); ``stack``
         and ``optimizer_impl`` always (issue 25's contract), the latter as costed: the stack's when none is asked
         for, None for an optimizer that is not torch's AdamW."""
         defaults = TrainingSetup()
-        skip = {f for f in self.OPTIONAL_IN_JSON if getattr(self, f) == getattr(defaults, f)}
+        skip: Any = {f: True for f in self.OPTIONAL_IN_JSON if getattr(self, f) == getattr(defaults, f)}
+        if "parallel" not in skip:
+            skip |= self._nested_skip()
         return self._costed(self.model_dump(mode="json", exclude=skip))
 
     def full_json(self) -> dict[str, Any]:
-        """Every field as JSON (the timeline's setup), ``optimizer_impl`` as costed, the allocator's options once
-        they are set."""
+        """Every field as JSON (the timeline's setup), ``optimizer_impl`` as costed, the allocator's options and the
+        FSDP version once they are set, issue 27's and the stacks' options (``ISSUE_27_FIELDS``,
+        ``STACK_OPTION_FIELDS``) only when not at their defaults, so that the
+        output does not change until a script uses them."""
         defaults = TrainingSetup()
-        quiet = {f for f in ("alloc_conf", *self.LATER_IN_FULL_JSON) if getattr(self, f) == getattr(defaults, f)}
-        return self._costed(self.model_dump(mode="json", exclude=quiet))
+        quiet = {"alloc_conf"} if self.alloc_conf == AllocConf() else set()
+        quiet |= {"fsdp_version"} if self.fsdp_version is None else set()
+        quiet |= {f for f in (*ISSUE_27_FIELDS, *STACK_OPTION_FIELDS) if getattr(self, f) == getattr(defaults, f)}
+        return self._costed(self.model_dump(mode="json", exclude={**dict.fromkeys(quiet, True),
+                                                                  **self._nested_skip()}))
 
     def _costed(self, out: dict[str, Any]) -> dict[str, Any]:
         impl = self.adamw_impl
@@ -687,6 +880,8 @@ class TrainingSetup(_Frozen):
 class GpuSpec(_Frozen):
     id: Annotated[str, Field(min_length=1, max_length=200)]
     name: Annotated[str, Field(min_length=1, max_length=200)]
+    #: the memory the driver reports to CUDA (cudaMemGetInfo's total, torch's total_memory): what vLLM's
+    #: gpu_memory_utilization multiplies and what one training process can allocate (see ``memory_kind``)
     memory_bytes: GpuBytes
     vendor: Name = "NVIDIA"
     #: what the CUDA/ROCm context and libraries take outside the allocator (measured: ~0.55 GB on an H200)
@@ -701,6 +896,19 @@ class GpuSpec(_Frozen):
     source: Annotated[str, Field(max_length=1000)] = ""
     #: where ``usable_fraction`` comes from
     usable_source: Annotated[str, Field(max_length=1000)] = ""
+    #: the capacity printed on the box (80 GB), for reference: ``memory_bytes`` is what the driver reports
+    nominal_bytes: Annotated[int, Field(strict=True, ge=1, le=2**50)] | None = None
+    #: how ``memory_bytes`` was obtained: "cuda" (cudaMemGetInfo / torch's total_memory measured on the card, as vLLM
+    #: and PyTorch see it), "derived" (from a published driver figure by a sourced rule), "smi" (the vendor tool's
+    #: total), "vendor" (the capacity in JEDEC units where no driver figure is published: CUDA sees 0.3-0.8 GiB less)
+    memory_kind: Literal["cuda", "derived", "smi", "vendor"] = "vendor"
+    #: CUDA compute capability (8.0 A100, 8.6 / 8.9 RTX 30 / 40, 9.0 Hopper, 10.0 Blackwell): it picks vLLM's kernels
+    #: (Marlin needs 8.0, mxfp4's padding, FlashMLA's block size); 0 where the GPU is not NVIDIA's
+    capability: Annotated[float, Field(strict=True, ge=0.0, le=20.0)] = 8.0
+    #: how GPUs of one node talk: "pcie" (no peer links), "nvlink" (bridged pairs), "nvswitch" (SXM boards), "none"
+    interconnect: Literal["pcie", "nvlink", "nvswitch", "xgmi", "none"] = "pcie"
+    #: other names that mean this GPU exactly (``H100`` for the SXM 80 GB, not the NVL), checked before prefixes
+    aliases: tuple[Annotated[str, Field(max_length=200)], ...] = Field(default=(), max_length=16)
 
     @property
     def usable_bytes(self) -> int:

@@ -38,6 +38,8 @@ class TermName(StrEnum):
     # serving
     KV_CACHE = "kv_cache"
     ACTIVATION_WORKSPACE = "activation_workspace"
+    NON_TORCH = "non_torch"  # outside PyTorch's allocator: the CUDA context, NCCL's buffers, lazily loaded kernels
+    CUDA_GRAPHS = "cuda_graphs"  # captured after the KV cache: outside vLLM's budget until 0.19
     # alignment: a frozen model's no-grad forward pass
     FORWARD = "forward"
     # host RAM of a training run, per process and per node (engine/training/host.py), in the order they stack
@@ -86,6 +88,8 @@ TERMS: dict[str, TermDef] = _defs(
     TermDef(TermName.CUDA_CONTEXT, QT_TRANSLATE_NOOP("words", "CUDA context"), Scope.DEVICE),
     TermDef(TermName.KV_CACHE, QT_TRANSLATE_NOOP("words", "KV cache"), Scope.SERVING),
     TermDef(TermName.ACTIVATION_WORKSPACE, QT_TRANSLATE_NOOP("words", "activation workspace"), Scope.SERVING),
+    TermDef(TermName.NON_TORCH, QT_TRANSLATE_NOOP("words", "non-torch memory"), Scope.SERVING),
+    TermDef(TermName.CUDA_GRAPHS, QT_TRANSLATE_NOOP("words", "CUDA graphs"), Scope.SERVING),
     TermDef(TermName.FORWARD, QT_TRANSLATE_NOOP("words", "forward pass"), Scope.ALIGNMENT),
     TermDef(TermName.MODEL_LOADING, QT_TRANSLATE_NOOP("words", "model loading"), Scope.HOST),
     TermDef(TermName.DATASET, QT_TRANSLATE_NOOP("words", "dataset"), Scope.HOST),

@@ -96,6 +96,24 @@ ALIASES["qwen2.5-7b"] = (ALIASES["qwen2.5-7b"][0] + ("Qwen/Qwen2.5-Math-7B", "Qw
                          ALIASES["qwen2.5-7b"][1] + "; Qwen2.5-Math-7B is Qwen2.5-7B trained further (the same litgpt "
                          "shape: 28 layers, width 3584, 4 query groups, MLP 18944, vocabulary 152064)")
 
+_OLMO2 = ("OLMo-2-1124-{size}-SFT and -DPO, the steps before -Instruct, have the base's shape (github.com/Lightning-AI/"
+          "litgpt litgpt/config.py @ 26857050: one config for OLMo-2-1124-{size}, -SFT, -DPO and -Instruct, padded "
+          "vocabulary 100352)")
+for _size in ("7B", "13B"):
+    _id = f"olmo-2-{_size.lower()}"
+    ALIASES[_id] = ((f"allenai/OLMo-2-1124-{_size}-SFT", f"allenai/OLMo-2-1124-{_size}-DPO"), _OLMO2.format(size=_size))
+ALIASES["qwen2.5-32b"] = (ALIASES["qwen2.5-32b"][0] + ("NovaSky-AI/Sky-T1-32B-Preview",),
+                          ALIASES["qwen2.5-32b"][1] + "; Sky-T1-32B-Preview is Qwen2.5-32B-Instruct fine-tuned in full "
+                          "by github.com/NovaSky-AI/SkyThought skythought/train/LLaMA-Factory/examples/train_full/"
+                          "qwen2_full_sft.yaml @ 0d190f11fd8e885bbe113aeccacba5ccde5b1102 (output_dir saves/Sky-T1-32B-"
+                          "Preview; template qwen25, no new tokens and no resize_vocab)")
+ALIASES["qwen2.5-7b"] = (ALIASES["qwen2.5-7b"][0] + ("open-r1/Qwen2.5-Math-7B-RoPE-300k",),
+                         ALIASES["qwen2.5-7b"][1] + "; open-r1/Qwen2.5-Math-7B-RoPE-300k is Qwen2.5-Math-7B with its "
+                         "RoPE base frequency raised to 300k (the model card of huggingface.co/open-r1/OpenR1-Distill-"
+                         "7B, read in its Chinese copy at model.aibase.cn/models/details/1927649986573766656: fine-"
+                         "tuned from a variant of Qwen2.5-Math-7B whose RoPE base was extended to 300k for 32k "
+                         "training), which holds no parameters")
+
 #: catalog id -> (a model card's rounded figure, its URL): a check on the count, never a count
 CARD: dict[str, tuple[str, str]] = {
     "deepseek-v3": ("671B total, 37B activated", "https://huggingface.co/deepseek-ai/DeepSeek-V3"),
@@ -181,8 +199,10 @@ def add_aliases(m: dict[str, Any]) -> None:
     extra, why = ALIASES.get(m["id"], ((), ""))
     source = m.setdefault("source", {})
     source["aliases"] = [*source.get("aliases", []), *(a for a in extra if a not in source.get("aliases", []))]
-    if why and why not in source.get("alias_source", ""):
-        source["alias_source"] = "; ".join(t for t in (source.get("alias_source", ""), why) if t)
+    known = source.get("alias_source", "")
+    added = [part for part in why.split("; ") if part and part not in known]  # an entry's reasons grow by parts
+    if added:
+        source["alias_source"] = "; ".join(t for t in (known, *added) if t)
 
 
 def _merged(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:

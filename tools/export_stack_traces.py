@@ -2,7 +2,7 @@
 
 Run after ``python -m calibration.stacks.trace`` (the dev venv with torch; calibration/README.md, "Stacks"):
 ``python tools/export_stack_traces.py``. A row is bundled when the engine models every rule its trace shows
-(``MODELLED``); the others stay in calibration/stacks/NOTES.md with the engine's estimate beside them until their
+(``modelled``); the others stay in calibration/stacks/NOTES.md with the engine's estimate beside them until their
 rules land. Each row keeps the traced setup (its stack and AdamW implementation among it) and peak.
 """
 
@@ -18,25 +18,38 @@ TRACES = ROOT / "calibration" / "stacks" / "traces.jsonl"
 OUT = ROOT / "engine" / "catalog" / "stack_traces.json"
 
 
+#: the Trainer's ``optim`` names as the engine's optimizers
+OPTIMIZERS = {"paged_adamw_8bit": "paged-adamw-8bit", "paged_adamw_32bit": "paged-adamw", "adamw_torch": "adamw",
+              "adamw_torch_fused": "adamw", "adamw_8bit": "adamw-8bit"}
+#: PEFT's default ("peft": prepare_model_for_kbit_training) and the Trainer's ("trainer") checkpoint every layer
+CHECKPOINTING = {"peft": "full", "trainer": "full", "none": "none"}
+
+
 def modelled(r: dict[str, Any]) -> bool:
-    """The traces whose every rule the engine has (issue 25: the AdamW implementation; torchtitan's FSDP2 step and
-    torchtune's QLoRA recipe step)."""
+    """The traces whose every rule the engine has (issue 25): the hf-trainer ones (full fine-tuning's AdamW
+    implementations, PEFT's LoRA, and QLoRA through PEFT's preparation), torchtitan's FSDP2 step and torchtune's
+    QLoRA recipe step."""
     if r["stack"] in ("torchtitan", "torchtune"):
         return not r.get("float8")  # float8's casts: traced, not costed (calibration/stacks/NOTES.md section 8)
-    return bool(r["stack"] == "hf-trainer" and r["method"] == "full" and r["precision"] == "bf16")
+    return bool(r["stack"] == "hf-trainer" and r["precision"] == "bf16")
 
 
 def _row(r: dict[str, Any]) -> dict[str, Any]:
     if r["stack"] in ("torchtitan", "torchtune"):
         return _cut_row(r)
     impl = r["optimizer_impl_traced"]
-    setup = {"method": "full", "precision": "bf16", "optimizer": "adamw", "batch": r["batch"],
-             "seq_len": r["seq_len"], "attention": r["attention"],
-             "checkpointing": "full" if r["checkpointing"] == "trainer" else "none",
-             "stack": r["stack"], "optimizer_impl": impl}
+    optimizer = OPTIMIZERS[r["optim"]]
+    setup: dict[str, Any] = {"method": r["method"], "precision": "bf16", "optimizer": optimizer,
+                             "batch": r["batch"], "seq_len": r["seq_len"], "attention": r["attention"],
+                             "checkpointing": CHECKPOINTING[r["checkpointing"]], "stack": r["stack"]}
+    if optimizer == "adamw":
+        setup["optimizer_impl"] = impl
+    if r["method"] != "full":
+        setup["lora"] = {"rank": r["lora_rank"], "alpha": r["lora_alpha"], "dropout": r["lora_dropout"],
+                         "targets": r["lora_targets"]}
     return {"id": r["id"], "stack": r["stack"], "model": r["model"], "setup": setup,
-            "described": f"{r['id'][3:]} (AdamW {impl})", "peak_bytes": r["peak_bytes"],
-            "peak_phase": r["peak_phase"], "total_params": r["total_params"],
+            "described": f"{r['id'][3:]} ({'AdamW ' + impl if optimizer == 'adamw' else r['optim']})",
+            "peak_bytes": r["peak_bytes"], "peak_phase": r["peak_phase"], "total_params": r["total_params"],
             "trainable_params": r["trainable_params"]}
 
 

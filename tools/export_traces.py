@@ -31,6 +31,20 @@ def _setup(r: dict[str, object]) -> dict[str, object]:
             setup["loss_chunks"] = r["loss_chunks"]
     if r.get("activation_offload"):
         setup["activation_offload"] = True
+    if r.get("optimizer", "adamw") != "adamw":  # issue 27's optimizers (the op- cases)
+        setup["optimizer"] = r["optimizer"]
+    if r["method"] == "oft":  # OFT's targets are the LoRA targets' field; no rank
+        setup["lora"] = {"targets": r["lora_targets"]}
+    if r["method"] in ("freeze", "badam"):  # no adapter
+        setup.pop("lora", None)
+        if r["method"] == "freeze":
+            setup["freeze_layers"] = r["freeze_layers"]
+    if r.get("dora"):
+        setup["dora"] = True
+    if r.get("modules_to_save"):
+        setup["modules_to_save"] = r["modules_to_save"]
+    if r.get("trainable_tokens"):
+        setup["trainable_tokens"] = r["trainable_tokens"]
     return setup
 
 

@@ -230,6 +230,14 @@
         <translation>這是模型的 config.json，不是訓練設定檔；要匯入模型，請把它拖放到視窗上，或使用「記憶體」頁的「匯入 config.json」</translation>
     </message>
     <message>
+        <source>a training script&apos;s own arguments</source>
+        <translation>訓練腳本自己的參數</translation>
+    </message>
+    <message>
+        <source>Format</source>
+        <translation>格式</translation>
+    </message>
+    <message>
         <source>Model</source>
         <translation>模型</translation>
     </message>
@@ -370,6 +378,42 @@
         <translation>配置器設定（PYTORCH_CUDA_ALLOC_CONF）</translation>
     </message>
     <message>
+        <source>DoRA</source>
+        <translation>DoRA</translation>
+    </message>
+    <message>
+        <source>Modules trained in full</source>
+        <translation>完整訓練的模組</translation>
+    </message>
+    <message>
+        <source>Trained layers</source>
+        <translation>訓練的層</translation>
+    </message>
+    <message>
+        <source>OFT block</source>
+        <translation>OFT 區塊</translation>
+    </message>
+    <message>
+        <source>Projection rank</source>
+        <translation>投影 rank</translation>
+    </message>
+    <message>
+        <source>Where the optimizer is offloaded</source>
+        <translation>優化器卸載到哪裡</translation>
+    </message>
+    <message>
+        <source>Where the parameters are offloaded</source>
+        <translation>參數卸載到哪裡</translation>
+    </message>
+    <message>
+        <source>CP exchange</source>
+        <translation>CP 交換方式</translation>
+    </message>
+    <message>
+        <source>FSDP version</source>
+        <translation>FSDP 版本</translation>
+    </message>
+    <message>
         <source>reward modelling</source>
         <translation>獎勵模型訓練</translation>
     </message>
@@ -505,6 +549,104 @@
     <message>
         <source>Cannot open this file</source>
         <translation>無法開啟這個檔案</translation>
+    </message>
+</context>
+<context>
+    <name>GpuChoices</name>
+    <message>
+        <source>GPU</source>
+        <translation>GPU</translation>
+    </message>
+    <message>
+        <source>GPUs</source>
+        <translation>GPU 數量</translation>
+    </message>
+    <message>
+        <source>Tokens/s</source>
+        <translation>token/秒</translation>
+    </message>
+    <message>
+        <source>Step</source>
+        <translation>每步</translation>
+    </message>
+    <message>
+        <source>Hours</source>
+        <translation>時數</translation>
+    </message>
+    <message>
+        <source>Price</source>
+        <translation>單價</translation>
+    </message>
+    <message>
+        <source>how many GPUs of this type (ZeRO-3 beyond one)</source>
+        <translation>這種 GPU 的張數（超過一張用 ZeRO-3）</translation>
+    </message>
+    <message>
+        <source>the run&apos;s tokens per second over all its GPUs</source>
+        <translation>整個訓練在所有 GPU 上每秒處理的 token 數</translation>
+    </message>
+    <message>
+        <source>seconds of one optimizer step</source>
+        <translation>一次優化器更新步驟的秒數</translation>
+    </message>
+    <message>
+        <source>the run&apos;s hours: the dataset&apos;s tokens times the epochs at that speed</source>
+        <translation>訓練時數：以這個速度跑完資料集 token 數乘以輪數</translation>
+    </message>
+    <message>
+        <source>hours times GPUs times your price</source>
+        <translation>時數乘以 GPU 張數再乘以你的價格</translation>
+    </message>
+    <message>
+        <source>your price per GPU-hour for this type (double-click to type it)</source>
+        <translation>你這種 GPU 的每 GPU 小時價格（雙擊輸入）</translation>
+    </message>
+    <message>
+        <source>Cost</source>
+        <translation>成本</translation>
+    </message>
+</context>
+<context>
+    <name>GpuChoicesSection</name>
+    <message>
+        <source>Fastest run first</source>
+        <translation>最快的先列</translation>
+    </message>
+    <message>
+        <source>Cheapest run first</source>
+        <translation>最便宜的先列</translation>
+    </message>
+    <message>
+        <source> epochs</source>
+        <translation> 輪</translation>
+    </message>
+    <message>
+        <source>at most </source>
+        <translation>最多 </translation>
+    </message>
+    <message>
+        <source> GPUs</source>
+        <translation> 張 GPU</translation>
+    </message>
+    <message>
+        <source>Every GPU type the run fits on, the fewest of each (1, 2, 4 or whole nodes of 8, ZeRO-3 beyond one) and twice and four times as many, with the run&apos;s speed and hours: the dataset&apos;s tokens (Host RAM tab) times the epochs. Type your price per GPU-hour on a row to see what the run costs there; no price is shipped.</source>
+        <translation>這個訓練放得下的每一種 GPU，各列出最少需要幾張（1、2、4 張或整台 8 張的節點，超過一張用 ZeRO-3），以及兩倍、四倍的張數，附上速度與訓練時數：資料集的 token 數（「主機記憶體」分頁）乘以輪數。在某一列輸入你的每 GPU 小時價格，就能看到在那裡訓練的成本；軟體不附任何價格。</translation>
+    </message>
+    <message>
+        <source>Set the dataset&apos;s tokens on the Host RAM tab to see the run&apos;s hours and cost.</source>
+        <translation>在「主機記憶體」分頁設定資料集的 token 數，就能看到訓練時數與成本。</translation>
+    </message>
+    <message>
+        <source>The run fits on no GPU type within the limit: allow more GPUs, or try LoRA, QLoRA or a shorter sequence.</source>
+        <translation>在這個上限內沒有任何 GPU 型號放得下：請允許更多 GPU，或改用 LoRA、QLoRA 或較短的序列。</translation>
+    </message>
+    <message>
+        <source>{s:.3g} s</source>
+        <translation>{s:.3g} 秒</translation>
+    </message>
+    <message>
+        <source>double-click to type your price per GPU-hour</source>
+        <translation>雙擊輸入你的每 GPU 小時價格</translation>
     </message>
 </context>
 <context>
@@ -653,6 +795,10 @@
         <translation>每個節點需要 &lt;b&gt;{node}&lt;/b&gt; 主機記憶體，其 {n} 個行程中最忙的一個佔 {process}；尖峰出現在{phase}時。</translation>
     </message>
     <message>
+        <source>NVMe offload writes {disk} per node to disk; host RAM holds its pinned buffers.</source>
+        <translation>NVMe 卸載每個節點寫 {disk} 到磁碟；主機記憶體只放它的鎖頁緩衝區。</translation>
+    </message>
+    <message>
         <source>Give the RAM per node for a verdict.</source>
         <translation>填入每節點 RAM 即可判斷放不放得下。</translation>
     </message>
@@ -797,6 +943,18 @@
     <message>
         <source>Use “{step}” in my setup</source>
         <translation>把「{step}」套用到我的設定</translation>
+    </message>
+    <message>
+        <source>Time: cannot be estimated (hover for why)</source>
+        <translation>時間：無法估算（滑鼠移上去看原因）</translation>
+    </message>
+    <message>
+        <source>Time per step {b:.3g} s, {tps} tokens/s per GPU</source>
+        <translation>每步 {b:.3g} 秒，每張 GPU {tps} token/秒</translation>
+    </message>
+    <message>
+        <source>Time per step {a:.3g} s → {b:.3g} s; tokens/s per GPU {x} → {y} ({c:+.0%})</source>
+        <translation>每步 {a:.3g} 秒 → {b:.3g} 秒；每張 GPU {x} → {y} token/秒（{c:+.0%}）</translation>
     </message>
     <message>
         <source>fits</source>
@@ -1118,12 +1276,52 @@
         <translation>q、v、o 與 MLP 層（torchtune）</translation>
     </message>
     <message>
+        <source>DoRA (trained magnitude per output row)</source>
+        <translation>DoRA（每個輸出列訓練一個幅度值）</translation>
+    </message>
+    <message>
+        <source>Embedding rows trained beside LoRA (PEFT trainable tokens)</source>
+        <translation>在 LoRA 之外訓練的詞嵌入列（PEFT trainable tokens）</translation>
+    </message>
+    <message>
+        <source>Trained layers: the last n, or the first n when negative</source>
+        <translation>訓練的層：最後 n 層，負數則為最前 n 層</translation>
+    </message>
+    <message>
+        <source>OFT rotation block size</source>
+        <translation>OFT 旋轉區塊大小</translation>
+    </message>
+    <message>
         <source>LoRA rank</source>
         <translation>LoRA rank</translation>
     </message>
     <message>
         <source>LoRA targets</source>
         <translation>LoRA 套用層</translation>
+    </message>
+    <message>
+        <source>Train in full</source>
+        <translation>完整訓練</translation>
+    </message>
+    <message>
+        <source>Trained tokens</source>
+        <translation>訓練的 token</translation>
+    </message>
+    <message>
+        <source>Trained layers</source>
+        <translation>訓練的層</translation>
+    </message>
+    <message>
+        <source>OFT block</source>
+        <translation>OFT 區塊</translation>
+    </message>
+    <message>
+        <source>Embeddings</source>
+        <translation>Embedding</translation>
+    </message>
+    <message>
+        <source>Output layer</source>
+        <translation>輸出層</translation>
     </message>
     <message>
         <source>Sequence length and batch</source>
@@ -1166,6 +1364,10 @@
         <translation>8-bit 優化器</translation>
     </message>
     <message>
+        <source>GaLore&apos;s and APOLLO&apos;s projection rank</source>
+        <translation>GaLore 與 APOLLO 的投影 rank</translation>
+    </message>
+    <message>
         <source>BF16 mixed (fp32 master + states)</source>
         <translation>BF16 混合精度（fp32 主權重 + 狀態）</translation>
     </message>
@@ -1206,12 +1408,36 @@
         <translation>優化器</translation>
     </message>
     <message>
+        <source>Projection rank</source>
+        <translation>投影 rank</translation>
+    </message>
+    <message>
         <source>Precision</source>
         <translation>精度</translation>
     </message>
     <message>
         <source>Attention</source>
         <translation>注意力</translation>
+    </message>
+    <message>
+        <source>Training stack</source>
+        <translation>訓練框架</translation>
+    </message>
+    <message>
+        <source>Whose code runs the training step (the Hugging Face Trainer: also TRL, Axolotl and LLaMA-Factory): its own rules change the memory (PEFT&apos;s fp32 preparation of a QLoRA model, the AdamW implementation it picks)</source>
+        <translation>由誰的程式碼跑訓練步驟（Hugging Face Trainer：也包括 TRL、Axolotl 和 LLaMA-Factory）：它自己的規則會改變記憶體用量（PEFT 為 QLoRA 模型做的 FP32 準備、它選的 AdamW 實作）</translation>
+    </message>
+    <message>
+        <source>AdamW step</source>
+        <translation>AdamW 實作</translation>
+    </message>
+    <message>
+        <source>How torch&apos;s AdamW runs its step: foreach makes a temporary as large as all its states at once, the for-loop two of the largest parameter, fused nothing of a parameter&apos;s size</source>
+        <translation>PyTorch 的 AdamW 怎麼更新一步：foreach 一次配置跟所有狀態一樣大的暫存，for-loop 配置兩份最大參數的大小，fused 不配置參數大小的暫存</translation>
+    </message>
+    <message>
+        <source>Stack</source>
+        <translation>訓練框架</translation>
     </message>
     <message>
         <source>GPUs</source>
@@ -1234,6 +1460,18 @@
         <translation>把參數卸載到 CPU（ZeRO-3）</translation>
     </message>
     <message>
+        <source>… the optimizer states on to NVMe</source>
+        <translation>… 優化器狀態再轉存到 NVMe</translation>
+    </message>
+    <message>
+        <source>… the parameters on to NVMe</source>
+        <translation>… 參數再轉存到 NVMe</translation>
+    </message>
+    <message>
+        <source>ZeRO-Infinity: to disk through pinned host buffers (DeepSpeed, ZeRO-3)</source>
+        <translation>ZeRO-Infinity：經由主機鎖頁緩衝區寫到磁碟（DeepSpeed，ZeRO-3）</translation>
+    </message>
+    <message>
         <source>GPU type</source>
         <translation>GPU 型號</translation>
     </message>
@@ -1244,6 +1482,14 @@
     <message>
         <source>Sharding</source>
         <translation>分片</translation>
+    </message>
+    <message>
+        <source>ZeRO-2 / ZeRO-3 run by DeepSpeed, or by PyTorch FSDP (under the Hugging Face Trainer, accelerate keeps fp32 copies of what trains)</source>
+        <translation>ZeRO-2／ZeRO-3 由 DeepSpeed 或 PyTorch FSDP 執行（在 Hugging Face Trainer 底下，accelerate 會把要訓練的參數存成 FP32）</translation>
+    </message>
+    <message>
+        <source>Sharded by</source>
+        <translation>分片實作</translation>
     </message>
     <message>
         <source>Units</source>
@@ -1283,6 +1529,10 @@
     <message>
         <source>Host RAM ✗</source>
         <translation>主機記憶體 ✗</translation>
+    </message>
+    <message>
+        <source>GPU types</source>
+        <translation>選 GPU</translation>
     </message>
     <message>
         <source>Stage {n} · layers {first}–{last}</source>
@@ -1370,8 +1620,8 @@
         <translation>準確度：已配置尖峰與在 H200 上實測的 {n} 個訓練步驟相差不超過 {worst:.1%}（中位數 {median:.1%}）；詳見 docs/accuracy.md。</translation>
     </message>
     <message>
-        <source>Assumptions: activations counted tensor by tensor for Hugging Face layers (the method of Korthikanti et al. 2022); LoRA adapters in fp32 (PEFT&apos;s default); QLoRA stores the frozen linear layers in 4-bit NF4 with double quantization, embeddings and output layer in 16 bits; the GPU-count curve uses {sharding}.</source>
-        <translation>假設：激活值依 Hugging Face 各層逐個張量計算（Korthikanti 等人 2022 的方法）；LoRA adapter 用 fp32（PEFT 預設）；QLoRA 把凍結的線性層存成 4-bit NF4 加雙重量化，嵌入層與輸出層維持 16 位元；GPU 數量曲線使用 {sharding}。</translation>
+        <source>Assumptions: activations counted tensor by tensor for Hugging Face layers (the method of Korthikanti et al. 2022); LoRA adapters in fp32 (PEFT&apos;s default); QLoRA stores the frozen linear layers in 4-bit NF4 with double quantization, embeddings, norms and output layer in fp32 under the Hugging Face Trainer (PEFT&apos;s preparation), in 16 bits elsewhere; the GPU-count curve uses {sharding}.</source>
+        <translation>假設：激活值依 Hugging Face 各層逐個張量計算（Korthikanti 等人 2022 的方法）；LoRA adapter 用 fp32（PEFT 預設）；QLoRA 把凍結的線性層存成 4-bit NF4 加雙重量化，嵌入層、正規化層與輸出層在 Hugging Face Trainer 底下是 fp32（PEFT 的準備），其他框架維持 16 位元；GPU 數量曲線使用 {sharding}。</translation>
     </message>
 </context>
 <context>
@@ -1440,6 +1690,18 @@
         <translation>專家平行：MoE 層的專家分散到 e 張 GPU</translation>
     </message>
     <message>
+        <source>Ring attention</source>
+        <translation>環狀注意力（ring attention）</translation>
+    </message>
+    <message>
+        <source>Ulysses all-to-all</source>
+        <translation>Ulysses 全對全交換（all-to-all）</translation>
+    </message>
+    <message>
+        <source>How context parallelism exchanges the sequence: ring attention&apos;s key/value chunks, or DeepSpeed-Ulysses&apos; all-to-all of q, k, v</source>
+        <translation>上下文平行如何交換序列：環狀注意力（ring attention）傳遞 key/value 區塊，或 DeepSpeed-Ulysses 對 q、k、v 做全對全交換（all-to-all）</translation>
+    </message>
+    <message>
         <source>Sequence parallelism (with TP)</source>
         <translation>序列平行（搭配 TP）</translation>
     </message>
@@ -1466,6 +1728,10 @@
     <message>
         <source>CP</source>
         <translation>CP</translation>
+    </message>
+    <message>
+        <source>CP exchange</source>
+        <translation>CP 交換方式</translation>
     </message>
     <message>
         <source>EP</source>
@@ -1634,6 +1900,22 @@ Device total: plus the CUDA context and libraries — what nvidia-smi shows.</so
         <translation>通訊</translation>
     </message>
     <message>
+        <source>Tokens/s</source>
+        <translation>token/秒</translation>
+    </message>
+    <message>
+        <source>Run hours</source>
+        <translation>訓練時數</translation>
+    </message>
+    <message>
+        <source>the run&apos;s tokens per second over all its GPUs (the step-time model)</source>
+        <translation>整個訓練在所有 GPU 上每秒處理的 token 數（步驟時間模型）</translation>
+    </message>
+    <message>
+        <source>the dataset&apos;s tokens times the epochs at that speed (set the dataset&apos;s tokens on the Host RAM tab)</source>
+        <translation>以這個速度跑完資料集 token 數乘以輪數所需的時數（資料集的 token 數在「主機記憶體」分頁設定）</translation>
+    </message>
+    <message>
         <source>data-parallel replicas</source>
         <translation>資料平行副本數</translation>
     </message>
@@ -1685,6 +1967,18 @@ Device total: plus the CUDA context and libraries — what nvidia-smi shows.</so
         <translation> 張 GPU</translation>
     </message>
     <message>
+        <source>Fewest GPUs first</source>
+        <translation>GPU 最少的先列</translation>
+    </message>
+    <message>
+        <source>Fastest first</source>
+        <translation>最快的先列</translation>
+    </message>
+    <message>
+        <source> epochs</source>
+        <translation> 輪</translation>
+    </message>
+    <message>
         <source>Use this layout</source>
         <translation>採用這個配置</translation>
     </message>
@@ -1693,8 +1987,8 @@ Device total: plus the CUDA context and libraries — what nvidia-smi shows.</so
         <translation>最多</translation>
     </message>
     <message>
-        <source>Every layout that fits, fewest GPUs first, then the smallest device total: tensor (TP), pipeline (PP), context (CP) and expert (EP) parallelism, a ZeRO stage and checkpointing. Click a header to sort; double-click a row, or select it and press “Use this layout”, to make it the scenario.</source>
-        <translation>所有放得下的配置，GPU 最少的在前，其次是裝置總計最小的：張量（TP）、管線（PP）、上下文（CP）與專家（EP）平行，加上 ZeRO 階段與梯度檢查點。點欄位標題可排序；雙擊一列，或選取後按「採用這個配置」，就會套用到情境。</translation>
+        <source>Every layout that fits, fewest GPUs first, then the smallest device total: tensor (TP), pipeline (PP), context (CP) and expert (EP) parallelism, a ZeRO stage and checkpointing; with each one&apos;s speed (tokens/s over all its GPUs) and the run&apos;s hours for the dataset&apos;s tokens (Host RAM tab) times the epochs. Click a header to sort; double-click a row, or select it and press “Use this layout”, to make it the scenario.</source>
+        <translation>每一種放得下的配置，GPU 最少的先列，其次是裝置總計最小的：張量（TP）、管線（PP）、上下文（CP）與專家（EP）平行、ZeRO 階段與梯度檢查點；並附上每一種的速度（所有 GPU 合計的 token/秒），以及跑完資料集 token 數（「主機記憶體」分頁）乘以輪數的訓練時數。點欄位標題可排序；雙擊一列，或選取後按「採用這個配置」，就會把它設成目前的情境。</translation>
     </message>
     <message>
         <source>Waiting for the settings to settle…</source>
@@ -1758,6 +2052,22 @@ Device total: plus the CUDA context and libraries — what nvidia-smi shows.</so
 </context>
 <context>
     <name>RoadmapView</name>
+    <message>
+        <source>{s:.3g} s per step</source>
+        <translation>每步 {s:.3g} 秒</translation>
+    </message>
+    <message>
+        <source>Options that fit, fastest first</source>
+        <translation>放得下的選項，最快的先列</translation>
+    </message>
+    <message>
+        <source>The roadmap up to “{step}”</source>
+        <translation>路線圖走到「{step}」</translation>
+    </message>
+    <message>
+        <source>{n} tokens/s</source>
+        <translation>{n} token/秒</translation>
+    </message>
     <message>
         <source>&lt;b&gt;What would make it fit&lt;/b&gt; — the seed guide&apos;s roadmap, each step on top of the previous</source>
         <translation>&lt;b&gt;怎樣才放得下&lt;/b&gt; — 依筆記的實踐路線圖，每一步疊在前一步之上</translation>
@@ -2040,8 +2350,28 @@ Device total: plus the CUDA context and libraries — what nvidia-smi shows.</so
         <translation>KV cache 資料型別</translation>
     </message>
     <message>
-        <source>Weights dtype</source>
-        <translation>權重資料型別</translation>
+        <source>model dtype (auto)</source>
+        <translation>模型精度（auto）</translation>
+    </message>
+    <message>
+        <source>vLLM default</source>
+        <translation>vLLM 預設</translation>
+    </message>
+    <message>
+        <source>Eager mode: no CUDA graphs (--enforce-eager)</source>
+        <translation>Eager 模式：不擷取 CUDA Graphs，即 vLLM 的參數（--enforce-eager）</translation>
+    </message>
+    <message>
+        <source>Weights</source>
+        <translation>權重</translation>
+    </message>
+    <message>
+        <source>Max batched tokens</source>
+        <translation>每批最多 token 數</translation>
+    </message>
+    <message>
+        <source>Max sequences</source>
+        <translation>最多同時序列數</translation>
     </message>
     <message>
         <source>Context length</source>
@@ -2054,6 +2384,14 @@ Device total: plus the CUDA context and libraries — what nvidia-smi shows.</so
     <message>
         <source>Tensor-parallel GPUs</source>
         <translation>張量平行 GPU 數</translation>
+    </message>
+    <message>
+        <source>Pipeline-parallel GPUs</source>
+        <translation>管線平行 GPU 數</translation>
+    </message>
+    <message>
+        <source>GPU memory utilization</source>
+        <translation>GPU 記憶體使用比例</translation>
     </message>
     <message>
         <source>{n:,} tokens</source>
@@ -2091,8 +2429,16 @@ Device total: plus the CUDA context and libraries — what nvidia-smi shows.</so
         <translation>2 × 層數 × KV head 數 × head 維度 × token 數 × 每個元素的位元組，每條序列（GB：10⁹ 位元組）。</translation>
     </message>
     <message>
-        <source>How many users fit</source>
-        <translation>放得下多少使用者</translation>
+        <source>What vLLM will allocate</source>
+        <translation>vLLM 會配置的記憶體</translation>
+    </message>
+    <message>
+        <source>vLLM profiles one dummy batch at start-up, then gives the KV cache what is left of its budget (the memory the driver reports × gpu_memory_utilization) after the weights, the activation peak and the memory outside PyTorch. CUDA graphs are captured after, from the headroom.</source>
+        <translation>vLLM 啟動時先用一個假批次量測記憶體，再把預算（驅動程式回報的記憶體 × gpu_memory_utilization）扣掉權重、激活值峰值和 PyTorch 以外的記憶體，剩下的全給 KV cache。CUDA Graphs 之後才擷取，用的是預算外的餘裕。</translation>
+    </message>
+    <message>
+        <source>What vLLM will log</source>
+        <translation>vLLM 會印出的日誌</translation>
     </message>
     <message>
         <source>MLA against GQA</source>
@@ -2115,16 +2461,36 @@ Device total: plus the CUDA context and libraries — what nvidia-smi shows.</so
         <translation>放得下 {n:,} 條</translation>
     </message>
     <message>
-        <source>GPU memory</source>
-        <translation>GPU 記憶體</translation>
+        <source>vLLM&apos;s cache</source>
+        <translation>vLLM 的 cache</translation>
     </message>
     <message>
-        <source>usable ({u:.0%})</source>
-        <translation>可用（{u:.0%}）</translation>
+        <source>GPU memory (as the driver reports it)</source>
+        <translation>GPU 記憶體（驅動程式回報值）</translation>
     </message>
     <message>
-        <source>&lt;b&gt;The weights alone overflow:&lt;/b&gt; {w} per GPU of {b} usable. Add GPUs or quantize.</source>
-        <translation>&lt;b&gt;光是權重就放不下：&lt;/b&gt;每張 GPU {w}，可用只有 {b}。請增加 GPU 或量化。</translation>
+        <source>vLLM&apos;s budget ({u:.0%})</source>
+        <translation>vLLM 的預算（{u:.0%}）</translation>
+    </message>
+    <message>
+        <source>vLLM {version} ({engine} engine) will print these lines at start-up (times are not predicted):</source>
+        <translation>vLLM {version}（{engine} 引擎）啟動時會印出這幾行（時間不預測）：</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;vLLM would not start:&lt;/b&gt; {why}</source>
+        <translation>&lt;b&gt;vLLM 無法啟動：&lt;/b&gt;{why}</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;The weights alone overflow:&lt;/b&gt; {w} per GPU of {b} in vLLM&apos;s budget. Add GPUs or quantize.</source>
+        <translation>&lt;b&gt;光是權重就放不下：&lt;/b&gt;每張 GPU 要 {w}，vLLM 的預算只有 {b}。請加 GPU 或量化。</translation>
+    </message>
+    <message>
+        <source>on {n} × {gpu}</source>
+        <translation>在 {n} × {gpu} 上</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;vLLM will hold {tokens:,} tokens in its KV cache&lt;/b&gt; {where}, {kv} per GPU: at most {max:,} sequences of {t:,} tokens at once ({per} of KV cache each). {verdict}</source>
+        <translation>&lt;b&gt;vLLM 的 KV cache 可容納 {tokens:,} 個 token&lt;/b&gt;（{where}，每張 GPU {kv}）：最多同時 {max:,} 條 {t:,} 個 token 的序列（每條 KV cache {per}）。{verdict}</translation>
     </message>
     <message>
         <source>The {n:,} requested fit.</source>
@@ -2137,14 +2503,6 @@ Device total: plus the CUDA context and libraries — what nvidia-smi shows.</so
     <message>
         <source>on one {gpu}</source>
         <translation>在一張 {gpu} 上</translation>
-    </message>
-    <message>
-        <source>on {tp} × {gpu} (tensor parallel)</source>
-        <translation>在 {tp} × {gpu} 上（張量平行）</translation>
-    </message>
-    <message>
-        <source>&lt;b&gt;At most {max:,} sequences of {t:,} tokens fit&lt;/b&gt; {where}: {kv} of KV cache per sequence per GPU, {left} left per GPU beside the weights. {verdict}</source>
-        <translation>&lt;b&gt;{where}最多放得下 {max:,} 條 {t:,} token 的序列&lt;/b&gt;：每條序列在每張 GPU 上要 {kv} 的 KV cache，扣掉權重後每張 GPU 剩 {left}。{verdict}</translation>
     </message>
 </context>
 <context>
@@ -2364,6 +2722,25 @@ Device total: plus the CUDA context and libraries — what nvidia-smi shows.</so
     </message>
 </context>
 <context>
+    <name>_Advanced</name>
+    <message>
+        <source>Advanced: vLLM release</source>
+        <translation>進階：vLLM 版本</translation>
+    </message>
+    <message>
+        <source>the release&apos;s default</source>
+        <translation>該版本的預設</translation>
+    </message>
+    <message>
+        <source>vLLM version</source>
+        <translation>vLLM 版本</translation>
+    </message>
+    <message>
+        <source>Engine</source>
+        <translation>引擎</translation>
+    </message>
+</context>
+<context>
     <name>choices</name>
     <message>
         <source>Full</source>
@@ -2376,6 +2753,22 @@ Device total: plus the CUDA context and libraries — what nvidia-smi shows.</so
     <message>
         <source>QLoRA</source>
         <translation>QLoRA</translation>
+    </message>
+    <message>
+        <source>LoRA 8-bit</source>
+        <translation>8-bit LoRA</translation>
+    </message>
+    <message>
+        <source>Freeze</source>
+        <translation>凍結微調</translation>
+    </message>
+    <message>
+        <source>BAdam</source>
+        <translation>BAdam</translation>
+    </message>
+    <message>
+        <source>OFT</source>
+        <translation>OFT</translation>
     </message>
     <message>
         <source>AdamW</source>
@@ -2408,6 +2801,38 @@ Device total: plus the CUDA context and libraries — what nvidia-smi shows.</so
     <message>
         <source>SGD with momentum</source>
         <translation>SGD（含動量）</translation>
+    </message>
+    <message>
+        <source>AdamW 4-bit (torchao)</source>
+        <translation>4-bit AdamW（TorchAO）</translation>
+    </message>
+    <message>
+        <source>AdamW 8-bit (torchao)</source>
+        <translation>8-bit AdamW（TorchAO）</translation>
+    </message>
+    <message>
+        <source>RMSprop</source>
+        <translation>RMSprop</translation>
+    </message>
+    <message>
+        <source>RMSprop with momentum</source>
+        <translation>RMSprop（含動量）</translation>
+    </message>
+    <message>
+        <source>Muon (+ AdamW)</source>
+        <translation>Muon（+ AdamW）</translation>
+    </message>
+    <message>
+        <source>GaLore AdamW</source>
+        <translation>GaLore AdamW</translation>
+    </message>
+    <message>
+        <source>APOLLO AdamW</source>
+        <translation>APOLLO AdamW</translation>
+    </message>
+    <message>
+        <source>Adam-mini</source>
+        <translation>精簡 Adam（Adam-mini）</translation>
     </message>
     <message>
         <source>eager attention</source>
@@ -2472,6 +2897,42 @@ Device total: plus the CUDA context and libraries — what nvidia-smi shows.</so
     <message>
         <source>chunked loss with its backward per chunk</source>
         <translation>分塊損失（每塊在前向傳播中即時反向傳播）</translation>
+    </message>
+    <message>
+        <source>Hugging Face Trainer</source>
+        <translation>Hugging Face Trainer</translation>
+    </message>
+    <message>
+        <source>fused</source>
+        <translation>融合（fused）</translation>
+    </message>
+    <message>
+        <source>foreach</source>
+        <translation>整批（foreach）</translation>
+    </message>
+    <message>
+        <source>for-loop</source>
+        <translation>逐一（for-loop）</translation>
+    </message>
+    <message>
+        <source>stack&apos;s own ({impl})</source>
+        <translation>框架預設（{impl}）</translation>
+    </message>
+    <message>
+        <source>torchtune</source>
+        <translation>PyTorch 微調函式庫（torchtune）</translation>
+    </message>
+    <message>
+        <source>torchtitan</source>
+        <translation>PyTorch 預訓練平台（torchtitan）</translation>
+    </message>
+    <message>
+        <source>LitGPT</source>
+        <translation>LitGPT（Lightning AI）</translation>
+    </message>
+    <message>
+        <source>Megatron-LM / NeMo</source>
+        <translation>Megatron-LM／NeMo</translation>
     </message>
 </context>
 <context>
@@ -2689,10 +3150,6 @@ Device total: plus the CUDA context and libraries — what nvidia-smi shows.</so
         <translation>{value} 不是 ZeRO 階段（0、1、2 或 3）</translation>
     </message>
     <message>
-        <source>a base model loaded in 8 bits is not a method VRAM Lab costs</source>
-        <translation>以 8 位元載入基底模型不是 VRAM Lab 會估算的方法</translation>
-    </message>
-    <message>
         <source>a GPTQ-quantized base is not a method VRAM Lab costs</source>
         <translation>GPTQ 量化的基底不是 VRAM Lab 會估算的方法</translation>
     </message>
@@ -2711,10 +3168,6 @@ Device total: plus the CUDA context and libraries — what nvidia-smi shows.</so
     <message>
         <source>{value} checkpoints each layer and moves the one tensor it keeps, the layer&apos;s input, to disk; costed as full checkpointing with activation offloading to host RAM</source>
         <translation>{value} 對每一層做梯度檢查點，並把它唯一保留的張量（該層的輸入）移到磁碟；以完整的梯度檢查點加上把激活值卸載到主機記憶體估算</translation>
-    </message>
-    <message>
-        <source>DoRA keeps each adapted weight&apos;s norm and more activations than LoRA; VRAM Lab does not cost it</source>
-        <translation>DoRA 會保留每個被調整權重的範數，激活值也比 LoRA 多；VRAM Lab 不估算它</translation>
     </message>
     <message>
         <source>Axolotl quantizes to 4 bits only with adapter: qlora; costed as LoRA on a 16-bit base</source>
@@ -2793,6 +3246,14 @@ Device total: plus the CUDA context and libraries — what nvidia-smi shows.</so
         <translation>{value} 不是 VRAM Lab 認得的對齊方法（DPO、IPO、ORPO、SimPO、CPO、KTO、PPO、GRPO、RLOO、獎勵模型訓練）</translation>
     </message>
     <message>
+        <source>a base loaded in 8 bits is costed with LoRA on it (--method lora-8bit), not trained in full or as QLoRA</source>
+        <translation>以 8 位元載入的基底只在其上加 LoRA 時估算（--method lora-8bit），不估算全參數訓練或 QLoRA</translation>
+    </message>
+    <message>
+        <source>DoRA is costed on LoRA over a 16-bit base (--dora), not on a quantized one</source>
+        <translation>DoRA 只在 16 位元基底上的 LoRA 估算（--dora），不估算量化基底上的</translation>
+    </message>
+    <message>
         <source>{value} computes the output layer and the loss chunk by chunk, so no tensor of the vocabulary&apos;s size is whole; costed as fused-linear-ce (Liger&apos;s)</source>
         <translation>{value} 分塊計算輸出層與損失，所以沒有任何詞彙表大小的張量是完整的；以 fused-linear-ce（Liger 的做法）估算</translation>
     </message>
@@ -2833,20 +3294,24 @@ Device total: plus the CUDA context and libraries — what nvidia-smi shows.</so
         <translation>沒有給任何設定檔</translation>
     </message>
     <message>
-        <source>{value} fine-tuning trains only some layers or an orthogonal adapter, which VRAM Lab does not cost</source>
-        <translation>{value} 微調只訓練部分層或正交 adapter，VRAM Lab 不估算</translation>
+        <source>{value} fine-tuning in this form is not costed (freeze: whole layers with every module; oft: by block size)</source>
+        <translation>未估算這種形式的 {value} 微調（freeze：整層、所有模組；oft：依區塊大小）</translation>
     </message>
     <message>
-        <source>a base quantized to {value} bits is not costed (QLoRA&apos;s 4-bit NF4 is)</source>
-        <translation>未估算量化到 {value} 位元的基底（QLoRA 的 4-bit NF4 有估算）</translation>
+        <source>a base quantized to {value} bits is not costed (4-bit QLoRA and 8-bit LoRA are)</source>
+        <translation>未估算量化到 {value} 位元的基底（4-bit QLoRA 與 8-bit LoRA 有估算）</translation>
     </message>
     <message>
         <source>{value} quantization is not costed (bitsandbytes 4-bit is)</source>
         <translation>未估算 {value} 量化（bitsandbytes 4-bit 有估算）</translation>
     </message>
     <message>
-        <source>{value} replaces the optimizer with one VRAM Lab does not cost</source>
-        <translation>{value} 會把優化器換成 VRAM Lab 不估算的一種</translation>
+        <source>{value} in its layer-wise mode (or BAdam&apos;s ratio mode) is not costed</source>
+        <translation>未估算 {value} 的逐層模式（或 BAdam 的比例模式）</translation>
+    </message>
+    <message>
+        <source>{value} is costed on full fine-tuning only (LLaMA-Factory refuses GaLore, APOLLO and BAdam with LoRA)</source>
+        <translation>{value} 只在全參數微調時估算（LLaMA-Factory 不接受 GaLore、APOLLO、BAdam 與 LoRA 併用）</translation>
     </message>
     <message>
         <source>not a training run (do_train is not set: an inference, evaluation or export config)</source>
@@ -2917,6 +3382,10 @@ Device total: plus the CUDA context and libraries — what nvidia-smi shows.</so
         <translation>{value} 是 {model}，它有 {why}：VRAM Lab 還無法估算；請用 --model 指定另一個模型</translation>
     </message>
     <message>
+        <source>{value} is a path on the machine the config was written for, with no config.json here; give the model with --model (a catalog id) or --config (its config.json)</source>
+        <translation>{value} 是撰寫這份設定檔那台機器上的路徑，這裡沒有 config.json；請用 --model（目錄中的 id）或 --config（它的 config.json）指定模型</translation>
+    </message>
+    <message>
         <source>{value} is {model} quantized ahead of training ({kind}), which is not costed as its own model; give --model {id} (with --method qlora for a 4-bit bitsandbytes base) to estimate it</source>
         <translation>{value} 是事先量化過（{kind}）的 {model}，不會當成獨立的模型估算；請用 --model {id}（4-bit bitsandbytes 基礎模型再加上 --method qlora）來估算</translation>
     </message>
@@ -2943,6 +3412,10 @@ Device total: plus the CUDA context and libraries — what nvidia-smi shows.</so
     <message>
         <source>the imported setup is not valid: {problem}</source>
         <translation>匯入的設定無效：{problem}</translation>
+    </message>
+    <message>
+        <source>{value} under DeepSpeed ZeRO steps DeepSpeed&apos;s flat fp32 partitions, not each tensor: not costed (as FSDP2 runs it, it is)</source>
+        <translation>{value} 在 DeepSpeed ZeRO 下更新的是 DeepSpeed 的扁平 fp32 分區，不是逐個張量：未估算（FSDP2 的執行方式有估算）</translation>
     </message>
     <message>
         <source>{value} is not micro-batch x accumulation x data-parallel GPUs ({product}), as DeepSpeed requires; the estimate uses those</source>
@@ -2977,12 +3450,40 @@ Device total: plus the CUDA context and libraries — what nvidia-smi shows.</so
         <translation>{value} 沿用檢查點的 dtype，視為 bf16</translation>
     </message>
     <message>
-        <source>not TRL&apos;s own arguments but a training script&apos;s: {value} ask for a method VRAM Lab cannot read from a script it does not know</source>
-        <translation>這不是 TRL 自己的參數，而是某個訓練腳本的參數：{value} 指定了一種微調方法，但 VRAM Lab 無法從它不認得的腳本讀出是哪一種</translation>
+        <source>not a tool&apos;s format: the arguments of {script} ({source}), read as that script reads them: {keys}</source>
+        <translation>不是任何工具的格式：是 {script}（{source}）的參數，依該腳本的讀法讀取：{keys}</translation>
+    </message>
+    <message>
+        <source>not a tool&apos;s format: a training script&apos;s own arguments beside transformers&apos; TrainingArguments, read as their names say: {keys}</source>
+        <translation>不是任何工具的格式：是訓練腳本在 transformers 的 TrainingArguments 之外自己的參數，依名稱的字面意思讀取：{keys}</translation>
+    </message>
+    <message>
+        <source>{value} leave the method to the script&apos;s own default, and VRAM Lab does not know this script</source>
+        <translation>{value} 讓微調方法取決於腳本自己的預設值，而 VRAM Lab 不認得這個腳本</translation>
+    </message>
+    <message>
+        <source>{value} ask for methods that exclude each other</source>
+        <translation>{value} 指定的微調方法互相排斥</translation>
+    </message>
+    <message>
+        <source>{value} is not a method the script takes</source>
+        <translation>{value} 不是這個腳本接受的微調方法</translation>
     </message>
     <message>
         <source>LoRA is switched off ({value}), so this LoRA setting is not used</source>
         <translation>LoRA 已關閉（{value}），所以用不到這個 LoRA 設定</translation>
+    </message>
+    <message>
+        <source>the script requires exactly one of fp16 and bf16 to be true (fp16: {fp16}, bf16: {bf16})</source>
+        <translation>這個腳本要求 fp16 與 bf16 恰好只有一個為 true（fp16：{fp16}，bf16：{bf16}）</translation>
+    </message>
+    <message>
+        <source>{value} trains only part of the model (the projector or the head), which VRAM Lab does not cost</source>
+        <translation>{value} 只訓練模型的一部分（投影層或輸出層），VRAM Lab 不估算這種情況</translation>
+    </message>
+    <message>
+        <source>the vision tower and projector are not counted (the estimate counts the language model)</source>
+        <translation>視覺編碼器與投影層不計入（估算只計入語言模型）</translation>
     </message>
     <message>
         <source>the sequence is the prompt plus the completion, and the file does not bound the prompt (max_prompt_length)</source>
@@ -3374,6 +3875,14 @@ VRAM Lab 保留了目前的狀態，可以照常使用。詳細資訊已寫入 {
     <message>
         <source>KV cache</source>
         <translation>KV cache</translation>
+    </message>
+    <message>
+        <source>non-torch memory</source>
+        <translation>PyTorch 以外的記憶體</translation>
+    </message>
+    <message>
+        <source>CUDA graphs</source>
+        <translation>CUDA Graphs</translation>
     </message>
     <message>
         <source>model loading</source>

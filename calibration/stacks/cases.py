@@ -35,6 +35,19 @@ def full_case(model: str, *, batch: int = 1, seq_len: int = 2048, optim: str = "
             "lora_targets": None}
 
 
+def lora_case(model: str, *, rank: int = 16, targets: str = "all-linear", batch: int = 1, seq_len: int = 2048,
+              checkpointing: str = "trainer", optim: str = "adamw_torch_fused", dropout: float = 0.0) -> Case:
+    """Plain LoRA through the Trainer on a model loaded in bf16 (PEFT's fp32 adapters): checkpointing "trainer" =
+    `TrainingArguments(gradient_checkpointing=True)` (what the Trainer enables itself), "none" = off."""
+    drop = f"-d{int(dropout * 100):02d}" if dropout else ""
+    tag = (f"{model}_lora-r{rank}-{'qv' if targets == 'qv' else 'all'}{drop}_b{batch}_s{seq_len}_gc-{checkpointing}_"
+           f"{optim}")
+    return {"id": f"hf-{tag}", "stack": "hf-trainer", "model": model, "method": "lora", "lora_rank": rank,
+            "lora_alpha": 2 * rank, "lora_dropout": dropout, "lora_targets": targets, "batch": batch,
+            "seq_len": seq_len, "checkpointing": checkpointing, "optim": optim, "precision": "bf16",
+            "attention": "sdpa"}
+
+
 L2, L3 = "llama-2-7b", "llama-3.1-8b"
 CASES: list[Case] = [
     qlora_case(L2),
@@ -63,6 +76,10 @@ CASES: list[Case] = [
     full_case(L2, seq_len=512, batch=4),
     full_case(L2, seq_len=512, optim="adamw_torch_fused"),
     full_case(L3, seq_len=1024, checkpointing="trainer"),
+    # plain LoRA through the real Trainer (issue 25: is the hf-trainer LoRA path the calibration loop's?)
+    lora_case(L2),
+    lora_case(L2, checkpointing="none"),
+    lora_case(L3, seq_len=4096),
 ]
 
 

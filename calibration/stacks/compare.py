@@ -41,11 +41,11 @@ def _model_args(r: dict[str, Any]) -> list[str]:
 def _stack_args(r: dict[str, Any]) -> list[str]:
     """torchtitan: its stack, FSDP2 over the fake world (zero3), bf16 compute over fp32 parameters, its loss
     (ChunkedLossWrapper: chunked-backward); torchtune: its stack, pure bf16 (adapters too), torchtune's
-    chunked-output loss (8 chunks), its LoRA targets (q, v, o and the MLP)."""
+    chunked-output loss (8 chunks), its LoRA targets (q, v, o and the MLP); the others: their stack."""
     if r.get("stack") == "torchtune":
         return ["--stack", "torchtune", "--precision", "bf16", "--loss", "chunked-output", "--loss-chunks", "8"]
     if r.get("stack") != "torchtitan":
-        return []
+        return ["--stack", r["stack"]]
     loss = ["--loss", "chunked-backward"] if r["loss"] == "chunked" else ["--loss", "standard"]
     sharding = "zero2" if r.get("reshard") == "never" else "zero3"  # fsdp_reshard_after_forward "never"
     return ["--stack", "torchtitan", "--gpus", str(r["world"]), "--sharding", sharding, "--precision", "bf16-mixed",
@@ -53,11 +53,13 @@ def _stack_args(r: dict[str, Any]) -> list[str]:
 
 
 def engine_args(r: dict[str, Any]) -> list[str]:
-    """Today's flags for a traced case."""
+    """Today's flags for a traced case: its stack, and torch AdamW's implementation where the trace ran one."""
     args = [*_model_args(r), *_stack_args(r), "--method", r["method"], "--batch", str(r["batch"]), "--seq-len",
             str(r["seq_len"]), "--attention", r["attention"], "--checkpointing",
             (TITAN_CHECKPOINTING if r.get("stack") == "torchtitan" else CHECKPOINTING)[r["checkpointing"]],
             "--optimizer", OPTIMIZERS[r["optim"]]]
+    if OPTIMIZERS[r["optim"]] == "adamw" and r.get("optimizer_impl_traced") in ("fused", "foreach", "forloop"):
+        args += ["--optimizer-impl", r["optimizer_impl_traced"]]
     if r["method"] == "full" and r["precision"] == "bf16":  # loaded in bf16, bf16=True: no fp32 master copy
         args += ["--precision", "bf16"]
     if r["method"] in ("lora", "qlora"):

@@ -246,7 +246,8 @@ def get_gpu(name: str) -> GpuSpec:
     """A bundled GPU by id or name; a shorthand (``rtx4090``, ``H100``) is accepted when it fits one GPU only."""
     key, squashed = _key(name), _squash(name)
     for g in gpus():
-        if key in (g.id, g.name.lower()) or (squashed and squashed in (_squash(g.id), _squash(g.name))):
+        spelled = (g.id, g.name, *g.aliases)
+        if key in (n.lower() for n in spelled) or (squashed and squashed in (_squash(n) for n in spelled)):
             return g
     starts = [g for g in gpus() if squashed and any(_squash(n).startswith(squashed) for n in (g.id, g.name))]
     if len(starts) == 1:

@@ -16,6 +16,7 @@ from engine.commands.estimate_output import to_json, to_text
 from engine.commands.explicit import track_explicit
 from engine.commands.host_report import add_host_arguments, host_from_args
 from engine.commands.setup_flags import add_setup_arguments, resolve_model, setup_from_args
+from engine.commands.time_report import add_time_arguments, check_time_arguments, time_json, time_text
 from engine.training import estimate
 
 
@@ -26,16 +27,21 @@ def register(sub: Any) -> None:
     p.add_argument("--from-config", action="append", metavar="FILE",
                    help="an Axolotl, LLaMA-Factory, torchtune, TRL, DeepSpeed or accelerate config (repeatable)")
     add_host_arguments(p)
+    add_time_arguments(p)
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> tuple[dict[str, Any], str]:
+    check_time_arguments(args)
     if getattr(args, "from_config", None):
         from engine.commands.imported import run_imported  # the config importers (and PyYAML) only when asked
 
         return run_imported(args)
     model = resolve_model(args.model, args.config)
     setup = setup_from_args(args).with_(host=host_from_args(args))
-    e = with_device_total(estimate(model, setup, get_gpu(args.gpu)))  # the allocator's replay (issue 26)
-    return to_json(e), to_text(e)
+    gpu = get_gpu(args.gpu)
+    e = with_device_total(estimate(model, setup, gpu))  # the allocator's replay (issue 26)
+    data = to_json(e)
+    data["time"] = time_json(model, setup, gpu, args.epochs, args.price_per_gpu_hour)
+    return data, "\n".join([to_text(e), *time_text(data["time"])])

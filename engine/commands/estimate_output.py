@@ -15,6 +15,15 @@ from engine.training.plan import weights_per_gpu
 from engine.units import Unit, format_bytes, format_count
 
 
+def weights_breakdown(e: Estimate) -> dict[str, int]:
+    """The weights term at the peak by how it is held: the stored parts (``engine.training.plan.weights_per_gpu``)
+    and, when the peak holds any, autocast's 16-bit copies of fp32 weights and adapters that the matmuls saved for
+    backward (``autocast_copies``; engine.training.terms ``weights``), so that the parts sum to the term."""
+    parts = weights_per_gpu(e.model, e.setup)
+    copies = next(t.bytes for t in e.terms if t.name == "weights") - sum(parts.values())
+    return {**parts, "autocast_copies": copies} if copies > 0 else parts
+
+
 def to_json(e: Estimate) -> dict[str, Any]:
     """The contract: the keys of issue 3 plus details (terms_detail, phases, verdict)."""
     data: dict[str, Any] = {
@@ -32,7 +41,7 @@ def to_json(e: Estimate) -> dict[str, Any]:
         "peak_phase": e.peak_phase,
         "peak_step": e.peak_step,
         "terms": {t.name: t.bytes for t in e.terms},
-        "weights_breakdown": weights_per_gpu(e.model, e.setup),
+        "weights_breakdown": weights_breakdown(e),
         "terms_detail": [t.as_dict() for t in e.terms] + _device_detail(e),
         "phases": [{"phase": p.name, "step": p.step, "bytes": round(p.total)} for p in e.phases],
         "gpu_memory_bytes": e.gpu.memory_bytes,
@@ -44,6 +53,8 @@ def to_json(e: Estimate) -> dict[str, Any]:
     }
     if e.setup.activation_offload:  # only then, so that every other output stays as it was
         data["offloaded_bytes"] = e.offloaded_bytes
+    if (disk := host_of(e).disk_bytes):  # NVMe offload (ZeRO-Infinity): one node's states on disk; only then
+        data["disk_bytes"] = disk
     if e.model.notes:  # an imported config's assumptions (an unknown model_type's defaults, ...)
         data["model_notes"] = list(e.model.notes)
     if e.model.vision_params:  # a multimodal checkpoint's vision tower and projector, not costed
@@ -86,7 +97,8 @@ def to_text(e: Estimate) -> str:
     u = Unit.GB
     lines = [
         f"{e.model.label}: {e.setup.method.value}, {e.setup.precision.value}, {e.setup.optimizer.value}, "
-        f"batch {e.setup.batch} x {e.setup.seq_len:,} tokens, {e.setup.gpus} GPU(s) {e.setup.sharding.value}",
+        f"batch {e.setup.batch} x {e.setup.seq_len:,} tokens, {e.setup.gpus} GPU(s) {e.setup.sharding.value}"
+        + (f" (FSDP{e.setup.fsdp_version})" if e.setup.fsdp_version else ""),
         f"parameters {format_count(e.total_params)}, trainable {format_count(e.trainable_params)} "
         f"({100 * e.trainable_params / e.total_params:.2f}%)",
     ]

@@ -17,5 +17,6 @@ def register(sub: Any) -> None:
 
 def run(args: argparse.Namespace) -> tuple[dict[str, Any], str]:
     rows = [g.model_dump(mode="json") for g in gpus()]
-    text = "\n".join(f"{g.id:<12} {format_bytes(g.memory_bytes, Unit.GIB):>12}  {g.name}" for g in gpus())
+    text = "\n".join(f"{g.id:<18} {format_bytes(g.memory_bytes, Unit.GIB):>12}  {g.memory_kind:<8} {g.name}"
+                     for g in gpus())
     return {"gpus": rows}, text

@@ -74,6 +74,7 @@ def host_json(h: HostEstimate) -> dict[str, Any]:
         "fits": None if verdict is None else h.headroom_bytes is not None and h.headroom_bytes >= 0,
         "verdict": None if verdict is None else verdict.value,
         "headroom_bytes": h.headroom_bytes,
+        **({"disk_bytes": h.disk_bytes} if h.disk_bytes else {}),  # NVMe offload (issue 27): only then
     }
 
 

@@ -16,13 +16,16 @@ from engine.commands.estimate_output import to_json, to_text
 from engine.commands.explicit import explicit
 from engine.commands.host_report import host_from_args
 from engine.commands.setup_flags import resolve_model
+from engine.commands.time_report import time_json, time_text
 from engine.config_import import ImportedConfig, import_configs
 from engine.specs import (
     Attention,
     Checkpointing,
+    CpCommType,
     LoraTargets,
     Loss,
     Method,
+    OffloadDevice,
     Optimizer,
     PipelineSchedule,
     Precision,
@@ -61,10 +64,19 @@ FIELDS: dict[str, tuple[str, Any]] = {
     "pp_schedule": ("parallel.schedule", PipelineSchedule),
     "virtual_stages": ("parallel.virtual_stages", int),
     "pp_layers": ("parallel.pp_layers", lambda v: v),
+    "cp_comm_type": ("parallel.cp_comm_type", CpCommType),
     "loss": ("loss", Loss),
     "loss_chunks": ("loss_chunks", int),
     "activation_offload": ("activation_offload", bool),
     "alloc_conf": ("alloc_conf", lambda v: v),
+    "optimizer_rank": ("optimizer_rank", int),
+    "dora": ("dora", bool),
+    "modules_to_save": ("modules_to_save", lambda v: v),
+    "trainable_tokens": ("trainable_tokens", int),
+    "freeze_layers": ("freeze_layers", int),
+    "oft_block_size": ("oft_block_size", int),
+    "offload_optimizer_device": ("offload_optimizer_device", OffloadDevice),
+    "offload_params_device": ("offload_params_device", OffloadDevice),
 }
 
 
@@ -91,8 +103,11 @@ def run_imported(args: argparse.Namespace) -> tuple[dict[str, Any], str]:
                               default_model=get_model(DEFAULT_MODEL))
     # the host side (loading, data, workers) is not in training configs: the host flags set it, as without files
     setup = imported.setup.with_(host=host_from_args(args))
-    e = with_device_total(estimate(imported.model, setup, get_gpu(args.gpu)))
+    gpu = get_gpu(args.gpu)
+    e = with_device_total(estimate(imported.model, setup, gpu))
     data = to_json(e)
+    data["time"] = time_json(imported.model, setup, gpu, getattr(args, "epochs", None),
+                             getattr(args, "price_per_gpu_hour", None))
     data["setup"]["alignment"] = imported.alignment.value if imported.alignment else None
     data["imported"] = imported.report.as_dict()
-    return data, _text(to_text(e), imported)
+    return data, _text("\n".join([to_text(e), *time_text(data["time"])]), imported)

@@ -91,22 +91,27 @@ def _show(lesson: Lesson, lang: Lang) -> tuple[dict[str, Any], str]:
 # -- a situation as flags: the inverse of situation_from_args ---------------------------------------------------
 _SETUP = {"method": "--method", "precision": "--precision", "optimizer": "--optimizer", "batch": "--batch",
           "seq_len": "--seq-len", "grad_accum": "--grad-accum", "attention": "--attention",
-          "checkpointing": "--checkpointing", "gpus": "--gpus", "sharding": "--sharding"}
+          "checkpointing": "--checkpointing", "gpus": "--gpus", "sharding": "--sharding", "loss": "--loss",
+          "loss_chunks": "--loss-chunks", "stack": "--stack", "optimizer_impl": "--optimizer-impl",
+          "fsdp_version": "--fsdp-version"}
 _LORA = {"rank": "--lora-rank", "alpha": "--lora-alpha", "dropout": "--lora-dropout", "targets": "--lora-targets"}
 _SERVING = {"tokens": "--tokens", "sequences": "--sequences", "kv_dtype": "--dtype", "weight_dtype": "--weight-dtype",
             "tp": "--serving-tp", "gpu_memory_utilization": "--gpu-memory-utilization",
-            "batched_tokens": "--batched-tokens"}
+            "max_num_batched_tokens": "--max-num-batched-tokens", "max_num_seqs": "--max-num-seqs",
+            "vllm_version": "--vllm-version", "vllm_engine": "--vllm-engine"}
 _ALIGNMENT = {"grpo_kl_coef": "--grpo-kl", "rollout_share": "--rollout-share"}
 _PARALLEL = {"tp": "--tp", "pp": "--pp", "cp": "--cp", "ep": "--ep", "etp": "--etp", "micro_batches": "--micro-batches",
              "schedule": "--pp-schedule", "virtual_stages": "--virtual-stages", "pp_layers": "--pp-layers"}
 #: yes/no settings whose flag is given when the value is the one named here
 _SWITCHES = {("setup", "offload_optimizer", True): "--offload-optimizer",
              ("setup", "offload_params", True): "--offload-params",
+             ("setup", "activation_offload", True): "--activation-offload",
              ("quant", "double_quant", False): "--no-double-quant",
              ("alignment", "reference_shares_base", False): "--separate-reference",
              ("alignment", "dpo_precomputed_reference", True): "--dpo-precomputed-reference",
              ("alignment", "grpo_reward_model", True): "--grpo-reward-model",
-             ("parallel", "sequence_parallel", True): "--sequence-parallel"}
+             ("parallel", "sequence_parallel", True): "--sequence-parallel",
+             ("serving", "enforce_eager", True): "--enforce-eager"}
 
 
 def _flag_value(value: Any) -> str:

@@ -16,11 +16,13 @@ from engine.specs import (
     AllocConf,
     Attention,
     Checkpointing,
+    CpCommType,
     LoraSpec,
     LoraTargets,
     Loss,
     Method,
     ModelSpec,
+    OffloadDevice,
     Optimizer,
     OptimizerImpl,
     ParallelSpec,
@@ -28,6 +30,7 @@ from engine.specs import (
     Precision,
     QuantSpec,
     QuantType,
+    SavedModule,
     Sharding,
     Stack,
     TrainingSetup,
@@ -46,7 +49,11 @@ def add_setup_arguments(p: argparse.ArgumentParser) -> None:
     src.add_argument("--config", default=None, help="a Hugging Face config.json, or a folder holding one")
     p.add_argument("--method", choices=_choices(Method), default=d.method.value)
     p.add_argument("--precision", choices=_choices(Precision), default=d.precision.value)
-    p.add_argument("--optimizer", choices=_choices(Optimizer), default=d.optimizer.value)
+    p.add_argument("--optimizer", choices=_choices(Optimizer), default=d.optimizer.value,
+                   help="adamw-4bit / adamw-8bit-torchao: torchao's (transformers adamw_torch_4bit / _8bit); "
+                        "adamw-8bit: bitsandbytes'; muon: torch.optim.Muon on the blocks' matrices, AdamW on the rest")
+    p.add_argument("--optimizer-rank", type=int, default=d.optimizer_rank,
+                   help=f"GaLore's and APOLLO's projection rank (default {d.optimizer_rank}, transformers')")
     p.add_argument("--batch", type=int, default=d.batch, help="micro-batch per GPU")
     p.add_argument("--seq-len", type=int, default=d.seq_len)
     p.add_argument("--grad-accum", type=int, default=d.grad_accum)
@@ -61,12 +68,28 @@ def add_setup_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--sharding", choices=_choices(Sharding), default=d.sharding.value)
     p.add_argument("--offload-optimizer", action="store_true")
     p.add_argument("--offload-params", action="store_true")
+    p.add_argument("--offload-optimizer-device", choices=_choices(OffloadDevice), default=d.offload_optimizer_device,
+                   help="where --offload-optimizer puts the states: cpu, or nvme (ZeRO-Infinity, ZeRO-3: on disk "
+                        "through pinned host buffers; implies --offload-optimizer)")
+    p.add_argument("--offload-params-device", choices=_choices(OffloadDevice), default=d.offload_params_device,
+                   help="where --offload-params puts the weights: cpu, or nvme (implies --offload-params)")
     p.add_argument("--lora-rank", type=int, default=d.lora.rank)
     p.add_argument("--lora-alpha", type=float, default=d.lora.alpha)
     p.add_argument("--lora-dropout", type=float, default=d.lora.dropout)
     p.add_argument("--lora-targets", choices=_choices(LoraTargets), default=d.lora.targets.value)
     p.add_argument("--quant", choices=_choices(QuantType), default=d.quant.quant_type.value, help="QLoRA 4-bit type")
     p.add_argument("--no-double-quant", action="store_true", help="QLoRA without double quantization")
+    p.add_argument("--dora", action="store_true", help="DoRA (PEFT use_dora): LoRA with a trained magnitude per "
+                                                       "output row")
+    p.add_argument("--modules-to-save", type=_saved_modules, default=(), metavar="embed_tokens,lm_head",
+                   help="modules trained in full beside LoRA (PEFT modules_to_save), comma-separated")
+    p.add_argument("--freeze-layers", type=int, default=d.freeze_layers,
+                   help="--method freeze: trained layers, n > 0 the last n, n < 0 the first -n (LLaMA-Factory "
+                        "freeze_trainable_layers)")
+    p.add_argument("--oft-block-size", type=int, default=d.oft_block_size,
+                   help="--method oft: the rotation's block size (PEFT OFTConfig.oft_block_size)")
+    p.add_argument("--trainable-tokens", type=int, default=0,
+                   help="token rows of the embedding trained beside LoRA (PEFT trainable_token_indices: how many)")
     p.add_argument("--loss", choices=_choices(Loss), default=d.loss.value,
                    help="the loss over the vocabulary: standard (transformers ForCausalLMLoss), chunked (TRL "
                         "chunked_nll), chunked-output (torchtune CEWithChunkedOutputLoss), fused-linear-ce (Liger), "
@@ -87,10 +110,22 @@ def add_setup_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--compile", action="store_true", help="torch.compile each decoder layer")
     p.add_argument("--float8", action="store_true", help="float8 linears (torchao Float8Linear, torchtitan's "
                                                           "float8 converter)")
+    p.add_argument("--fsdp-version", type=int, choices=(1, 2), default=None,
+                   help="--sharding zero2 / zero3 run by PyTorch FSDP of this version (accelerate's fsdp_version) "
+                        "instead of DeepSpeed's ZeRO")
     p.add_argument("--gpu", default=DEFAULT_GPU, help=f"GPU type for the verdict (default {DEFAULT_GPU})")
     p.add_argument("--alloc-conf", type=_alloc_conf, default=AllocConf(), metavar="STR",
                    help="PYTORCH_CUDA_ALLOC_CONF, e.g. expandable_segments:True or max_split_size_mb:512")
     add_layout_arguments(p)
+
+
+def _saved_modules(text: str) -> tuple[SavedModule, ...]:
+    names = [t.strip() for t in text.split(",") if t.strip()]
+    try:
+        return tuple(SavedModule(n) for n in names)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected modules among {', '.join(_choices(SavedModule))}, "
+                                         f"comma-separated; got {text!r}") from None
 
 
 def _alloc_conf(text: str) -> AllocConf:
@@ -118,6 +153,8 @@ def add_layout_arguments(p: argparse.ArgumentParser) -> None:
     g.add_argument("--tp", type=int, default=d.tp, help="tensor-parallel size")
     g.add_argument("--pp", type=int, default=d.pp, help="pipeline-parallel size (stages)")
     g.add_argument("--cp", type=int, default=d.cp, help="context-parallel size (sequence split, ring attention)")
+    g.add_argument("--cp-comm-type", choices=_choices(CpCommType), default=d.cp_comm_type.value,
+                   help="context parallelism's exchange: p2p (ring attention) or a2a (DeepSpeed-Ulysses all-to-all)")
     g.add_argument("--ep", type=int, default=d.ep, help="expert-parallel size (MoE; carved from dp x cp)")
     g.add_argument("--etp", type=int, default=None, help="expert tensor-parallel size (default: --tp)")
     g.add_argument("--sequence-parallel", action="store_true", help="split norms and dropout by sequence too")
@@ -130,7 +167,8 @@ def add_layout_arguments(p: argparse.ArgumentParser) -> None:
 def parallel_from_args(a: argparse.Namespace) -> ParallelSpec:
     return ParallelSpec(tp=a.tp, pp=a.pp, cp=a.cp, ep=a.ep, etp=a.etp, sequence_parallel=a.sequence_parallel,
                         micro_batches=a.micro_batches, schedule=PipelineSchedule(a.pp_schedule),
-                        virtual_stages=a.virtual_stages, pp_layers=a.pp_layers)
+                        virtual_stages=a.virtual_stages, pp_layers=a.pp_layers,
+                        cp_comm_type=CpCommType(a.cp_comm_type))
 
 
 def resolve_model(model: str | None, config: str | None) -> ModelSpec:
@@ -168,8 +206,10 @@ def setup_from_args(a: argparse.Namespace) -> TrainingSetup:
         checkpoint_every=a.checkpoint_every,
         gpus=a.gpus,
         sharding=Sharding(a.sharding),
-        offload_optimizer=a.offload_optimizer,
-        offload_params=a.offload_params,
+        offload_optimizer=a.offload_optimizer or a.offload_optimizer_device == OffloadDevice.NVME,
+        offload_params=a.offload_params or a.offload_params_device == OffloadDevice.NVME,
+        offload_optimizer_device=OffloadDevice(a.offload_optimizer_device),
+        offload_params_device=OffloadDevice(a.offload_params_device),
         lora=LoraSpec(
             rank=a.lora_rank, alpha=a.lora_alpha, dropout=a.lora_dropout, targets=LoraTargets(a.lora_targets)
         ),
@@ -183,5 +223,12 @@ def setup_from_args(a: argparse.Namespace) -> TrainingSetup:
         optimizer_in_backward=a.optimizer_in_backward,
         compile=a.compile,
         float8=a.float8,
+        optimizer_rank=a.optimizer_rank,
+        dora=a.dora,
+        modules_to_save=a.modules_to_save,
+        trainable_tokens=a.trainable_tokens,
+        freeze_layers=a.freeze_layers,
+        oft_block_size=a.oft_block_size,
+        fsdp_version=getattr(a, "fsdp_version", None),
         alloc_conf=getattr(a, "alloc_conf", AllocConf()),
     )

@@ -13,8 +13,9 @@ Mapping table (accelerate v1.15.0.dev0, commit 16cb6eb8: ``src/accelerate/comman
                                                        sequence parallelism, distributed optimizer (zero1)
 ``distributed_type``: XLA, MULTI_CPU ...               refused (not a GPU run)
 ``num_processes``                                      the GPU count (all machines together; 1 with ``NO``)
-``parallelism_config`` ``tp_size`` / ``cp_size``         the tensor / context parallel sizes (``sp_size`` > 1,
-                                                       DeepSpeed-Ulysses, is refused; ``dp_replicate_size`` > 1,
+``parallelism_config`` ``tp_size`` / ``cp_size``         the tensor / context parallel sizes; ``sp_size`` > 1,
+                                                       DeepSpeed-Ulysses: cp with the all-to-all (``a2a``),
+                                                       refused beside ``cp_size`` > 1; ``dp_replicate_size`` > 1,
                                                        HSDP, is reported: costed as sharded over all the GPUs)
 ``mixed_precision``: no (the default) / bf16 / fp16    the 16-bit autocast; under FSDP accelerate upcasts the
                                                        trainable parameters to fp32 when it is on (the
@@ -28,11 +29,11 @@ The model's own dtype is the training script's choice, which the file does not s
 from __future__ import annotations
 
 from engine.config_import import common, fsdp
-from engine.config_import.deepspeed import STAGES
+from engine.config_import.deepspeed import DEVICES, STAGES
 from engine.config_import.draft import Draft, Field
 from engine.config_import.messages import BAD_STAGE, FP8
 from engine.config_import.report import Message
-from engine.specs import Sharding
+from engine.specs import OffloadDevice, Sharding
 from engine.translatable import QT_TRANSLATE_NOOP
 
 NOT_GPU = QT_TRANSLATE_NOOP("engine", "{value} is not a run on NVIDIA or AMD GPUs that VRAM Lab costs")
@@ -59,6 +60,8 @@ def _deepspeed(d: Draft) -> None:
         value = d.get(key)
         if value is not None:
             d.set(field, str(value).strip().lower() in ("cpu", "nvme"), key)
+            if str(value).strip().lower() == "nvme":  # ZeRO-Infinity: the states on disk
+                d.set(DEVICES[field], OffloadDevice.NVME, key)
     common.whole(d, Field.GRAD_ACCUM, "deepspeed_config.gradient_accumulation_steps")
 
 
@@ -78,6 +81,7 @@ def _kind(d: Draft) -> None:
         else:
             d.set(Field.BACKEND, "fsdp", "distributed_type")
             d.default(Field.SHARDING, Sharding.ZERO3)
+            d.default(Field.FSDP_VERSION, 1)
     elif kind == "MEGATRON_LM":
         _megatron(d)
     else:
@@ -86,7 +90,7 @@ def _kind(d: Draft) -> None:
 
 def _parallelism(d: Draft) -> None:
     """``parallelism_config``: tensor and context parallel sizes; DeepSpeed-Ulysses sequence parallelism
-    (``sp_size``) splits attention by heads, not as ring context parallelism does, and is refused."""
+    (``sp_size``): context parallelism exchanging q / k / v all-to-all (``common.ulysses``)."""
     prefix = "parallelism_config.parallelism_config_"
     common.parallel_sizes(d, {Field.TP: prefix + "tp_size", Field.CP: prefix + "cp_size"})
     common.replicated(d, prefix + "dp_replicate_size")  # HSDP: FSDP within groups, replicas across them

@@ -9,7 +9,8 @@ Mapping table (Axolotl 0.18.0, commit 067b021c: ``src/axolotl/utils/schemas/conf
 ``adapter``: lora / qlora (none: full fine-tuning)          LoRA / QLoRA; Axolotl quantizes to 4 bits only with
                                                             ``adapter: qlora`` and ``load_in_4bit: true`` (NF4,
                                                             double quantization, ``loaders/model.py``);
-                                                            ``load_in_8bit`` and ``gptq`` bases are refused
+                                                            ``load_in_8bit`` with ``adapter: lora``: lora-8bit;
+                                                            gptq refused; ``peft_use_dora``: DoRA
 ``lora_r`` / ``lora_alpha`` / ``lora_dropout``              rank / alpha (PEFT's 8 / 8 when absent) / 0.0
 ``lora_target_linear: true``, ``lora_target_modules``       all-linear (every linear layer but the output
                                                             head), or the modules named (a regex's alternation)
@@ -50,7 +51,6 @@ from __future__ import annotations
 from engine.config_import import common, fsdp, training_args
 from engine.config_import.draft import Draft, Field
 from engine.config_import.messages import (
-    DORA,
     EIGHT_BIT,
     NEAR_ATTENTION,
     NEAR_FUSED_LOSS,
@@ -98,7 +98,10 @@ _LEGACY_ATTENTION = (("flash_attention", "flash_attention_2"), ("sdp_attention",
 def _method(d: Draft) -> None:
     adapter = d.get("adapter")
     four, eight = common.flag(d, "load_in_4bit"), common.flag(d, "load_in_8bit")
-    if eight:
+    dora = common.flag(d, "peft_use_dora")
+    if eight and adapter == "lora":  # LoRA on an LLM.int8 base
+        d.set(Field.METHOD, Method.LORA_8BIT, "adapter", "load_in_8bit")
+    elif eight:
         d.refuse(Field.METHOD, "load_in_8bit", Message.of(EIGHT_BIT))
     elif common.flag(d, "gptq"):
         d.refuse(Field.METHOD, "gptq", Message.of(GPTQ))
@@ -106,14 +109,13 @@ def _method(d: Draft) -> None:
         d.default(Field.METHOD, Method.FULL)
     elif adapter not in ("lora", "qlora"):
         d.refuse(Field.METHOD, "adapter", Message.of(ADAPTER, value=adapter))
-    elif common.flag(d, "peft_use_dora"):
-        d.refuse(Field.METHOD, "peft_use_dora", Message.of(DORA))
     elif adapter == "qlora" and four:
         d.set(Field.METHOD, Method.QLORA, "adapter", "load_in_4bit")
     else:
         d.set(Field.METHOD, Method.LORA, "adapter")
         if four:
             d.ignore("load_in_4bit", Message.of(FOUR_BIT_LORA))
+    common.dora(d, "peft_use_dora", dora)
     d.default(Field.QUANT_TYPE, QuantType.NF4)
     d.default(Field.DOUBLE_QUANT, True)
 
@@ -254,6 +256,7 @@ def map_file(d: Draft) -> None:
     _precision(d)
     if not common.optimizer(d, "optimizer"):
         d.default(Field.OPTIMIZER, Optimizer.ADAMW)
+    common.hf_trainer(d)
     _attention(d)
     _long_context(d)
     _distributed(d)

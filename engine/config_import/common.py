@@ -11,9 +11,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from engine.config_import.draft import Draft, Field
-from engine.config_import.messages import FP8, NEAR_ATTENTION, NEAR_OFFLOAD, UNKNOWN_OPTIMIZER
+from engine.config_import.messages import DORA, FP8, NEAR_ATTENTION, NEAR_OFFLOAD, UNKNOWN_OPTIMIZER
 from engine.config_import.names import (
     NEAR_OPTIMIZERS,
+    OPTIMIZER_IMPLS,
     OPTIMIZERS,
     AlignmentMethod,
     attention_of,
@@ -22,9 +23,10 @@ from engine.config_import.names import (
     split_names,
     target_parts,
     targets_of,
+    trainer_default_impl,
 )
 from engine.config_import.report import Message
-from engine.specs import LoraTargets, QuantType
+from engine.specs import CpCommType, LoraTargets, Method, QuantType, SavedModule, Stack
 from engine.translatable import QT_TRANSLATE_NOOP
 
 #: the command-line flag of each field, named in refusals
@@ -39,9 +41,13 @@ FLAGS = {
     Field.WEIGHTS: "--precision", Field.BACKEND: "--sharding", Field.TP: "--tp", Field.PP: "--pp", Field.CP: "--cp",
     Field.EP: "--ep", Field.SEQUENCE_PARALLEL: "--sequence-parallel", Field.MICRO_BATCHES: "--micro-batches",
     Field.LOSS: "--loss", Field.LOSS_CHUNKS: "--loss-chunks", Field.ACTIVATION_OFFLOAD: "--activation-offload",
-    Field.ALLOC_CONF: "--alloc-conf", Field.CHECKPOINT_EVERY: "--checkpoint-every",
+    Field.DORA: "--dora", Field.MODULES_TO_SAVE: "--modules-to-save", Field.FREEZE_LAYERS: "--freeze-layers",
+    Field.OFT_BLOCK: "--oft-block-size", Field.OPTIMIZER_RANK: "--optimizer-rank",
+    Field.OFFLOAD_OPTIMIZER_DEVICE: "--offload-optimizer-device",
+    Field.OFFLOAD_PARAMS_DEVICE: "--offload-params-device",
+    Field.CP_COMM: "--cp-comm-type", Field.ALLOC_CONF: "--alloc-conf", Field.CHECKPOINT_EVERY: "--checkpoint-every",
     Field.OPTIMIZER_IN_BACKWARD: "--optimizer-in-backward", Field.COMPILE: "--compile", Field.STACK: "--stack",
-    Field.OPTIMIZER_IMPL: "--optimizer-impl",
+    Field.OPTIMIZER_IMPL: "--optimizer-impl", Field.FSDP_VERSION: "--fsdp-version",
 }
 
 NOT_A_NUMBER = QT_TRANSLATE_NOOP("engine", "{value} is not a whole number of at least {least}")
@@ -128,11 +134,21 @@ def optimizer(d: Draft, key: str) -> bool:
     name = optimizer_key(str(value))
     if name in OPTIMIZERS:
         d.set(Field.OPTIMIZER, OPTIMIZERS[name], key)
+        if name in OPTIMIZER_IMPLS:
+            d.set(Field.OPTIMIZER_IMPL, OPTIMIZER_IMPLS[name], key)
     elif name in NEAR_OPTIMIZERS:
         d.approx(Field.OPTIMIZER, NEAR_OPTIMIZERS[name], key, Message.of(NEAR_OPTIMIZER, value=value))
     else:
         d.refuse(Field.OPTIMIZER, key, Message.of(UNKNOWN_OPTIMIZER, value=value))
     return True
+
+
+def optim_args(value: object) -> dict[str, str]:
+    """transformers' ``optim_args`` string (``"rank=64, update_proj_gap=200"``) as a dict (``_parse_optim_args``)."""
+    if not isinstance(value, str):
+        return {}
+    pairs = (part.split("=", 1) for part in value.replace(" ", "").split(",") if "=" in part)
+    return {k: v for k, v in pairs}  # noqa: C416 - the pairs are lists
 
 
 def attention(d: Draft, key: str) -> bool:
@@ -205,22 +221,50 @@ def fp8(d: Draft, key: str) -> None:
 
 
 def ulysses(d: Draft, key: str) -> None:
-    """Ulysses sequence parallelism (DeepSpeed-Ulysses; accelerate's ``sp_size``, LLaMA-Factory v1's ``cp_size``)
-    splits attention by heads, not as ring context parallelism does: a size above one is refused (set ``--cp`` to
-    cost it as ring context parallelism)."""
+    """Ulysses sequence parallelism (DeepSpeed-Ulysses; accelerate's ``sp_size``, LLaMA-Factory v1's ``cp_size``):
+    context parallelism over that many GPUs with the all-to-all exchange (``--cp N --cp-comm-type a2a``); beside
+    ring context parallelism (accelerate's ``cp_size`` > 1 too) it is refused."""
     size = d.get(key)
     if isinstance(size, int) and not isinstance(size, bool) and size > 1:
-        d.refuse(Field.CP, key, Message.of(PARALLEL, value=size, kind="sequence (Ulysses)"))
+        ring = d.facts.get(Field.CP)
+        if ring is not None and ring.value != 1:
+            d.refuse(Field.CP, key, Message.of(PARALLEL, value=size, kind="sequence (Ulysses) beside context"))
+            return
+        d.set(Field.CP, size, key)
+        d.set(Field.CP_COMM, CpCommType.A2A, key)
+
+
+#: the module names PEFT's ``modules_to_save`` is given for the token table and the output layer
+SAVED_MODULES = {"embed_tokens": SavedModule.EMBED_TOKENS, "lm_head": SavedModule.LM_HEAD,
+                 "wte": SavedModule.EMBED_TOKENS, "tok_embeddings": SavedModule.EMBED_TOKENS,
+                 "output": SavedModule.LM_HEAD}
+
+
+def dora(d: Draft, key: str, asked: bool | None) -> None:
+    """PEFT's ``use_dora`` (Axolotl's ``peft_use_dora``): DoRA on LoRA over a 16-bit base (``--dora``); on a
+    quantized base it is refused."""
+    if not asked:
+        return
+    method = d.facts.get(Field.METHOD)
+    if method is not None and method.value is Method.LORA:
+        d.set(Field.DORA, True, key)
+    else:
+        d.refuse(Field.DORA, key, Message.of(DORA))
 
 
 def trained_in_full(d: Draft, key: str) -> None:
     """Modules trained in full beside LoRA (PEFT's ``modules_to_save``: Axolotl's ``lora_modules_to_save``, TRL's
-    ``lora_modules_to_save``, LLaMA-Factory's ``additional_target``) are refused: their gradients and optimizer
-    states are not counted, so the estimate would fall short."""
+    ``lora_modules_to_save``, LLaMA-Factory's ``additional_target``): the token table and the output layer are
+    costed (``--modules-to-save``); any other module (a norm, a classification head) is refused by name."""
     value = d.get(key)
     names = split_words(value) if value not in (None, "", []) else []
-    if names:
+    if not names:
+        return
+    leaves = [n.rsplit(".", 1)[-1] for n in names]
+    if any(leaf not in SAVED_MODULES for leaf in leaves):
         d.refuse(Field.METHOD, key, Message.of(TRAINED_IN_FULL, value=names))
+        return
+    d.set(Field.MODULES_TO_SAVE, tuple(dict.fromkeys(SAVED_MODULES[leaf] for leaf in leaves)), key)
 
 
 def replicated(d: Draft, key: str) -> None:
@@ -296,3 +340,18 @@ def alignment(d: Draft, key: str, value: Any | None = None) -> None:
         d.set(Field.ALIGNMENT, None, key)
     elif name:
         d.ignore(key, Message.of(UNKNOWN_ALIGNMENT, value=value))
+
+
+def hf_trainer(d: Draft) -> None:
+    """A file of a tool that runs transformers' Trainer (TRL, Axolotl, LLaMA-Factory, a ``TrainingArguments``
+    dump): the hf-trainer stack, and, where the file names no AdamW implementation (``optim``), the Trainer's
+    default of the transformers version the file states (``transformers_version``), else today's (reported as
+    assumed: ``names.trainer_default_impl``)."""
+    d.set(Field.STACK, Stack.HF_TRAINER)
+    version = d.get("transformers_version")
+    if Field.OPTIMIZER_IMPL in d.facts:
+        return
+    if version is None:
+        d.default(Field.OPTIMIZER_IMPL, trainer_default_impl(None))
+    else:
+        d.set(Field.OPTIMIZER_IMPL, trainer_default_impl(str(version)), "transformers_version")

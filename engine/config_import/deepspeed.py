@@ -6,9 +6,9 @@ Mapping table (DeepSpeed's config reference, https://www.deepspeed.ai/docs/confi
 =========================================================  ====================================================
 ``zero_optimization.stage`` 0 / 1 / 2 / 3                    sharding none / zero1 / zero2 / zero3 (absent: ZeRO is
                                                              off, DeepSpeed's default stage 0)
-``zero_optimization.offload_optimizer.device`` cpu / nvme    offload the optimizer ("none": not; NVMe frees the GPU
-                                                             as the CPU does)
-``zero_optimization.offload_param.device`` cpu / nvme        offload the parameters (stage 3 only)
+``zero_optimization.offload_optimizer.device`` cpu / nvme    offload the optimizer ("none": not; nvme: ZeRO-Infinity's
+                                                             disk, engine.training.nvme)
+``zero_optimization.offload_param.device`` cpu / nvme        offload the parameters (stage 3 only; nvme: to disk)
 ``zero_optimization.cpu_offload: true`` (before v0.3.16)     offload the optimizer
 ``bf16.enabled`` (or ``bfloat16.enabled``) / ``fp16.enabled`` 16-bit training with fp32 master weights and states
                                                              (bf16-mixed / fp16-mixed; Rajbhandari et al. 2020,
@@ -39,7 +39,7 @@ from engine.config_import import common
 from engine.config_import.draft import Draft, Field
 from engine.config_import.messages import BAD_STAGE, UNKNOWN_OPTIMIZER
 from engine.config_import.report import Message
-from engine.specs import Optimizer, Sharding
+from engine.specs import OffloadDevice, Optimizer, Sharding
 from engine.translatable import QT_TRANSLATE_NOOP
 
 STAGES = {0: Sharding.NONE, 1: Sharding.ZERO1, 2: Sharding.ZERO2, 3: Sharding.ZERO3}
@@ -131,7 +131,14 @@ def _offload(d: Draft, field: Field, key: str) -> None:
     value = d.get(key)
     if value is None:
         return
-    d.set(field, str(value).strip().lower() in ("cpu", "nvme"), key)
+    device = str(value).strip().lower()
+    d.set(field, device in ("cpu", "nvme"), key)
+    if device == "nvme":  # ZeRO-Infinity: the states on disk (engine.training.nvme)
+        d.set(DEVICES[field], OffloadDevice.NVME, key)
+
+
+#: the device field of each offload
+DEVICES = {Field.OFFLOAD_OPTIMIZER: Field.OFFLOAD_OPTIMIZER_DEVICE, Field.OFFLOAD_PARAMS: Field.OFFLOAD_PARAMS_DEVICE}
 
 
 def _half(d: Draft, base: str) -> None:

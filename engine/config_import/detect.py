@@ -2,7 +2,9 @@
 
 Each format has keys its files use (:data:`SIGNATURES`), the first few of them decisive (they count three
 times: only that tool writes them); the format with the highest score wins, a tie going to the earlier one.
-A Hugging Face model ``config.json`` is recognised too, to say where it belongs.
+A Hugging Face model ``config.json`` is recognised too, to say where it belongs. A file read as TRL's that holds a
+training script's own method keys, or a known script's arguments, is that script's (``script-args``:
+``engine.config_import.scripts``).
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from engine.config_import.report import ConfigRefusedError, Format, Message
+from engine.config_import.scripts import is_script
 from engine.translatable import QT_TRANSLATE_NOOP
 
 UNKNOWN = QT_TRANSLATE_NOOP("engine", "not a training config of Axolotl, LLaMA-Factory, torchtune, torchtitan, TRL, "
@@ -82,4 +85,6 @@ def detect(data: Mapping[str, Any], name: str) -> Format:
         raise ConfigRefusedError(name, Message.of(MODEL_CONFIG))
     if best[0] < MIN_SCORE or (best[2] is Format.TRL and best[0] < 3 and not _TRL_CORE & data.keys()):
         raise ConfigRefusedError(name, Message.of(UNKNOWN))
+    if best[2] is Format.TRL and is_script(data):
+        return Format.SCRIPT_ARGS
     return best[2]

@@ -54,9 +54,19 @@ class Field(StrEnum):
     CHECKPOINT_EVERY = "checkpoint_every"
     OPTIMIZER_IN_BACKWARD = "optimizer_in_backward"
     COMPILE = "compile"
-    STACK = "stack"  # whose code runs the step: the tool the file belongs to (issue 25)
-    OPTIMIZER_IMPL = "optimizer_impl"
     ALLOC_CONF = "alloc_conf"  # PYTORCH_CUDA_ALLOC_CONF (engine.config_import.alloc_conf)
+    # issue 27's options
+    DORA = "dora"
+    MODULES_TO_SAVE = "modules_to_save"
+    FREEZE_LAYERS = "freeze_layers"
+    OFT_BLOCK = "oft_block_size"
+    OPTIMIZER_RANK = "optimizer_rank"
+    OFFLOAD_OPTIMIZER_DEVICE = "offload_optimizer_device"
+    OFFLOAD_PARAMS_DEVICE = "offload_params_device"
+    CP_COMM = "parallel.cp_comm_type"
+    STACK = "stack"  # whose code runs the step: the tool the file belongs to (issue 25)
+    OPTIMIZER_IMPL = "optimizer_impl"  # torch AdamW's implementation: the name's, or the tool's version's default
+    FSDP_VERSION = "fsdp_version"  # FSDP 1 or 2 (accelerate's fsdp_version)
     # inputs of the precision (engine.config_import.resolve.precision_of)
     HALF = "half"  # the 16-bit compute a trainer's flag asks for: "bf16", "fp16" or "none"
     WEIGHTS = "weights"  # the dtype trainable weights are kept in: "fp32", "bf16" or "fp16"
@@ -120,6 +130,7 @@ class Draft:
         self.read: dict[str, Any] = {}
         self.ignored: list[Ignored] = []
         self.follow: list[tuple[str, str]] = []  # (key, path named by the file)
+        self.notes: dict[str, Message] = {}  # what the file is taken to be, for the report's ``assumed``
 
     # -- reading keys --------------------------------------------------------------------------------------------
     def _lookup(self, key: str) -> Any:

@@ -13,6 +13,9 @@ Mapping table (PyTorch ``torch.distributed.fsdp.ShardingStrategy`` and ``fully_s
                                                        (reported; give the GPUs of one machine)
 FSDP2 ``reshard_after_forward`` true / false           zero3 / zero2 (true is ``fully_shard``'s default)
 none given (FSDP1)                                     FULL_SHARD, accelerate's and PyTorch's default
+``fsdp_version`` / ``version``: 1 / 2                  the FSDP version (``--fsdp-version``; default 1,
+                                                       accelerate's), whose own rules the hf-trainer stack
+                                                       costs (``engine.training.policy``)
 ``offload_params`` / ``cpu_offload: true``, ``offload``  CPU offload, which moves parameters, gradients and the
                                                        optimizer step to the CPU (``CPUOffload(offload_params)``)
 ``activation_checkpointing``: true / false            full / no activation checkpointing
@@ -65,7 +68,12 @@ def read_config(d: Draft, section: str, version_key: str | None = None) -> None:
     """FSDP's settings under ``section`` (a mapping); ``version_key`` is a top-level ``fsdp_version`` if any."""
     d.set(Field.BACKEND, "fsdp")
     version = d.get(version_key) if version_key else None
-    version = version if version is not None else d.get(_key(d, section, "version"))
+    used_key = version_key if version is not None and version_key else _key(d, section, "version")
+    version = version if version is not None else d.get(used_key)
+    if str(version) in ("1", "2"):
+        d.set(Field.FSDP_VERSION, int(str(version)), used_key)
+    else:
+        d.default(Field.FSDP_VERSION, 1)  # accelerate's and transformers' default: FullyShardedDataParallel
     reshard_key = _key(d, section, "reshard_after_forward")
     reshard = d.get(reshard_key)
     strategy_key = _key(d, section, "sharding_strategy")
@@ -97,6 +105,7 @@ def read_option(d: Draft, key: str) -> bool:
         return False
     options = ["full_shard"] if value is True else [str(o).strip().lower() for o in common.split_words(value)]
     d.set(Field.BACKEND, "fsdp")
+    d.default(Field.FSDP_VERSION, 1)
     named = [o for o in options if o in STRATEGIES or o in HYBRID]
     if named:
         _strategy_from_option(d, key, named[0])

@@ -15,7 +15,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from engine.config_import import accelerate, axolotl, deepspeed, llama_factory, models, torchtitan, torchtune, trl
+from engine.config_import import (
+    accelerate,
+    axolotl,
+    deepspeed,
+    llama_factory,
+    models,
+    scripts,
+    torchtitan,
+    torchtune,
+    trl,
+)
 from engine.config_import.alloc_conf import map_alloc_conf
 from engine.config_import.common import FLAGS
 from engine.config_import.detect import detect
@@ -40,6 +50,7 @@ _MAPPERS: dict[Format, Callable[[Draft, Loaded], None]] = {
     Format.TRL: lambda d, _: trl.map_file(d),
     Format.DEEPSPEED: lambda d, _: deepspeed.map_file(d),
     Format.ACCELERATE: lambda d, _: accelerate.map_file(d),
+    Format.SCRIPT_ARGS: lambda d, _: scripts.map_file(d),
     Format.TORCHTITAN: torchtitan.map_loaded,
 }
 
@@ -180,6 +191,8 @@ def import_configs(
     alignment = c.facts.get(Field.ALIGNMENT)
     if model_assumed:
         assumed = {"model": spec.id, **assumed}
+    notes = {k: v for d in reversed(drafts) for k, v in d.notes.items()}  # the first file's note wins
+    assumed = {**notes, **assumed}
     if alignment is not None and alignment.kind is Kind.DEFAULT and alignment.value is not None:
         assumed["alignment"] = alignment.value.value
     report = ImportReport(drafts[0].format, tuple(str(d.path) for d in drafts), c.read, tuple(c.ignored), assumed)

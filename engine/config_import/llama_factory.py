@@ -8,9 +8,12 @@ passes through are in ``engine.config_import.training_args``):
 ``model_name_or_path``                                 the model
 ``stage``: sft / pt / rm / ppo / dpo / kto             the alignment method (rm: reward modelling;
                                                        ``pref_loss: orpo`` or ``simpo`` turns dpo into those)
-``finetuning_type`` (default **lora**)                 lora / full; freeze and oft are refused (partial and
-                                                       orthogonal fine-tuning are not costed)
-``quantization_bit: 4`` (``quantization_method`` bnb)  QLoRA; other bit widths or methods are refused
+``finetuning_type`` (default **lora**)                 lora / full / freeze (``freeze_trainable_layers``, 2) /
+                                                       oft (``oft_block_size``, 32)
+``quantization_bit: 4`` / ``8`` (bnb)                  QLoRA / lora-8bit; other bit widths or methods refused
+``use_dora``                                           DoRA
+``use_galore`` / ``use_apollo`` / ``use_adam_mini`` /   the optimizer (``galore_rank`` / ``apollo_rank``, 16);
+``use_muon`` / ``use_badam``                           BAdam the method; layer-wise and ratio modes refused
 ``quantization_type`` / ``double_quantization``        nf4 / true by default
 ``lora_rank`` / ``lora_alpha`` / ``lora_dropout``      8 / 2 x rank / 0 by default
 ``lora_target`` (default ``all``)                      the target set, comma-separated
@@ -57,15 +60,20 @@ from engine.specs import (
 )
 from engine.translatable import QT_TRANSLATE_NOOP
 
-FREEZE = QT_TRANSLATE_NOOP("engine", "{value} fine-tuning trains only some layers or an orthogonal adapter, "
-                                     "which VRAM Lab does not cost")
-QUANT_BITS = QT_TRANSLATE_NOOP("engine", "a base quantized to {value} bits is not costed (QLoRA's 4-bit NF4 is)")
+FREEZE = QT_TRANSLATE_NOOP("engine", "{value} fine-tuning in this form is not costed (freeze: whole layers with "
+                                     "every module; oft: by block size)")
+QUANT_BITS = QT_TRANSLATE_NOOP("engine", "a base quantized to {value} bits is not costed (4-bit QLoRA and 8-bit LoRA "
+                                         "are)")
 QUANT_METHOD = QT_TRANSLATE_NOOP("engine", "{value} quantization is not costed (bitsandbytes 4-bit is)")
-OPTIMIZER_SWITCH = QT_TRANSLATE_NOOP("engine", "{value} replaces the optimizer with one VRAM Lab does not cost")
+OPTIMIZER_SWITCH = QT_TRANSLATE_NOOP("engine", "{value} in its layer-wise mode (or BAdam's ratio mode) is not costed")
+SWITCH_METHOD = QT_TRANSLATE_NOOP("engine", "{value} is costed on full fine-tuning only (LLaMA-Factory refuses "
+                                            "GaLore, APOLLO and BAdam with LoRA)")
 
 REASONS = {"use_kt": NOT_MODELLED, "use_unsloth": NOT_MODELLED,
            "use_unsloth_gc": NOT_MODELLED, "packing": PACKING, "neat_packing": PACKING}
-_SWITCHES = ("use_galore", "use_apollo", "use_badam", "use_adam_mini", "use_muon")
+#: LLaMA-Factory's optimizer switches and what each is (BAdam: a method, engine.training.partial)
+_SWITCHES = {"use_galore": Optimizer.GALORE_ADAMW, "use_apollo": Optimizer.APOLLO_ADAMW, "use_badam": Optimizer.ADAMW,
+             "use_adam_mini": Optimizer.ADAM_MINI, "use_muon": Optimizer.MUON}
 _LOSS = {"orpo": AlignmentMethod.ORPO, "simpo": AlignmentMethod.SIMPO, "ipo": AlignmentMethod.IPO}
 _ATTENTION = {**ATTENTION, "disabled": Attention.EAGER, "auto": Attention.SDPA}
 
@@ -83,21 +91,60 @@ def _method(d: Draft) -> None:
     kind = d.get("finetuning_type")
     bits = d.get("quantization_bit")
     qmethod = str(d.get("quantization_method") or "bnb").lower()
-    if kind in ("freeze", "oft"):
-        d.refuse(Field.METHOD, "finetuning_type", Message.of(FREEZE, value=kind))
-    elif bits is not None and bits != 4:
+    if kind == "freeze":
+        _freeze(d)
+    elif kind == "oft":
+        _oft(d)
+    elif bits is not None and bits not in (4, 8):
         d.refuse(Field.METHOD, "quantization_bit", Message.of(QUANT_BITS, value=bits))
-    elif bits == 4 and qmethod not in ("bnb", "bitsandbytes"):
+    elif bits is not None and qmethod not in ("bnb", "bitsandbytes"):
         d.refuse(Field.METHOD, "quantization_method", Message.of(QUANT_METHOD, value=qmethod))
-    elif bits == 4:
+    elif bits is not None and kind not in (None, "lora"):
+        d.refuse(Field.METHOD, "quantization_bit", Message.of(QUANT_BITS, value=bits))
+    elif bits is not None:
         keys = ["quantization_bit"] + (["finetuning_type"] if kind else [])
-        d.set(Field.METHOD, Method.QLORA, *keys)
+        d.set(Field.METHOD, Method.QLORA if bits == 4 else Method.LORA_8BIT, *keys)
     elif kind in ("lora", "full"):
         d.set(Field.METHOD, Method.LORA if kind == "lora" else Method.FULL, "finetuning_type")
     elif kind is None:
         d.default(Field.METHOD, Method.LORA)
     else:
         d.refuse(Field.METHOD, "finetuning_type", Message.of(FREEZE, value=kind))
+    common.dora(d, "use_dora", common.flag(d, "use_dora"))
+
+
+def _freeze(d: Draft) -> None:
+    """Freeze tuning (``_setup_freeze_tuning``): the last n or first -n layers, every module of them; a subset of
+    modules, extra modules, LLaMA Pro's interleaved layers or pure bf16 (no fp32 upcast) are refused."""
+    for key in ("freeze_extra_modules", "use_llama_pro", "pure_bf16"):
+        if common.flag(d, key) or (key == "freeze_extra_modules" and d.has(key)):
+            d.refuse(Field.METHOD, key, Message.of(FREEZE, value="freeze"))
+            return
+    modules = d.get("freeze_trainable_modules")
+    if modules not in (None, "all"):
+        d.refuse(Field.METHOD, "freeze_trainable_modules", Message.of(FREEZE, value="freeze"))
+        return
+    d.set(Field.METHOD, Method.FREEZE, "finetuning_type")
+    layers = d.get("freeze_trainable_layers")
+    if isinstance(layers, int) and not isinstance(layers, bool) and layers:
+        d.set(Field.FREEZE_LAYERS, layers, "freeze_trainable_layers")
+    else:
+        d.default(Field.FREEZE_LAYERS, 2)
+
+
+def _oft(d: Draft) -> None:
+    """OFT (``_setup_oft_tuning``, PEFT's OFTConfig): ``oft_block_size`` (32); a rank instead (``oft_rank`` > 0)
+    is refused, as are other targets than the LoRA ones (``oft_target``, read like ``lora_target``)."""
+    rank = d.get("oft_rank")
+    if isinstance(rank, int) and rank > 0:
+        d.refuse(Field.METHOD, "oft_rank", Message.of(FREEZE, value="oft"))
+        return
+    d.set(Field.METHOD, Method.OFT, "finetuning_type")
+    block = d.get("oft_block_size")
+    if isinstance(block, int) and not isinstance(block, bool):
+        d.set(Field.OFT_BLOCK, block, "oft_block_size")
+    if not common.lora_targets(d, "oft_target"):
+        d.default(Field.LORA_TARGETS, LoraTargets.ALL_LINEAR)
 
 
 def _lora(d: Draft, keys: tuple[str, str, str, str], rank: int) -> None:
@@ -185,11 +232,9 @@ def _v0(d: Draft) -> None:
         d.set(Field.CHECKPOINTING, Checkpointing.NONE if off else Checkpointing.FULL, "disable_gradient_checkpointing")
     _precision(d)
     common.fp8(d, "fp8")
-    switch = next((k for k in _SWITCHES if common.flag(d, k)), None)
-    if switch:
-        d.refuse(Field.OPTIMIZER, switch, Message.of(OPTIMIZER_SWITCH, value=switch))
-    else:
+    if not _switch(d):
         training_args.optimizer(d)
+    common.hf_trainer(d)
     training_args.distributed(d)
     _attention(d, "flash_attn")
     if common.flag(d, "enable_liger_kernel"):  # fused_linear_cross_entropy unless the stage needs logits
@@ -197,6 +242,37 @@ def _v0(d: Draft) -> None:
     common.whole(d, Field.GPUS, "ray_num_workers")
     _megatron(d)
     d.finish(REASONS)
+
+
+def _switch(d: Draft) -> bool:
+    """LLaMA-Factory's optimizer switches (``train/trainer_utils.py`` ``create_custom_optimizer``): GaLore and
+    APOLLO with their ``*_rank`` (16 by default), Adam-mini, Muon, BAdam (its layer mode: the method); their
+    layer-wise variants, BAdam's ratio mode, and any but Muon without full fine-tuning (LLaMA-Factory's
+    ``FinetuningArguments.__post_init__`` refuses LoRA with GaLore, APOLLO and BAdam) are refused. True when a
+    switch is on."""
+    switch = next((k for k in _SWITCHES if common.flag(d, k)), None)
+    if switch is None:
+        return False
+    prefix = switch.removeprefix("use_")
+    if common.flag(d, f"{prefix}_layerwise") or (switch == "use_badam" and d.get("badam_mode") == "ratio"):
+        d.refuse(Field.OPTIMIZER, switch, Message.of(OPTIMIZER_SWITCH, value=switch))
+        return True
+    method = d.facts.get(Field.METHOD)
+    if switch != "use_muon" and (method is None or method.value is not Method.FULL):
+        d.refuse(Field.OPTIMIZER, switch, Message.of(SWITCH_METHOD, value=switch))
+        return True
+    if switch == "use_badam":
+        d.set(Field.METHOD, Method.BADAM, switch)
+        d.set(Field.OPTIMIZER, Optimizer.ADAMW, switch)  # the Trainer's AdamW inside BlockOptimizer
+        return True
+    d.set(Field.OPTIMIZER, _SWITCHES[switch], switch)
+    if switch in ("use_galore", "use_apollo"):
+        rank = d.get(f"{prefix}_rank")
+        if isinstance(rank, int) and not isinstance(rank, bool):
+            d.set(Field.OPTIMIZER_RANK, rank, f"{prefix}_rank")
+        else:
+            d.default(Field.OPTIMIZER_RANK, 16)
+    return True
 
 
 def _v1_method(d: Draft) -> None:

@@ -11,9 +11,9 @@ from __future__ import annotations
 from engine.translatable import QT_TRANSLATE_NOOP
 
 # -- methods VRAM Lab does not cost ---------------------------------------------------------------------------------
-EIGHT_BIT = QT_TRANSLATE_NOOP("engine", "a base model loaded in 8 bits is not a method VRAM Lab costs")
-DORA = QT_TRANSLATE_NOOP("engine", "DoRA keeps each adapted weight's norm and more activations than LoRA; "
-                                   "VRAM Lab does not cost it")
+EIGHT_BIT = QT_TRANSLATE_NOOP("engine", "a base loaded in 8 bits is costed with LoRA on it (--method lora-8bit), not "
+                                        "trained in full or as QLoRA")
+DORA = QT_TRANSLATE_NOOP("engine", "DoRA is costed on LoRA over a 16-bit base (--dora), not on a quantized one")
 UNKNOWN_OPTIMIZER = QT_TRANSLATE_NOOP("engine", "{value} is not an optimizer VRAM Lab can cost")
 BAD_STAGE = QT_TRANSLATE_NOOP("engine", "{value} is not a ZeRO stage (0, 1, 2 or 3)")
 FP8 = QT_TRANSLATE_NOOP("engine", "{value} training is not costed (bf16 and fp16 are)")

@@ -13,7 +13,8 @@ Another version or size (``Mistral-Nemo-Base-2407``) matches nothing. A reposito
 (``-bnb-4bit``, ``-GPTQ``, ``-AWQ``, ``-FP8``...) of a catalog model is refused naming the base and how to cost it:
 the base with ``--model`` (and ``--method qlora`` for a 4-bit bitsandbytes one). A model the engine refuses
 (engine/catalog/refused.json: Llama 3.2 Vision, Falcon, DBRX, Mamba, ...) is refused with the layer kind it cannot
-cost, not called unknown.
+cost, not called unknown. A path that holds no config.json here (``/model``, the mount point of a cluster job's
+container; ``./checkpoints/x``) is named as a path on the machine the config was written for.
 """
 
 from __future__ import annotations
@@ -33,13 +34,16 @@ UNKNOWN = QT_TRANSLATE_NOOP(
 NO_MODEL = QT_TRANSLATE_NOOP("engine", "the files name no model; give it with --model or --config")
 REFUSED = QT_TRANSLATE_NOOP(
     "engine", "{value} is {model}, which has {why}: VRAM Lab cannot cost that yet; give another model with --model")
+ELSEWHERE = QT_TRANSLATE_NOOP(
+    "engine", "{value} is a path on the machine the config was written for, with no config.json here; give the "
+              "model with --model (a catalog id) or --config (its config.json)")
 QUANTIZED = QT_TRANSLATE_NOOP(
     "engine", "{value} is {model} quantized ahead of training ({kind}), which is not costed as its own model; "
               "give --model {id} (with --method qlora for a 4-bit bitsandbytes base) to estimate it")
 _VARIANT = re.compile(r"-(instruct|chat|it|base|reasoning|fp16|bf16|hf)(?=-|$)")
 #: the suffixes of repositories quantized ahead of training
 _QUANT = re.compile(r"-(bnb-4bit|bnb-8bit|unsloth-bnb-4bit|gptq(-int[48])?|awq|gguf|int4|int8|fp8|nvfp4|mxfp4|"
-                    r"4bit|8bit|exl2)(?=-|$)", re.IGNORECASE)
+                    r"4bit|8bit|exl2|aqlm(-\d+bit)?(-\d+x\d+)?)(?=-|$)", re.IGNORECASE)
 
 
 def _normal(name: str) -> str:
@@ -102,4 +106,6 @@ def resolve(value: str, key: str, file: str, beside: Path) -> tuple[ModelSpec, b
     if refused is not None:
         why = Message.of(REFUSED, value=value, model=refused.name)  # the reason is whole, never cut to MAX_SHOWN
         raise ConfigRefusedError(file, Message(REFUSED, (*why.args, ("why", refused.why))), key=key)
+    if value.strip().startswith(("/", "./", "../", "~", "\\")) or re.match(r"^[A-Za-z]:[\\/]", value.strip()):
+        raise ConfigRefusedError(file, Message.of(ELSEWHERE, value=value), key=key)
     raise ConfigRefusedError(file, Message.of(UNKNOWN, value=value), key=key)

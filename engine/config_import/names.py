@@ -9,11 +9,14 @@ Sources (read at these versions):
   states (Loshchilov & Hutter 2019, arXiv:1711.05101); 8-bit AdamW two 8-bit states with one fp32 scale per block
   (Dettmers et al. 2022, arXiv:2110.02861, s2); paged ones keep them in CUDA unified memory (bitsandbytes docs,
   "Paged optimizers"): ``paged_adamw_8bit`` the 8-bit states, ``paged_adamw_32bit`` (``PagedAdamW32bit``) AdamW's
-  two fp32 states. torchao's ``AdamW8bit`` (``adamw_torch_8bit``) keeps the same two 8-bit states with an
-  fp32 scale per 256 values (torchao ``torchao/optim/subclass_8bit.py``): costed as ``adamw-8bit``, an
-  approximation within 0.03 bytes per parameter, and reported as such. GaLore, APOLLO,
-  Muon, AdEMAMix, LOMO, schedule-free and the 4-bit and 8-bit Lion variants have no counterpart in the engine and
-  are refused by name.
+  two fp32 states. Issue 27's (``engine.training.optimizers``): torchao's ``AdamW4bit`` / ``AdamW8bit``
+  (``adamw_torch_4bit`` / ``adamw_torch_8bit``, block 256 as transformers passes it; torchtune's
+  ``torchao.optim.AdamW4bit`` keeps torchao's own block 128: costed at 256, reported), ``rmsprop``
+  (``torch.optim.RMSprop``; ``optim_args`` momentum > 0 its momentum variant), ``galore_adamw``, ``apollo_adamw``
+  (``optim_args`` rank), ``torch.optim.Muon`` (Axolotl's ``muon``, its own implementation of the same algorithm,
+  costed as torch's and reported). The GaLore / APOLLO 8-bit, Adafactor and layer-wise variants, AdEMAMix, LOMO,
+  schedule-free and the 4-bit and 8-bit Lion variants have no counterpart in the engine and are refused by
+  name.
 * LoRA targets: PEFT's projection names (``q_proj`` ... ``down_proj``), torchtune's (``q_proj``, ``k_proj``,
   ``v_proj``, ``output_proj`` and ``apply_lora_to_mlp``), and the "all linear layers" spellings: Axolotl's
   ``lora_target_linear: true``, LLaMA-Factory's ``lora_target: all``, PEFT's ``all-linear``.
@@ -28,7 +31,7 @@ import re
 from collections.abc import Iterable
 from enum import StrEnum
 
-from engine.specs import Attention, LoraTargets, Optimizer
+from engine.specs import Attention, LoraTargets, Optimizer, OptimizerImpl
 
 
 class AlignmentMethod(StrEnum):
@@ -74,13 +77,51 @@ OPTIMIZERS: dict[str, Optimizer] = {
     "torch.optim.sgd": Optimizer.SGD,
     "adamw": Optimizer.ADAMW,
     "adam": Optimizer.ADAMW,
+    # issue 27
+    "adamw_torch_4bit": Optimizer.ADAMW_4BIT,
+    "adamw_torch_8bit": Optimizer.ADAMW_8BIT_TORCHAO,
+    "ao_adamw_8bit": Optimizer.ADAMW_8BIT_TORCHAO,
+    "torchao.optim.adamw8bit": Optimizer.ADAMW_8BIT_TORCHAO,
+    "rmsprop": Optimizer.RMSPROP,
+    "torch.optim.rmsprop": Optimizer.RMSPROP,
+    "galore_adamw": Optimizer.GALORE_ADAMW,
+    "apollo_adamw": Optimizer.APOLLO_ADAMW,
+    "torch.optim.muon": Optimizer.MUON,
 }
+
+#: torch AdamW's implementation an optimizer name implies (issue 25; calibration/stacks/NOTES.md section 2):
+#: transformers' Trainer passes ``fused=True`` only for ``adamw_torch_fused`` and neither for ``adamw_torch``
+#: (trainer_optimizer.py ``_get_adamw_torch``@5.24), so torch picks foreach on CUDA (torch/optim/adam.py@2.13
+#: ``adam()`` lines 935-947), as for a bare ``torch.optim.AdamW``; apex's and the NPU's kernels are fused;
+#: ``adamw_hf`` (transformers' own AdamW, a Python loop over the tensors making one temporary the size of a
+#: parameter, ``optimization.py`` before v5) is costed as torch's for-loop, whose two bound it
+OPTIMIZER_IMPLS: dict[str, OptimizerImpl] = {
+    "adamw_torch": OptimizerImpl.FOREACH, "adamw_torch_fused": OptimizerImpl.FUSED,
+    "adamw_apex_fused": OptimizerImpl.FUSED, "adamw_torch_npu_fused": OptimizerImpl.FUSED,
+    "adamw_hf": OptimizerImpl.FORLOOP,
+    "torch.optim.adamw": OptimizerImpl.FOREACH, "torch.optim.adam": OptimizerImpl.FOREACH,
+}
+
+
+def trainer_default_impl(transformers_version: str | None) -> OptimizerImpl:
+    """torch AdamW's implementation under transformers' Trainer when the file names no ``optim``
+    (training_args.py ``default_optim``, read at 4.30 to 5.24: calibration/stacks/NOTES.md section 2, rule 5):
+    ``adamw_hf`` before 4.34 (costed as the for-loop), ``adamw_torch`` (foreach) from 4.34, ``adamw_torch_fused``
+    from 4.54 (with torch >= 2.8, taken as given); None (no version stated): today's, fused."""
+    if transformers_version is None:
+        return OptimizerImpl.FUSED
+    parts = re.findall(r"\d+", transformers_version)[:2]
+    major, minor = (int(parts[0]), int(parts[1]) if len(parts) > 1 else 0) if parts else (99, 0)
+    if (major, minor) < (4, 34):
+        return OptimizerImpl.FORLOOP
+    return OptimizerImpl.FOREACH if (major, minor) < (4, 54) else OptimizerImpl.FUSED
+
 
 #: optimizers costed as a near equivalent (reported as approximations)
 NEAR_OPTIMIZERS: dict[str, Optimizer] = {
-    "adamw_torch_8bit": Optimizer.ADAMW_8BIT,
-    "torchao.optim.adamw8bit": Optimizer.ADAMW_8BIT,
-    "ao_adamw_8bit": Optimizer.ADAMW_8BIT,
+    "torchao.optim.adamw4bit": Optimizer.ADAMW_4BIT,  # torchao's own block 128 (transformers passes 256)
+    "ao_adamw_4bit": Optimizer.ADAMW_4BIT,
+    "muon": Optimizer.MUON,  # Axolotl's own Muon (axolotl.contribs.mit.muon)
 }
 
 #: attention implementations (transformers ``attn_implementation`` and the tools' flags) -> VRAM Lab's

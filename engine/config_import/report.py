@@ -27,6 +27,7 @@ class Format(StrEnum):
     TRL = "trl"
     DEEPSPEED = "deepspeed"
     ACCELERATE = "accelerate"
+    SCRIPT_ARGS = "script-args"  # no tool's format: a training script's own arguments (issue 27)
     TORCHTITAN = "torchtitan"
 
 
@@ -93,7 +94,8 @@ class ImportReport:
     its value in the file (keys of files after the first are prefixed with ``<file name>:``). ``ignored``: keys not
     used as written, each with the reason. Every key a file states is in one of them. ``assumed``: every setup field
     whose value the files do not state exactly (left open, ``auto``, a tool's documented default, or the nearest
-    value VRAM Lab can cost), with the value used.
+    value VRAM Lab can cost), with the value used; and, for a file that is no tool's format (``script-args``),
+    ``format``: a :class:`Message` saying whose arguments it was read as, and which keys were taken to mean what.
     """
 
     format: Format
@@ -108,7 +110,7 @@ class ImportReport:
             "files": list(self.files),
             "read": dict(self.read),
             "ignored": [i.as_dict() for i in self.ignored],
-            "assumed": dict(self.assumed),
+            "assumed": {k: str(v) if isinstance(v, Message) else v for k, v in self.assumed.items()},
         }
 
 

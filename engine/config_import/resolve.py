@@ -34,12 +34,15 @@ from engine.config_import.common import FLAGS
 from engine.config_import.draft import Draft, Fact, Field, Kind
 from engine.config_import.report import ALREADY_SET, CHOOSE, OVERRIDDEN, ConfigRefusedError, Ignored, Message
 from engine.errors import first_error
-from engine.specs import Method, Precision, TrainingSetup
+from engine.specs import SHARD_OPTIMIZERS, Method, Precision, Sharding, TrainingSetup
 from engine.translatable import QT_TRANSLATE_NOOP
 
 FP16_FULL = QT_TRANSLATE_NOOP("engine", "full fine-tuning of fp16 weights with fp16 autocast cannot run (the "
                                         "Trainer cannot unscale fp16 gradients)")
 INVALID = QT_TRANSLATE_NOOP("engine", "the imported setup is not valid: {problem}")
+DEEPSPEED_TORCHAO = QT_TRANSLATE_NOOP(
+    "engine", "{value} under DeepSpeed ZeRO steps DeepSpeed's flat fp32 partitions, not each tensor: not costed (as "
+              "FSDP2 runs it, it is)")
 BATCH_MISMATCH = QT_TRANSLATE_NOOP(
     "engine", "{value} is not micro-batch x accumulation x data-parallel GPUs ({product}), as DeepSpeed requires; the "
               "estimate uses those")
@@ -48,17 +51,23 @@ BATCH_OPEN = QT_TRANSLATE_NOOP(
               "left to the trainer, it fixes none of them")
 
 #: setup fields, in the order ``TrainingSetup`` lists them
+#: issue 27's options (a field each, listed as assumed only where a file names it)
+ISSUE_27 = (Field.DORA, Field.MODULES_TO_SAVE, Field.FREEZE_LAYERS, Field.OFT_BLOCK, Field.OPTIMIZER_RANK,
+            Field.OFFLOAD_OPTIMIZER_DEVICE, Field.OFFLOAD_PARAMS_DEVICE)
 SETUP_FIELDS = (Field.METHOD, Field.PRECISION, Field.OPTIMIZER, Field.BATCH, Field.SEQ_LEN, Field.GRAD_ACCUM,
                 Field.ATTENTION, Field.CHECKPOINTING, Field.GPUS, Field.SHARDING, Field.OFFLOAD_OPTIMIZER,
                 Field.OFFLOAD_PARAMS, Field.LORA_RANK, Field.LORA_ALPHA, Field.LORA_DROPOUT, Field.LORA_TARGETS,
                 Field.QUANT_TYPE, Field.DOUBLE_QUANT, Field.TP, Field.PP, Field.CP, Field.EP, Field.SEQUENCE_PARALLEL,
                 Field.MICRO_BATCHES, Field.LOSS, Field.LOSS_CHUNKS, Field.ACTIVATION_OFFLOAD, Field.CHECKPOINT_EVERY,
-                Field.OPTIMIZER_IN_BACKWARD, Field.COMPILE, Field.STACK, Field.OPTIMIZER_IMPL, Field.ALLOC_CONF)
+                Field.OPTIMIZER_IN_BACKWARD, Field.COMPILE, Field.STACK, Field.OPTIMIZER_IMPL, Field.FSDP_VERSION,
+                Field.ALLOC_CONF, Field.CP_COMM, *ISSUE_27)
 #: fields added to the setup after its first release: listed as assumed only when a file or a setting names them
-_OPTIONAL = {"parallel": (Field.TP, Field.PP, Field.CP, Field.EP, Field.SEQUENCE_PARALLEL, Field.MICRO_BATCHES),
+_OPTIONAL = {"parallel": (Field.TP, Field.PP, Field.CP, Field.EP, Field.SEQUENCE_PARALLEL, Field.MICRO_BATCHES,
+                          Field.CP_COMM),
              "long": (Field.LOSS, Field.LOSS_CHUNKS, Field.ACTIVATION_OFFLOAD), "allocator": (Field.ALLOC_CONF,),
-             "stack": (Field.STACK, Field.OPTIMIZER_IMPL, Field.CHECKPOINT_EVERY, Field.OPTIMIZER_IN_BACKWARD,
-                       Field.COMPILE)}
+             "stack": (Field.STACK, Field.OPTIMIZER_IMPL, Field.FSDP_VERSION, Field.CHECKPOINT_EVERY,
+                       Field.OPTIMIZER_IN_BACKWARD, Field.COMPILE),
+             **{f.value: (f,) for f in ISSUE_27}}  # each listed as assumed only where a file names it
 _PRECISION_INPUTS = (Field.HALF, Field.WEIGHTS, Field.BACKEND)
 
 
@@ -209,9 +218,40 @@ def build(c: Combined, explicit: Mapping[str, Any], base: TrainingSetup, file: s
             assumed[name] = _shown(value)
     _global_batch(c, values, assumed)
     _world(values, assumed, explicit)
+    _deepspeed_torchao(c, values, explicit)
+    _consistent(values, assumed, explicit)
     if _shown(values["loss"]) not in ("chunked-output", "chunked-backward"):  # a chunk count to assume is only
         assumed.pop("loss_chunks", None)  # torchtune's and torchtitan's (TRL's chunks are its own constant)
     return _validated(values, file), assumed
+
+
+def _deepspeed_torchao(c: Combined, values: Mapping[str, Any], explicit: Mapping[str, Any]) -> None:
+    """torchao's low-bit AdamW is costed under ZeRO-3 as FSDP2 runs it (``engine.specs.SHARD_OPTIMIZERS``); under
+    DeepSpeed ZeRO (``DeepSpeedZeroOptimizer_Stage3`` hands the optimizer flat fp32 partitions of up to
+    ``sub_group_size`` values) it is refused, naming the optimizer's key, unless the optimizer or the sharding is
+    set explicitly."""
+    backend, fact = c.facts.get(Field.BACKEND), c.facts.get(Field.OPTIMIZER)
+    if (backend is None or backend.value != "deepspeed" or fact is None or not fact.keys
+            or _shown(values["optimizer"]) not in {o.value for o in SHARD_OPTIMIZERS}
+            or _shown(values["sharding"]) == Sharding.NONE.value
+            or {"optimizer", "sharding"} & explicit.keys()):
+        return
+    key = fact.keys[0].split(":", 1)[-1]
+    hint = Message.of(CHOOSE, field=Field.OPTIMIZER.value, flag=FLAGS[Field.OPTIMIZER])
+    raise ConfigRefusedError(fact.file, Message.of(DEEPSPEED_TORCHAO, value=c.read.get(fact.keys[0], key)), key=key,
+                             hint=hint)
+
+
+def _consistent(values: dict[str, Any], assumed: dict[str, Any], explicit: Mapping[str, Any]) -> None:
+    """Fields that only mean something with others: torch AdamW's implementation with AdamW, FSDP's version with
+    a sharded setup (zero2 / zero3); a tool's default of either is dropped where it does not apply."""
+    if _shown(values["optimizer"]) != "adamw" and "optimizer_impl" not in explicit:
+        values["optimizer_impl"] = None
+        assumed.pop("optimizer_impl", None)
+    if _shown(values["sharding"]) not in ("zero2", "zero3") and "fsdp_version" not in explicit:
+        values["fsdp_version"] = None
+    if values.get("fsdp_version") is None:  # no FSDP: nothing to assume
+        assumed.pop("fsdp_version", None)
 
 
 def _global_batch(c: Combined, values: dict[str, Any], assumed: dict[str, Any]) -> None:

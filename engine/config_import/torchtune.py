@@ -34,6 +34,9 @@ the file itself                                                  the stack: torc
                                                                  torchtune has no fp32 master copy) / fp32
 ``optimizer._component_``                                        the optimizer (``torch.optim.SGD`` with
                                                                  ``momentum`` > 0: sgd-momentum)
+``optimizer.fused``                                              ``torch.optim.AdamW``'s implementation: fused, or
+                                                                 foreach (torch's own choice on CUDA) when false
+                                                                 or absent
 the launch command in the file's comments,                       a ``*_distributed`` recipe shards with FSDP2
 ``tune run --nnodes N --nproc_per_node P <recipe>``              over N x P GPUs (assumed: a comment, not a
                                                                  setting); ``dpo`` / ``ppo`` / ``grpo`` recipes
@@ -60,10 +63,21 @@ from engine.catalog import refused_model
 from engine.config_import import common
 from engine.config_import.draft import Draft, Field
 from engine.config_import.loading import Loaded
-from engine.config_import.messages import DORA, NEAR_FUSED_LOSS, NOT_MODELLED, NOT_TRAINING_CONFIG
+from engine.config_import.messages import NEAR_FUSED_LOSS, NOT_MODELLED, NOT_TRAINING_CONFIG
 from engine.config_import.names import AlignmentMethod
 from engine.config_import.report import ConfigRefusedError, Message
-from engine.specs import Attention, Checkpointing, Loss, Method, Optimizer, Precision, QuantType, Sharding, Stack
+from engine.specs import (
+    Attention,
+    Checkpointing,
+    Loss,
+    Method,
+    Optimizer,
+    OptimizerImpl,
+    Precision,
+    QuantType,
+    Sharding,
+    Stack,
+)
 from engine.translatable import QT_TRANSLATE_NOOP
 
 #: torchtune builders -> catalog ids (the same architecture; ``_base`` / ``_instruct`` share one; the
@@ -131,9 +145,7 @@ def _model(d: Draft, section: str) -> None:
     else:
         common.model(d, "checkpointer.checkpoint_dir")
     quantized = common.flag(d, f"{section}.quantize_base")
-    if common.flag(d, f"{section}.use_dora"):
-        d.refuse(Field.METHOD, f"{section}.use_dora", Message.of(DORA))
-    elif prefix == "qlora_" or (prefix and quantized):
+    if prefix == "qlora_" or (prefix and quantized):
         d.set(Field.METHOD, Method.QLORA, key)
     elif prefix:
         d.set(Field.METHOD, Method.LORA, key)
@@ -141,6 +153,7 @@ def _model(d: Draft, section: str) -> None:
         d.set(Field.METHOD, Method.FULL, key)
     d.default(Field.QUANT_TYPE, QuantType.NF4)
     d.default(Field.DOUBLE_QUANT, True)
+    common.dora(d, f"{section}.use_dora", common.flag(d, f"{section}.use_dora"))
     if prefix:
         _lora(d, section)
 
@@ -185,6 +198,8 @@ def _distributed(d: Draft, recipe: str) -> None:
         d.set(Field.SHARDING, Sharding.ZERO3 if reshard else Sharding.ZERO2, "fsdp_reshard_after_forward")
     elif sharded:
         d.default(Field.SHARDING, Sharding.ZERO3)
+    if reshard is not None or sharded:
+        d.default(Field.FSDP_VERSION, 2)  # torchtune shards with FSDP2's fully_shard
     if common.flag(d, offload):
         d.set(Field.OFFLOAD_PARAMS, True, offload)
         d.set(Field.OFFLOAD_OPTIMIZER, True, offload)
@@ -193,6 +208,8 @@ def _distributed(d: Draft, recipe: str) -> None:
 
 
 def _optimizer(d: Draft, at: str) -> None:
+    """The optimizer; for ``torch.optim.AdamW``, its implementation: ``fused: True`` (torchtune's recipes) fused,
+    else what torch picks on CUDA, foreach (``names.OPTIMIZER_IMPLS``)."""
     key = at + "optimizer._component_"
     name = str(d.raw(key) or "").lower()
     momentum = d.get(at + "optimizer.momentum")
@@ -200,6 +217,10 @@ def _optimizer(d: Draft, at: str) -> None:
         d.set(Field.OPTIMIZER, Optimizer.SGD_MOMENTUM, key, at + "optimizer.momentum")
     elif not common.optimizer(d, key):
         d.default(Field.OPTIMIZER, Optimizer.ADAMW)
+    fused = common.flag(d, at + "optimizer.fused")  # absent: the class name's (common.optimizer), foreach
+    if fused is not None and name in ("torch.optim.adamw", "torch.optim.adam"):
+        d.set(Field.OPTIMIZER_IMPL, OptimizerImpl.FUSED if fused else OptimizerImpl.FOREACH, key,
+              at + "optimizer.fused")
 
 
 def _alignment(d: Draft, recipe: str, at: str) -> None:

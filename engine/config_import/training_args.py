@@ -9,7 +9,11 @@ its field defaults):
 ``gradient_checkpointing``           full checkpointing when true (default false; TRL's configs default true)
 ``bf16`` / ``fp16``                  the 16-bit autocast the Trainer asks accelerate for (default false)
 ``optim``                            the optimizer (default ``adamw_torch``, ``adamw_torch_fused`` with
-                                     torch >= 2.8: AdamW either way)
+                                     torch >= 2.8: AdamW either way) and torch AdamW's implementation
+                                     (``adamw_torch``: foreach, ``adamw_torch_fused``: fused); absent, the
+                                     Trainer's default of the ``transformers_version`` the file states
+                                     (before 4.34 ``adamw_hf``, from 4.34 foreach, from 4.54 fused), else
+                                     today's, fused (assumed); the stack is hf-trainer
 ``deepspeed``                        a DeepSpeed JSON path (followed) or the config itself
 ``fsdp`` + ``fsdp_config``           FSDP (``engine.config_import.fsdp``); ``fsdp_config`` alone, as every
                                      ``to_json_string()`` dump holds it, is not FSDP
@@ -60,9 +64,20 @@ def half(d: Draft, default: str) -> None:
 
 
 def optimizer(d: Draft) -> None:
-    """``optim``, AdamW by default."""
+    """``optim``, AdamW by default; ``optim_args`` (transformers' ``"k=v,k=v"``, ``_parse_optim_args``) where it
+    changes the memory of issue 27's optimizers: ``rmsprop``'s ``momentum`` (its momentum buffer), GaLore's and
+    APOLLO's ``rank``; ``optim_target_modules`` (GaLore's and APOLLO's targets: the decoder blocks' linears)."""
     if not common.optimizer(d, "optim"):
         d.default(Field.OPTIMIZER, Optimizer.ADAMW)
+        return
+    args = common.optim_args(d.raw("optim_args"))
+    chosen = d.facts.get(Field.OPTIMIZER)
+    if chosen is not None and chosen.value is Optimizer.RMSPROP and float(args.get("momentum", 0) or 0) > 0:
+        d.set(Field.OPTIMIZER, Optimizer.RMSPROP_MOMENTUM, "optim", "optim_args")
+    if chosen is not None and chosen.value in (Optimizer.GALORE_ADAMW, Optimizer.APOLLO_ADAMW):
+        if "rank" in args:
+            d.set(Field.OPTIMIZER_RANK, int(args["rank"]), "optim_args")
+        d.get("optim_target_modules")
 
 
 def deepspeed_key(d: Draft) -> None:

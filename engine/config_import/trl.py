@@ -7,8 +7,9 @@ Mapping table (TRL ``trl/trainer/base_config.py``, ``sft_config.py``, ``dpo_conf
 
 ====================================================  ========================================================
 ``model_name_or_path``                                the model
-``use_peft`` (default false)                          LoRA; with ``load_in_4bit`` QLoRA (``load_in_8bit``:
-                                                      refused, VRAM Lab costs no 8-bit base)
+``use_peft`` (default false)                          LoRA; with ``load_in_4bit`` QLoRA, with ``load_in_8bit``
+                                                      lora-8bit (an 8-bit base alone is refused); ``use_dora``
+                                                      DoRA on a 16-bit base
 ``lora_r`` / ``lora_alpha`` / ``lora_dropout``        16 / 32 / 0.05 by default (``ModelConfig``)
 ``lora_target_modules``                               absent: PEFT's default for the model type, ``q_proj`` and
                                                       ``v_proj`` for Llama, Mistral, Qwen2 and Gemma (PEFT
@@ -38,11 +39,8 @@ under ``model_init_kwargs``                           (``ModelConfig.dtype`` def
 ====================================================  ========================================================
 
 A file with keys that ask for a method in a way no TRL or transformers config does (a training script's own
-arguments: Firefly's ``train_mode`` and ``lora_rank``, allenai/open-instruct's ``use_lora`` / ``use_qlora``, LLaVA's
-``lora_enable``, Qwen's ``q_lora``, LLaMA-Factory's ``finetuning_type`` in a file that is not LLaMA-Factory's) is
-named as such: its method is refused with those keys (VRAM Lab cannot tell what a script it does not know does
-with them, and read as TRL they would give a full fine-tune), unless every such key is a switch set to false, which
-states a full fine-tune. With ``--method`` given, its ``lora_rank`` / ``lora_alpha`` / ``lora_dropout`` are read.
+arguments: Firefly's ``train_mode``, open-instruct's ``use_lora`` / ``use_qlora``) is no TRL file:
+``engine.config_import.scripts`` reads it.
 
 The alignment method is the trainer's: keys only GRPO (``num_generations``, ``use_vllm``), PPO
 (``num_ppo_epochs``, ``vf_coef``), KTO (``desirable_weight``), RLOO (``rloo_k``) or reward modelling
@@ -57,18 +55,14 @@ import re
 from pathlib import Path
 
 from engine.config_import import common, training_args
-from engine.config_import.draft import Draft, Field, Kind
-from engine.config_import.messages import DORA, EIGHT_BIT, KNOWN_CONTENT, PACKING
+from engine.config_import.draft import Draft, Field
+from engine.config_import.messages import EIGHT_BIT, KNOWN_CONTENT, PACKING
 from engine.config_import.names import AlignmentMethod, dtype_of
-from engine.config_import.report import Message, show
+from engine.config_import.report import Message
 from engine.specs import Attention, LoraTargets, Loss, Method, Sharding
 from engine.translatable import QT_TRANSLATE_NOOP
 
 AUTO_DTYPE = QT_TRANSLATE_NOOP("engine", "{value} keeps the checkpoint's dtype, taken as bf16")
-SCRIPT_METHOD = QT_TRANSLATE_NOOP(
-    "engine", "not TRL's own arguments but a training script's: {value} ask for a method VRAM Lab cannot read from "
-              "a script it does not know")
-LORA_OFF = QT_TRANSLATE_NOOP("engine", "LoRA is switched off ({value}), so this LoRA setting is not used")
 OPEN_PROMPT = QT_TRANSLATE_NOOP(
     "engine", "the sequence is the prompt plus the completion, and the file does not bound the prompt "
               "(max_prompt_length)")
@@ -119,55 +113,26 @@ def _alignment(d: Draft) -> None:
         d.set(Field.ALIGNMENT, AlignmentMethod.IPO if losses == {"ipo"} else AlignmentMethod.DPO, found[0])
 
 
-#: method keys of training scripts' own arguments (module docstring), switches first
-_SCRIPT_SWITCHES = ("use_qlora", "use_lora", "lora_enable", "q_lora")
-_SCRIPT_KEYS = ("train_mode", "finetuning_type", *_SCRIPT_SWITCHES, "lora_rank")
-
-
-def _script_method(d: Draft) -> bool:
-    """A training script's own method keys (module docstring); True when the file has some."""
-    found = [k for k in _SCRIPT_KEYS if d.has(k)]
-    if not found or d.has("use_peft"):
-        return False
-    switches = [k for k in found if k in _SCRIPT_SWITCHES]
-    if switches and all(common.flag(d, k) is False for k in switches) and not {"train_mode", "finetuning_type"} & {
-            *found}:
-        d.set(Field.METHOD, Method.FULL, *switches)
-        off = ", ".join(f"{k}: false" for k in switches)
-        for k in found:
-            if k not in switches:
-                d.ignore(k, Message.of(LORA_OFF, value=off))
-        return True
-    asked = ", ".join(f"{k}: {show(d.raw(k))}" for k in found)
-    d.refuse(Field.METHOD, found[0], Message.of(SCRIPT_METHOD, value=asked))
-    for k in found[1:]:
-        d.get(k)
-    return True
-
-
 def _method(d: Draft) -> None:
-    if _script_method(d):
-        return
     peft = common.flag(d, "use_peft")
     four, eight = common.flag(d, "load_in_4bit"), common.flag(d, "load_in_8bit")
-    if eight:
+    if eight and peft and not four:  # LoRA on an LLM.int8 base
+        d.set(Field.METHOD, Method.LORA_8BIT, "use_peft", "load_in_8bit")
+    elif eight:
         d.refuse(Field.METHOD, "load_in_8bit", Message.of(EIGHT_BIT))
     elif four and not peft:
         d.refuse(Field.METHOD, "load_in_4bit", Message.of(FOUR_BIT_ALONE))
-    elif common.flag(d, "use_dora"):
-        d.refuse(Field.METHOD, "use_dora", Message.of(DORA))
     elif peft:
         d.set(Field.METHOD, Method.QLORA if four else Method.LORA, *("use_peft", "load_in_4bit")[: 2 if four else 1])
     elif peft is False or d.has("use_peft"):
         d.set(Field.METHOD, Method.FULL, "use_peft")
     else:
         d.default(Field.METHOD, Method.FULL)
+    common.dora(d, "use_dora", common.flag(d, "use_dora"))
 
 
 def _lora(d: Draft) -> None:
-    method = d.facts.get(Field.METHOD)
-    script = method is not None and method.kind is Kind.REFUSED and d.has("lora_rank") and not d.has("lora_r")
-    common.lora_numbers(d, ("lora_rank" if script else "lora_r", "lora_alpha", "lora_dropout"), (16, 32.0, 0.05))
+    common.lora_numbers(d, ("lora_r", "lora_alpha", "lora_dropout"), (16, 32.0, 0.05))
     if not common.lora_targets(d, "lora_target_modules"):
         d.default(Field.LORA_TARGETS, LoraTargets.QV)
     common.quantization(d, "bnb_4bit_quant_type", "use_bnb_nested_quant", double_default=False)
@@ -257,6 +222,7 @@ def map_file(d: Draft) -> None:
     training_args.batch(d)
     training_args.checkpointing(d, default=True)
     training_args.optimizer(d)
+    common.hf_trainer(d)
     training_args.distributed(d)
     _launch(d)
     _sequence(d)

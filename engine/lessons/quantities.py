@@ -27,7 +27,8 @@ from engine.lessons.situation import Results
 from engine.lessons.text import Text, text
 from engine.levers import biggest_term
 from engine.serving import WeightDtype
-from engine.specs import Attention, Checkpointing, KvDtype, Method, Optimizer, Precision, Sharding
+from engine.serving.vllm_setup import KvCacheDtype
+from engine.specs import Attention, Checkpointing, Method, Optimizer, Precision, Sharding
 from engine.terms import TERMS, Scope, in_scope
 from engine.units import Unit, format_bytes, format_count
 
@@ -143,7 +144,8 @@ def _inputs() -> list[Quantity]:
         ("offload_params", b, text("parameter offload", "參數卸載"), setup("offload_params"), None),
         ("serving.tokens", i, text("context length", "上下文長度"), serving("tokens"), None),
         ("serving.sequences", i, text("concurrent sequences", "同時服務的序列數"), serving("sequences"), None),
-        ("serving.kv_dtype", c, text("KV cache dtype", "KV cache 精度"), serving("kv_dtype"), _enum_words(KvDtype)),
+        ("serving.kv_dtype", c, text("KV cache dtype", "KV cache 精度"), serving("kv_dtype"),
+         _enum_words(KvCacheDtype)),
         ("serving.weight_dtype", c, text("weights dtype", "權重精度"), serving("weight_dtype"),
          _enum_words(WeightDtype)),
         ("serving.tp", i, text("tensor-parallel GPUs", "張量平行 GPU 數"), serving("tp"), None),

@@ -5,7 +5,9 @@ that cache, not the weights, fills the GPU. The modules answer one question each
 
 - ``kv``: bytes of KV cache per token and per sequence, for any attention kind and KV dtype;
 - ``mla``: DeepSeek's latent cache against DeepSeek 67B's GQA cache, like for like and as published;
-- ``capacity``: weights + KV cache + runtime per GPU under tensor parallelism; the largest concurrency;
+- ``vllm`` (with ``vllm_versions``, ``vllm_profile``, ``quantized``): vLLM's start-up at a named release, the KV
+  cache it allocates and the lines it logs;
+- ``capacity``: how many users fit, read from vLLM's start-up at the context asked for;
 - ``trace``, ``allocators``, ``paged`` and ``simulate``: a seeded stream of requests on a pool of KV blocks,
   reserved contiguously at the maximum length or paged in 16-token blocks (PagedAttention).
 """

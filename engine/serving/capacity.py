@@ -1,24 +1,29 @@
-"""How many users fit: weights + activation workspace + KV cache per GPU, against what the runtime may use.
+"""How many users fit: vLLM's start-up on each GPU (``engine.serving.vllm``), read at the context length asked for.
 
-Assumptions, named once (vLLM's defaults, https://docs.vllm.ai, "gpu_memory_utilization"):
-- the serving engine may use ``gpu_memory_utilization`` (0.9) of each GPU's memory; the rest is headroom;
-- inside that budget sit the CUDA context (``GpuSpec.context_bytes``), the weights, an activation workspace
-  for one forward pass of ``batched_tokens`` tokens (vLLM profiles it; estimated here), and the KV cache;
-- tensor parallelism over T GPUs (Megatron-LM, arXiv:1909.08053) splits the weights and the workspace's MLP
-  by T and the KV heads by T (at least one head per GPU); an MLA latent is kept whole on every GPU.
+A ``ServingSetup`` is the serving page's settings and a lesson's: the context (vLLM's ``max_model_len``, and the
+length of every request), how many sequences are wanted at once, and vLLM's own settings (utilization, batch
+limits, KV cache dtype, the checkpoint's format, tensor and pipeline parallelism, the release). ``serving_fit``
+asks vLLM's start-up for the memory its profile charges and the KV cache it allocates; the sequences that fit are
+vLLM's own "maximum concurrency" at that length, rounded down. The per-sequence KV cache is ``engine.serving.kv``'s.
+
+A context longer than the model's ``max_position_embeddings`` is costed as vLLM runs it with
+``VLLM_ALLOW_LONG_MAX_MODEL_LEN=1`` (the page and the lessons may ask for it; the ``serve`` command refuses it unless
+asked). vLLM runs on CUDA and ROCm GPUs: an Apple or Intel Gaudi device is refused by name.
 """
 
 from __future__ import annotations
 
-import math
 from enum import StrEnum
 from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from engine.params import count_params
 from engine.results import Term, with_shares
 from engine.serving.kv import KvCache, kv_cache
+from engine.serving.quantized import FP16_FORMATS, WeightFormat
+from engine.serving.vllm import vllm_startup
+from engine.serving.vllm_setup import KvCacheDtype, VllmSetup, VllmStartup
+from engine.serving.vllm_versions import NEWEST, Engine, parse_version, version_text
 from engine.specs import GpuSpec, KvDtype, ModelSpec, SeqLen
 from engine.terms import TermName
 
@@ -27,53 +32,85 @@ MAX_SEQUENCES = 65_536
 Concurrency = Annotated[int, Field(strict=True, ge=1, le=MAX_SEQUENCES)]
 TensorParallel = Annotated[int, Field(strict=True, ge=1, le=64)]
 Utilization = Annotated[float, Field(strict=True, allow_inf_nan=False, gt=0.0, le=1.0)]
-BatchedTokens = Annotated[int, Field(strict=True, ge=1, le=1_048_576)]
-
-
-class WeightDtype(StrEnum):
-    BF16 = "bf16"
-    FP16 = "fp16"
-    INT8 = "int8"  # per-channel scales, negligible
-    INT4 = "int4"  # GPTQ / AWQ: one fp16 scale per group of 128 weights
-
-
-#: Bits per weight, scales included (int4: 4 + 16 / 128).
-WEIGHT_BITS = {WeightDtype.BF16: 16.0, WeightDtype.FP16: 16.0, WeightDtype.INT8: 8.0, WeightDtype.INT4: 4.125}
-VLLM_SOURCE = "vLLM engine arguments: gpu_memory_utilization (default 0.9), max_num_batched_tokens"
+BatchedTokens = Annotated[int, Field(strict=True, ge=1, le=4_194_304)]
+#: the checkpoint's format (``engine.serving.quantized.WeightFormat``), under the name the page has always used
+WeightDtype = WeightFormat
+#: values saved by earlier versions of the page, read as the format they meant
+_LEGACY_WEIGHTS = {"int4": WeightFormat.INT4_GPTQ.value}
+#: vLLM runs on these vendors' GPUs (CUDA, ROCm)
+VLLM_VENDORS = frozenset({"NVIDIA", "AMD"})
 
 
 class ServingSetup(BaseModel):
-    """One serving configuration: context length, concurrency, dtypes, tensor parallelism, runtime budget."""
+    """One serving configuration: the context, the concurrency wanted, and vLLM's settings (None: its default)."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     tokens: SeqLen = 4_096
     sequences: Concurrency = 1
-    kv_dtype: KvDtype = KvDtype.FP16
-    weight_dtype: WeightDtype = WeightDtype.BF16
+    kv_dtype: KvCacheDtype = KvCacheDtype.AUTO
+    weight_dtype: WeightFormat = WeightFormat.BF16
     tp: TensorParallel = 1
+    pp: TensorParallel = 1
     gpu_memory_utilization: Utilization = 0.9
-    batched_tokens: BatchedTokens = 2_048
+    max_num_batched_tokens: BatchedTokens | None = None
+    max_num_seqs: Concurrency | None = None
+    enforce_eager: bool = False
+    vllm_version: str = version_text(NEWEST)
+    vllm_engine: Engine | None = None
+
+    @field_validator("vllm_version")
+    @classmethod
+    def _known(cls, text: str) -> str:
+        return version_text(parse_version(text))
+
+    @model_validator(mode="before")
+    @classmethod
+    def _legacy(cls, data: Any) -> Any:
+        """Earlier files: ``batched_tokens`` (now vLLM's own default unless set), ``weight_dtype: int4``."""
+        if isinstance(data, dict):
+            data = {k: v for k, v in data.items() if k != "batched_tokens"}
+            weights = data.get("weight_dtype")
+            if isinstance(weights, str) and weights in _LEGACY_WEIGHTS:
+                data["weight_dtype"] = _LEGACY_WEIGHTS[weights]
+        return data
 
     def with_(self, **changes: Any) -> ServingSetup:
         """A copy with fields changed and re-validated."""
         return ServingSetup.model_validate({**self.model_dump(), **changes})
 
+    def vllm(self) -> VllmSetup:
+        """vLLM's settings for this setup (``max_model_len`` is the context)."""
+        return VllmSetup(
+            tp=self.tp, pp=self.pp, max_model_len=self.tokens, gpu_memory_utilization=self.gpu_memory_utilization,
+            max_num_batched_tokens=self.max_num_batched_tokens, max_num_seqs=self.max_num_seqs,
+            kv_cache_dtype=self.kv_dtype, weights=self.weight_dtype, enforce_eager=self.enforce_eager,
+            vllm_version=self.vllm_version, vllm_engine=self.vllm_engine, allow_long_max_model_len=True,
+        )
+
+    @property
+    def kv_element(self) -> KvDtype:
+        """The cache's element type: ``auto`` is the activations' (fp16 for GPTQ, AWQ and GGUF checkpoints)."""
+        if self.kv_dtype is KvCacheDtype.AUTO:
+            return KvDtype.FP16 if self.weight_dtype in FP16_FORMATS else KvDtype.BF16
+        return KvDtype(self.kv_dtype.value)
+
 
 class ServingFit(BaseModel):
-    """Per-GPU bytes for ``setup.sequences`` sequences, and the largest concurrency that fits."""
+    """Per-GPU bytes for ``setup.sequences`` sequences, and the largest concurrency vLLM reports."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, arbitrary_types_allowed=True)
 
     model_id: str
     gpu_id: str
     setup: ServingSetup
     gpu_bytes: int
-    budget_bytes: int  # gpu_memory_utilization x GPU memory
+    budget_bytes: int  # gpu_memory_utilization x the memory the driver reports
     kv: KvCache  # one sequence, on one GPU
-    terms: list[Term]  # weights, activation_workspace, cuda_context, kv_cache (all per GPU)
+    terms: list[Term]  # weights, activation_workspace, non_torch, kv_cache, cuda_graphs (all per GPU)
     kv_budget_bytes: int  # what the budget leaves for the KV cache (negative: the weights alone overflow)
     max_sequences: int
+    startup: VllmStartup
 
     @property
     def used_bytes(self) -> int:
@@ -87,52 +124,47 @@ class ServingFit(BaseModel):
         return next(t for t in self.terms if t.name == name)
 
     def terms_at(self, sequences: int) -> list[Term]:
-        """The per-GPU terms with ``sequences`` sequences' KV cache (any count, not only a setup's): the bar of
-        ``max_sequences``, which can pass the bound of a request (GPT-2 at 128 tokens in int8 over 8 H100s holds
-        97,131 sequences; a ``ServingSetup`` asks for at most ``MAX_SEQUENCES``)."""
-        fixed = [t for t in self.terms if t.name != TermName.KV_CACHE]
-        return list(with_shares([*fixed, self.kv.term(sequences)]))
+        """The per-GPU terms with ``sequences`` sequences' KV cache (any count, not only a setup's)."""
+        cache = self.kv.term(sequences)
+        return list(with_shares(cache if t.name == TermName.KV_CACHE else t for t in self.terms))
 
 
-def weights_term(m: ModelSpec, dtype: WeightDtype, tp: int) -> Term:
-    """Weights on one of ``tp`` GPUs: parameters x bits per weight / 8 / T."""
-    params = count_params(m).total
-    return Term(
-        name=TermName.WEIGHTS, bytes=math.ceil(params * WEIGHT_BITS[dtype] / 8 / tp),
-        formula="parameters × bits per weight / 8 / tensor-parallel GPUs",
-        source="exact parameter count (engine.params); int4 scales: GPTQ, arXiv:2210.17323 (group size 128)",
-        detail=f"{params:,} × {WEIGHT_BITS[dtype]:g} / 8 / {tp}",
-    )
+class Unsupported(StrEnum):
+    """Why vLLM cannot serve a setup, as a sentence."""
+
+    VENDOR = "vLLM runs on NVIDIA (CUDA) and AMD (ROCm) GPUs; {gpu} is not one"
+    HEADS = "vLLM splits the {heads} attention heads over the tensor-parallel GPUs: TP {tp} does not divide them"
 
 
-def workspace_term(m: ModelSpec, batched_tokens: int, tp: int) -> Term:
-    """Activation workspace of one forward pass: tokens x (2 x MLP width / T + 4 x hidden) x 2 bytes."""
-    width = m.intermediate_size
-    if m.moe is not None:
-        width = m.moe.expert_intermediate_size * (m.moe.experts_per_token + m.moe.shared_experts)
-    per_token = 2 * width // tp + 4 * m.hidden_size
-    return Term(
-        name=TermName.ACTIVATION_WORKSPACE, bytes=batched_tokens * per_token * 2,
-        formula="batched tokens × (2 × MLP width / T + 4 × hidden) × 2 bytes (assumed; vLLM profiles it)",
-        source=VLLM_SOURCE, detail=f"{batched_tokens:,} × {per_token:,} × 2",
-    )
+def check_servable(m: ModelSpec, gpu: GpuSpec, tp: int) -> None:
+    """vLLM's own refusals (``ModelConfig.verify_with_parallel_config``), raised as ``ValueError``."""
+    if gpu.vendor not in VLLM_VENDORS:
+        raise ValueError(Unsupported.VENDOR.format(gpu=gpu.name))
+    if m.num_heads % tp:
+        raise ValueError(Unsupported.HEADS.format(heads=m.num_heads, tp=tp))
+
+
+def _term(start: VllmStartup, name: str, figure: str, value: int) -> Term:
+    f = start.figure(figure)
+    return Term(name=name, bytes=value, formula=f.formula, source=f.source, detail=f.detail)
 
 
 def serving_fit(m: ModelSpec, gpu: GpuSpec, setup: ServingSetup) -> ServingFit:
-    """Weights, workspace, runtime and KV cache on each GPU, and how many sequences the rest holds."""
-    kv = kv_cache(m, setup.tokens, setup.kv_dtype, setup.tp)
-    budget = int(gpu.memory_bytes * setup.gpu_memory_utilization)
-    fixed = [
-        weights_term(m, setup.weight_dtype, setup.tp),
-        workspace_term(m, setup.batched_tokens, setup.tp),
-        Term(name=TermName.CUDA_CONTEXT, bytes=gpu.context_bytes, formula="CUDA context and libraries",
-             source="measured: about 0.55 GB on an H200 (reference/gpu_llama.jsonl)"),
+    """vLLM's start-up for ``setup`` and what it leaves for ``setup.sequences`` sequences (module docstring)."""
+    check_servable(m, gpu, setup.tp)
+    start = vllm_startup(m, gpu, setup.vllm())
+    kv = kv_cache(m, setup.tokens, setup.kv_element, setup.tp)
+    kv_left = start.requested_bytes - start.weights_bytes - start.activation_peak_bytes - start.non_torch_bytes
+    cache = kv.term(setup.sequences)
+    terms = [
+        _term(start, TermName.WEIGHTS, "weights_bytes", start.weights_bytes),
+        _term(start, TermName.ACTIVATION_WORKSPACE, "activation_peak_bytes", start.activation_peak_bytes),
+        _term(start, TermName.NON_TORCH, "non_torch_bytes", start.non_torch_bytes),
+        Term(name=TermName.KV_CACHE, bytes=cache.bytes, formula=kv.formula, source=kv.source, detail=cache.detail),
+        _term(start, TermName.CUDA_GRAPHS, "cuda_graph_bytes", start.cuda_graph_bytes),
     ]
-    kv_budget = budget - sum(t.bytes for t in fixed)
+    most = int(start.max_concurrency) if start.fits else 0
     return ServingFit(
-        model_id=m.id, gpu_id=gpu.id, setup=setup, gpu_bytes=gpu.memory_bytes, budget_bytes=budget, kv=kv,
-        terms=list(with_shares([*fixed, kv.term(setup.sequences)])), kv_budget_bytes=kv_budget,
-        max_sequences=max(0, kv_budget // kv.bytes_per_sequence),
+        model_id=m.id, gpu_id=gpu.id, setup=setup, gpu_bytes=gpu.memory_bytes, budget_bytes=start.requested_bytes,
+        kv=kv, terms=list(with_shares(terms)), kv_budget_bytes=kv_left, max_sequences=most, startup=start,
     )
-
-

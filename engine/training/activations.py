@@ -12,13 +12,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from engine.layers import kind_of, runs
-from engine.specs import Attention, LayerSpec, Loss, ModelSpec, TrainingSetup
+from engine.layers import expand, kind_of, runs
+from engine.specs import PARTIAL_METHODS, Attention, LayerSpec, Loss, ModelSpec, SavedModule, TrainingSetup
 from engine.training.loss import LossCoeffs, loss_coeffs
+from engine.training.partial import graph_from, kept_whole, trained_layers, trained_plan
+from engine.training.policy import stack_policy
 from engine.training.precision import DtypePlan
 from engine.training.saved.inputs import Ctx, norm
 from engine.training.saved.layer import LayerCoeffs, layer_coeffs
-from engine.training.stacks import LayerImpl, StackError, layer_impl, stack_dtypes
+from engine.training.stacks import LayerImpl, StackError, layer_impl
 
 __all__ = ["ActivationCoeffs", "LayerCoeffs", "activation_coeffs", "model_coeffs", "same_weights",
            "windows_reached"]
@@ -87,6 +89,17 @@ def _each(lc: LayerCoeffs, kind: LayerSpec, first: int, count: int, every: int) 
     return [(1, whole if (first + i + 1) % every == 0 else lc, kind) for i in range(count)]
 
 
+def _bottom(ctx: Ctx, kind: LayerSpec, lc: LayerCoeffs) -> LayerCoeffs | None:
+    """The bottom layer's coefficients where they differ from its run's (None where they do not): an 8-bit base's
+    q, k and v keep no input there (``engine.training.saved.layer``), and where the embedding's output takes no
+    gradient its first norm saves nothing (:func:`_first_norm_unsaved`)."""
+    if ctx.int8:
+        return layer_coeffs(ctx, kind, first=True)
+    if ctx.impl.embedding_output_no_grad and not ctx.full:
+        return _first_norm_unsaved(ctx, lc)
+    return None
+
+
 def _layers(ctx: Ctx, m: ModelSpec, every: int) -> list[tuple[int, LayerCoeffs, LayerSpec]]:
     """(count, coefficients, kind) of the layers bottom first, in runs of identical ones."""
     out: list[tuple[int, LayerCoeffs, LayerSpec]] = []
@@ -95,13 +108,36 @@ def _layers(ctx: Ctx, m: ModelSpec, every: int) -> list[tuple[int, LayerCoeffs, 
         kind = kind_of(run)
         lc = layer_coeffs(ctx, kind)
         count = run.count
-        if index == 0 and ctx.impl.embedding_output_no_grad and not ctx.full:
-            out += _each(_first_norm_unsaved(ctx, lc), kind, 0, 1, every)
+        bottom = _bottom(ctx, kind, lc) if index == 0 else None
+        if bottom is not None:
+            out += _each(bottom, kind, 0, 1, every)
             index, count = 1, count - 1
         if count:
             out += _each(lc, kind, index, count, every)
             index += count
     return out
+
+
+def _partial_layers(m: ModelSpec, s: TrainingSetup, dtypes: DtypePlan, windows: tuple[int, ...],
+                    impl: LayerImpl | None) -> list[tuple[int, LayerCoeffs, LayerSpec]]:
+    """Freeze tuning and BAdam (``engine.training.partial``): a trained layer costs as full fine-tuning in the
+    trained dtypes, a frozen one as a LoRA base without adapters, a frozen one below the graph nothing."""
+    if s.checkpoint_every > 1:
+        raise StackError("--checkpoint-every with freeze tuning or BAdam is not costed")
+    trained_ctx = Ctx(m, s, trained_plan(s, dtypes), windows, impl, full=True)
+    frozen_ctx = Ctx(m, s, dtypes, windows, impl, full=False)
+    start = graph_from(m, s)
+    out = []
+    for i, (kind, trains) in enumerate(zip(expand(runs(m)), trained_layers(m, s), strict=True)):
+        lc = NO_GRAPH if i < start else layer_coeffs(trained_ctx if trains else frozen_ctx, kind)
+        if i >= start and not trains and kept_whole(s):  # not checkpointed: what it saves stays whole, and its
+            lc = replace(lc, checkpoint=lc.saved, saved=0.0)  # backward recomputes nothing
+        out.append((1, lc, kind))
+    return out
+
+
+#: a layer that builds no autograd graph keeps nothing and runs no backward
+NO_GRAPH = LayerCoeffs(0.0, 0.0, 0.0, 0.0, 0.0, 0)
 
 
 def model_coeffs(m: ModelSpec, s: TrainingSetup, dtypes: DtypePlan, windows: tuple[int, ...],
@@ -112,7 +148,9 @@ def model_coeffs(m: ModelSpec, s: TrainingSetup, dtypes: DtypePlan, windows: tup
     ctx = Ctx(m, s, dtypes, windows, impl)
     segments: list[tuple[int, LayerCoeffs]] = []
     kinds: list[LayerSpec] = []
-    for count, lc, kind in _layers(ctx, m, s.checkpoint_every):
+    partial = s.method in PARTIAL_METHODS
+    pieces = _partial_layers(m, s, dtypes, windows, impl) if partial else _layers(ctx, m, s.checkpoint_every)
+    for count, lc, kind in pieces:
         if segments and segments[-1][1] == lc and same_weights(kinds[-1], kind):
             segments[-1] = (segments[-1][0] + count, lc)
         else:
@@ -121,9 +159,12 @@ def model_coeffs(m: ModelSpec, s: TrainingSetup, dtypes: DtypePlan, windows: tup
     v, h, c = m.vocab_size, m.hidden_size, ctx.c
     # Liger and TRL's chunked loss read the output weight themselves: the output layer saves no input
     fused = s.loss in (Loss.FUSED_LINEAR_CE, Loss.CHUNKED)
-    head_in = (c if ctx.autocast and ctx.r != c else ctx.r) * h if ctx.full and not fused else 0
+    head_trains = ctx.full or SavedModule.LM_HEAD in s.modules_to_save  # a trained copy saves its input too
+    head_in = (c if ctx.autocast and ctx.r != c else ctx.r) * h if head_trains and not fused else 0
     head_grad = v * h * dtypes.weight if ctx.full else 0
-    head_copy = ctx.c * v * h if ctx.copies else 0
+    head_copy = ctx.c * v * h if ctx.head_copy else 0
+    if s.trainable_tokens and m.tie_embeddings:  # PEFT's tied TrainableTokensLayer: F.linear(x, W with the new
+        head_copy += v * h * dtypes.weight  # rows) saves that merged table for the output layer's backward
     chunk_copy = s.loss is Loss.CHUNKED  # TRL's chunks cast the weight in each chunk: the loss counts it
     return ActivationCoeffs(
         segments=tuple(segments),
@@ -137,6 +178,6 @@ def model_coeffs(m: ModelSpec, s: TrainingSetup, dtypes: DtypePlan, windows: tup
 
 
 def activation_coeffs(m: ModelSpec, s: TrainingSetup) -> ActivationCoeffs:
-    """:func:`model_coeffs` with the setup's own dtypes (its stack's), windows and layers: a thin wrapper the tests
-    use to read one layer's coefficients (the estimate reads them from its plan, ``engine.training.plan``)."""
-    return model_coeffs(m, s, stack_dtypes(s), windows_reached(m, s), layer_impl(s))
+    """:func:`model_coeffs` with the setup's own dtypes (its stack's policy), windows and layers: a thin wrapper the
+    tests use to read one layer's coefficients (the estimate reads them from its plan, ``engine.training.plan``)."""
+    return model_coeffs(m, s, stack_policy(s).dtypes, windows_reached(m, s), layer_impl(s))

@@ -24,11 +24,12 @@ from dataclasses import dataclass
 from itertools import accumulate
 
 from engine.params import count_params, norm_params
-from engine.specs import Checkpointing, ModelSpec, TrainingSetup
+from engine.specs import Checkpointing, ModelSpec, OffloadDevice, SavedModule, TrainingSetup
 from engine.training import fsdp2, sharding
 from engine.training.activations import ActivationCoeffs, LayerCoeffs
 from engine.training.moments import ZERO, Cost
 from engine.training.plan import Plan, resolve
+from engine.training.policy import replicated
 from engine.training.precision import FP32
 from engine.training.split import Held, ends_held
 from engine.training.stage import parallel_buffers, stage_coeffs
@@ -156,16 +157,24 @@ def gpu_states(plan: Plan, held: Held, layers: int = 0) -> ModelStates:
     whole = plan.counts.trainable
     states_total = plan.optimizer_bytes if c.trainable == whole else plan.optimizer_bytes * (c.trainable / max(
         whole, 1))  # exact when this GPU trains the whole model
-    weights_full = plan.weights_full if c is plan.counts else sum(
-        weight_parts(s, c, plan.dtypes, plan.trained.weight).values())
-    weights = sharded(weights_full, weights_share, 3)
+    parts = weight_parts(s, c, plan.dtypes, plan.trained.weight)
+    weights_full = plan.weights_full if c is plan.counts else sum(parts.values())
+    unsharded = sum(v for k, v in parts.items() if k in replicated(s))  # what no sharding sees (QLoRA's constants)
+    weights = sharded(weights_full - unsharded, weights_share, 3) + unsharded
     states = sharded(states_total, expert_share, 1)
-    buffers = plan.layer_buffers * layers + plan.model_buffers
+    # of which in unified memory (a paged optimizer's large tensors), shared as the states are
+    paged = sharded(plan.paged_bytes * (states_total / plan.optimizer_bytes), expert_share, 1) if plan.paged_bytes \
+        else 0
+    buffers = plan.layer_buffers * layers + plan.model_buffers  # not parameters: not sharded, not offloaded
     host = 0
+    step_temps = plan.step_temporaries if c.trainable == whole else plan.step_temporaries * c.trainable / whole
+    temporaries = sharded(step_temps, expert_share, 1)  # the foreach RMSprop's: states-sized, sharded with them
+    on_host = {OffloadDevice.CPU: 1, OffloadDevice.NVME: 0}  # NVMe: to disk (engine.training.nvme)
     if s.offload_params:
-        host, weights = host + weights, 0
-    if s.offload_optimizer:
-        host, states = host + states + sharded(c.trainable * FP32, expert_share, 1), 0
+        host, weights = host + weights * on_host[s.offload_params_device], 0
+    if s.offload_optimizer:  # the step runs on the host
+        moved = states + sharded(c.trainable * FP32, expert_share, 1)
+        host, states, temporaries = host + moved * on_host[s.offload_optimizer_device], 0, 0
     if plan.layout_active:
         detail = f"{c.total - (0 if plan.full else c.trainable):,} params on this GPU" + (
             "" if plan.full else f" + {c.trainable:,} adapter params (fp32)")
@@ -176,13 +185,15 @@ def gpu_states(plan: Plan, held: Held, layers: int = 0) -> ModelStates:
     if plan.model_buffers:
         detail += f" + {plan.model_buffers:,} B RoPE cache (torchtune: fp32 cos and sin)"
     divisor = lay.zero_group
+    grads = (c.trainable - c.copies) * plan.trained.grad + c.copies * plan.dtypes.grad  # copies: modules_to_save
+    step_grads = (c.trainable - c.copies) * plan.trained.step_grad + c.copies * plan.dtypes.step_grad
     return ModelStates(
-        weights=weights + buffers, gradients=sharded(c.trainable * plan.trained.grad, expert_share, 2),
-        step_gradients=sharded(c.trainable * plan.trained.step_grad, expert_share, 2),
-        optimizer_states=0 if plan.paged else states, paged_states=states if plan.paged else 0, host=host,
+        weights=weights + buffers, gradients=sharded(grads, expert_share, 2),
+        step_gradients=sharded(step_grads, expert_share, 2),
+        optimizer_states=states - paged, paged_states=paged, host=host,
         weights_full=weights_full, counts=c, weight_detail=detail,
         divisor_weights=divisor if zero >= 3 else 1, divisor_grads=divisor if zero >= 2 else 1,
-        divisor_states=divisor if zero >= 1 else 1,
+        divisor_states=divisor if zero >= 1 else 1, step_temporaries=temporaries,
     )
 
 
@@ -199,8 +210,10 @@ def gradients(plan: Plan, stage: int, st: ModelStates) -> Gradients:
         return ceil_share(params * per_byte, div)
 
     per_layer = tuple(grads(h.weights if plan.full else h.adapters) for h in plan.held[first : last + 1])
-    if not plan.full:
-        return Gradients(0, per_layer, 0)
+    if not plan.full:  # a trained copy of the output layer (modules_to_save) gets its gradient first
+        head = m.vocab_size * m.hidden_size * plan.dtypes.grad if SavedModule.LM_HEAD in plan.setup.modules_to_save \
+            else 0
+        return Gradients(ceil_share(head, div), per_layer, 0)
     table = m.vocab_size * m.hidden_size / lay.tp  # vocab-parallel
     embedding = table + count_params(m).embedding - m.vocab_size * m.hidden_size  # learned positions: whole
     shared = m.tie_embeddings and lay.pp == 1

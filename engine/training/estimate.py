@@ -59,7 +59,7 @@ class StepTable:
 
 
 def _table(c: StepContext, fine: bool) -> StepTable:
-    at = moments(c.run_bounds, c.offloaded, fine)
+    at = moments(c.run_bounds, c.offloaded or c.s.dora, fine)  # DoRA: its forward's weight-sized temporaries
     rules = tuple(r for r in (rule(c, at) for rule in TRAINING_TERMS) if r is not None)
     coeffs = np.array([[(r.costs[i].const, r.costs[i].per_token, r.costs[i].per_bs2) for r in rules]
                        for i in range(len(at))], dtype=np.float64)

@@ -7,7 +7,9 @@ all live at once: the checkpoint is read, moved to the GPUs and dropped before o
 created and before the workers start. So the node's peak is the larger of two phases:
 
 * ``loading``: runtime + model loading + dataset (loaded first by many scripts: counted);
-* ``training``: runtime + dataset + DataLoader workers + pinned buffers + offloaded states.
+* ``training``: runtime + dataset + DataLoader workers + pinned buffers + offloaded states (with ZeRO-Infinity's
+  NVMe offload, its page-locked swap buffers instead of the states, which go to disk: ``disk_bytes``,
+  ``engine.training.nvme``).
 
 "Per process" is the busiest process of a node (local rank 0, which alone reads the checkpoint under
 ``rank0-broadcast``), with pages shared by the node's processes split evenly among them (the page cache of a
@@ -24,9 +26,11 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from engine.results import Term, with_shares
-from engine.specs import DatasetStorage, ModelLoading, ModelSpec, Sharding, TrainingSetup
+from engine.specs import DatasetStorage, ModelLoading, ModelSpec, OffloadDevice, Sharding, TrainingSetup
 from engine.terms import Scope, in_scope
 from engine.terms import TermName as T
+from engine.training.nvme import SOURCE as NVME_SOURCE
+from engine.training.nvme import NvmeBytes, nvme_bytes
 from engine.training.plan import resolve
 from engine.training.result import TIGHT_HEADROOM, Verdict
 
@@ -142,6 +146,8 @@ class HostEstimate:
     phases: tuple[HostPhase, ...]
     ram_bytes: int | None
     offloaded_activations: int = 0  # per process, included in the training phase's offloaded_states
+    #: what NVMe offload writes to disk, the whole node's (engine.training.nvme); 0 without
+    disk_bytes: int = 0
 
     @cached_property
     def peak(self) -> HostPhase:
@@ -275,7 +281,8 @@ def pinned_buffers(s: TrainingSetup) -> HostTerm:
     return HostTerm(T.PINNED_BUFFERS, one, one * p, formula, _PINNED_SOURCE)
 
 
-def offloaded_states(s: TrainingSetup, host_total: int, activations: int = 0) -> HostTerm:
+def offloaded_states(s: TrainingSetup, host_total: int, activations: int = 0,
+                     nvme: NvmeBytes | None = None) -> HostTerm:
     """Offloaded optimizer states (and parameters), plus offloaded activations: ``host_total`` is the whole
     model's states, unsharded. ZeRO partitions them over every GPU (tensor and pipeline parallelism split them too);
     without ZeRO each data-parallel replica keeps a whole copy, spread over its tp x pp x cp GPUs; stages are taken
@@ -283,22 +290,29 @@ def offloaded_states(s: TrainingSetup, host_total: int, activations: int = 0) ->
     ``offloaded_bytes``: torchtune / TRL OffloadActivations)."""
     p = s.processes_per_node
     replicas = 1 if s.sharding is not Sharding.NONE else s.dp
-    one = -(-host_total * replicas // s.gpus) + activations
+    pinned = nvme.pinned if nvme is not None else 0
+    one = -(-host_total * replicas // s.gpus) + activations + pinned
     formula = "processes x (offloaded states" + (
         " / GPUs, each its ZeRO partition" if replicas == 1 and s.gpus > 1 else
         " x data-parallel replicas / GPUs" if s.gpus > 1 else "") + (
-        " + offloaded activations)" if activations else ")")
-    return HostTerm(T.OFFLOADED_STATES, one, one * p, formula, _OFFLOAD_SOURCE,
-                    f"{activations:,} B of activations per process" if activations else "")
+        " + offloaded activations" if activations else "") + (
+        " + NVMe offload's pinned buffers)" if pinned else ")")
+    details = ([f"{activations:,} B of activations per process"] if activations else []) + (
+        [f"NVMe: {nvme.detail}; {nvme.disk:,} B on disk per process"] if nvme is not None and nvme.detail else [])
+    return HostTerm(T.OFFLOADED_STATES, one, one * p, formula,
+                    _OFFLOAD_SOURCE + ("; " + NVME_SOURCE if pinned else ""), "; ".join(details))
 
 
 # -- the estimate ----------------------------------------------------------------------------------------------
-def _estimate(s: TrainingSetup, weights: int, offloaded: int, activations: int, cuda: bool) -> HostEstimate:
+def _estimate(s: TrainingSetup, weights: int, offloaded: int, activations: int, *, cuda: bool,
+              nvme: NvmeBytes | None) -> HostEstimate:
     base, data = runtime(s, cuda), dataset(s)
     loading = HostPhase("loading", (base, model_loading(s, weights), data))
     training = HostPhase("training", (base, data, dataloader_workers(s), pinned_buffers(s),
-                                      offloaded_states(s, offloaded, activations)))
-    return HostEstimate(s.processes_per_node, s.host.nodes, (loading, training), s.host.ram_bytes, activations)
+                                      offloaded_states(s, offloaded, activations, nvme)))
+    disk = nvme.disk * s.processes_per_node if nvme is not None else 0
+    return HostEstimate(s.processes_per_node, s.host.nodes, (loading, training), s.host.ram_bytes, activations,
+                        disk)
 
 
 _CACHE: dict[tuple[object, ...], HostEstimate] = {}
@@ -312,14 +326,16 @@ def host_estimate(m: ModelSpec, s: TrainingSetup, activations: int = 0, cuda: bo
     Cached on plain values (every estimate asks: a pydantic setup hashes and compares slowly)."""
     plan = resolve(m, s)
     h = s.host
+    nvme = nvme_bytes(m, s, plan) if OffloadDevice.NVME in (s.offload_optimizer_device, s.offload_params_device) \
+        else None
     key = (h.model_loading, h.dataset_tokens, h.dataset_storage, h.num_workers, h.prefetch_factor, h.pin_memory,
            h.nodes, h.ram_bytes, s.gpus, s.sharding, s.dp, s.batch, s.seq_len, plan.weights_full, plan.host_total,
-           activations, cuda)
+           activations, cuda, nvme)
     hit = _CACHE.get(key)
     if hit is None:
         if len(_CACHE) > 1_024:
             _CACHE.clear()
-        hit = _CACHE[key] = _estimate(s, plan.weights_full, plan.host_total, activations, cuda)
+        hit = _CACHE[key] = _estimate(s, plan.weights_full, plan.host_total, activations, cuda=cuda, nvme=nvme)
     return hit
 
 

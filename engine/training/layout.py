@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine.specs import Attention, Method, ModelSpec, ParallelSpec, PipelineSchedule, TrainingSetup
+from engine.specs import Attention, CpCommType, Method, ModelSpec, ParallelSpec, PipelineSchedule, TrainingSetup
 
 
 class LayoutError(ValueError):
@@ -106,10 +106,17 @@ def _check(m: ModelSpec, s: TrainingSetup, p: ParallelSpec) -> None:
          "is carved from the data- and context-parallel ranks"),
         (p.cp == 1 or s.seq_len % (2 * p.cp) == 0,
          f"cp ({p.cp}) needs a sequence length divisible by 2 x cp ({2 * p.cp}); it is {s.seq_len}"),
-        (p.cp == 1 or s.attention is not Attention.EAGER,
+        (p.cp == 1 or s.attention is not Attention.EAGER or p.cp_comm_type is CpCommType.A2A,
          "context parallelism runs ring attention on a flash kernel: use --attention sdpa or flash, not eager"),
+        (p.cp_comm_type is not CpCommType.A2A or (m.num_heads % p.cp == 0 and kv_heads % p.cp == 0),
+         f"Ulysses (cp_comm_type a2a) gives each of the cp ({p.cp}) ranks whole heads: cp must divide the heads "
+         f"({m.num_heads}) and the key/value heads ({kv_heads})"),
+        (p.cp_comm_type is not CpCommType.A2A or m.mla is None,
+         "Ulysses (cp_comm_type a2a) on MLA's latent attention is not costed"),
         (s.method is not Method.QLORA or p.tp == p.pp == p.cp == p.ep == 1,
          "QLoRA's 4-bit base (bitsandbytes) cannot be split by tensor, pipeline, context or expert parallelism"),
+        (s.method is not Method.LORA_8BIT or p.tp == p.pp == p.cp == p.ep == 1,
+         "an 8-bit base (bitsandbytes LLM.int8) cannot be split by tensor, pipeline, context or expert parallelism"),
         (p.pp_layers is None or sum(p.pp_layers) == m.num_layers,
          f"--pp-layers adds up to {sum(p.pp_layers or ())} layers; the model has {m.num_layers}"),
         (p.schedule is not PipelineSchedule.INTERLEAVED or p.micro_batches % p.pp == 0,

@@ -83,8 +83,9 @@ class Moment:
 
 def moments(run_bounds: tuple[tuple[int, int], ...], offloaded: bool, fine: bool = False) -> tuple[Moment, ...]:
     """The moments of steps 1 and 2, coarse (where a peak can be) or fine (every layer too), for layers in runs
-    of identical ones (``run_bounds``: each run's first and last layer, bottom first); ``offloaded``: saved
-    activations go to host RAM as they are saved."""
+    of identical ones (``run_bounds``: each run's first and last layer, bottom first); ``offloaded``: the forward's
+    layers can peak (saved activations go to host RAM as they are saved, or DoRA's forward makes weight-sized
+    temporaries)."""
     n = run_bounds[-1][1] + 1 if run_bounds else 0
     if fine:
         forward = [Moment(MomentKind.FORWARD_LAYER, 0, i) for i in range(n)]

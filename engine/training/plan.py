@@ -4,7 +4,9 @@ An estimate, a timeline or a planner's screening asks :func:`resolve` for the pl
 builds every term from it (``engine.training.context``: one builder for a GPU of any pipeline stage; data
 parallelism is a one-stage layout). The plan holds:
 
-* the dtypes (``engine.training.precision``): the regime's, and those of what trains (LoRA adapters stay fp32);
+* the dtypes (``engine.training.precision``): the regime's as the stack's own code changes them (its dtype policy,
+  ``engine.training.policy``: PEFT's fp32 preparation of a QLoRA model under hf-trainer, autocast's copies of the
+  adapters), and those of what trains (LoRA adapters stay fp32);
 * what is trained and the ZeRO stage;
 * the layout (``engine.training.layout``), always: without tensor, pipeline, context or expert parallelism it is
   one stage of every layer over ``gpus`` data-parallel ranks;
@@ -30,10 +32,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine.layers import expand, runs
-from engine.params import count_params, lora_params
-from engine.specs import LayerSpec, Loss, Method, ModelSpec, Sharding, TrainingSetup
+from engine.params import count_params
+from engine.specs import PARTIAL_METHODS, LayerSpec, Loss, Method, ModelSpec, OffloadDevice, Sharding, TrainingSetup
+from engine.training import refusals
 from engine.training.activations import ActivationCoeffs, model_coeffs, windows_reached
 from engine.training.layout import Layout, layout
+from engine.training.partial import step_temporaries as partial_step
+from engine.training.partial import trained_layers
+from engine.training.policy import StackPolicy, replicated, stack_policy
 from engine.training.precision import FP32, DtypePlan
 from engine.training.split import Held, Split, kind_held, tp_view
 from engine.training.stacks import (
@@ -46,10 +52,17 @@ from engine.training.stacks import (
     layer_buffers,
     layer_impl,
     model_buffers,
-    stack_dtypes,
-    trained_dtypes,
 )
-from engine.training.states import PAGED, Counts, counts, optimizer_state_bytes, weight_parts
+from engine.training.states import (
+    PAGED,
+    Counts,
+    adapter_params,
+    bnb_state_bytes,
+    counts,
+    optimizer_state_bytes,
+    per_tensor_bytes,
+    weight_parts,
+)
 
 ZERO_STAGE = {Sharding.NONE: 0, Sharding.ZERO1: 1, Sharding.ZERO2: 2, Sharding.ZERO3: 3}
 
@@ -60,7 +73,8 @@ class Plan:
 
     model: ModelSpec
     setup: TrainingSetup
-    dtypes: DtypePlan  # the precision regime's
+    policy: StackPolicy  # the stack's dtype policy: ``dtypes`` and ``trained`` come from it, with its sources
+    dtypes: DtypePlan  # the precision regime's, as the stack changes it (``policy.dtypes``)
     trained: DtypePlan  # the trainable tensors': the regime's for full fine-tuning, fp32 adapters for LoRA
     zero: int  # the ZeRO stage: 0 (none) to 3
     layout: Layout
@@ -73,8 +87,12 @@ class Plan:
     held: tuple[Held, ...]  # what one GPU of the layout holds of each decoder layer, bottom first
     weights_full: int  # the whole model's weights as stored, before any ZeRO divisor or offload
     optimizer_bytes: int  # the whole model's optimizer states and master copy
-    host_total: int  # what offloading moves to host RAM, for the whole model (unsharded)
-    paged: bool  # the optimizer states live in CUDA unified memory (bitsandbytes' paged optimizers)
+    host_total: int  # what offloading moves to host RAM, for the whole model (unsharded; NVMe: engine.training.nvme)
+    #: of ``optimizer_bytes``, what lives in CUDA unified memory (bitsandbytes' paged optimizers page the state
+    #: buffers of their large tensors: ``engine.training.states.bnb_state_bytes``), whole model, unsharded
+    paged_bytes: int
+    #: what the optimizer's step() allocates on top, for the whole model's states (engine.training.optimizers)
+    step_temporaries: int = 0
     impl: LayerImpl = HF_LAYERS  # how the stack's model computes a layer (engine.training.stacks)
     fsdp: FsdpPlan | None = None  # torchtitan's FSDP2 units (engine.training.fsdp2), when it shards
     layer_buffers: int = 0  # bytes each decoder layer holds besides its parameters (torchtitan's RoPE caches)
@@ -87,18 +105,25 @@ class Plan:
         return self.setup.method is Method.FULL
 
     @property
+    def paged(self) -> bool:
+        """Some optimizer states live in CUDA unified memory (a paged optimizer's large tensors)."""
+        return self.paged_bytes > 0
+
+    @property
     def stages(self) -> range:
         return range(self.layout.pp)
 
     def weights_per_gpu(self) -> dict[str, int]:
         """:func:`engine.training.states.weight_parts` as each data-parallel GPU holds them (ZeRO-3 shards them
-        over every GPU; parameter offload moves them out)."""
-        parts = ("trainable", "frozen", "quantized_4bit", "quant_constants")
+        over every GPU but what no sharding sees, ``engine.training.policy.replicated``; parameter offload moves
+        them out)."""
         s = self.setup
+        parts = weight_parts(s, self.counts, self.dtypes, self.trained.weight)  # an 8-bit base: "quantized_8bit"
         if s.offload_params:
             return dict.fromkeys(parts, 0)
         div = s.gpus if s.sharding is Sharding.ZERO3 else 1
-        return {k: -(-v // div) for k, v in weight_parts(s, self.counts, self.dtypes, self.trained.weight).items()}
+        whole = replicated(s)  # what no sharding sees (engine.training.policy.replicated)
+        return {k: v if k in whole else -(-v // div) for k, v in parts.items()}
 
 
 _PLANS: dict[tuple[object, ...], Plan] = {}
@@ -117,6 +142,8 @@ def resolve(m: ModelSpec, s: TrainingSetup) -> Plan:
     """The plan of ``m`` under ``s`` (cached; module docstring). A layout the model cannot take raises
     ``engine.training.layout.LayoutError`` naming the rule it breaks, whatever the cache holds."""
     lay = layout(m, s)  # checked at every call: the rules read the sequence length (context parallelism)
+    refusals.check(m, s)
+    check(m, s)  # what the stack cannot run, refused by name (engine.training.stacks)
     key = _key(m, s)
     hit = _PLANS.get(key)
     if hit is None:
@@ -137,29 +164,39 @@ def clear_cache() -> None:
 
 
 def _build(m: ModelSpec, s: TrainingSetup, lay: Layout) -> Plan:
-    check(m, s)  # what the stack cannot run, refused by name
-    dtypes = stack_dtypes(s)  # the one derivation of the dtypes of an estimate
+    policy = stack_policy(s)  # the one derivation of the dtypes of an estimate
+    dtypes, trained = policy.dtypes, policy.trained
     impl = layer_impl(s)
     full = s.method is Method.FULL
-    trained = trained_dtypes(s, dtypes)
+    partial = s.method in PARTIAL_METHODS  # freeze tuning, BAdam: engine.training.partial
     windows = windows_reached(m, s)
     coeffs = model_coeffs(m, s, dtypes, windows, impl)
     split_view = not lay.sequence_parallel and (lay.tp > 1 or lay.etp > 1)
     view = model_coeffs(tp_view(m, lay), s, dtypes, windows, impl) if split_view else coeffs
     kinds = tuple(expand(runs(m)))
-    lora = None if full else s.lora
+    lora = None if full or partial else s.lora
     sp = Split.of(lay)
-    held = tuple(kind_held(m, lora, sp, k) for k in kinds)
+    held = tuple(kind_held(m, lora, sp, k, s.dora, oft_block=s.oft_block_size if s.method is Method.OFT else 0)
+                 for k in kinds)
+    if partial:  # a trained layer's parameters are its "adapters": what gets gradients and states
+        held = tuple(Held(h.dense, h.expert, h.dense if t else 0.0, h.expert if t else 0.0)
+                     for h, t in zip(held, trained_layers(m, s), strict=True))
     c = counts(m, s)
     weights_full = sum(weight_parts(s, c, dtypes, trained.weight).values())
-    whole = count_params(m).total if full else lora_params(m, s.lora.rank, s.lora.targets)
-    optimizer = optimizer_state_bytes(m, s, whole, trained)
-    host = (weights_full if s.offload_params else 0) + (optimizer + c.trainable * FP32 if s.offload_optimizer else 0)
+    whole = count_params(m).total if full else c.trainable if partial else adapter_params(m, s)
+    copies = c.copies  # modules_to_save: trained in the regime's dtypes, beside the fp32 adapters
+    optimizer = optimizer_state_bytes(m, s, whole, trained) + (optimizer_state_bytes(m, s, copies, dtypes)
+                                                                if copies else 0)
+    cpu_params = s.offload_params and s.offload_params_device is OffloadDevice.CPU  # NVMe: engine.training.nvme
+    cpu_optimizer = s.offload_optimizer and s.offload_optimizer_device is OffloadDevice.CPU
+    host = (weights_full if cpu_params else 0) + (optimizer + c.trainable * FP32 if cpu_optimizer else 0)
+    paged = bnb_state_bytes(m, s)[1] if s.optimizer in PAGED and not s.offload_optimizer else 0
     fsdp = fsdp_plan(s)
     zero = 3 if fsdp is not None else ZERO_STAGE[s.sharding]  # FSDP2 shards parameters at rest whatever it gathers
-    return Plan(model=m, setup=s, dtypes=dtypes, trained=trained, zero=zero, layout=lay,
-                layout_active=s.layout_active, counts=c, kinds=kinds, windows=windows, coeffs=coeffs, view=view,
-                held=held, weights_full=weights_full, optimizer_bytes=optimizer, host_total=host,
-                paged=s.optimizer in PAGED and not s.offload_optimizer, impl=impl, fsdp=fsdp,
-                layer_buffers=layer_buffers(m, s), model_buffers=model_buffers(m, s),
+    return Plan(model=m, setup=s, policy=policy, dtypes=dtypes, trained=trained, zero=zero,
+                layout=lay, layout_active=s.layout_active, counts=c, kinds=kinds, windows=windows, coeffs=coeffs,
+                view=view, held=held, weights_full=weights_full, optimizer_bytes=optimizer, host_total=host,
+                paged_bytes=paged,
+                step_temporaries=per_tensor_bytes(m, s, trained).step_temporaries + partial_step(m, s, dtypes),
+                impl=impl, fsdp=fsdp, layer_buffers=layer_buffers(m, s), model_buffers=model_buffers(m, s),
                 grads_preallocated=grads_preallocated(s))

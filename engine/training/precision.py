@@ -36,6 +36,16 @@ class DtypePlan:
     compute: int  # matmul inputs and outputs (the autocast dtype)
     autocast_copies: bool  # fp32 weights cast to 16 bits for each matmul
     step_grad: int  # gradients as the optimizer step consumes them (mixed: upcast to fp32)
+    #: a stack's changes (``engine.training.policy``); the defaults are every regime's own
+    frozen: int = HALF  # QLoRA's frozen parameters that are not quantized (embeddings, norms, output layer)
+    linear_out: int = 0  # a frozen linear's output (0: the compute dtype; 4-bit layers can cast back to fp32)
+    adapter_copies: bool = False  # autocast's 16-bit copies of the fp32 LoRA adapters, saved for backward
+    gathered: int = 0  # ZeRO-3 / FSDP's gathered units and their unsharded gradients (0: as the weights are stored)
+
+    @property
+    def out(self) -> int:
+        """Bytes per element of a frozen linear's output."""
+        return self.linear_out or self.compute
 
 
 def dtype_plan(p: Precision) -> DtypePlan:

@@ -8,7 +8,9 @@
 * ZeRO-3 / FSDP full shard gathers one wrapped unit (a decoder layer) at a time, prefetching the next one, and
   holds that unit's unsharded gradients until their reduce-scatter; the root unit (embeddings, final norm,
   output layer) stays gathered through the step (PyTorch FSDP docs, ``FullyShardedDataParallel``: "the root
-  FSDP instance does not reshard after forward"; Zhao et al. 2023, arXiv:2304.11277, section 3.3).
+  FSDP instance does not reshard after forward"; Zhao et al. 2023, arXiv:2304.11277, section 3.3). With FSDP's
+  mixed precision (accelerate's, ``engine.training.policy``) the units are gathered, and their gradients made, in
+  the 16-bit ``param_dtype`` over fp32 shards.
 """
 
 from __future__ import annotations
@@ -37,7 +39,8 @@ def buffers(plan: Plan, st: ModelStates, largest_layer: float, root: float) -> d
         gather = float(min(DEEPSPEED_BUCKET, st.counts.total) * plan.dtypes.weight)
         return {"backward": bucket, "optimizer_step": gather}
     share = (group - 1) / group
-    per_weight = st.weights_full / max(st.counts.total, 1)  # as stored: 4-bit for QLoRA's base
+    # as stored (4-bit for QLoRA's base), or FSDP's 16-bit gathers of fp32 shards (engine.training.policy)
+    per_weight = plan.dtypes.gathered or st.weights_full / max(st.counts.total, 1)
     units = 2 * largest_layer * per_weight * share
-    layer_grads = largest_layer * grad * share if s.method is Method.FULL else 0.0
+    layer_grads = largest_layer * (plan.dtypes.gathered or grad) * share if s.method is Method.FULL else 0.0
     return {"forward": root * per_weight * share + units, "backward": root * per_weight * share + units + layer_grads}

@@ -95,8 +95,10 @@ def _adapter(x: Linear, sp: Split, rank: int) -> tuple[float, bool]:
 
 
 @lru_cache(maxsize=8_192)
-def kind_held(m: ModelSpec, lora: LoraSpec | None, sp: Split, kind: LayerSpec) -> Held:
-    """What one GPU holds of a decoder layer of kind ``kind`` (``lora``: None for full fine-tuning)."""
+def kind_held(m: ModelSpec, lora: LoraSpec | None, sp: Split, kind: LayerSpec, dora: bool = False, *,
+              oft_block: int = 0) -> Held:
+    """What one GPU holds of a decoder layer of kind ``kind`` (``lora``: None for full fine-tuning; ``dora``: each
+    adapted linear also trains a magnitude per output row, ``engine.params.dora_params``)."""
     dense = expert = 0.0
     for x in layer_linears(kind, m.hidden_size):
         n, is_expert = _linear(x, sp)
@@ -106,7 +108,9 @@ def kind_held(m: ModelSpec, lora: LoraSpec | None, sp: Split, kind: LayerSpec) -
     if lora is not None:
         for x in lora_targets(m, kind, lora.targets):
             n, is_expert = _adapter(x, sp, lora.rank)
-            adapters[is_expert] += n
+            if oft_block:  # OFT: a rotation of the input instead (engine.params.oft_params; no layout)
+                n = x.count * (x.n_in // oft_block) * oft_block * (oft_block - 1) // 2
+            adapters[is_expert] += n + (x.count * x.n_out if dora else 0)  # DoRA: no layout (TrainingSetup)
     return Held(dense + norms, expert, adapters[0], adapters[1])
 
 

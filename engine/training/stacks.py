@@ -129,9 +129,10 @@ class FsdpPlan:
     reduce_bytes: int = FP32  # MixedPrecisionPolicy.reduce_dtype: the reduce-scatter (TrainingConfig default)
 
 
-#: torchtitan with FSDP2's mixed precision: fp32 sharded parameters, gradients and states; bf16 compute
+#: torchtitan with FSDP2's mixed precision: fp32 sharded parameters, gradients and states; bf16 compute, the units
+#: gathered in bf16 (torchtitan's own units: engine.training.fsdp2)
 FSDP2_MIXED = DtypePlan(weight=FP32, grad=FP32, master=0, state=FP32, residual=HALF, compute=HALF,
-                        autocast_copies=False, step_grad=FP32)
+                        autocast_copies=False, step_grad=FP32, gathered=HALF)
 #: Megatron-LM --bf16: bf16 parameters, fp32 main_grad buffers, fp32 main parameters and Adam states
 MEGATRON_BF16 = DtypePlan(weight=HALF, grad=FP32, master=FP32, state=FP32, residual=HALF, compute=HALF,
                           autocast_copies=False, step_grad=FP32)
@@ -171,6 +172,19 @@ def trained_dtypes(s: TrainingSetup, dtypes: DtypePlan) -> DtypePlan:
     if s.stack is Stack.LITGPT and s.precision in (Precision.BF16, Precision.FP32):
         return dtypes
     return ADAPTER_PLAN
+
+
+def stack_sources(s: TrainingSetup) -> tuple[str, ...]:
+    """Where the dtypes :func:`stack_dtypes` changes come from (``engine.training.policy.StackPolicy.sources``)."""
+    if s.stack is Stack.TORCHTITAN and fsdp_plan(s) is not None and s.precision is Precision.BF16_MIXED:
+        return ("torchtitan 0.3.0 distributed/fsdp.py apply_fsdp_to_decoder (MixedPrecisionPolicy bf16 / fp32 over "
+                "fp32 parameters)",)
+    if s.stack is Stack.MEGATRON and s.precision is Precision.BF16_MIXED:
+        return ("Megatron-LM megatron/training/arguments.py (bf16: accumulate_allreduce_grads_in_fp32), "
+                "core/distributed/distributed_data_parallel.py (fp32 main_grad buffers), commit 0e9fcc1d",)
+    if s.stack is Stack.TORCHTUNE and s.method is not Method.FULL:
+        return ("torchtune 0.6.1 recipes/lora_finetune_single_device.py (adapters in the model's dtype)",)
+    return ()
 
 
 def grads_preallocated(s: TrainingSetup) -> bool:
@@ -250,6 +264,8 @@ def _check_titan(m: ModelSpec, s: TrainingSetup) -> None:
     if s.precision not in (Precision.BF16_MIXED, Precision.FP32):
         raise StackError(f"torchtitan keeps fp32 parameters and computes in its mixed_precision_param: "
                          f"--precision bf16-mixed (its default) or fp32, not {s.precision.value}")
+    if s.fsdp_version == 1:
+        raise StackError("torchtitan shards with FSDP2 (fully_shard): --fsdp-version 2 or none, not 1")
     if s.sharding is Sharding.ZERO1:
         raise StackError("torchtitan shards with FSDP2 (--sharding zero3; zero2 for fsdp_reshard_after_forward "
                          "\"never\") or replicates (none): not zero1")

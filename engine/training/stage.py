@@ -19,7 +19,7 @@ context-parallel ranks (experts over the expert data-parallel ranks): ``engine.t
 
 from __future__ import annotations
 
-from engine.specs import LayerSpec
+from engine.specs import CpCommType, LayerSpec
 from engine.training.activations import ActivationCoeffs, LayerCoeffs, same_weights
 from engine.training.moments import Cost
 from engine.training.plan import Plan
@@ -62,8 +62,10 @@ def stage_coeffs(plan: Plan, stage: int) -> ActivationCoeffs:
     kinds = plan.kinds[first : last + 1]
     split = Split.of(lay)
     compute = plan.dtypes.compute
-    copies = [round(compute * linear_weights(plan.model, kind, split)) if plan.dtypes.autocast_copies else 0
-              for kind in kinds]
+    # autocast's copies of this GPU's share of the weights, and of the fp32 adapters it holds (engine.training.policy)
+    adapters = [round(compute * h.adapters) if plan.dtypes.adapter_copies else 0 for h in plan.held[first : last + 1]]
+    copies = [(round(compute * linear_weights(plan.model, kind, split)) if plan.dtypes.autocast_copies else 0) + own
+              for kind, own in zip(kinds, adapters, strict=True)]
     fixed_k = (1 / lay.etp if sp else 1.0) / lay.ep  # without sp the view's experts are already split etp ways
     scaled = [_scaled(lc, k, cp, fixed_k) for lc, cp in zip(base.per_layer[first : last + 1], copies, strict=True)]
     segments, seg_kinds = _segments(scaled, kinds)
@@ -90,7 +92,14 @@ def parallel_buffers(plan: Plan, stage: int) -> tuple[Cost, str]:
       (Korthikanti et al. 2022, s4.2.2: gathered in forward, re-gathered in backward);
     * context parallelism: ring attention's key/value chunks, the one in use and the one arriving, each
       ``b x s/c x 2 x kv width / t`` (Liu et al. 2023, Ring Attention, arXiv:2310.01889, s3;
-      Megatron-Core ``TEDotProductAttention`` with ``cp_comm_type=p2p``);
+      Megatron-Core ``TEDotProductAttention`` with ``cp_comm_type=p2p``); with ``a2a`` (DeepSpeed-Ulysses,
+      Jacobs et al. 2023, arXiv:2309.14509, s3): each of q, k, v and the output goes through an all-to-all from
+      ``s/c`` tokens of every head to every token of ``heads/c`` heads (the same bytes on each rank, so the saved
+      activations are the sequence split's), one tensor at a time, and each exchange holds a contiguous copy of the
+      input, the receive buffer and the re-permuted result: three of the query's (or output's) width at most
+      (DeepSpeed 0.19.8 ``sequence/layer.py`` ``single_all_to_all``: ``pre_all2all_fun``, ``torch.empty_like``,
+      ``post_all2all``; LLaMA-Factory 0.9.5 ``v1/.../parallelization/seq_comm.py`` ``all_to_all_tensor``: the
+      split inputs made contiguous, the outputs, their ``torch.cat``);
     * expert parallelism: the all-to-all's dispatched and received token copies, ``b x s/c x k x h`` each way
       (÷ t with sequence parallelism) (Megatron-Core ``MoEAlltoAllTokenDispatcher``).
     """
@@ -106,7 +115,11 @@ def parallel_buffers(plan: Plan, stage: int) -> tuple[Cost, str]:
     if lay.sequence_parallel:
         per += c * h
         parts.append(f"b x s x h x {c} B (sequence-parallel all-gather)")
-    if lay.cp > 1:
+    if lay.cp > 1 and plan.setup.parallel.cp_comm_type is CpCommType.A2A:
+        width = m.num_heads * m.head_size
+        per += 3 * c * width
+        parts.append(f"3 x b x s x heads x d x {c} B (Ulysses all-to-all)")
+    elif lay.cp > 1:
         kv = 2 * (m.num_kv_heads * m.head_size if m.mla is None else m.mla.kv_lora_rank + m.mla.qk_rope_head_dim)
         per += 2 * c * kv / (lay.tp if m.mla is None else 1)
         parts.append(f"2 x b x s x (k, v) / t x {c} B (ring attention)")

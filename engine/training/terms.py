@@ -19,6 +19,8 @@ from engine.terms import TermName
 from engine.training import fsdp2
 from engine.training.context import StepContext, saved_cost
 from engine.training.moments import ZERO, Cost, Moment, MomentKind
+from engine.training.optimizers import SOURCES as OPTIMIZER_SOURCES
+from engine.training.partial import STEP_SOURCE as PARTIAL_SOURCE
 from engine.training.states import step_temporary, trainable_matrices
 
 
@@ -53,6 +55,12 @@ def _divided(text: str, divisor: int, what: str = "") -> str:
 #: the moments at which earlier micro-batches' activations (pipeline parallelism) are still held
 _IN_FLIGHT = frozenset({MomentKind.FORWARD_LAYER, MomentKind.FORWARD_END, MomentKind.BACKWARD_START,
                         MomentKind.BACKWARD_LAYER, MomentKind.BACKWARD_END})
+
+
+def _policy(c: StepContext) -> str:
+    """The stack's own rules that change this step's dtypes (``engine.training.policy``), as a source suffix."""
+    sources = c.plan.policy.sources
+    return "".join(f"; {c.s.stack.value}: {src}" for src in sources)
 
 
 def _others(c: StepContext) -> float:
@@ -97,7 +105,7 @@ def weights(c: StepContext, at: Sequence[Moment]) -> TermRule:
     return TermRule(TermName.WEIGHTS, tuple(at_moment(mo) for mo in at),
                     _divided("params x bytes per weight", st.divisor_weights, " (ZeRO-3)"),
                     "Rajbhandari et al. 2020 (ZeRO, arXiv:1910.02054) s3.1; Dettmers et al. 2023 (QLoRA, "
-                    "arXiv:2305.14314) s3 for 4-bit NF4 with double quantization", st.weight_detail)
+                    "arXiv:2305.14314) s3 for 4-bit NF4 with double quantization" + _policy(c), st.weight_detail)
 
 
 @training_term
@@ -156,10 +164,12 @@ def optimizer_states(c: StepContext, at: Sequence[Moment]) -> TermRule:
     costs = tuple(states if mo.step == 2 or mo.kind is MomentKind.OPTIMIZER_STEP else ZERO for mo in at)
     if c.s.optimizer_in_backward:  # step 1's states appear parameter by parameter as backward reaches them
         costs = tuple(Cost(c.st.optimizer_states * _stepped_share(c, mo)) for mo in at)
+    source = ("Loshchilov & Hutter 2019 (AdamW); Rajbhandari et al. 2020 (ZeRO) s3.1; Dettmers et al. 2022 "
+              "(8-bit optimizers, arXiv:2110.02861); Shazeer & Stern 2018 (Adafactor)")
+    if c.s.optimizer in OPTIMIZER_SOURCES:  # issue 27's: each trainable tensor's states as its library keeps them
+        source = OPTIMIZER_SOURCES[c.s.optimizer] + "; Rajbhandari et al. 2020 (ZeRO) s3.1"
     return TermRule(TermName.OPTIMIZER_STATES, costs,
-                    _divided("trainable params x (master copy + states) bytes", c.st.divisor_states),
-                    "Loshchilov & Hutter 2019 (AdamW); Rajbhandari et al. 2020 (ZeRO) s3.1; Dettmers et al. 2022 "
-                    "(8-bit optimizers, arXiv:2110.02861); Shazeer & Stern 2018 (Adafactor)")
+                    _divided("trainable params x (master copy + states) bytes", c.st.divisor_states), source)
 
 
 def _largest_layer_gradient(c: StepContext, layer: int) -> int:
@@ -240,6 +250,7 @@ def activations(c: StepContext, at: Sequence[Moment]) -> TermRule:
         source += "; torchtune 0.6.1 training/activations.py checkpoint_wrapper (every k-th layer)"
     if c.offloaded:
         source += "; torchtune training/_activation_offload.py (OffloadActivations)"
+    source += _policy(c)
     return TermRule(TermName.ACTIVATIONS, tuple(at_moment(mo) for mo in at), _activations_formula(c), source)
 
 
@@ -326,13 +337,19 @@ def temporaries(c: StepContext, at: Sequence[Moment]) -> TermRule:
     ``mm`` / ``_to_copy`` and ``embedding_dense_backward``, each ``[V, h]``, at the end of bwd2)."""
 
     def at_moment(mo: Moment) -> Cost:
+        if mo.kind is MomentKind.FORWARD_LAYER:  # DoRA's weight norm (engine.training.saved.layer)
+            lc = c.layers[mo.layer or 0]
+            return Cost(float(lc.forward_fixed), lc.forward_transient)
         if mo.kind is MomentKind.BACKWARD_LAYER:
             lc = c.layers[mo.layer or 0]
+            if c.checkpointed:  # the recomputed forward's temporaries, then the backward's
+                return Cost(float(max(lc.dequantized, lc.forward_fixed) + in_backward),
+                            max(lc.transient, lc.forward_transient), lc.transient_bs2)
             return Cost(float(lc.dequantized + in_backward), lc.transient, lc.transient_bs2)
         if mo.kind is MomentKind.BACKWARD_END:
             return Cost(float(2 * c.grads.tied), c.ac.end_transient)
         if mo.kind is MomentKind.OPTIMIZER_STEP:
-            return Cost(float(step))
+            return Cost(float(c.st.step_temporaries + step))  # issue 27's optimizers' or torch AdamW's
         return ZERO
 
     qlora = c.s.method is Method.QLORA
@@ -352,6 +369,12 @@ def temporaries(c: StepContext, at: Sequence[Moment]) -> TermRule:
     elif impl is OptimizerImpl.FORLOOP:
         formula += "; in the step, for-loop AdamW's two temporaries of the largest parameter"
         source += "; torch/optim/adam.py@2.13 _single_tensor_adam (denom = exp_avg_sq.sqrt() / ...)"
+    if c.st.step_temporaries:
+        formula += "; at the optimizer step, what its step() allocates"
+        source += "; the optimizer step: " + (OPTIMIZER_SOURCES.get(c.s.optimizer) or PARTIAL_SOURCE)
+    if c.s.dora:
+        formula += "; DoRA's weight norm in each forward (and recompute) and its fp32 products' gradients"
+        source += "; PEFT 0.21.2 peft/tuners/lora/dora.py (DoraLinearLayer.get_lora_weight, get_weight_norm, forward)"
     return TermRule(TermName.TEMPORARIES, tuple(at_moment(mo) for mo in at), formula, source)
 
 

@@ -88,7 +88,8 @@ class ConfigImports(QObject):
         return True
 
     def _import(self, paths: Sequence[Path]) -> tuple[ImportedConfig, ConfigRefusedError | None]:
-        """The import, and the refusal of the files' model when it is unknown and the current one is kept."""
+        """The import, and the refusal of the files' model when it is unknown (or a path on another machine) and the
+        current one is kept."""
         from engine.config_import import ConfigRefusedError, import_configs
         from engine.config_import import models as import_models
 
@@ -96,7 +97,7 @@ class ConfigImports(QObject):
         try:
             return import_configs(paths, default_model=sc.model), None
         except ConfigRefusedError as err:
-            if err.message.template != import_models.UNKNOWN:
+            if err.message.template not in (import_models.UNKNOWN, import_models.ELSEWHERE):
                 raise
             return import_configs(paths, model=sc.model), err
 

@@ -37,6 +37,8 @@ _LIGHT_TERMS: dict[str, str] = {
     T.ALLOCATOR_RESERVE: "#7b8794",
     T.CUDA_CONTEXT: "#5f6b7a",
     T.ACTIVATION_WORKSPACE: "#b5457f",  # serving's activations: the training activations' hue
+    T.NON_TORCH: "#3f4a57",  # outside PyTorch (it holds the CUDA context): a darker grey than the context's
+    T.CUDA_GRAPHS: "#6a3d9a",  # serving only: the logits' violet (no training term on the serving page)
     T.FORWARD: "#b5457f",  # a frozen model's forward pass: activations, kept for no backward
     # host RAM: the checkpoint in RAM is the weights' hue, offloaded states the optimizer states', pinned buffers
     # the temporaries', the runtime the CUDA context's grey; the dataset and its workers get their own
@@ -61,6 +63,8 @@ _DARK_TERMS: dict[str, str] = {
     T.ALLOCATOR_RESERVE: "#aab4c0",
     T.CUDA_CONTEXT: "#8793a2",
     T.ACTIVATION_WORKSPACE: "#e98ab8",
+    T.NON_TORCH: "#6d7a8b",
+    T.CUDA_GRAPHS: "#b39ddb",
     T.FORWARD: "#e98ab8",
     T.MODEL_LOADING: "#56b4e9",
     T.DATASET: "#e39a6d",

@@ -35,7 +35,7 @@ def card_texts(kind: LeverKind, n: int = 8, s: TrainingSetup | None = None) -> C
                                            "follow the adapters only. QLoRA also stores the frozen weights in "
                                            "4-bit NF4."),
                 QCoreApplication.translate("LeversPage", "Moves: gradients, optimizer states (QLoRA: weights too)"),
-                [method_label(m) for m in Method])
+                [method_label(m) for m in (Method.FULL, Method.LORA, Method.QLORA)])  # engine.levers' positions
     if kind is LeverKind.ACTIVATIONS:
         return (QCoreApplication.translate("LeversPage", "FlashAttention · checkpointing"),
                 QCoreApplication.translate("LeversPage", "Shrinks activations: FlashAttention computes attention "

@@ -18,9 +18,9 @@ No view computes a number: each gets its result from the engine.
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import (
@@ -51,6 +51,7 @@ from gui.widgets.term_legend import TermLegend
 
 if TYPE_CHECKING:  # the Host RAM and Layout planner tabs load when first shown (LazyTab), the charts (pyqtgraph)
     # just after the window's first paint (LazyView): nothing before the first paint waits for them
+    from gui.pages.memory_gpus import GpuChoicesSection
     from gui.pages.memory_host import HostSection
     from gui.pages.memory_planner import PlannerSection
     from gui.widgets.breakdown_chart import BreakdownChart, Row
@@ -72,6 +73,7 @@ class MemoryTab(StrEnum):
     OVERVIEW = "overview"
     HOST = "host"
     PLANNER = "planner"
+    GPUS = "gpus"  # "Which GPUs?"
 
 
 class MemoryView(BaseModel):
@@ -81,6 +83,14 @@ class MemoryView(BaseModel):
 
     tab: MemoryTab = MemoryTab.OVERVIEW
     max_gpus: GpuCount = ROADMAP_GPU_LIMIT
+    #: the planner's order: fewest GPUs first (the engine's) or fastest first (tokens/s)
+    fastest: bool = False
+    #: passes over the dataset, for the run's hours (the planner, "Which GPUs?")
+    epochs: Annotated[float, Field(strict=True, allow_inf_nan=False, gt=0.0, le=10_000.0)] = 1.0
+    #: prices per GPU-hour the user typed, by GPU id (none shipped), for "Which GPUs?"
+    prices: dict[str, Annotated[float, Field(strict=True, allow_inf_nan=False, ge=0.0, le=1e6)]] = {}
+    #: "Which GPUs?" ranks by the run's cost at those prices instead of its hours
+    rank_by_cost: bool = False
 
 
 class MemoryPage(QWidget):
@@ -110,6 +120,7 @@ class MemoryPage(QWidget):
         # built when first shown: the page's first paint does not pay for them (gui.widgets.lazy_tab)
         self._host_tab = LazyTab(lambda: _host_section(scenario), self)
         self._planner_tab = LazyTab(lambda: _planner_section(scenario, self.view), self)
+        self._gpus_tab = LazyTab(lambda: _gpus_section(scenario, self.view), self)
         self.tabs = QTabWidget(self)
         self._layout()
         later = [self._fit_legend, *self.overview.steps()]
@@ -149,6 +160,7 @@ class MemoryPage(QWidget):
         self.tabs.addTab(self.overview, self.tr("Overview"))
         self.tabs.addTab(self._host_tab, self.tr("Host RAM"))
         self.tabs.addTab(self._planner_tab, self.tr("Layout planner"))
+        self.tabs.addTab(self._gpus_tab, self.tr("GPU types"))
         self.tabs.setDocumentMode(True)
         tabs = list(MemoryTab)
         Binder(self.view, self).custom(self.tabs, "tab", read=lambda: tabs[self.tabs.currentIndex()],
@@ -207,6 +219,11 @@ class MemoryPage(QWidget):
     def planner(self) -> PlannerSection:
         """The Layout planner tab's content (built now if it was not yet)."""
         return self._planner_tab.content()
+
+    @property
+    def gpu_choices(self) -> GpuChoicesSection:
+        """The "Which GPUs?" tab's content (built now if it was not yet)."""
+        return self._gpus_tab.content()
 
     def flush(self) -> None:
         """Write pending control values and run any pending recompute now, every view of the tabs built so far but
@@ -321,3 +338,9 @@ def _bar_chart(page: QWidget) -> BreakdownChart:
     from gui.widgets.breakdown_chart import BreakdownChart  # pyqtgraph: after the first paint
 
     return BreakdownChart(page)
+
+
+def _gpus_section(scenario: Scenario, view: PageState[MemoryView]) -> GpuChoicesSection:
+    from gui.pages.memory_gpus import GpuChoicesSection
+
+    return GpuChoicesSection(scenario, view)

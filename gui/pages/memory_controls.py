@@ -3,10 +3,12 @@
 Ranges are the engine's bounds narrowed to the GUI's windows (``gui.state.ranges``); no slot computes anything, each
 control only writes its field. One field, one owner: the FlashAttention and 8-bit switches are views of the
 Attention and Optimizer pickers (``Binder.switch``), so ticking one off and on again gives back the picker's
-value. Importing a config.json asks the engine (``engine.hf_import``) and shows its error, naming the problem,
-when the file is bad; the previous model stays. Below the GPUs, the Parallelism group
-(``gui.pages.memory_parallel``); a value the engine refuses (a layout the model cannot take, a GPU count that is no
-multiple of tp x pp x cp) is put back and its rule shown in the reason note under it (``gui.widgets.reason_note``).
+value. The Stack picker has torch AdamW's implementation beside it (its first entry the stack's own, named), and
+Sharding FSDP's version (issue 25: ``engine.training.policy``). Importing a config.json asks the engine
+(``engine.hf_import``) and shows its error, naming the problem, when the file is bad; the previous model stays.
+Below the GPUs, the Parallelism group (``gui.pages.memory_parallel``); a value the engine refuses (a layout the
+model cannot take, a GPU count that is no multiple of tp x pp x cp, an AdamW implementation for another optimizer)
+is put back and its rule shown in the reason note under it (``gui.widgets.reason_note``).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from PySide6.QtWidgets import (
     QCheckBox,
     QFileDialog,
     QFormLayout,
+    QGridLayout,
     QGroupBox,
     QHBoxLayout,
     QMenu,
@@ -30,12 +33,16 @@ from PySide6.QtWidgets import (
 
 from engine.catalog import gpus, models
 from engine.specs import (
+    LORA_METHODS,
+    STACK_OPTIMIZER_IMPL,
     Attention,
     Checkpointing,
     LoraTargets,
     Method,
+    OffloadDevice,
     Optimizer,
     Precision,
+    SavedModule,
     Sharding,
 )
 from engine.units import Unit, format_bytes
@@ -46,7 +53,7 @@ from gui.state.binding import Binder
 from gui.state.page_state import Fields, StateError, touches
 from gui.state.scenario import Scenario
 from gui.state.slider_scale import ScaleKind, SliderScale
-from gui.text.choices import method_label, short_label
+from gui.text.choices import impl_choices, method_label, short_label, stack_choices, stacks_own_impl
 from gui.widgets.long_context_group import LongContextGroup
 from gui.widgets.model_picker import ModelPicker, cached_models
 from gui.widgets.reason_note import ReasonNote, reason_of
@@ -57,8 +64,11 @@ NO_SCORES = (Attention.SDPA, Attention.FLASH)
 EIGHT_BIT = (Optimizer.ADAMW_8BIT, Optimizer.PAGED_ADAMW_8BIT)
 # the checkpointing box: a view of its picker
 CHECKPOINTED = (Checkpointing.FULL, Checkpointing.SELECTIVE, Checkpointing.OP_SELECTIVE)
-# what the enabled state of the LoRA and offload controls reads
-ENABLING = frozenset({"setup.method", "setup.sharding", "setup.parallel"})
+# what the enabled state of the LoRA, offload, AdamW implementation and FSDP controls reads
+ENABLING = frozenset({"setup.method", "setup.sharding", "setup.parallel", "setup.optimizer",
+                      "setup.offload_optimizer", "setup.offload_params", "setup.stack"})
+METHODS_PER_ROW = 4  # the method buttons' rows
+SHARDED = (Sharding.ZERO2, Sharding.ZERO3)  # what FSDP's version applies to
 
 
 class MemoryControls(QWidget):
@@ -80,7 +90,7 @@ class MemoryControls(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         self.long_context = LongContextGroup(scenario, self)
         for box in (self._model_box(), self._method_box(), self._tokens_box(), self._switches_box(),
-                    self.long_context, self._gpu_box()):
+                    self._stack_box(), self.long_context, self._gpu_box()):
             layout.addWidget(box)
         self.parallel = ParallelControls(scenario, self)
         layout.addWidget(self.parallel)
@@ -119,11 +129,11 @@ class MemoryControls(QWidget):
         self.method_buttons = {m: QPushButton(method_label(m), box) for m in Method}
         group = QButtonGroup(box)
         self.binder.buttons(group, "method", [(b, m) for m, b in self.method_buttons.items()])
-        seg = QHBoxLayout()
+        seg = QGridLayout()  # a segmented control in rows of four
         seg.setSpacing(0)
-        for b in self.method_buttons.values():
+        for i, b in enumerate(self.method_buttons.values()):
             b.setStyleSheet(CHECKED_BUTTON)
-            seg.addWidget(b)
+            seg.addWidget(b, i // METHODS_PER_ROW, i % METHODS_PER_ROW)
         self.rank = QSpinBox(box)
         self.rank.setRange(*ranges.LORA_RANK)
         self.binder.spin(self.rank, "lora.rank")
@@ -131,11 +141,57 @@ class MemoryControls(QWidget):
             (self.tr("q, v"), LoraTargets.QV), (self.tr("All attention"), LoraTargets.ATTENTION),
             (self.tr("All linear layers"), LoraTargets.ALL_LINEAR),
             (self.tr("q, v, o and the MLP (torchtune)"), LoraTargets.QVO_MLP)])
+        self.dora = QCheckBox(self.tr("DoRA (trained magnitude per output row)"), box)
+        self.binder.toggle(self.dora, "dora")
+        self.saved_modules = self._saved_modules(box)
+        self.trainable_tokens = self._spin(box, "trainable_tokens", ranges.TRAINABLE_TOKENS,
+                                           self.tr("Embedding rows trained beside LoRA (PEFT trainable tokens)"))
+        self.freeze_layers = self._spin(box, "freeze_layers", ranges.FREEZE_LAYERS,
+                                        self.tr("Trained layers: the last n, or the first n when negative"))
+        self.oft_block = self._spin(box, "oft_block_size", ranges.OFT_BLOCK, self.tr("OFT rotation block size"))
         form = QFormLayout(box)
         form.addRow(seg)
         form.addRow(self.tr("LoRA rank"), self.rank)
         form.addRow(self.tr("LoRA targets"), self.targets)
+        form.addRow(self.dora)
+        form.addRow(self.tr("Train in full"), self.saved_modules)
+        form.addRow(self.tr("Trained tokens"), self.trainable_tokens)
+        form.addRow(self.tr("Trained layers"), self.freeze_layers)
+        form.addRow(self.tr("OFT block"), self.oft_block)
         return box
+
+    def _saved_modules(self, parent: QWidget) -> QWidget:
+        """Two check boxes over ``modules_to_save``: the token table and the output layer trained in full."""
+        holder = QWidget(parent)
+        row = QHBoxLayout(holder)
+        row.setContentsMargins(0, 0, 0, 0)
+        self.save_embeddings = QCheckBox(self.tr("Embeddings"), holder)
+        self.save_head = QCheckBox(self.tr("Output layer"), holder)
+        pairs = ((self.save_embeddings, SavedModule.EMBED_TOKENS), (self.save_head, SavedModule.LM_HEAD))
+        group = QButtonGroup(holder)
+        group.setExclusive(False)
+        for box, _ in pairs:
+            row.addWidget(box)
+            group.addButton(box)
+        row.addStretch(1)
+
+        def read() -> tuple[SavedModule, ...]:
+            return tuple(m for box, m in pairs if box.isChecked())
+
+        def show(value: tuple[SavedModule, ...]) -> None:
+            for box, m in pairs:
+                box.setChecked(m in value)
+
+        self.binder.custom(group, "modules_to_save", read=read, show=show, changed=group.buttonToggled)
+        return holder
+
+    def _spin(self, parent: QWidget, field: str, window: tuple[int, int], tip: str) -> QSpinBox:
+        spin = QSpinBox(parent)
+        spin.setRange(*window)
+        spin.setKeyboardTracking(False)
+        spin.setToolTip(tip)
+        self.binder.spin(spin, field)
+        return spin
 
     def _tokens_box(self) -> QGroupBox:
         box = QGroupBox(self.tr("Sequence length and batch"))
@@ -165,6 +221,8 @@ class MemoryControls(QWidget):
         self.binder.switch(self.eight_bit, "optimizer", on=EIGHT_BIT, default_on=Optimizer.ADAMW_8BIT,
                            default_off=Optimizer.ADAMW)
         self.optimizer = self.binder.picker(box, "optimizer", [(short_label(o), o) for o in Optimizer])
+        self.optimizer_rank = self._spin(box, "optimizer_rank", ranges.OPTIMIZER_RANK,
+                                         self.tr("GaLore's and APOLLO's projection rank"))
         self.precision = self.binder.picker(box, "precision", [
             (self.tr("BF16 mixed (fp32 master + states)"), Precision.BF16_MIXED),
             (self.tr("FP16 mixed (fp32 master + states)"), Precision.FP16_MIXED),
@@ -178,8 +236,27 @@ class MemoryControls(QWidget):
         for w in (self.flash, self.checkpointing, self.eight_bit):
             form.addRow(w)
         form.addRow(self.tr("Optimizer"), self.optimizer)
+        form.addRow(self.tr("Projection rank"), self.optimizer_rank)
         form.addRow(self.tr("Precision"), self.precision)
         form.addRow(self.tr("Attention"), self.attention)
+        return box
+
+    def _stack_box(self) -> QGroupBox:
+        """Whose code runs the step, and torch AdamW's implementation beside it (issue 25): the first entry is
+        the stack's own, named; the picker is off for the optimizers that are not torch's AdamW."""
+        box = QGroupBox(self.tr("Training stack"))
+        form = QFormLayout(box)
+        self.stack = self.binder.picker(box, "stack", stack_choices())
+        self.stack.setToolTip(self.tr("Whose code runs the training step (the Hugging Face Trainer: also TRL, "
+                                      "Axolotl and LLaMA-Factory): its own rules change the memory (PEFT's fp32 "
+                                      "preparation of a QLoRA model, the AdamW implementation it picks)"))
+        self.optimizer_impl = self.binder.picker(
+            box, "optimizer_impl", impl_choices(STACK_OPTIMIZER_IMPL[self.scenario.setup.stack]))
+        self.optimizer_impl.setToolTip(self.tr(
+            "How torch's AdamW runs its step: foreach makes a temporary as large as all its states at once, the "
+            "for-loop two of the largest parameter, fused nothing of a parameter's size"))
+        form.addRow(self.tr("Stack"), self.stack)
+        form.addRow(self.tr("AdamW step"), self.optimizer_impl)
         return box
 
     def _gpu_box(self) -> QGroupBox:
@@ -193,6 +270,13 @@ class MemoryControls(QWidget):
         self.binder.toggle(self.offload_optimizer, "offload_optimizer")
         self.offload_params = QCheckBox(self.tr("Offload parameters to CPU (ZeRO-3)"), box)
         self.binder.toggle(self.offload_params, "offload_params")
+        self.nvme_optimizer = QCheckBox(self.tr("… the optimizer states on to NVMe"), box)
+        self.binder.toggle(self.nvme_optimizer, "offload_optimizer_device", on=OffloadDevice.NVME,
+                           off=OffloadDevice.CPU)
+        self.nvme_params = QCheckBox(self.tr("… the parameters on to NVMe"), box)
+        self.binder.toggle(self.nvme_params, "offload_params_device", on=OffloadDevice.NVME, off=OffloadDevice.CPU)
+        for w in (self.nvme_optimizer, self.nvme_params):
+            w.setToolTip(self.tr("ZeRO-Infinity: to disk through pinned host buffers (DeepSpeed, ZeRO-3)"))
         self.gpu = self.binder.picker(box, "gpu", [(f"{g.name} ({format_bytes(g.memory_bytes, Unit.GIB, 0)})", g)
                                             for g in gpus()])
         self.unit = self.binder.picker(box, "unit", [("GB (10⁹ B)", Unit.GB), ("GiB (2³⁰ B)", Unit.GIB)])
@@ -200,8 +284,15 @@ class MemoryControls(QWidget):
         form.addRow(self.tr("GPU type"), self.gpu)
         form.addRow(self.tr("GPU count"), self._row(self.gpus_slider, self.gpus_spin))
         form.addRow(self.tr("Sharding"), self.sharding)
+        self.fsdp_version = self.binder.picker(box, "fsdp_version", [
+            ("DeepSpeed ZeRO", None), ("FSDP1", 1), ("FSDP2", 2)])
+        self.fsdp_version.setToolTip(self.tr("ZeRO-2 / ZeRO-3 run by DeepSpeed, or by PyTorch FSDP (under the Hugging "
+                                             "Face Trainer, accelerate keeps fp32 copies of what trains)"))
+        form.addRow(self.tr("Sharded by"), self.fsdp_version)
         form.addRow(self.offload_optimizer)
+        form.addRow(self.nvme_optimizer)
         form.addRow(self.offload_params)
+        form.addRow(self.nvme_params)
         form.addRow(self.tr("Units"), self.unit)
         return box
 
@@ -226,10 +317,21 @@ class MemoryControls(QWidget):
         if not touches(fields, ENABLING):
             return
         s = self.scenario.setup
-        lora = s.method is not Method.FULL
+        lora = s.method in LORA_METHODS
         self.rank.setEnabled(lora)
-        self.targets.setEnabled(lora)
+        self.targets.setEnabled(lora or s.method is Method.OFT)
+        for w in (self.saved_modules, self.trainable_tokens):
+            w.setEnabled(lora)
+        self.dora.setEnabled(s.method is Method.LORA)
+        self.freeze_layers.setEnabled(s.method is Method.FREEZE)
+        self.oft_block.setEnabled(s.method is Method.OFT)
+        self.optimizer_rank.setEnabled(s.optimizer in (Optimizer.GALORE_ADAMW, Optimizer.APOLLO_ADAMW))
         self.offload_params.setEnabled(s.sharding is Sharding.ZERO3)
+        self.nvme_optimizer.setEnabled(s.offload_optimizer and s.sharding is Sharding.ZERO3)
+        self.nvme_params.setEnabled(s.offload_params)
+        self.optimizer_impl.setEnabled(s.optimizer is Optimizer.ADAMW)
+        self.optimizer_impl.setItemText(0, stacks_own_impl(STACK_OPTIMIZER_IMPL[s.stack]))
+        self.fsdp_version.setEnabled(s.sharding in SHARDED)
         self.gpus_spin.setSingleStep(s.parallel.model_parallel)  # GPU counts the layout can take: multiples of it
 
     # -- import ---------------------------------------------------------------------------------------------

@@ -176,6 +176,9 @@ class HostSection(QWidget):
                        "peak comes while {phase}.").format(
             node=format_bytes(h.per_node_bytes, unit, 1), n=h.processes_per_node,
             process=format_bytes(h.per_process_bytes, unit, 1), phase=phase)
+        if h.disk_bytes:  # NVMe offload (ZeRO-Infinity): what goes to disk instead of RAM
+            head += " " + self.tr("NVMe offload writes {disk} per node to disk; host RAM holds its pinned "
+                                  "buffers.").format(disk=format_bytes(h.disk_bytes, unit, 1))
         if h.ram_bytes is None or h.headroom_bytes is None:
             return head + " " + self.tr("Give the RAM per node for a verdict.")
         ram = format_bytes(h.ram_bytes, unit, 0)

@@ -1,5 +1,6 @@
-"""The memory page's Overview tab: the same settings costed with each method (Full / LoRA / QLoRA), the bytes per GPU
-against the sequence length and against the GPU count, the roadmap to a fit, and the notes on what is assumed.
+"""The memory page's Overview tab: the same settings costed with Full / LoRA / QLoRA (and the setup's own method),
+the bytes per GPU against the sequence length and against the GPU count, the roadmap to a fit, and the notes on what
+is assumed.
 
 Its views cost more to paint than the headline above the tabs, so the page draws them only once input has paused
 (``steps``: the page's recompute runs them as its ``later`` work, one per event-loop turn, so that no frame of a
@@ -16,6 +17,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from engine.specs import Method, Sharding, TrainingSetup
+from engine.timing.choices import fitting_options
 from engine.training import estimate
 from engine.training.accuracy import gpu_runs, summarize
 from engine.training.advisor import max_batch, max_seq_len, roadmap
@@ -38,6 +40,8 @@ GPU_POINTS = [1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64]
 # curves; the cells side by side while each can be OVERVIEW_CELL_LINES wide (else one under another)
 COMPARE_LINES, CURVE_LINES = 10.5, 12.0
 OVERVIEW_CELL_LINES = 18.0
+#: the methods the comparison chart always shows (the setup's own joins them when it is another)
+COMPARED = (Method.FULL, Method.LORA, Method.QLORA)
 
 
 class OverviewSection(QWidget):
@@ -122,7 +126,7 @@ class OverviewSection(QWidget):
 
         m, s, gpu = self.scenario.model, self.scenario.setup, self.scenario.gpu
         rows = []
-        for k in Method:
+        for k in (*COMPARED, *((s.method,) if s.method not in COMPARED else ())):  # the seed's three, and yours
             try:
                 terms = estimate(m, s.with_(method=k), gpu).device_terms
                 label = method_label(k)
@@ -157,8 +161,10 @@ class OverviewSection(QWidget):
         if not self._roadmap.built:  # drawn when built
             return
         m, s, gpu = self.scenario.model, self.scenario.setup, self.scenario.gpu
-        self.roadmap.show_steps(roadmap(m, s, gpu), max_seq_len(m, s, gpu, ranges.SEQ_LEN[1] * 8),
+        steps = roadmap(m, s, gpu)
+        self.roadmap.show_steps(steps, max_seq_len(m, s, gpu, ranges.SEQ_LEN[1] * 8),
                                 max_batch(m, s, gpu, 4096), self.scenario.unit)
+        self.roadmap.show_options(fitting_options(m, s, gpu, steps) if steps else [])  # fastest first (issue 29)
         self._show_notes()
 
     def _show_notes(self) -> None:
@@ -176,7 +182,8 @@ class OverviewSection(QWidget):
             self.tr(
                 "Assumptions: activations counted tensor by tensor for Hugging Face layers (the method of "
                 "Korthikanti et al. 2022); LoRA adapters in fp32 (PEFT's default); QLoRA stores the frozen "
-                "linear layers in 4-bit NF4 with double quantization, embeddings and output layer in 16 bits; "
+                "linear layers in 4-bit NF4 with double quantization, embeddings, norms and output layer in fp32 "
+                "under the Hugging Face Trainer (PEFT's preparation), in 16 bits elsewhere; "
                 "the GPU-count curve uses {sharding}."
             ).format(sharding="ZeRO-3" if curve_sharding is Sharding.ZERO3 else curve_sharding.value)
             + " "

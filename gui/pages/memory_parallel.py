@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QCheckBox, QComboBox, QFormLayout, QGroupBox, QLabel, QSpinBox, QWidget
 
-from engine.specs import ParallelSpec, PipelineSchedule
+from engine.specs import CpCommType, ParallelSpec, PipelineSchedule
 from gui.state import ranges
 from gui.state.binding import Binder
 from gui.state.page_state import Fields, touches
@@ -40,6 +40,11 @@ class ParallelControls(QGroupBox):
                                                                        "over c GPUs (ring attention)"))
         self.ep = self._spin("parallel.ep", ranges.LAYOUT_EP, self.tr("Expert parallelism: a MoE layer's experts "
                                                                        "spread over e GPUs"))
+        self.cp_comm = QComboBox(self)
+        self.binder.combo(self.cp_comm, "parallel.cp_comm_type", [
+            (self.tr("Ring attention"), CpCommType.P2P), (self.tr("Ulysses all-to-all"), CpCommType.A2A)])
+        self.cp_comm.setToolTip(self.tr("How context parallelism exchanges the sequence: ring attention's key/value "
+                                        "chunks, or DeepSpeed-Ulysses' all-to-all of q, k, v"))
         self.sequence_parallel = QCheckBox(self.tr("Sequence parallelism (with TP)"), self)
         self.binder.toggle(self.sequence_parallel, "parallel.sequence_parallel")
         self.micro_batches = self._spin("parallel.micro_batches", ranges.MICRO_BATCHES,
@@ -55,6 +60,7 @@ class ParallelControls(QGroupBox):
         form.addRow(self.tr("TP"), self.tp)
         form.addRow(self.tr("PP"), self.pp)
         form.addRow(self.tr("CP"), self.cp)
+        form.addRow(self.tr("CP exchange"), self.cp_comm)
         form.addRow(self.tr("EP"), self.ep)
         form.addRow(self.sequence_parallel)
         form.addRow(self.tr("Micro-batches"), self.micro_batches)

@@ -1,11 +1,12 @@
 """The memory page's Layout planner tab: every way of spreading the run over at most N GPUs that fits, as a table.
 
-The search is the engine's (``engine.training.planner.plan``, 0.5 to 2 s): it runs in a background thread
-(``PlanSearch``), never in the event loop, with a progress bar; a change of the scenario cancels it and, once
-input has paused, starts a new one. It searches from the scenario as it is trained (model, method, precision,
-sequence, GPU, ...) with the layout, the GPU count, the ZeRO stage and checkpointing left to it
-(``search_setup``), so choosing a row, which makes that row's setup the scenario's in one update, does not start
-a search again. The search runs only while the tab is shown (``gui.state.recompute``).
+The search is the engine's (``engine.training.planner.plan``, 0.5 to 2 s), each row then timed
+(``engine.timing``): it runs in a background thread (``PlanSearch``), never in the event loop, with a progress
+bar; a change of the scenario cancels it and, once input has paused, starts a new one. It searches from the
+scenario as it is trained (model, method, precision, sequence, GPU, ...) with the layout, the GPU count, the ZeRO
+stage and checkpointing left to it (``search_setup``), so choosing a row, which makes that row's setup the
+scenario's in one update, does not start a search again. The search runs only while the tab is shown
+(``gui.state.recompute``).
 """
 
 from __future__ import annotations
@@ -16,9 +17,21 @@ from dataclasses import dataclass
 from typing import Any
 
 from PySide6.QtCore import QModelIndex, QObject, Signal
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QPushButton, QSpinBox, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QComboBox,
+    QDoubleSpinBox,
+    QHBoxLayout,
+    QLabel,
+    QProgressBar,
+    QPushButton,
+    QSpinBox,
+    QVBoxLayout,
+    QWidget,
+)
 
 from engine.specs import GpuSpec, ModelSpec, ParallelSpec, Sharding, TrainingSetup
+from engine.timing import StepTime
+from engine.timing.choices import time_or_reason
 from engine.training.planner import PlanCancelledError, PlanRow, plan
 from gui.state import ranges
 from gui.state.binding import Bindable, Binder
@@ -59,7 +72,7 @@ class PlanSearch(QObject):
 
     Signals:
         progressed(int, int): layout shapes searched so far, and in all.
-        found(object): the rows (``list[PlanRow]``) of the latest search.
+        found(object): the rows (``list[PlanRow]``) of the latest search; their step times are ``times`` then.
         failed(str): the latest search failed (its one-line reason).
     """
 
@@ -74,6 +87,7 @@ class PlanSearch(QObject):
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self._generation = 0
+        self.times: dict[TrainingSetup, StepTime | str] = {}
         self._cancel = threading.Event()
         self._thread: threading.Thread | None = None
         self._progress.connect(self._on_progress)
@@ -108,13 +122,14 @@ class PlanSearch(QObject):
         try:
             rows = plan(job.model, job.setup, job.gpu, job.max_gpus, cancelled=cancel.is_set,
                         progress=lambda done, total: self._send(self._progress, generation, done, total))
+            times = {r.setup: time_or_reason(job.model, r.setup, job.gpu) for r in rows if not cancel.is_set()}
         except PlanCancelledError:
             return
         except Exception as err:  # a worker reports every failure to the window, never dies mute
             self._send(self._error, generation, str(err))
             return
         if not cancel.is_set():
-            self._send(self._done, generation, rows)
+            self._send(self._done, generation, (rows, times))
 
     @staticmethod
     def _send(signal: Any, *args: object) -> None:
@@ -125,8 +140,10 @@ class PlanSearch(QObject):
         if generation == self._generation:
             self.progressed.emit(done, total)
 
-    def _on_done(self, generation: int, rows: object) -> None:
+    def _on_done(self, generation: int, result: object) -> None:
         if generation == self._generation:
+            assert isinstance(result, tuple)
+            rows, self.times = result
             self.found.emit(rows)
 
     def _on_error(self, generation: int, reason: str) -> None:
@@ -152,6 +169,15 @@ class PlannerSection(QWidget):
         self.max_gpus.setKeyboardTracking(False)
         self.max_gpus.setSuffix(self.tr(" GPUs"))
         self.binder.spin(self.max_gpus, "max_gpus")
+        self.order = QComboBox(self)
+        self.binder.combo(self.order, "fastest", [(self.tr("Fewest GPUs first"), False),
+                                                  (self.tr("Fastest first"), True)])
+        self.epochs = QDoubleSpinBox(self)
+        self.epochs.setRange(0.1, 10_000.0)
+        self.epochs.setDecimals(1)
+        self.epochs.setKeyboardTracking(False)
+        self.epochs.setSuffix(self.tr(" epochs"))
+        self.binder.spin(self.epochs, "epochs")
         self.status = QLabel(self, wordWrap=True)
         self.progress = QProgressBar(self)
         self.progress.setMaximumWidth(12 * self.fontMetrics().height())
@@ -169,7 +195,7 @@ class PlannerSection(QWidget):
         self.search.found.connect(self._on_found)
         self.search.failed.connect(self._on_failed)
         scenario.changed.connect(self._on_scenario)
-        view.changed.connect(lambda fields: self._invalidate() if touches(fields, {"max_gpus"}) else None)
+        view.changed.connect(self._on_view)
         self.destroyed.connect(self.search.cancel)
         self.recompute = Recompute(self, now=self._invalidate, later=[self._start], pause_ms=SEARCH_PAUSE_MS)
         self.recompute.watch(scenario, READS).watch(view, {"max_gpus"})
@@ -178,13 +204,17 @@ class PlannerSection(QWidget):
         top = QHBoxLayout()
         top.addWidget(QLabel(self.tr("At most"), self))
         top.addWidget(self.max_gpus)
+        top.addWidget(self.order)
+        top.addWidget(self.epochs)
         top.addWidget(self.progress)
         top.addWidget(self.status, 1)
         top.addWidget(self.use)
         intro = QLabel(self.tr(
             "Every layout that fits, fewest GPUs first, then the smallest device total: tensor (TP), pipeline "
-            "(PP), context (CP) and expert (EP) parallelism, a ZeRO stage and checkpointing. Click a header to "
-            "sort; double-click a row, or select it and press “Use this layout”, to make it the scenario."), self)
+            "(PP), context (CP) and expert (EP) parallelism, a ZeRO stage and checkpointing; with each one's speed "
+            "(tokens/s over all its GPUs) and the run's hours for the dataset's tokens (Host RAM tab) times the "
+            "epochs. Click a header to sort; double-click a row, or select it and press “Use this layout”, to "
+            "make it the scenario."), self)
         intro.setWordWrap(True)
         v = QVBoxLayout(self)
         v.addLayout(top)
@@ -223,11 +253,25 @@ class PlannerSection(QWidget):
         self.progress.hide()
         self.table.setEnabled(True)
         self.model.set_rows(rows, self.scenario.unit, self.scenario.setup)
+        self._show_times()
         n = int(self.view_state.get("max_gpus"))
         self.status.setText(self.tr("{rows} layouts fit on at most {n} GPUs.").format(rows=len(rows), n=n) if rows
                             else self.tr("No layout fits on {n} GPUs or fewer: allow more GPUs, or try LoRA, QLoRA "
                                          "or a shorter sequence.").format(n=n))
         self._sync_button()
+
+    def _run_tokens(self) -> float:
+        return float(self.scenario.setup.host.dataset_tokens) * float(self.view_state.get("epochs"))
+
+    def _show_times(self) -> None:
+        self.model.set_times(self.search.times, self._run_tokens())
+        self.table.sort_fastest(bool(self.view_state.get("fastest")))
+
+    def _on_view(self, fields: Fields) -> None:
+        if touches(fields, {"max_gpus"}):
+            self._invalidate()
+        elif touches(fields, {"fastest", "epochs"}) and not self.stale:
+            self._show_times()
 
     def _on_failed(self, reason: str) -> None:
         self.progress.hide()
@@ -240,6 +284,7 @@ class PlannerSection(QWidget):
             self._invalidate()
         elif not self.stale and touches(fields, {"setup", "unit"}):
             self.model.set_rows(self.model.rows(), self.scenario.unit, self.scenario.setup)
+            self._show_times()
 
     # -- choosing a row -------------------------------------------------------------------------------------
     def _sync_button(self) -> None:

@@ -1,11 +1,12 @@
-"""The serving page: the KV cache per sequence, how many users fit beside the weights, MLA vs GQA, paging.
+"""The serving page: the KV cache per sequence, what vLLM will allocate and log, MLA vs GQA, paging.
 
 Data flow: the controls write to the shared ``Scenario`` (model, GPU) and to the page's own state, a
-``PageState`` over the engine's ``ServingSetup`` (context, concurrency, dtypes, tensor parallelism). The page
+``PageState`` over the engine's ``ServingSetup`` (the context, the concurrency wanted and vLLM's flags). The page
 reads the scenario's model, GPU and unit and every field of its own state (``READS``): a change to anything else
-(a LoRA rank, a batch size) costs it nothing. ``refresh`` asks the engine (``engine.serving``) and hands its
-results to the views, by the one recompute policy of every page (``gui.state.recompute``). No number on this page is
-computed here.
+(a LoRA rank, a batch size) costs it nothing. ``refresh`` asks the engine (``engine.serving.serving_fit``, which
+runs vLLM's start-up, ``engine.serving.vllm``) and hands its results to the views, by the one recompute policy of
+every page (``gui.state.recompute``). No number on this page is computed here; a setup vLLM refuses (a GPU it does not
+run on, a tensor-parallel size that does not divide the heads) is said in its words.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import SignalInstance
-from PySide6.QtWidgets import QLabel, QScrollArea, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QLabel, QPlainTextEdit, QScrollArea, QVBoxLayout, QWidget
 
 from engine.catalog import get_model
 from engine.serving import ServingFit, ServingSetup, compare_mla, kv_cache, serving_fit
@@ -27,7 +28,7 @@ from gui.look.follows_palette import FollowsPalette
 from gui.look.palette import colors_for
 from gui.pages import page_title
 from gui.pages.serving_controls import ServingControls
-from gui.pages.serving_sections import section
+from gui.pages.serving_sections import log_box, section, vllm_terms
 from gui.state.page_state import PageState
 from gui.state.recompute import Recompute
 from gui.state.scenario import Scenario
@@ -67,6 +68,9 @@ class ServingPage(FollowsPalette, QWidget):
         self.fit_label = QLabel(self)
         self.fit_label.setObjectName("fitLabel")
         self.fit_label.setWordWrap(True)
+        self.log_title = QLabel(self)
+        self.log_title.setWordWrap(True)
+        self.log: QPlainTextEdit = log_box(self)
         self.mla = MlaPanel(self)
         self.player = PagingPlayer(request_stream(SHAREGPT, PAGING_REQUESTS, PAGING_SEED), PoolSpec(), self)
         self._layout()
@@ -84,10 +88,10 @@ class ServingPage(FollowsPalette, QWidget):
         self.recompute.flush()
 
     def export_breakdown(self) -> Breakdown:
-        """Per GPU at the requested concurrency: weights, activation workspace, CUDA context, KV cache."""
+        """Per GPU at the requested concurrency: weights, activation peak, non-torch memory, KV cache, graphs."""
         sc, setup = self.scenario, self.state.value
-        title = (f"{sc.model.label} · {setup.sequences} × {setup.tokens:,} tokens · {setup.kv_dtype.value} KV cache · "
-                 f"TP {setup.tp} × {sc.gpu.name}")
+        title = (f"{sc.model.label} · {setup.sequences} × {setup.tokens:,} tokens · {setup.kv_element.value} KV "
+                 f"cache · TP {setup.tp} × {sc.gpu.name} · vLLM {setup.vllm_version}")
         return Breakdown.of(title, serving_fit(sc.model, sc.gpu, setup).terms)
 
     def view_state(self) -> dict[str, Any]:
@@ -119,9 +123,15 @@ class ServingPage(FollowsPalette, QWidget):
         body.addWidget(section(self.tr("KV cache per sequence"), self.tr(
             "2 × layers × KV heads × head dim × tokens × bytes per element, per sequence (GB: 10⁹ bytes)."), content))
         body.addWidget(self.cards)
-        body.addWidget(section(self.tr("How many users fit"), "", content))
+        body.addWidget(section(self.tr("What vLLM will allocate"), self.tr(
+            "vLLM profiles one dummy batch at start-up, then gives the KV cache what is left of its budget (the "
+            "memory the driver reports × gpu_memory_utilization) after the weights, the activation peak and the "
+            "memory outside PyTorch. CUDA graphs are captured after, from the headroom."), content))
         body.addWidget(self.chart)
         body.addWidget(self.fit_label)
+        body.addWidget(section(self.tr("What vLLM will log"), "", content))
+        body.addWidget(self.log_title)
+        body.addWidget(self.log)
         body.addWidget(section(self.tr("MLA against GQA"), "", content))
         body.addWidget(self.mla)
         body.addWidget(section(self.tr("Paged allocation"), self.tr(
@@ -145,38 +155,56 @@ class ServingPage(FollowsPalette, QWidget):
     def refresh(self) -> None:
         """Ask the engine for every result on the page and show them."""
         setup, unit = self.state.value, self.scenario.unit
-        rows = [(m, kv_cache(m, setup.tokens, setup.kv_dtype)) for m in self.card_models()]
+        rows = [(m, kv_cache(m, setup.tokens, setup.kv_element)) for m in self.card_models()]
         self.cards.show_models(rows, unit)
         model, gpu = self.scenario.model, self.scenario.gpu
-        fit = serving_fit(model, gpu, setup)
+        self.mla.show_comparison(compare_mla(dtype=setup.kv_element))
+        try:
+            fit = serving_fit(model, gpu, setup)
+        except ValueError as err:  # vLLM's own refusals, in its words
+            self._refused(str(err))
+            return
         most = fit.terms_at(fit.max_sequences) if fit.max_sequences else []  # may pass a request's bound
+        start = fit.startup
         self.chart.show_bars(
             [(self.tr("{n:,} requested").format(n=setup.sequences), fit.terms),
-             (self.tr("{n:,} that fit").format(n=fit.max_sequences), most)],
-            [(self.tr("GPU memory"), fit.gpu_bytes, False),
-             (self.tr("usable ({u:.0%})").format(u=setup.gpu_memory_utilization), fit.budget_bytes, True)],
+             (self.tr("{n:,} that fit").format(n=fit.max_sequences), most),
+             (self.tr("vLLM's cache"), vllm_terms(fit))],
+            [(self.tr("GPU memory (as the driver reports it)"), fit.gpu_bytes, False),
+             (self.tr("vLLM's budget ({u:.0%})").format(u=setup.gpu_memory_utilization), fit.budget_bytes, True)],
             unit,
         )
         self.fit_label.setText(self._fit_text(fit))
-        self.mla.show_comparison(compare_mla(dtype=setup.kv_dtype))
+        self.log_title.setText(self.tr(
+            "vLLM {version} ({engine} engine) will print these lines at start-up (times are not predicted):"
+        ).format(version=start.version, engine=start.engine.value))
+        self.log.setPlainText("\n".join(start.log_lines))
+
+    def _refused(self, why: str) -> None:
+        self.chart.show_bars([], [], self.scenario.unit)
+        self.fit_label.setText(self.tr("<b>vLLM would not start:</b> {why}").format(why=why))
+        self.log_title.setText("")
+        self.log.setPlainText("")
 
     def palette_changed(self) -> None:
         self.recompute.request()  # the verdict's colour follows the theme
 
     def _fit_text(self, fit: ServingFit) -> str:
-        unit, s = self.scenario.unit, fit.setup
-        if fit.max_sequences == 0:
+        unit, s, start = self.scenario.unit, fit.setup, fit.startup
+        if fit.max_sequences == 0 and fit.kv_budget_bytes <= 0:
             return self.tr(
-                "<b>The weights alone overflow:</b> {w} per GPU of {b} usable. Add GPUs or quantize."
+                "<b>The weights alone overflow:</b> {w} per GPU of {b} in vLLM's budget. Add GPUs or quantize."
             ).format(
                 w=format_bytes(fit.term("weights").bytes, unit), b=format_bytes(fit.budget_bytes, unit))
         c = colors_for(self)
         verdict = (self.tr("The {n:,} requested fit.") if fit.fits else self.tr("The {n:,} requested do not fit."))
         verdict = f'<span style="color:{c.fits if fit.fits else c.over}"><b>{verdict}</b></span>'
-        where = (self.tr("on one {gpu}") if s.tp == 1 else self.tr("on {tp} × {gpu} (tensor parallel)")).format(
-            tp=s.tp, gpu=self.scenario.gpu.name)
+        gpus = s.tp * s.pp
+        where = (self.tr("on one {gpu}") if gpus == 1 else self.tr("on {n} × {gpu}")).format(
+            n=gpus, gpu=self.scenario.gpu.name)
         return self.tr(
-            "<b>At most {max:,} sequences of {t:,} tokens fit</b> {where}: {kv} of KV cache per sequence per "
-            "GPU, {left} left per GPU beside the weights. {verdict}"
-        ).format(max=fit.max_sequences, t=s.tokens, where=where, kv=format_bytes(fit.kv.bytes_per_sequence, unit),
-                 left=format_bytes(fit.kv_budget_bytes, unit), verdict=verdict.format(n=s.sequences))
+            "<b>vLLM will hold {tokens:,} tokens in its KV cache</b> {where}, {kv} per GPU: at most {max:,} "
+            "sequences of {t:,} tokens at once ({per} of KV cache each). {verdict}"
+        ).format(tokens=start.kv_cache_tokens, where=where, kv=format_bytes(start.kv_cache_bytes, unit),
+                 max=fit.max_sequences, t=s.tokens, per=format_bytes(fit.kv.bytes_per_sequence, unit),
+                 verdict=verdict.format(n=s.sequences))

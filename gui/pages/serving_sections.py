@@ -1,9 +1,18 @@
-"""Small pieces of the serving page: section headings with a line of text."""
+"""Small pieces of the serving page: section headings with a line of text, the box of vLLM's log lines, the bar of
+vLLM's whole cache."""
 
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
+from PySide6.QtGui import QFontDatabase
+from PySide6.QtWidgets import QLabel, QPlainTextEdit, QSizePolicy, QVBoxLayout, QWidget
+
+from engine.results import Term, with_shares
+from engine.serving import ServingFit
+from engine.terms import TermName
+
+#: the log box's height in lines of text (vLLM prints four to seven about memory)
+LOG_LINES = 8
 
 
 def section(title: str, text: str, parent: QWidget, heading: bool = False) -> QWidget:
@@ -24,3 +33,24 @@ def section(title: str, text: str, parent: QWidget, heading: bool = False) -> QW
         body.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         layout.addWidget(body)
     return box
+
+
+def log_box(parent: QWidget) -> QPlainTextEdit:
+    """A read-only, fixed-pitch box for the lines vLLM prints: its own words, kept in English to compare with a log
+    (a terminal's text, not the interface's), wrapped at the box's width."""
+    box = QPlainTextEdit(parent)
+    box.setObjectName("vllmLog")
+    box.setReadOnly(True)
+    box.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+    box.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
+    box.setFixedHeight(round((LOG_LINES + 1) * box.fontMetrics().lineSpacing()))
+    box.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+    return box
+
+
+def vllm_terms(fit: ServingFit) -> list[Term]:
+    """The bar of everything vLLM allocates on one GPU: the fit's terms with the KV cache's whole pool."""
+    pool = fit.startup.kv_cache_bytes
+    return list(with_shares(
+        Term(t.name, pool, t.formula, t.source, f"vLLM's pool: {pool:,} B") if t.name == TermName.KV_CACHE else t
+        for t in fit.terms))

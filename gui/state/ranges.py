@@ -58,6 +58,11 @@ BATCH = within(f"{_SETUP}.batch", 1, 128)
 GPUS = within(f"{_SETUP}.gpus", 1, ROADMAP_GPU_LIMIT)
 GRAD_ACCUM = within(f"{_SETUP}.grad_accum", 1, 128)
 LORA_RANK = within("engine.specs:LoraSpec.rank", 1, 512)
+#: issue 27's options on the memory page
+TRAINABLE_TOKENS = within(f"{_SETUP}.trainable_tokens", 0, 65_536)
+FREEZE_LAYERS = within(f"{_SETUP}.freeze_layers", -256, 256)
+OFT_BLOCK = within(f"{_SETUP}.oft_block_size", 2, 512)
+OPTIMIZER_RANK = within(f"{_SETUP}.optimizer_rank", 1, 4_096)
 #: the attention walk-through's length: from its toy sentence's six tokens to 128k
 ATTENTION_SEQ_LEN = within(f"{_SETUP}.seq_len", 6, 131_072)
 #: chunks of a chunked loss (the memory page's long-context settings; below it, "the tool's own")
@@ -91,6 +96,9 @@ NODE_RAM = within(f"{_HOST}.ram_bytes", 1_000_000_000, 64_000_000_000_000)
 SERVING_TOKENS = within("engine.serving:ServingSetup.tokens", *SEQ_LEN)
 SEQUENCES = within("engine.serving:ServingSetup.sequences", 1, 1_024)
 TP = within("engine.serving:ServingSetup.tp", 1, 8)
+SERVING_PP = within("engine.serving:ServingSetup.pp", 1, 8)
+#: vLLM's --gpu-memory-utilization, from 0.05 to the whole GPU
+UTILIZATION = within("engine.serving:ServingSetup.gpu_memory_utilization", 0.05, 1.0)
 
 # -- alignment (the alignment page's own options) -------------------------------------------------------------
 ROLLOUT_SHARE = within("engine.alignment:AlignmentOptions.rollout_share", 0.0, 0.95)

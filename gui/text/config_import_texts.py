@@ -39,8 +39,11 @@ GUI_WORDING = {
 FORMATS = {Format.AXOLOTL: "Axolotl", Format.LLAMA_FACTORY: "LLaMA-Factory", Format.TORCHTUNE: "torchtune",
            Format.TRL: "TRL", Format.DEEPSPEED: "DeepSpeed", Format.ACCELERATE: "accelerate",
            Format.TORCHTITAN: "torchtitan"}
+#: a file that is no tool's format (issue 27), named in the user's language
+SCRIPT_ARGS = QT_TRANSLATE_NOOP("ConfigImport", "a training script's own arguments")
 
 FIELDS = {
+    "format": QT_TRANSLATE_NOOP("ConfigImport", "Format"),
     "model": QT_TRANSLATE_NOOP("ConfigImport", "Model"),
     "alignment": QT_TRANSLATE_NOOP("ConfigImport", "Alignment method"),
     "method": QT_TRANSLATE_NOOP("ConfigImport", "Method"),
@@ -76,6 +79,16 @@ FIELDS = {
     "stack": QT_TRANSLATE_NOOP("ConfigImport", "Training stack"),
     "optimizer_impl": QT_TRANSLATE_NOOP("ConfigImport", "AdamW implementation"),
     "alloc_conf": QT_TRANSLATE_NOOP("ConfigImport", "Allocator settings (PYTORCH_CUDA_ALLOC_CONF)"),
+    # issue 27's options, named as the Memory page's controls are
+    "dora": QT_TRANSLATE_NOOP("ConfigImport", "DoRA"),
+    "modules_to_save": QT_TRANSLATE_NOOP("ConfigImport", "Modules trained in full"),
+    "freeze_layers": QT_TRANSLATE_NOOP("ConfigImport", "Trained layers"),
+    "oft_block_size": QT_TRANSLATE_NOOP("ConfigImport", "OFT block"),
+    "optimizer_rank": QT_TRANSLATE_NOOP("ConfigImport", "Projection rank"),
+    "offload_optimizer_device": QT_TRANSLATE_NOOP("ConfigImport", "Where the optimizer is offloaded"),
+    "offload_params_device": QT_TRANSLATE_NOOP("ConfigImport", "Where the parameters are offloaded"),
+    "parallel.cp_comm_type": QT_TRANSLATE_NOOP("ConfigImport", "CP exchange"),
+    "fsdp_version": QT_TRANSLATE_NOOP("ConfigImport", "FSDP version"),
 }
 
 STAGES = {AlignmentMethod.DPO: Stage.DPO, AlignmentMethod.IPO: Stage.DPO, AlignmentMethod.KTO: Stage.DPO,
@@ -190,6 +203,8 @@ class ReportView:
 
 
 def _value(value: Any) -> str:
+    if isinstance(value, Message):  # the assumed format of a script's arguments: a sentence, translated whole
+        return message_text(value)
     return show(getattr(value, "value", value))
 
 
@@ -209,7 +224,8 @@ def report_view(imported: ImportedConfig, page_title: str, undo_keys: str, notes
     """The panel's content for an import shown on the page titled ``page_title``."""
     r = imported.report
     files = ", ".join(f.replace("\\", "/").rsplit("/", 1)[-1] for f in r.files)
-    summary = tr(_SUMMARY).format(files=files, tool=FORMATS[r.format], read=len(r.read), ignored=len(r.ignored),
+    tool = tr(SCRIPT_ARGS) if r.format is Format.SCRIPT_ARGS else FORMATS[r.format]
+    summary = tr(_SUMMARY).format(files=files, tool=tool, read=len(r.read), ignored=len(r.ignored),
                                   assumed=len(r.assumed))
     shown = tr(_SHOWN_ON).format(page=page_title, keys=undo_keys)
     extra = [alignment_note(imported.alignment)] if imported.alignment is not None else []

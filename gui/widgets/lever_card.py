@@ -1,8 +1,10 @@
 """One lever's card: its positions as a segmented toggle, before / after bars, the numbers per term.
 
 "Before" is the lever off (its first position), "after" the position picked; the numbers are each term's largest
-size during the step (``engine.levers.TermChange.largest_*``), the line under them the allocated peak and device
-total. Picking a position changes nothing outside the card; the apply button asks for it explicitly.
+size during the step (``engine.levers.TermChange.largest_*``), the lines under them the allocated peak and device
+total, and what the position costs in time: the step time and tokens/s per GPU before and after
+(``engine.timing``), or why it cannot be timed. Picking a position changes nothing outside the card; the apply
+button asks for it explicitly.
 
 A card can *lead*: the page's rule ("find the biggest term first") says to start with it. It then shows a badge
 over its title and a highlighted frame (the dynamic property ``leading``, styled in ``STYLE``).
@@ -18,6 +20,8 @@ from PySide6.QtWidgets import QButtonGroup, QFrame, QGridLayout, QHBoxLayout, QL
 
 from engine.levers import Lever
 from engine.terms import Scope, in_scope
+from engine.timing import StepTime
+from engine.timing.choices import time_or_reason
 from engine.training.estimate import Estimate
 from engine.units import Unit, format_bytes
 from gui.look.follows_palette import FollowsPalette
@@ -84,7 +88,8 @@ class LeverCard(FollowsPalette, QFrame):
         self._grid.setVerticalSpacing(1)
         self._rows = {name: self._grid_row(i, name) for i, name in enumerate(in_scope(Scope.TRAINING))}
         self._grid.setColumnStretch(1, 1)
-        self.peak, self.note = _label(self), _label(self, muted=True)
+        self.peak, self.time, self.note = _label(self), _label(self), _label(self, muted=True)
+        self._times: dict[tuple[object, ...], StepTime | str] = {}
         self.apply = QPushButton(self)
         self.apply.clicked.connect(lambda: self.apply_requested.emit(self._selected))
         for w in (self.badge, heading, sub, self.moves):
@@ -93,7 +98,7 @@ class LeverCard(FollowsPalette, QFrame):
         layout.addWidget(self.bars, 1)
         layout.addWidget(caption)
         layout.addLayout(self._grid)
-        for w in (self.peak, self.note):
+        for w in (self.peak, self.time, self.note):
             layout.addWidget(w)
         self.extra = QVBoxLayout()
         layout.addLayout(self.extra)
@@ -177,10 +182,39 @@ class LeverCard(FollowsPalette, QFrame):
             before.setText(format_bytes(c.largest_before, unit))
             after.setText("→ " + format_bytes(c.largest_after, unit))
         self.peak.setText(self._peak_text(lever.steps[0].estimate, lever.steps[sel].estimate))
+        self.time.setText(self._time_text(self._step_time(0), self._step_time(sel)))
         is_current = lever.current == sel
         self.apply.setEnabled(not is_current)
         self.apply.setText(self.tr("This is your setup") if is_current
                            else self.tr("Use “{step}” in my setup").format(step=self._steps[sel]))
+
+    def _step_time(self, index: int) -> StepTime | str:
+        """The step time of position ``index`` (kept per setup: picking a position again times nothing again)."""
+        assert self._lever is not None
+        e = self._lever.steps[index].estimate
+        key = (e.model, e.setup, e.gpu)
+        if key not in self._times:
+            if len(self._times) > 64:
+                self._times.clear()
+            self._times[key] = time_or_reason(e.model, e.setup, e.gpu)
+        return self._times[key]
+
+    def time_text(self) -> str:
+        """The time line as shown (tests)."""
+        return self.time.text()
+
+    def _time_text(self, before: StepTime | str, after: StepTime | str) -> str:
+        if isinstance(after, str):  # the engine's reason (English) as the tooltip
+            self.time.setToolTip(after)
+            return self.tr("Time: cannot be estimated (hover for why)")
+        self.time.setToolTip("")
+        if isinstance(before, str):
+            return self.tr("Time per step {b:.3g} s, {tps} tokens/s per GPU").format(
+                b=after.step_seconds, tps=f"{after.tokens_per_second_per_gpu:,.0f}")
+        change = after.tokens_per_second_per_gpu / before.tokens_per_second_per_gpu - 1
+        return self.tr("Time per step {a:.3g} s → {b:.3g} s; tokens/s per GPU {x} → {y} ({c:+.0%})").format(
+            a=before.step_seconds, b=after.step_seconds, x=f"{before.tokens_per_second_per_gpu:,.0f}",
+            y=f"{after.tokens_per_second_per_gpu:,.0f}", c=change)
 
     def _peak_text(self, before: Estimate, after: Estimate) -> str:
         u = self._unit

@@ -4,7 +4,10 @@ and the ``QTableView`` that shows it through a sorting proxy.
 Each cell's text is the engine's number as the user reads it (bytes in the scenario's unit, sizes, switches); its
 sort key (``SORT_ROLE``) is the number itself, so columns sort numerically. The row whose setup is the scenario's
 own is drawn in bold. The communication column words the engine's cost ids (``engine.training.planner.costs``),
-one translated text per id, as the roadmap words its rungs.
+one translated text per id, as the roadmap words its rungs. The last two columns are each row's time
+(``engine.timing``, computed with the search): the run's tokens/s over all its GPUs and the run's hours for the
+dataset's tokens times the epochs (a dash without a dataset, or where the row cannot be timed: its reason is the
+cell's tooltip).
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView, QWidget
 
 from engine.specs import Checkpointing, Sharding, TrainingSetup
+from engine.timing import StepTime
 from engine.training.planner import Cost, PlanRow, costs
 from engine.units import Unit, format_bytes
 from gui.text.tr import QT_TRANSLATE_NOOP, translate
@@ -88,7 +92,14 @@ COLUMNS: tuple[Column, ...] = (
     Column(QT_TRANSLATE_NOOP("PlanTable", "Communication"), communication, lambda r, _u: communication(r),
            numeric=False),
 )
+#: the time columns, after COLUMNS: they read the row's step time, which the model holds beside the rows
+TOKENS_PER_SECOND = QT_TRANSLATE_NOOP("PlanTable", "Tokens/s")
+RUN_HOURS = QT_TRANSLATE_NOOP("PlanTable", "Run hours")
+TIME_HEADERS = (TOKENS_PER_SECOND, RUN_HOURS)
 TIPS = {
+    "Tokens/s": QT_TRANSLATE_NOOP("PlanTable", "the run's tokens per second over all its GPUs (the step-time model)"),
+    "Run hours": QT_TRANSLATE_NOOP("PlanTable", "the dataset's tokens times the epochs at that speed (set the "
+                                                "dataset's tokens on the Host RAM tab)"),
     "DP": QT_TRANSLATE_NOOP("PlanTable", "data-parallel replicas"),
     "TP": QT_TRANSLATE_NOOP("PlanTable", "tensor-parallel size"),
     "PP": QT_TRANSLATE_NOOP("PlanTable", "pipeline stages"),
@@ -103,6 +114,21 @@ TIPS = {
 }
 
 
+#: the time columns sit before the communication column, which stays last (it stretches)
+FIRST_TIME_COLUMN = len(COLUMNS) - 1
+
+
+def _time_column(section: int) -> int | None:
+    """Which time column a view column is (None: one of ``COLUMNS``)."""
+    i = section - FIRST_TIME_COLUMN
+    return i if 0 <= i < len(TIME_HEADERS) else None
+
+
+def _column(section: int) -> Column:
+    """The ``COLUMNS`` entry a view column shows (the time columns skipped)."""
+    return COLUMNS[section if section < FIRST_TIME_COLUMN else section - len(TIME_HEADERS)]
+
+
 class PlanTableModel(QAbstractTableModel):
     """The planner's rows, in the engine's order (fewest GPUs first, then the lowest device total).
 
@@ -114,6 +140,8 @@ class PlanTableModel(QAbstractTableModel):
         self._rows: list[PlanRow] = []
         self._unit = Unit.GB
         self._current: TrainingSetup | None = None
+        self._times: dict[TrainingSetup, StepTime | str] = {}
+        self._run_tokens = 0.0
         self._bold = QFont()
         self._bold.setBold(True)
 
@@ -122,6 +150,37 @@ class PlanTableModel(QAbstractTableModel):
         self.beginResetModel()
         self._rows, self._unit, self._current = list(rows), unit, current
         self.endResetModel()
+
+    def set_times(self, times: dict[TrainingSetup, StepTime | str], run_tokens: float) -> None:
+        """Each row's step time (by its setup), and the run's tokens (dataset x epochs; 0: no dataset)."""
+        self.beginResetModel()
+        self._times, self._run_tokens = dict(times), run_tokens
+        self.endResetModel()
+
+    def tokens_per_second(self, row: PlanRow) -> float:
+        """The run's tokens/s over the row's GPUs (0 when not timed)."""
+        t = self._times.get(row.setup)
+        return t.tokens_per_second_per_gpu * row.setup.gpus if isinstance(t, StepTime) else 0.0
+
+    def run_hours(self, row: PlanRow) -> float | None:
+        """The run's hours on the row's layout (None: no dataset, or not timed)."""
+        speed = self.tokens_per_second(row)
+        return self._run_tokens / speed / 3600 if speed and self._run_tokens else None
+
+    def _time_data(self, row: PlanRow, column: int, role: int) -> Any:
+        header = TIME_HEADERS[column]
+        t = self._times.get(row.setup)
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return t if isinstance(t, str) else None
+        if role == Qt.ItemDataRole.TextAlignmentRole:
+            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        if header == TOKENS_PER_SECOND:
+            speed = self.tokens_per_second(row)
+            return speed if role == SORT_ROLE else (f"{speed:,.0f}" if speed else "—")
+        hours = self.run_hours(row)
+        if role == SORT_ROLE:
+            return hours if hours is not None else float("inf")
+        return f"{hours:,.1f}" if hours is not None else "—"
 
     def rows(self) -> list[PlanRow]:
         return list(self._rows)
@@ -133,12 +192,21 @@ class PlanTableModel(QAbstractTableModel):
         return 0 if parent.isValid() else len(self._rows)
 
     def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(COLUMNS)
+        return 0 if parent.isValid() else len(COLUMNS) + len(TIME_HEADERS)
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid():
             return None
-        row, col = self._rows[index.row()], COLUMNS[index.column()]
+        timed = _time_column(index.column())
+        if timed is not None:
+            row = self._rows[index.row()]
+            if role == Qt.ItemDataRole.FontRole and row.setup == self._current:
+                return self._bold
+            if role in (Qt.ItemDataRole.DisplayRole, SORT_ROLE, Qt.ItemDataRole.ToolTipRole,
+                        Qt.ItemDataRole.TextAlignmentRole):
+                return self._time_data(row, timed, role)
+            return None
+        row, col = self._rows[index.row()], _column(index.column())
         if role == Qt.ItemDataRole.DisplayRole:
             return col.text(row, self._unit)
         if role == SORT_ROLE:
@@ -154,7 +222,8 @@ class PlanTableModel(QAbstractTableModel):
     def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if orientation != Qt.Orientation.Horizontal:
             return None
-        header = COLUMNS[section].header
+        timed = _time_column(section)
+        header = TIME_HEADERS[timed] if timed is not None else _column(section).header
         if role == Qt.ItemDataRole.DisplayRole:
             return translate("PlanTable", header)
         if role == Qt.ItemDataRole.ToolTipRole and header in TIPS:
@@ -195,6 +264,13 @@ class PlanTable(QTableView):
         """The selected row, if any."""
         rows = self.selectionModel().selectedRows()
         return self.source_row(rows[0]) if rows else None
+
+    def sort_fastest(self, fastest: bool) -> None:
+        """Fastest first (the tokens/s column, descending) or the engine's order (GPUs, ascending)."""
+        if fastest:
+            self.sortByColumn(FIRST_TIME_COLUMN, Qt.SortOrder.DescendingOrder)
+        else:
+            self.sortByColumn(0, Qt.SortOrder.AscendingOrder)
 
     def shown(self) -> list[PlanRow]:
         """The rows in the order the view shows them (sorted)."""

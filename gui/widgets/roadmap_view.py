@@ -1,6 +1,7 @@
 """"What would make it fit": the engine's roadmap (``engine.training.advisor``) as a list, each step with its
-per-GPU peak (a host-RAM step: the node's host RAM) and its cost, plus the longest sequence and the largest batch
-that fit as things stand.
+per-GPU peak (a host-RAM step: the node's host RAM), its cost and its step time (``engine.timing``), plus the
+longest sequence and the largest batch that fit as things stand; under it, the options that fit, fastest first
+(``engine.timing.choices.fitting_options``: each rung alone, and the roadmap's whole path), with tokens/s.
 
 The engine names each step (``Rung``) and gives its numbers; the words are here, one translated title and one
 cost per rung, filled with those numbers (how many GPUs, the LoRA rank, the measured overheads).
@@ -13,6 +14,8 @@ from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from engine.lever_facts import PAPER_FACTOR
 from engine.specs import Method
+from engine.timing import StepTime
+from engine.timing.choices import Option, time_or_reason
 from engine.training.advisor import (
     CHECKPOINTING_MEASURED,
     CHECKPOINTING_PUBLISHED,
@@ -112,12 +115,41 @@ class RoadmapView(QWidget):
         self.table = QLabel(wordWrap=True)
         self.table.setTextFormat(Qt.TextFormat.RichText)
         self.limits = QLabel(wordWrap=True)
+        self.options = QLabel(wordWrap=True)
+        self.options.setTextFormat(Qt.TextFormat.RichText)
+        self.options.setVisible(False)
         v = QVBoxLayout(self)
         v.setContentsMargins(0, 0, 0, 0)
         v.addWidget(self.heading)
         v.addWidget(self.table)
+        v.addWidget(self.options)
         v.addStretch(1)
         v.addWidget(self.limits)
+
+    def _seconds(self, t: StepTime | str) -> str:
+        """A step time as the table shows it ("2.1 s per step"), or a dash with the reason in a tooltip."""
+        if isinstance(t, str):
+            return "—"
+        return self.tr("{s:.3g} s per step").format(s=t.step_seconds)
+
+    def show_options(self, options: list[Option]) -> None:
+        """The options that fit, fastest first, each with its step time and the run's tokens/s."""
+        self.options.setVisible(bool(options))
+        if not options:
+            self.options.setText("")
+            return
+        c = colors_for(self)
+        heading = self.tr("Options that fit, fastest first")
+        rows = [f'<tr><td colspan="2"><b>{heading}</b></td></tr>']
+        for o in options:
+            title = step_title(Step(o.key, o.setup, o.estimate))
+            if o.cumulative:
+                title = self.tr("The roadmap up to “{step}”").format(step=title)
+            speed = (self.tr("{n} tokens/s").format(n=f"{o.tokens_per_second:,.0f}") if isinstance(o.time, StepTime)
+                     else "—")
+            rows.append(f'<tr><td>{title}<br><small style="color:{c.muted}">{self._seconds(o.time)}</small></td>'
+                        f'<td align="right"><b>{speed}</b></td></tr>')
+        self.options.setText(f'<table width="100%" cellspacing="3">{"".join(rows)}</table>')
 
     def show_steps(self, steps: list[Step], max_seq: int | None, max_batch: int | None, unit: Unit) -> None:
         c = colors_for(self)
@@ -134,11 +166,13 @@ class RoadmapView(QWidget):
             color = c.fits if step.fits else c.over
             title, cost = step_title(step), step_cost(step)
             shown = step.estimate.host_bytes if host else step.estimate.device_bytes
+            e = step.estimate
+            seconds = self._seconds(time_or_reason(e.model, e.setup, e.gpu))
             rows.append(
                 f'<tr><td style="color:{color}">{"✓" if step.fits else "✗"}&nbsp;{title}<br>'
                 f'<small style="color:{c.muted}">{cost}</small></td>'
                 f'<td align="right" style="color:{color}"><b>{format_bytes(shown, unit, 1)}</b>'
-                "</td></tr>"
+                f'<br><small style="color:{c.muted}">{seconds}</small></td></tr>'
             )
         self.table.setText(f'<table width="100%" cellspacing="3">{"".join(rows)}</table>' if rows else "")
         self.table.setVisible(bool(rows))

@@ -102,8 +102,16 @@ def test_an_ambiguous_gpu_lists_the_candidates() -> None:
 
 
 def test_an_unknown_gpu_gets_close_matches() -> None:
-    with pytest.raises(CatalogError, match=r"unknown GPU 'rtx4080'; did you mean .*rtx-4090"):
-        get_gpu("rtx4080")
+    with pytest.raises(CatalogError, match=r"unknown GPU 'rtx4095'; did you mean .*rtx-4090"):
+        get_gpu("rtx4095")
+
+
+def test_an_alias_names_one_gpu_before_prefixes_do() -> None:
+    """``H100`` is the SXM 80 GB (an alias), though ``h100-nvl`` starts the same; ``rtx 4060 ti`` fits two."""
+    assert get_gpu("H100").id == "h100-80gb"
+    assert get_gpu("h100 nvl").id == "h100-nvl"
+    with pytest.raises(CatalogError, match="fits several: rtx-4060-ti-8gb, rtx-4060-ti-16gb"):
+        get_gpu("rtx 4060 ti")
 
 
 def test_every_gpu_has_a_source_and_apple_ones_a_usable_share() -> None:
@@ -127,5 +135,33 @@ def test_new_gpus_are_there_with_their_vendor_capacity() -> None:
     assert gib["gb200"] == 186
     assert gib["h20"] == 96
     assert gib["rtx-5080"] == 16
-    assert gib["rtx-6000-ada"] == 48
     assert gib["rtx-pro-6000"] == 96
+    for gpu_id in ("rtx-4060-laptop", "rtx-4070-laptop", "rtx-4080-laptop", "rtx-5070-laptop", "rtx-5080-laptop",
+                   "rtx-3060", "rtx-3080", "rtx-4060-ti-8gb", "rtx-4060-ti-16gb", "rtx-4070", "rtx-4080", "rtx-2060",
+                   "rtx-2080-ti", "a40", "l40", "h100-nvl", "h20", "gh200", "b300", "mi250x", "gaudi-3",
+                   "apple-8gb", "apple-16gb", "apple-24gb", "apple-192gb"):
+        assert gpu_id in gib, gpu_id
+    assert gib["h100-nvl"] == 94
+    assert gib["b300"] == 288
+
+
+@pytest.mark.parametrize(
+    ("gpu_id", "gib"),
+    # what CUDA reports on the card, as vLLM or PyTorch logged it (each entry's source names the log)
+    [("h100-80gb", 79.22), ("a100-80gb", 79.25), ("a100-40gb", 39.50), ("rtx-4090", 23.55), ("rtx-3090", 23.58),
+     ("rtx-5090", 31.37), ("t4", 14.57), ("a10", 22.18), ("l40", 44.40), ("rtx-6000-ada", 44.43)],
+)
+def test_memory_is_what_the_driver_reports_to_cuda(gpu_id: str, gib: float) -> None:
+    g = get_gpu(gpu_id)
+    assert g.memory_kind == "cuda"
+    assert round(g.memory_bytes / 2**30, 2) == gib
+    assert g.nominal_bytes is not None
+    assert g.nominal_bytes > g.memory_bytes
+
+
+def test_a_derived_memory_is_the_nvidia_smi_total_less_450_mib() -> None:
+    """The L4's nvidia-smi total, 23,034 MiB (published), less the 450 MiB median reservation of ten cards."""
+    l4 = get_gpu("l4")
+    assert l4.memory_kind == "derived"
+    assert l4.memory_bytes == (23_034 - 450) * 2**20
+    assert "23,034 MiB" in l4.source

@@ -52,7 +52,7 @@ def test_models_lists_the_catalog(capsys):
     "argv",
     [["estimate", "--seq-len", "0"], ["estimate", "--model", "nope"], ["estimate", "--method", "x"],
      ["estimate", "--batch", "many"], ["estimate", "--config", "/does/not/exist"],
-     ["estimate", "--offload-params"]],
+     ["estimate", "--offload-params"], ["estimate", "--fsdp-version", "2"], ["estimate", "--fsdp-version", "3"]],
 )
 def test_bad_arguments_one_line_exit_2(argv):
     r = subprocess.run([sys.executable, "-m", "engine", *argv], capture_output=True, text=True, check=False)
@@ -65,6 +65,11 @@ def test_weights_breakdown_sums_to_the_weights_term(capsys):
     d = _json(capsys, "estimate", "--method", "qlora", "--gpus", "4", "--sharding", "zero3")
     assert sum(d["weights_breakdown"].values()) == d["terms"]["weights"]
     assert d["weights_breakdown"]["quantized_4bit"] > 0
+    # hf-trainer's QLoRA at the start of backward: the fp32 head's bf16 copy (32,000 x 4,096 x 2) and those of the
+    # 39,976,960 fp32 adapters (engine.training.policy)
+    assert d["weights_breakdown"]["autocast_copies"] == 2 * 32_000 * 4_096 + 2 * 39_976_960
+    full = _json(capsys, "estimate", "--method", "full", "--precision", "bf16")
+    assert "autocast_copies" not in full["weights_breakdown"]
 
 
 def test_plan_rows_equal_estimate_with_their_flags(capsys):

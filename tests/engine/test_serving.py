@@ -16,6 +16,7 @@ from engine.serving import (
     kv_cache,
     serving_fit,
 )
+from engine.serving.vllm_setup import KvCacheDtype
 from engine.specs import KvDtype
 from engine.units import GB
 
@@ -107,15 +108,23 @@ def test_deepseek_v2_parameter_count() -> None:
 
 
 def test_capacity_hand_derived() -> None:
-    """Llama 2 7B on an A100 40 GB at 4,096 tokens: budget 0.9 x 40 GiB, minus weights and workspace."""
+    """Llama 2 7B on an A100 40 GB at 4,096 tokens, vLLM 0.19.1 (v1; not a large GPU: 2,048 batched tokens, 256
+    sequences). Budget ceil(39.50 GiB x 0.9); weights 6,738,415,616 x 2 + rope 4,096 x 128 x 2; the profile's peak is
+    the MLP's 2,048 x (3 x 4,096 + 3 x 11,008) x 2 B (the sampler's moment is less) and cuBLAS's 8 MiB + 128 KiB
+    workspace (not Hopper); 0.16 GiB of lazily loaded kernels and 0.12 GiB left by profiling the CUDA graphs; blocks
+    of 16 tokens x 32 layers x 2 x 32 heads x 128 x 2 B."""
     gpu, m = get_gpu("a100-40gb"), get_model("llama-2-7b")
     fit = serving_fit(m, gpu, ServingSetup(tokens=4096, sequences=3))
-    weights = 6_738_415_616 * 2
-    workspace = 2048 * (2 * 11008 + 4 * 4096) * 2
-    left = int(gpu.memory_bytes * 0.9) - weights - workspace - gpu.context_bytes
+    budget = -(-gpu.memory_bytes * 9 // 10)
+    weights = 6_738_415_616 * 2 + 4096 * 128 * 2
+    profile = 2048 * (3 * 4096 + 3 * 11008) * 2 + 8 * 2**20 + 128 * 2**10
+    left = budget - weights - profile - round(0.16 * 2**30) - round(0.12 * 2**30)
+    blocks = left // (16 * 2 * 32 * 128 * 2) // 32
     assert fit.term("weights").bytes == weights
+    assert fit.term("activation_workspace").bytes == profile
     assert fit.kv_budget_bytes == left
-    assert fit.max_sequences == left // (2 * 32 * 32 * 128 * 4096 * 2)
+    assert fit.startup.num_blocks == blocks
+    assert fit.max_sequences == blocks // (4096 // 16)
     assert fit.term("kv_cache").bytes == 3 * 2_147_483_648
     assert fit.fits
 
@@ -125,18 +134,28 @@ def test_weights_that_do_not_fit_leave_no_users() -> None:
     fit = serving_fit(m, gpu, ServingSetup())
     assert fit.max_sequences == 0
     assert not fit.fits
-    int4 = serving_fit(m, gpu, ServingSetup(weight_dtype=WeightDtype.INT4))
+    assert "No available memory for the cache blocks" in fit.startup.error
+    int4 = serving_fit(m, gpu, ServingSetup(weight_dtype=WeightDtype.INT4_GPTQ))
     assert int4.max_sequences > 0
 
 
+def test_a_gpu_vllm_does_not_run_on_is_refused_by_name() -> None:
+    with pytest.raises(ValueError, match=r"vLLM runs on NVIDIA .* and AMD .*Apple M4 Max 128 GB"):
+        serving_fit(get_model("llama-2-7b"), get_gpu("m4-max-128gb"), ServingSetup())
+    with pytest.raises(ValueError, match=r"the 32 attention heads .* TP 3 does not divide them"):
+        serving_fit(get_model("llama-2-7b"), get_gpu("h100-80gb"), ServingSetup(tp=3))
+
+
 _MODELS = ["llama-2-7b", "llama-2-70b", "gemma-2-9b", "deepseek-v2-lite", "qwen2.5-7b", "mistral-7b"]
+_CUDA = [g.id for g in gpus() if g.vendor == "NVIDIA"]
+_TP = [1, 2, 4]  # divides every model's heads above
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=40, deadline=None)
 @given(
-    model=st.sampled_from(_MODELS), gpu=st.sampled_from([g.id for g in gpus()]),
+    model=st.sampled_from(_MODELS), gpu=st.sampled_from(_CUDA),
     tokens=st.integers(1, 131_072), more=st.integers(1, 65_536),
-    setup=st.builds(ServingSetup, tp=st.integers(1, 16), kv_dtype=st.sampled_from(list(KvDtype)),
+    setup=st.builds(ServingSetup, tp=st.sampled_from(_TP), kv_dtype=st.sampled_from(list(KvCacheDtype)),
                     weight_dtype=st.sampled_from(list(WeightDtype))),
 )
 def test_more_tokens_never_fit_more_users(
@@ -148,15 +167,14 @@ def test_more_tokens_never_fit_more_users(
     assert serving_fit(m, g, longer).max_sequences <= serving_fit(m, g, base).max_sequences
 
 
-@settings(max_examples=60, deadline=None)
-@given(
-    model=st.sampled_from(_MODELS), gpu=st.sampled_from([g.id for g in gpus()]),
-    tokens=st.integers(1, 131_072), tp=st.integers(1, 32), more=st.integers(1, 32),
-)
-def test_more_tp_gpus_never_fit_fewer_users(model: str, gpu: str, tokens: int, tp: int, more: int) -> None:
+@settings(max_examples=40, deadline=None)
+@given(model=st.sampled_from(_MODELS), gpu=st.sampled_from(_CUDA), tokens=st.integers(1, 131_072),
+       tp=st.sampled_from(_TP[:-1]))
+def test_more_tp_gpus_never_fit_fewer_users(model: str, gpu: str, tokens: int, tp: int) -> None:
+    """vLLM 0.19 charges no NCCL buffer (they sit in the headroom): twice the GPUs hold at least as many users."""
     m, g = get_model(model), get_gpu(gpu)
     base = ServingSetup(tokens=tokens, tp=tp)
-    assert serving_fit(m, g, base.with_(tp=tp + more)).max_sequences >= serving_fit(m, g, base).max_sequences
+    assert serving_fit(m, g, base.with_(tp=2 * tp)).max_sequences >= serving_fit(m, g, base).max_sequences
 
 
 def test_serving_engine_never_imports_qt() -> None:
@@ -183,17 +201,19 @@ def test_serving_terms_carry_their_shares():
 
 
 def test_more_sequences_fit_than_a_request_may_ask_for() -> None:
-    """Issue 17: GPT-2 at 128 tokens, int8 weights, over 8 H100s holds 97,131 sequences per GPU; a ServingSetup
-    asks for at most 65,536, so the bar of the largest concurrency is the fit's own terms, not a new setup."""
+    """Issue 17: GPT-2 at 128 tokens, int8 weights, over 12 H100s (one head each) holds more sequences per GPU
+    than a ServingSetup may ask for (65,536), so the bar of the largest concurrency is the fit's own terms, not a
+    new setup."""
     from engine.serving.capacity import MAX_SEQUENCES
 
     m, gpu = get_model("gpt2"), get_gpu("h100-80gb")
-    fit = serving_fit(m, gpu, ServingSetup(tokens=128, weight_dtype=WeightDtype.INT8, tp=8))
-    assert fit.max_sequences == 97_131 > MAX_SEQUENCES
+    fit = serving_fit(m, gpu, ServingSetup(tokens=128, weight_dtype=WeightDtype.INT8, tp=12))
+    assert fit.max_sequences > MAX_SEQUENCES
     terms = {t.name: t.bytes for t in fit.terms_at(fit.max_sequences)}
-    assert terms["kv_cache"] == 97_131 * fit.kv.bytes_per_sequence
+    assert terms["kv_cache"] == fit.max_sequences * fit.kv.bytes_per_sequence
     assert terms["weights"] == fit.term("weights").bytes
-    assert sum(terms.values()) <= fit.budget_bytes < sum(terms.values()) + fit.kv.bytes_per_sequence
+    inside = sum(b for name, b in terms.items() if name != "cuda_graphs")
+    assert inside <= fit.budget_bytes
     with pytest.raises(ValueError, match="sequences"):
         ServingSetup(sequences=fit.max_sequences)
 

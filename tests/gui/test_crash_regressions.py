@@ -37,7 +37,7 @@ window.show()
 
 def choose():
     scenario.update(model=get_model("gpt2"), gpu=get_gpu("h100-80gb"))
-    window.pages.currentWidget().state.update(tokens=128, weight_dtype=WeightDtype.INT8, tp=8)
+    window.pages.currentWidget().state.update(tokens=128, weight_dtype=WeightDtype.INT8, tp=12)
 
 def present():
     window.actions_by_id["present"].trigger()

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine.params import Linear, attention_linears, layer_linears, mlp_linears
-from engine.specs import Attention, Checkpointing, LayerSpec, Method, NormKind, PositionKind
+from engine.params import Linear, attention_linears, layer_linears, lora_targets, mlp_linears
+from engine.specs import QUANTIZED_METHODS, Attention, Checkpointing, LayerSpec, Method, NormKind, PositionKind
 from engine.training.precision import FP32
 from engine.training.saved.attention import core, qk_norms, selective, widths
 from engine.training.saved.compiled import UNREAD, compiled_saved
-from engine.training.saved.inputs import Ctx, linear_inputs, norm
-from engine.training.saved.mlp import merged_experts, mlp
+from engine.training.saved.inputs import Ctx, int8_kept, linear_inputs, norm
+from engine.training.saved.mlp import is_down, merged_experts, mlp
 from engine.training.saved.op_selective import kept as op_kept
 from engine.training.stacks import NormImpl
 
@@ -25,7 +25,7 @@ class LayerCoeffs:
     transient: float  # peak extra bytes per token while this layer's backward runs
     transient_bs2: float
     checkpoint: float  # bytes per token kept under full checkpointing (the layer's input)
-    weight_copies: int  # autocast's 16-bit copies of this layer's fp32 weights (bytes, not per token)
+    weight_copies: int  # autocast's 16-bit copies of this layer's fp32 weights and adapters (bytes, not per token)
     #: bytes (not per token) in flight during the backward: QLoRA dequantizes each 4-bit weight to 16 bits for its
     #: matmul, one linear at a time (bitsandbytes MatMul4Bit); LoRA on fused experts: the merged weight's gradient;
     #: full fine-tuning of an MoE layer: its expert stacks' gradients, made while the layer's backward still runs
@@ -42,6 +42,10 @@ class LayerCoeffs:
     #: ``saved`` as the parts it adds up (each norm's input, each linear group's, the attention core, the MLP, ...):
     #: the tensors the caching allocator's replay hands out (``engine.allocator.step``; issue 26)
     saved_parts: tuple[float, ...] = ()
+    #: what the layer's forward makes and frees on top of what it saves (DoRA's weight norm, dora_temporaries):
+    #: in bytes and per token; again in the backward of a checkpointed layer, which recomputes its forward
+    forward_fixed: int = 0
+    forward_transient: float = 0.0
 
 
 def saved_again(ctx: Ctx, layer: LayerSpec, groups: list[list[Linear]], o_shared: bool) -> tuple[float, float]:
@@ -67,11 +71,13 @@ def saved_again(ctx: Ctx, layer: LayerSpec, groups: list[list[Linear]], o_shared
     return again + (4 * r * d if rope else 0), (2 * r * d if rope else 0)
 
 
-def _o_input(ctx: Ctx, o_in: list[Linear], adapted: set[str], o_shared: bool, shared_lora: bool) -> float:
+def _o_input(ctx: Ctx, o_in: list[Linear], adapted: set[str], o_shared: bool, shared_lora: bool, *,
+             held: bool) -> float:
     """What the output projection saves of its input: nothing more when it is the attention kernel's own output
-    (``o_shared``) but, for an adapter reading it as it is (torchtune), lora_A's output for lora_B."""
+    (``o_shared``) but, for an adapter reading it as it is (torchtune), lora_A's output for lora_B; ``held``: the
+    input is the kernel's output, which an 8-bit base keeps anyway (``linear_inputs``)."""
     if not o_shared:
-        return linear_inputs(ctx, o_in, ctx.c, adapted)
+        return linear_inputs(ctx, o_in, ctx.c, adapted, held=held)
     if shared_lora:
         return linear_inputs(ctx, o_in, ctx.c, adapted) - (ctx.c * o_in[0].n_in if "o" in adapted else 0.0)
     return 0.0
@@ -108,13 +114,104 @@ def _dequantized(ctx: Ctx, layer: LayerSpec, linears: list[Linear], merged_grad:
     out = merged_grad
     if ctx.full and layer.mlp.moe is not None:  # an expert stack's gradient lands while its backward runs
         out = ctx.dtypes.grad * max(x.params for x in linears if x.role.startswith("experts_"))
-    if ctx.s.method is Method.QLORA:  # one linear's weight dequantized for its matmul (the stack's way)
-        out = max(out, (ctx.impl.dequant_bytes or ctx.c) * max(x.n_in * x.n_out for x in linears))
+    if ctx.s.method in QUANTIZED_METHODS:  # MatMul4Bit / MatMul8bitLt backward, torchao's NF4: one linear's weight
+        nf4 = ctx.impl.dequant_bytes if ctx.s.method is Method.QLORA else 0  # dequantized for its matmul
+        out = max(out, (nf4 or ctx.c) * max(x.n_in * x.n_out for x in linears))
     return out
 
 
-def layer_coeffs(ctx: Ctx, layer: LayerSpec) -> LayerCoeffs:
-    """What one layer of kind ``layer`` saves and needs during its backward, per token."""
+#: OFT's Cayley-Neumann rotation (PEFT 0.21.2 ``OFTRotationModule._cayley_batch``, 5 terms) under autocast keeps
+#: seven r x b x b 16-bit tensors (its bmm's casts and products) for the backward: traced on one linear
+OFT_BLOCK_TENSORS = 7
+
+
+def oft_terms(ctx: Ctx, layer: LayerSpec) -> tuple[int, float]:
+    """(bytes saved, backward temporaries per token) of OFT's rotations in one layer (PEFT 0.21.2
+    peft/tuners/oft/layer.py, ``use_cayley_neumann`` True, 5 terms): each adapted linear keeps seven
+    ``(n_in / b) x b x b`` 16-bit tensors of its rotation until its backward, a constant 7 b n_in c bytes; its
+    backward makes the input's gradient in fp32 and 16 bits and the rotation's (6 bytes of the input width a token
+    at most, traced). The saved input is ``engine.training.saved.inputs.linear_inputs``'s."""
+    if ctx.s.method is not Method.OFT:
+        return 0, 0.0
+    b = ctx.s.oft_block_size
+    targets = lora_targets(ctx.m, layer, ctx.s.lora.targets)
+    fixed = sum(x.count * OFT_BLOCK_TENSORS * (x.n_in // b) * b * b * ctx.c for x in targets)
+    return fixed, float(max((6 * x.n_in for x in targets), default=0))
+
+
+def dora_saved(ctx: Ctx, layer: LayerSpec) -> float:
+    """DoRA (PEFT 0.21.2 peft/tuners/lora/dora.py ``DoraLinearLayer.forward``; with dropout also
+    :func:`dora_dropout_fixed`): each adapted linear's ``result_dora = (mag_norm_scale - 1) * base_result +
+    mag_norm_scale * lora_result * scaling``, whose two products save the base layer's output and ``lora_B``'s (in
+    the compute dtype; the magnitude's scale is an fp32 vector): two tensors of the linear's output width a token,
+    which plain LoRA frees. A linear with a bias saves ``base_result - bias`` instead, promoted to the bias's dtype
+    (fp32 under amp)."""
+    if not ctx.s.dora:
+        return 0.0
+    w = ctx.dtypes.weight
+    return float(sum(x.count * x.n_out * (ctx.c + (max(ctx.c, w) if x.bias else ctx.c))
+                     for x in lora_targets(ctx.m, layer, ctx.s.lora.targets)))
+
+
+def dora_dropout_fixed(ctx: Ctx, layer: LayerSpec) -> int:
+    """DoRA with ``lora_dropout`` > 0 (PEFT 0.21.2 peft/tuners/lora/variants.py ``DoraLinearVariant.forward``: in
+    training the input is dropped and ``base_result`` is None, so ``DoraLinearLayer.forward`` recomputes
+    ``F.linear(x, weight)`` on the dropped input, with ``weight = base weight .to(x.dtype)``, the adapter's fp32):
+    under autocast that matmul casts the weight to 16 bits and saves the cast for its input's gradient, a
+    weight-sized tensor per adapted linear kept until the layer's backward (the 16-bit result replaces the base
+    output ``result_dora`` saved without dropout; the dropout's mask and copy are LoRA's, ``linear_inputs``).
+    Without autocast (fp32) the matmul saves the weight itself: nothing more. Traced: calibration cases
+    ``op-*_lora-r16-d05_*_dora`` (+1.81 GiB on Llama 3.2 1B: its 16 layers' bf16 weight copies), and on one linear
+    (the saved set of ``lora.Linear.forward`` with and without dropout differs by the mask and this copy)."""
+    if not (ctx.s.dora and ctx.s.lora.dropout > 0 and ctx.autocast):
+        return 0
+    return sum(x.count * x.n_in * x.n_out * ctx.c for x in lora_targets(ctx.m, layer, ctx.s.lora.targets))
+
+
+@dataclass(frozen=True, slots=True)
+class DoraTemporaries:
+    """What DoRA's forward and backward make on top of what stays saved, for one layer's largest adapted linear."""
+
+    forward_fixed: int  # bytes: the weight-sized tensors of the weight norm
+    forward: float  # per token
+    backward: float  # per token
+
+
+def dora_temporaries(ctx: Ctx, layer: LayerSpec) -> DoraTemporaries:
+    """DoRA's temporaries (PEFT 0.21.2 ``lora.Linear.forward`` + peft/tuners/lora/dora.py; traced on one linear in
+    calibration/options.py's sense, and read line by line), for an ``n -> m`` adapted linear under autocast:
+
+    * forward, ``get_lora_weight``: ``x_eye = torch.eye(n)`` in the adapter's fp32 (4 n^2), its autocast cast
+      (c n^2, kept by ``lora_A``'s graph until the function's locals go) and ``lora_B``'s ``n x m`` output; then
+      ``lora_weight.to(x.dtype)`` (x is cast to the adapter's fp32 first: ``_cast_input_dtype``, 4 n a token when
+      the input is 16-bit) and the base weight ``.to(x.dtype)`` (4 n m each, the latter only for a 16-bit base) and
+      ``get_weight_norm``'s ``scaling * lora_weight`` and ``weight + ...`` (4 n m each): the larger of the two
+      moments; then ``result_dora``'s fp32 products, three of the output width a token at most;
+    * backward: the output's gradient upcast to fp32 (``.to`` in ``lora.Linear.forward``), its bf16 cast for the
+      base output (the add's promotion) and three fp32 products (``mul`` backward): 18 bytes of the output width a
+      token, on top of the arriving gradient.
+
+    A layer's linears run one after the other: each part is the largest linear's (an upper bound where the
+    weight-sized part and the per-token part peak in different linears)."""
+    if not ctx.s.dora:
+        return DoraTemporaries(0, 0.0, 0.0)
+    c, w, h = ctx.c, ctx.dtypes.weight, ctx.m.hidden_size
+    fixed, forward, backward = 0, 0.0, 0.0
+    for x in lora_targets(ctx.m, layer, ctx.s.lora.targets):
+        n, m = x.n_in, x.n_out
+        src = ctx.r if n == h and x.role not in ("o", "down") else c
+        eye = c * n * n if c < FP32 else 0
+        cast_w = FP32 * n * m if w < FP32 else 0
+        fixed = max(fixed, 4 * n * n + eye + c * n * m, eye + FP32 * n * m + cast_w + 2 * FP32 * n * m)
+        forward = max(forward, (FP32 * n if src < FP32 else 0) + 3 * FP32 * m)
+        backward = max(backward, (18 + c) * m)
+    return DoraTemporaries(fixed, forward, backward)
+
+
+def layer_coeffs(ctx: Ctx, layer: LayerSpec, first: bool = False) -> LayerCoeffs:
+    """What one layer of kind ``layer`` saves and needs during its backward, per token; ``first``: the bottom
+    layer, whose input needs no gradient unless checkpointing asks for one (PEFT's ``enable_input_require_grads``):
+    an 8-bit base's q, k, v there keep no input."""
     h = ctx.m.hidden_size
     adapted = ctx.adapted(layer)
     at = layer.attention
@@ -134,10 +231,15 @@ def layer_coeffs(ctx: Ctx, layer: LayerSpec) -> LayerCoeffs:
     shared_lora = ctx.impl.lora_shared_input and not ctx.full
     o_shared = ctx.s.attention is not Attention.EAGER and not concatenated and (
         ctx.full or not ctx.autocast or shared_lora)
-    norm_in, q_saved = norm(ctx, h), linear_inputs(ctx, q_in, ctx.r, adapted)
-    o_saved, qk_saved = _o_input(ctx, o_in, adapted, o_shared, shared_lora), qk_norms(ctx, at)
-    parts = [*[norm_in] * layer.norms, q_saved, o_saved, core_saved, mlp_saved, mla, qk_saved, *_extras(ctx, layer)]
+    o_held = ctx.s.attention is not Attention.EAGER and not concatenated  # o_proj's input is SDPA's output itself
+    q_grad = not first or ctx.s.checkpointing is Checkpointing.FULL
+    norm_in, q_saved = norm(ctx, h), linear_inputs(ctx, q_in, ctx.r, adapted, input_grad=q_grad)
+    o_saved = _o_input(ctx, o_in, adapted, o_shared, shared_lora, held=o_held and ctx.int8)
+    qk_saved, dora_kept = qk_norms(ctx, at), dora_saved(ctx, layer)
+    parts = [*[norm_in] * layer.norms, q_saved, o_saved, core_saved, mlp_saved, mla, qk_saved, dora_kept,
+             *_extras(ctx, layer)]
     saved = sum(parts)
+    oft_fixed, oft_back = oft_terms(ctx, layer)
     if ctx.s.compile:  # what inductor's partitioner saves instead (engine.training.saved.compiled)
         saved, compiled_parts = compiled_saved(ctx, layer)
         parts = list(compiled_parts)
@@ -151,7 +253,10 @@ def layer_coeffs(ctx: Ctx, layer: LayerSpec) -> LayerCoeffs:
     merged, merged_grad = merged_experts(ctx, layer, adapted)
     linears = layer_linears(layer, h)
     copies = ctx.c * sum(x.count * x.n_in * x.n_out for x in linears) if ctx.copies else 0
-    transient = 2 * ctx.r * h + max(core_t, mlp_t)
+    if ctx.dtypes.adapter_copies:  # autocast's cached 16-bit copies of the fp32 adapters (engine.training.policy)
+        copies += ctx.c * sum(x.lora_params(ctx.s.lora.rank) for x in lora_targets(ctx.m, layer, ctx.s.lora.targets))
+    dora = dora_temporaries(ctx, layer)
+    transient = 2 * ctx.r * h + max(core_t, mlp_t, dora.backward, oft_back)
     # SDPA cannot skip a sliding window's mask once the sequence reaches the window: CUDA converts the boolean mask
     # to an additive bias in the query's dtype, which the memory-efficient kernel keeps for backward
     # (aten/src/ATen/native/transformers/attention.cpp, convert_boolean_attn_mask; calibration/patches.py)
@@ -161,6 +266,11 @@ def layer_coeffs(ctx: Ctx, layer: LayerSpec) -> LayerCoeffs:
         recomputed_bs2, core_bs2 = core_bs2, 0.0
     mlp_first = [x for x in mlp_linears(layer.mlp, h) if x.role in ("gate", "up")]
     again, checkpoint_again = saved_again(ctx, layer, [q_in, mlp_first], o_shared)
-    return LayerCoeffs(saved, core_bs2, transient, core_t_bs2, ctx.r * h, copies,
+    mlp_all = mlp_linears(layer.mlp, h)
+    int8 = (int8_kept(ctx, q_in, ctx.r, input_grad=q_grad) + int8_kept(ctx, o_in, ctx.c)
+            + int8_kept(ctx, [x for x in mlp_all if not is_down(x)], ctx.r)
+            + int8_kept(ctx, [x for x in mlp_all if is_down(x)], ctx.c))  # kept through checkpointing too
+    return LayerCoeffs(saved, core_bs2, transient, core_t_bs2, ctx.r * h + int8, copies,
                        _dequantized(ctx, layer, linears, merged_grad), recomputed, recomputed_bs2, again,
-                       checkpoint_again, merged, tuple(p for p in parts if p))
+                       checkpoint_again, merged + oft_fixed + dora_dropout_fixed(ctx, layer),
+                       tuple(p for p in parts if p), dora.forward_fixed, dora.forward)

@@ -36,7 +36,7 @@ def merged_experts(ctx: Ctx, layer: LayerSpec, adapted: set[str]) -> tuple[int, 
 
 def mlp(ctx: Ctx, layer: LayerSpec, adapted: set[str]) -> tuple[float, float]:
     """(saved, transient) per token of the MLP: SwiGLU keeps gate, act(gate), up and their product;
-    GPT-2's tanh GELU keeps four tensors of the hidden width.
+    GPT-2's tanh GELU keeps four tensors of the hidden width, in its linears' output dtype (``Ctx.o``).
 
     MoE (transformers' grouped-matmul experts, integrations/moe.py): each token visits k experts; the routing
     weights keep each expert's output (k x hidden) and the router's fp32 logits and scores (2 x experts); when the
@@ -48,15 +48,19 @@ def mlp(ctx: Ctx, layer: LayerSpec, adapted: set[str]) -> tuple[float, float]:
     k = (e.num_experts if e.dense_dispatch else e.experts_per_token) if e is not None else 0
     routed_width = k * e.expert_intermediate_size if e is not None else 0
     width = p.intermediate_size + (e.shared_width if e is not None else 0) + routed_width
-    inner = c * (INNER[p.kind] * routed_width + INNER[MlpKind.GATED if p.kind is MlpKind.GATED_CLAMPED else p.kind]
-                 * (width - routed_width))
+    # the routed experts' tensors are in the compute dtype; the dense (and shared) MLP's are its linears' outputs,
+    # fp32 where 4-bit layers cast back to an fp32 input (engine.training.policy)
+    dense = width - routed_width
+    inner = c * INNER[p.kind] * routed_width + ctx.o * INNER[MlpKind.GATED if p.kind is MlpKind.GATED_CLAMPED
+                                                            else p.kind] * dense
+    grads = 3 * (c * routed_width + ctx.o * dense)  # the backward's gradients of the MLP's inner tensors
     linears = mlp_linears(p, h)
     readers = [x for x in linears if x.n_in == h and not is_down(x)]
     routing = 2 * FP32 * e.num_experts if e is not None else 0.0
     if ctx.full:
         down_in = linear_inputs(ctx, [Linear("down", width, h)], c, adapted)
         mlp_in = linear_inputs(ctx, [Linear(x.role, h, 1) for x in readers[:2]], ctx.r, adapted)
-        return inner + down_in + mlp_in + c * k * 2 * h + routing, 3 * c * width
+        return inner + down_in + mlp_in + c * k * 2 * h + routing, grads
     wrapped = e is not None and e.lora is ExpertLora.PARAMETERS  # router and experts are ParamWrappers
     experts_train = any(x.role in adapted for x in linears if x.role.startswith("experts_"))
     modules = [x for x in readers if not x.role.startswith("experts_") and not (wrapped and x.role == "router")]
@@ -65,4 +69,4 @@ def mlp(ctx: Ctx, layer: LayerSpec, adapted: set[str]) -> tuple[float, float]:
     downs = [x for x in linears if is_down(x) and not x.role.startswith("experts_")]
     down_in = sum(linear_inputs(ctx, [Linear(x.role, x.n_in, h)], c, adapted) for x in downs)
     routed = c * k * h * (2 if experts_train else 1) + (c * routed_width if experts_train else 0)
-    return inner + down_in + mlp_in + routed + routing, 3 * c * width
+    return inner + down_in + mlp_in + routed + routing, grads

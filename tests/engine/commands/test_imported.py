@@ -128,7 +128,7 @@ def _bomb() -> str:
     ("tag.yaml", "a: !!python/object/apply:os.system ['true']\n", "not allowed"),
     ("deep.json", "[" * 5000 + "]" * 5000, "nested too deeply"),
     ("model.yaml", "base_model: tiiuae/falcon-7b\nsequence_len: 512\n", "base_model: tiiuae/falcon-7b"),
-    ("opt.yaml", "base_model: gpt2\nsequence_len: 512\noptimizer: adamw_torch_4bit\n", "--optimizer"),
+    ("opt.yaml", "base_model: gpt2\nsequence_len: 512\noptimizer: lomo\n", "--optimizer"),
     ("other.yaml", "name: x\n", "not a training config"),
     ("missing.yaml", None, "no such file"),
 ])

@@ -48,11 +48,19 @@ def test_single_process_and_default_mixed_precision(imported):
     assert any(i.key == "num_processes" for i in r.report.ignored)
 
 
+def test_ulysses_is_context_parallelism_with_the_all_to_all(imported):
+    """``sp_size`` (DeepSpeed-Ulysses): cp over that many GPUs, exchanging q / k / v all-to-all."""
+    s = imported({"a.yaml": "distributed_type: DEEPSPEED\nnum_processes: 4\nparallelism_config:\n"
+                            "  parallelism_config_sp_size: 2\n"}).setup
+    assert (s.parallel.cp, s.parallel.cp_comm_type.value) == (2, "a2a")
+
+
 @pytest.mark.parametrize(("text", "says"), [
     ("distributed_type: XLA\n", "distributed_type: XLA is not a run"),
     ("distributed_type: MULTI_GPU\nmixed_precision: fp8\n", "mixed_precision: fp8 training"),
-    ("distributed_type: DEEPSPEED\nparallelism_config:\n  parallelism_config_sp_size: 2\n",
-     r"parallelism_config.parallelism_config_sp_size: 2-way sequence \(Ulysses\) parallelism"),
+    ("distributed_type: DEEPSPEED\nparallelism_config:\n  parallelism_config_cp_size: 2\n"
+     "  parallelism_config_sp_size: 2\n",
+     r"parallelism_config.parallelism_config_sp_size: 2-way sequence \(Ulysses\) beside context parallelism"),
 ])
 def test_refusals(imported, text: str, says: str):
     with pytest.raises(ConfigRefusedError, match=f"^a.yaml: {says}"):

@@ -31,6 +31,20 @@ def test_method(imported, text: str, method: str):
     assert imported({"a.yml": BASE + text}).setup.method.value == method
 
 
+@pytest.mark.parametrize(("text", "expected"), [
+    ("adapter: lora\nload_in_8bit: true\n", {"method": "lora-8bit"}),
+    ("adapter: lora\npeft_use_dora: true\n", {"method": "lora", "dora": True}),
+    ("adapter: lora\nlora_modules_to_save: [embed_tokens, lm_head]\n", {"modules_to_save": ("embed_tokens",
+                                                                                            "lm_head")}),
+    ("optimizer: adamw_torch_4bit\n", {"optimizer": "adamw-4bit"}),
+])
+def test_issue_27s_options(imported, text: str, expected: dict[str, object]):
+    s = imported({"a.yml": BASE + text}).setup
+    got = {k: getattr(s, k) for k in expected}
+    assert {k: tuple(m.value for m in v) if isinstance(v, tuple) else getattr(v, "value", v)
+            for k, v in got.items()} == expected
+
+
 def test_four_bits_without_qlora_stay_lora_and_say_so(imported):
     r = imported({"a.yml": BASE + "adapter: lora\nload_in_4bit: true\n"})
     assert r.setup.method.value == "lora"
@@ -38,10 +52,10 @@ def test_four_bits_without_qlora_stay_lora_and_say_so(imported):
 
 
 @pytest.mark.parametrize(("text", "says"), [
-    ("adapter: lora\nload_in_8bit: true\n", "load_in_8bit: a base model loaded in 8 bits"),
+    ("load_in_8bit: true\n", "load_in_8bit: a base loaded in 8 bits is costed with LoRA on it"),
     ("adapter: lora\ngptq: true\n", "gptq: a GPTQ-quantized base"),
     ("adapter: llama-adapter\n", "adapter: the llama-adapter adapter"),
-    ("adapter: lora\npeft_use_dora: true\n", "peft_use_dora: DoRA"),
+    ("adapter: qlora\nload_in_4bit: true\npeft_use_dora: true\n", "peft_use_dora: DoRA is costed on LoRA over"),
     ("fp16: true\n", "fp16: full fine-tuning of fp16 weights"),
 ])
 def test_refusals_name_the_key(imported, text: str, says: str):

@@ -10,11 +10,10 @@ from typing import Any
 
 import pytest
 
-from engine.catalog import get_model
-from engine.config_import import ImportReport, import_configs
+from engine.config_import import ImportReport
 from engine.config_import.loading import read_config
+from tests.engine.config_import.fixtures import FIXTURES, import_alone
 
-FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "training_configs"
 CONFIGS = sorted(p for p in FIXTURES.rglob("*") if p.suffix in (".yaml", ".yml", ".json"))
 
 
@@ -47,7 +46,7 @@ def dropped(report: ImportReport, path: Path, data: Mapping[str, Any]) -> list[s
 
 @pytest.mark.parametrize("path", CONFIGS, ids=[str(p.relative_to(FIXTURES)) for p in CONFIGS])
 def test_no_key_is_dropped(path: Path) -> None:
-    r = import_configs([path], default_model=get_model("llama-2-7b"))
+    r = import_alone(path)
     for name in r.report.files:
         f = Path(name)
         assert dropped(r.report, f, read_config(f).data) == [], f.name
@@ -58,18 +57,36 @@ LF = "model_name_or_path: meta-llama/Llama-2-7b-hf\nstage: sft\ndo_train: true\n
 AXOLOTL = "base_model: meta-llama/Llama-2-7b-hf\n"
 
 
+@pytest.mark.parametrize(("text", "key", "field", "value"), [
+    (TRL + "use_peft: true\nlora_modules_to_save: [embed_tokens, lm_head]\n", "lora_modules_to_save",
+     "modules_to_save", ("embed_tokens", "lm_head")),
+    (LF + "finetuning_type: lora\nadditional_target: embed_tokens,lm_head\n", "additional_target",
+     "modules_to_save", ("embed_tokens", "lm_head")),
+    (AXOLOTL + "adapter: lora\nlora_modules_to_save:\n  - embed_tokens\n", "lora_modules_to_save",
+     "modules_to_save", ("embed_tokens",)),
+    (TRL + "optim: rmsprop\n", "optim", "optimizer", "rmsprop"),
+    (LF + "optim: rmsprop\n", "optim", "optimizer", "rmsprop"),
+    (AXOLOTL + "optimizer: rmsprop\n", "optimizer", "optimizer", "rmsprop"),
+    (AXOLOTL + "optimizer: adamw_torch_4bit\n", "optimizer", "optimizer", "adamw-4bit"),
+])
+def test_issue_27s_options_are_read(imported, text: str, key: str, field: str, value: object) -> None:
+    """Modules trained in full beside LoRA and issue 27's optimizers: read from their key."""
+    r = imported({"a.yaml": text})
+    got = getattr(r.setup, field)
+    assert (tuple(m.value for m in got) if isinstance(got, tuple) else got.value) == value
+    assert f"a.yaml:{key}" in r.report.read or key in r.report.read
+
+
 @pytest.mark.parametrize(("text", "key"), [
-    (TRL + "use_peft: true\nlora_modules_to_save: [embed_tokens, lm_head]\n", "lora_modules_to_save"),
-    (LF + "finetuning_type: lora\nadditional_target: embed_tokens,lm_head\n", "additional_target"),
-    (AXOLOTL + "adapter: lora\nlora_modules_to_save:\n  - embed_tokens\n", "lora_modules_to_save"),
-    (TRL + "optim: rmsprop\n", "optim"),
-    (LF + "optim: rmsprop\n", "optim"),
-    (AXOLOTL + "optimizer: rmsprop\n", "optimizer"),
-    (AXOLOTL + "optimizer: adamw_torch_4bit\n", "optimizer"),
+    (TRL + "use_peft: true\nlora_modules_to_save: [score]\n", "lora_modules_to_save"),
+    (LF + "finetuning_type: lora\nadditional_target: score\n", "additional_target"),
+    (TRL + "optim: lomo\n", "optim"),
+    (AXOLOTL + "optimizer: schedule_free_adamw\n", "optimizer"),
 ])
 def test_options_the_engine_cannot_cost_are_refused_by_name(imported, text: str, key: str) -> None:
-    """Modules trained in full beside LoRA and optimizers the engine does not cost yet stop the import naming the
-    key (a setting given explicitly overrides it), never read as if absent."""
+    """Modules trained in full beside LoRA other than the embeddings and the output layer, and optimizers the
+    engine does not cost stop the import naming the key (a setting given explicitly overrides it), never read as if
+    absent."""
     from engine.config_import.report import ConfigRefusedError
 
     with pytest.raises(ConfigRefusedError, match=rf"^a\.yaml: {key}: "):

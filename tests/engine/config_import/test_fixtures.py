@@ -11,6 +11,7 @@ import pytest
 
 from engine.catalog import get_model
 from engine.config_import import AlignmentMethod, Format, ImportedConfig, import_configs
+from tests.engine.config_import.fixtures import import_alone
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "training_configs"
 DEFAULT = get_model("llama-2-7b")
@@ -201,8 +202,9 @@ def test_axolotl_expert_parallel_lora_assumes_its_four_gpus() -> None:
     r = _import("axolotl/qwen3_30ba3b_ep_lora_4gpu.yaml")
     assert r.model.id == "qwen3-30b-a3b"
     _check(r, {"method": "lora", "lora.rank": 32, "lora.alpha": 16.0, "lora.dropout": 0.0,
-               "lora.targets": "attention", "seq_len": 2048, "batch": 1, "grad_accum": 1, "optimizer": "adamw-8bit",
-               "checkpointing": "full", "attention": "flash", "precision": "bf16", "gpus": 4, "sharding": "zero3"})
+               "lora.targets": "attention", "seq_len": 2048, "batch": 1, "grad_accum": 1,
+               "optimizer": "adamw-8bit-torchao", "checkpointing": "full", "attention": "flash", "precision": "bf16",
+               "gpus": 4, "sharding": "zero3"})
     assert r.setup.parallel.ep == 4
     assert r.report.assumed["gpus"] == 4
 
@@ -237,7 +239,7 @@ def test_accelerate_tp_with_hybrid_sharding() -> None:
 @pytest.mark.parametrize("path", sorted(p for p in FIXTURES.rglob("*") if p.suffix in (".yml", ".yaml", ".json",
                                                                                         ".toml")))
 def test_every_fixture_imports_and_reports_each_key_once(path: Path) -> None:
-    r = import_configs([path], default_model=DEFAULT)
+    r = import_alone(path)
     ignored = [i.key for i in r.report.ignored]
     assert not set(r.report.read) & set(ignored)
     assert len(ignored) == len(set(ignored))

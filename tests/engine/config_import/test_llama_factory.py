@@ -43,16 +43,37 @@ def test_checkpointing_can_be_disabled(imported):
 
 
 @pytest.mark.parametrize(("text", "says"), [
-    ("finetuning_type: freeze\n", "finetuning_type: freeze fine-tuning"),
-    ("finetuning_type: oft\n", "finetuning_type: oft fine-tuning"),
-    ("quantization_bit: 8\n", "quantization_bit: a base quantized to 8 bits"),
+    ("finetuning_type: freeze\nfreeze_trainable_modules: mlp\n", "freeze_trainable_modules: freeze fine-tuning"),
+    ("finetuning_type: oft\noft_rank: 8\n", "oft_rank: oft fine-tuning"),
+    ("quantization_bit: 2\n", "quantization_bit: a base quantized to 2 bits"),
     ("quantization_bit: 4\nquantization_method: hqq\n", "quantization_method: hqq quantization"),
-    ("use_galore: true\n", "use_galore: use_galore replaces the optimizer"),
-    ("optim: adamw_torch_4bit\n", "optim: adamw_torch_4bit is not an optimizer"),
+    ("use_galore: true\n", "use_galore: use_galore is costed on full fine-tuning only"),
+    ("finetuning_type: full\nuse_galore: true\ngalore_layerwise: true\n", "use_galore: use_galore in its layer"),
+    ("optim: lomo\n", "optim: lomo is not an optimizer"),
 ])
 def test_refusals(imported, text: str, says: str):
     with pytest.raises(ConfigRefusedError, match=f"^a.yaml: {says}"):
         imported({"a.yaml": BASE + text})
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("finetuning_type: freeze\n", {"method": "freeze", "freeze_layers": 2}),
+    ("finetuning_type: freeze\nfreeze_trainable_layers: -4\n", {"method": "freeze", "freeze_layers": -4}),
+    ("finetuning_type: oft\noft_block_size: 64\n", {"method": "oft", "oft_block_size": 64}),
+    ("quantization_bit: 8\n", {"method": "lora-8bit"}),
+    ("use_dora: true\n", {"method": "lora", "dora": True}),
+    ("finetuning_type: full\nuse_galore: true\n", {"optimizer": "galore-adamw", "optimizer_rank": 16}),
+    ("finetuning_type: full\nuse_apollo: true\napollo_rank: 64\n", {"optimizer": "apollo-adamw",
+                                                                      "optimizer_rank": 64}),
+    ("finetuning_type: full\nuse_adam_mini: true\n", {"optimizer": "adam-mini"}),
+    ("use_muon: true\n", {"optimizer": "muon"}),
+    ("finetuning_type: full\nuse_badam: true\n", {"method": "badam", "optimizer": "adamw"}),
+    ("optim: adamw_torch_4bit\n", {"optimizer": "adamw-4bit"}),
+])
+def test_issue_27s_options(imported, text: str, expected: dict[str, object]):
+    s = imported({"a.yaml": BASE + text}).setup
+    got = {k: getattr(s, k) for k in expected}
+    assert {k: getattr(v, "value", v) for k, v in got.items()} == expected
 
 
 @pytest.mark.parametrize("text", [

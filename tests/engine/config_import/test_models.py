@@ -135,6 +135,12 @@ def test_files_naming_no_model_use_the_default_or_refuse(imported):
     ("unsloth/llama-2-7b", "llama-2-7b"),
     ("lmsys/vicuna-13b-v1.5", "llama-2-13b"),  # a fine-tune of Llama 2 that adds no token
     ("microsoft/Phi-3.5-mini-instruct", "phi-3-mini"),
+    ("01-ai/Yi-6B", "yi-6b"),
+    ("01-ai/Yi-6B-Chat", "yi-6b"),
+    ("allenai/OLMo-2-1124-13B-SFT", "olmo-2-13b"),  # the step before -Instruct
+    ("allenai/OLMo-2-1124-7B-DPO", "olmo-2-7b"),
+    ("NovaSky-AI/Sky-T1-32B-Preview", "qwen2.5-32b"),  # a full fine-tune of Qwen2.5-32B-Instruct, no new token
+    ("open-r1/Qwen2.5-Math-7B-RoPE-300k", "qwen2.5-7b"),  # another RoPE base, no other shape
 ])
 def test_the_public_repositories_issue_27_found_unknown_resolve_to_their_base(name: str, model_id: str) -> None:
     """Fine-tunes, distills and re-uploads the catalog lists (their alias_source says why each keeps the base's
@@ -156,8 +162,22 @@ def test_the_distill_keeps_its_own_output_layer_unlike_its_base() -> None:
 
 @pytest.mark.parametrize(("name", "base"), [("unsloth/llama-3-8b-bnb-4bit", "llama-3-8b"),
                                             ("TheBloke/Llama-2-7B-GPTQ", "llama-2-7b"),
+                                            ("ISTA-DASLab/Meta-Llama-3-8B-Instruct-AQLM-2Bit-1x16", "llama-3-8b"),
                                             ("unsloth/mistral-7b-v0.3-bnb-4bit", "mistral-7b-v0.3")])
 def test_a_repository_quantized_ahead_is_refused_naming_its_base(imported, name: str, base: str) -> None:
     with pytest.raises(ConfigRefusedError, match=f"^a.yaml: base_model: {name} is .* quantized ahead of training"
                                                  f".*--model {base}"):
         imported({"a.yaml": f"base_model: {name}\nadapter: qlora\nload_in_4bit: true\n"})
+
+
+@pytest.mark.parametrize("value", ["/model", "/oe-adapt-default/checkpoints/base_models/L3.1-70B-v3.9/", "./my-model",
+                                   "~/models/llama"])
+def test_a_path_on_another_machine_is_named_as_such(imported, value: str) -> None:
+    """open-instruct's DPO configs name ``/model`` (the container mount of their cluster jobs): a path with no
+    config.json here, not an unknown model."""
+    with pytest.raises(ConfigRefusedError) as info:
+        imported({"a.yaml": f"base_model: {value}\nsequence_len: 512\n"})
+    text = str(info.value)
+    assert text.startswith(f"a.yaml: base_model: {value} is a path on the machine the config was written for")
+    assert "--model" in text
+    assert "not a model VRAM Lab knows" not in text

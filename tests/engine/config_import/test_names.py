@@ -66,10 +66,18 @@ def test_optimizer_names(name: str, optimizer: Optimizer) -> None:
 
 
 def test_optimizers_without_a_counterpart_are_absent() -> None:
-    for name in ("rmsprop_bnb_32bit", "adamw_torch_4bit", "lion_8bit", "galore_adamw", "rmsprop", "ademamix"):
+    for name in ("rmsprop_bnb_32bit", "lion_8bit", "ademamix", "galore_adamw_layerwise", "lomo"):
         assert name not in OPTIMIZERS
         assert name not in NEAR_OPTIMIZERS
-    assert NEAR_OPTIMIZERS["adamw_torch_8bit"] is Optimizer.ADAMW_8BIT
+
+
+@pytest.mark.parametrize(("name", "optimizer"), [
+    ("adamw_torch_4bit", Optimizer.ADAMW_4BIT), ("adamw_torch_8bit", Optimizer.ADAMW_8BIT_TORCHAO),
+    ("rmsprop", Optimizer.RMSPROP), ("galore_adamw", Optimizer.GALORE_ADAMW),
+    ("apollo_adamw", Optimizer.APOLLO_ADAMW), ("torch.optim.muon", Optimizer.MUON),
+])
+def test_issue_27s_optimizers(name: str, optimizer: Optimizer) -> None:
+    assert OPTIMIZERS[name] is optimizer
 
 
 def test_dtypes_and_attention() -> None:

@@ -54,10 +54,10 @@ def test_a_paged_32bit_adamw_is_costed_as_paged_adamw(imported):
 
 
 def test_a_refusal_is_lifted_by_an_explicit_setting(imported):
-    text = AXOLOTL + "optimizer: adamw_torch_4bit\n"
+    text = AXOLOTL + "optimizer: lomo\n"
     with pytest.raises(ConfigRefusedError) as info:
         imported({"a.yaml": text})
-    assert str(info.value) == ("a.yaml: optimizer: adamw_torch_4bit is not an optimizer VRAM Lab can cost; choose the "
+    assert str(info.value) == ("a.yaml: optimizer: lomo is not an optimizer VRAM Lab can cost; choose the "
                                "optimizer explicitly (--optimizer) to estimate it anyway")
     r = imported({"a.yaml": text}, explicit={"optimizer": "adamw"})
     assert r.setup.optimizer.value == "adamw"
@@ -100,3 +100,13 @@ def test_an_invalid_combination_is_one_line(imported):
            "  fsdp_offload_params: true\n"
     with pytest.raises(ConfigRefusedError, match=r"^a\.yaml: the imported setup is not valid: .*zero3"):
         imported({"a.yaml": text})
+
+
+def test_torchao_low_bit_adamw_under_deepspeed_zero_is_refused(imported):
+    """costed under ZeRO-3 as FSDP2 runs it; DeepSpeed hands the optimizer flat partitions instead."""
+    ds = '{"zero_optimization": {"stage": 3}}'
+    text = "model_name_or_path: gpt2\noptim: adamw_torch_4bit\nbf16: true\n"
+    with pytest.raises(ConfigRefusedError, match=r"^train\.yaml: optim: adamw_torch_4bit under DeepSpeed ZeRO"):
+        imported({"train.yaml": text, "ds.json": ds})
+    fsdp = imported({"train.yaml": text + "fsdp: full_shard\n"})
+    assert (fsdp.setup.optimizer.value, fsdp.setup.sharding.value) == ("adamw-4bit", "zero3")

@@ -85,8 +85,8 @@ def test_llama_factory_v1_expert_parallelism_and_ulysses(imported):
     text = "model: Qwen/Qwen3-30B-A3B\ndist_config:\n  name: fsdpturbo\n  ep_size: 4\ncp_size: 1\n"
     r = imported({"a.yaml": text})
     assert (r.setup.parallel.ep, r.setup.gpus, r.setup.sharding.value) == (4, 4, "zero3")
-    with pytest.raises(ConfigRefusedError, match=r"^b.yaml: cp_size: 2-way sequence \(Ulysses\)"):
-        imported({"b.yaml": "model: Qwen/Qwen3-0.6B\ndist_config:\n  name: fsdp2\ncp_mode: ulysses\ncp_size: 2\n"})
+    r = imported({"b.yaml": "model: Qwen/Qwen3-0.6B\ndist_config:\n  name: fsdp2\ncp_mode: ulysses\ncp_size: 2\n"})
+    assert (r.setup.parallel.cp, r.setup.parallel.cp_comm_type.value) == (2, "a2a")  # Ulysses: the all-to-all
 
 
 # -- the loss, the LoRA targets, the method ----------------------------------------------------------------------
@@ -136,14 +136,15 @@ def test_fp8_training_is_refused_by_name(imported, name: str, text: str):
         imported({name: text})
 
 
-@pytest.mark.parametrize("text", [
-    "adapter: lora\nlora_modules_to_save:\n  - embed_tokens\n  - lm_head\n",
-])
-def test_modules_trained_in_full_beside_lora_are_refused(imported, text: str):
+@pytest.mark.parametrize("adapter", ["adapter: lora\n", "adapter: qlora\nload_in_4bit: true\n"])
+def test_modules_trained_in_full_beside_lora(imported, adapter: str):
     """Axolotl examples/mistral/dpo/mistral-dpo-qlora.yml trains ``embed_tokens`` and ``lm_head`` in full beside
-    the adapters (PEFT ``modules_to_save``): gradients and optimizer states VRAM Lab does not count."""
-    with pytest.raises(ConfigRefusedError, match=r"^a\.yaml: lora_modules_to_save: "):
-        imported({"a.yaml": AXOLOTL + text})
+    the adapters (PEFT ``modules_to_save``): costed as their copies with gradients and optimizer states; a module
+    the engine does not cost that way (a norm) is refused by name."""
+    r = imported({"a.yaml": AXOLOTL + adapter + "lora_modules_to_save:\n  - embed_tokens\n  - lm_head\n"})
+    assert [m.value for m in r.setup.modules_to_save] == ["embed_tokens", "lm_head"]
+    with pytest.raises(ConfigRefusedError, match=r"^b\.yaml: lora_modules_to_save: "):
+        imported({"b.yaml": AXOLOTL + adapter + "lora_modules_to_save:\n  - norm\n"})
 
 
 def test_training_a_part_of_the_model_is_reported_as_an_upper_bound(imported):

@@ -98,11 +98,19 @@ def test_dpo_recipes(imported):
 @pytest.mark.parametrize(("text", "says"), [
     ("model:\n  _component_: torchtune.models.llama3_1.llama3_1_8b\nbatch_size: 1\n", "not a training config"),
     (LORA.replace("dtype: bf16", "dtype: fp16"), "dtype: fp16 training is not costed"),
-    (LORA.replace("apply_lora_to_mlp: True", "apply_lora_to_mlp: True\n  use_dora: True"), "model.use_dora: DoRA"),
+    (LORA.replace("lora_llama", "qlora_llama").replace("apply_lora_to_mlp: True",
+                                                       "apply_lora_to_mlp: True\n  use_dora: True"),
+     "model.use_dora: DoRA is costed on LoRA over a 16-bit base"),
 ])
 def test_refusals(imported, text: str, says: str):
     with pytest.raises(ConfigRefusedError, match=f"^a.yaml: {says}"):
         imported({"a.yaml": text})
+
+
+def test_dora(imported):
+    text = LORA.replace("apply_lora_to_mlp: True", "apply_lora_to_mlp: True\n  use_dora: True")
+    s = imported({"a.yaml": text}).setup
+    assert (s.method.value, s.dora) == ("lora", True)
 
 
 def test_tensor_parallel_dim(imported):

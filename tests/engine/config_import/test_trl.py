@@ -101,13 +101,28 @@ def test_an_fsdp_config_alone_is_not_fsdp(imported):
 
 
 @pytest.mark.parametrize(("text", "says"), [
-    ("load_in_8bit: true\nuse_peft: true\n", "load_in_8bit: a base model loaded in 8 bits"),
+    ("load_in_8bit: true\n", "load_in_8bit: a base loaded in 8 bits is costed with LoRA on it"),
     ("load_in_4bit: true\n", "load_in_4bit: a 4-bit base trains only through adapters"),
-    ("optim: adamw_torch_4bit\n", "optim: adamw_torch_4bit is not an optimizer"),
+    ("load_in_4bit: true\nuse_peft: true\nuse_dora: true\n", "use_dora: DoRA is costed on LoRA over a 16-bit"),
+    ("optim: lomo\n", "optim: lomo is not an optimizer"),
 ])
 def test_refusals(imported, text: str, says: str):
     with pytest.raises(ConfigRefusedError, match=f"^a.yaml: {says}"):
         imported({"a.yaml": BASE + text})
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("load_in_8bit: true\nuse_peft: true\n", {"method": "lora-8bit"}),
+    ("use_peft: true\nuse_dora: true\n", {"method": "lora", "dora": True}),  # lora_dropout 0.05
+    ("optim: adamw_torch_4bit\n", {"optimizer": "adamw-4bit"}),
+    ("optim: adamw_torch_8bit\n", {"optimizer": "adamw-8bit-torchao"}),
+    ("optim: rmsprop\noptim_args: momentum=0.9\n", {"optimizer": "rmsprop-momentum"}),
+    ("optim: galore_adamw\noptim_args: rank=64\noptim_target_modules: [attn, mlp]\n",
+     {"optimizer": "galore-adamw", "optimizer_rank": 64}),
+])
+def test_issue_27s_options(imported, text: str, expected: dict[str, object]):
+    s = imported({"a.yaml": BASE + text}).setup
+    assert {k: getattr(getattr(s, k), "value", getattr(s, k)) for k in expected} == expected
 
 
 @pytest.mark.parametrize(("text", "loss", "offload"), [
@@ -119,45 +134,3 @@ def test_refusals(imported, text: str, says: str):
 def test_loss_and_offload(imported, text: str, loss: str, offload: bool):
     s = imported({"a.yaml": BASE + text}).setup
     assert (s.loss.value, s.activation_offload) == (loss, offload)
-
-
-# -- a training script's own arguments are not TRL's (issue 27) ---------------------------------------------------
-
-FIREFLY = {  # yangjianxin1/Firefly train_args/sft/qlora/*.json (e22b406e): its own script's keys beside Trainer's
-    "output_dir": "output/x", "model_name_or_path": "meta-llama/Llama-2-7b-hf", "train_file": "./data/x.jsonl",
-    "template_name": "llama2", "per_device_train_batch_size": 1, "gradient_accumulation_steps": 16,
-    "max_seq_length": 1024, "lora_rank": 64, "lora_alpha": 16, "lora_dropout": 0.05, "gradient_checkpointing": True,
-    "optim": "paged_adamw_32bit", "fp16": True, "task_type": "sft", "train_mode": "qlora",
-}
-
-
-@pytest.mark.parametrize(("extra", "keys"), [
-    ({}, "train_mode: qlora, lora_rank: 64"),
-    ({"train_mode": None}, "lora_rank: 64"),  # Firefly's own default is qlora: the file does not say it
-    ({"train_mode": None, "lora_rank": None, "use_qlora": True}, "use_qlora: true"),
-    ({"train_mode": None, "lora_rank": None, "use_lora": True}, "use_lora: true"),
-    ({"train_mode": None, "lora_rank": None, "finetuning_type": "lora"}, "finetuning_type: lora"),
-])
-def test_a_scripts_own_method_keys_are_named_not_read_as_a_full_fine_tune(imported, extra, keys: str):
-    """Read as TRL, ``train_mode: qlora`` and ``lora_rank: 64`` were "not used" and the file gave a full fine-tune;
-    it is a script's own arguments, and the keys that ask for a method are named."""
-    data = {k: v for k, v in {**FIREFLY, **extra}.items() if v is not None}
-    with pytest.raises(ConfigRefusedError, match=rf"^a.json: .*not TRL's.*{keys}.*--method"):
-        imported({"a.json": json.dumps(data)})
-
-
-def test_a_method_given_explicitly_reads_the_scripts_lora_numbers(imported):
-    r = imported({"a.json": json.dumps(FIREFLY)}, explicit={"method": "qlora"})
-    assert (r.setup.method.value, r.setup.lora.rank, r.setup.lora.alpha, r.setup.lora.dropout) == \
-        ("qlora", 64, 16.0, 0.05)
-    assert r.report.read["lora_rank"] == 64
-
-
-def test_a_script_that_switches_lora_off_is_a_full_fine_tune(imported):
-    """allenai/open-instruct configs/train_configs (e6c3044a): ``use_lora: false`` with its defaults dumped."""
-    text = BASE + "use_lora: false\nuse_qlora: false\nlora_rank: 64\nmax_seq_length: 4096\n" \
-                  "per_device_train_batch_size: 1\n"
-    r = imported({"a.yaml": text})
-    assert r.setup.method.value == "full"
-    assert r.report.read["use_lora"] is False
-    assert any(i.key == "lora_rank" for i in r.report.ignored)

@@ -81,7 +81,7 @@ def test_fits_of_serving_and_of_a_stage() -> None:
 def test_bytes_follow_the_unit() -> None:
     goal = GOAL.validate_python({"compare": {"left": "gpu.memory_bytes", "op": "<=", "value": 25769803776}})
     r = Results(Situation(get_model("llama-2-7b"), get_gpu("rtx-3090")))
-    assert evaluate(goal, r, Unit.GIB).why.en == "GPU memory: 24.00 GiB, within 24.00 GiB."
+    assert evaluate(goal, r, Unit.GIB).why.en == "GPU memory: 23.58 GiB, within 24.00 GiB."
 
 
 def test_a_kept_field_is_checked_first_and_named() -> None:

@@ -6,7 +6,7 @@ import json
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from engine.catalog import get_gpu, get_model, models
@@ -25,9 +25,10 @@ from engine.specs import (
     TrainingSetup,
 )
 from engine.training import estimate
+from engine.training.refusals import OptionError
 from engine.training.timeline import timeline
 from tests.engine.snapshot.memory_viz_port import process_alloc_data
-from tests.engine.strategies import CHECKPOINTING
+from tests.engine.strategies import CHECKPOINTING, valid_setups
 
 CASES = [
     ("llama-3.2-1b", TrainingSetup(seq_len=2048)),
@@ -88,13 +89,17 @@ def test_every_block_has_its_segment() -> None:
 
 
 @settings(max_examples=40, deadline=None)
-@given(st.sampled_from(models()), st.builds(
-    TrainingSetup, method=st.sampled_from(Method), precision=st.sampled_from(Precision),
+@given(st.sampled_from(models()), valid_setups(
+    method=st.sampled_from(Method), precision=st.sampled_from(Precision),
     optimizer=st.sampled_from(Optimizer), batch=st.integers(1, 8), seq_len=st.integers(1, 8192),
     grad_accum=st.integers(1, 3), attention=st.sampled_from(Attention), checkpointing=st.sampled_from(CHECKPOINTING),
     gpus=st.integers(1, 16), sharding=st.sampled_from(Sharding)))
 def test_any_prediction_round_trips(m: ModelSpec, s: TrainingSetup) -> None:
-    e = estimate(m, s, get_gpu("h200"))
+    try:
+        e = estimate(m, s, get_gpu("h200"))
+    except OptionError:  # an option this model cannot take as the engine costs it (LLM.int8 on experts, ...)
+        assume(False)
+        return
     r = analyse(json.loads(json.dumps(to_memory_viz(timeline(m, s)))), "p.json")
     assert r.peak_allocated_bytes == e.peak_allocated_bytes
     assert _nonzero(r.by_term) == _nonzero({t.name: t.bytes for t in e.terms})

@@ -153,8 +153,8 @@ def test_a_refused_file_says_one_line_and_changes_nothing(
     window: MainWindow, monkeypatch: pytest.MonkeyPatch, warnings: list[tuple[str, str]], tmp_path: Path
 ) -> None:
     before = window.scenario.value
-    path = write(tmp_path, "eight-bit.yml", "base_model: meta-llama/Llama-3.2-1B\nload_in_8bit: true\n"
-                                           "adapter: lora\nsequence_len: 2048\nmicro_batch_size: 1\n")
+    path = write(tmp_path, "gptq.yml", "base_model: meta-llama/Llama-3.2-1B\ngptq: true\n"
+                                      "adapter: lora\nsequence_len: 2048\nmicro_batch_size: 1\n")
     choose(monkeypatch, path)
     window.actions_by_id["import_config"].trigger()
     assert len(warnings) == 1
@@ -162,7 +162,7 @@ def test_a_refused_file_says_one_line_and_changes_nothing(
     line = text.split("\n\n")[0]
     assert "\n" not in line
     assert "Traceback" not in text
-    assert line == "eight-bit.yml: load_in_8bit: a base model loaded in 8 bits is not a method VRAM Lab costs"
+    assert line == "gptq.yml: gptq: a GPTQ-quantized base is not a method VRAM Lab costs"
     assert text.endswith("Nothing was changed.")
     assert window.scenario.value == before
     assert not window.history.can_undo()
@@ -197,10 +197,11 @@ def test_a_fifo_is_refused_at_once(
     assert window.scenario.value == before
 
 
+@pytest.mark.parametrize("name", ["/nowhere/my-own-model", "someorg/my-own-model"])  # a path elsewhere, a Hub id
 def test_an_unknown_model_keeps_the_current_one_and_says_so(
-    window: MainWindow, warnings: list[tuple[str, str]], tmp_path: Path
+    window: MainWindow, warnings: list[tuple[str, str]], tmp_path: Path, name: str
 ) -> None:
-    path = write(tmp_path, "mine.yml", "base_model: /nowhere/my-own-model\nadapter: lora\nlora_r: 8\n"
+    path = write(tmp_path, "mine.yml", f"base_model: {name}\nadapter: lora\nlora_r: 8\n"
                                        "sequence_len: 1024\nmicro_batch_size: 1\n")
     assert window.imports.import_paths([path])
     assert warnings == []
@@ -209,7 +210,7 @@ def test_an_unknown_model_keeps_the_current_one_and_says_so(
     panel = window.imports.panel
     assert panel is not None
     assert panel.view is not None
-    assert any("/nowhere/my-own-model" in n and "Llama 2 7B" in n for n in panel.view.notes)
+    assert any(name in n and "Llama 2 7B" in n for n in panel.view.notes)
 
 
 @pytest.mark.parametrize(

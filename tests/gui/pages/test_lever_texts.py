@@ -26,7 +26,8 @@ M = get_model("llama-2-7b")
 
 
 def test_cards_name_their_positions(qtbot: QtBot) -> None:
-    assert card_texts(LeverKind.LORA)[3] == [method_label(m) for m in Method] == ["Full", "LoRA", "QLoRA"]
+    assert card_texts(LeverKind.LORA)[3] == [method_label(m) for m in (Method.FULL, Method.LORA, Method.QLORA)] == [
+        "Full", "LoRA", "QLoRA"]
     assert len(card_texts(LeverKind.ACTIVATIONS)[3]) == 3
     assert card_texts(LeverKind.ZERO3, 4)[3] == ["1 GPU", "ZeRO-3 × 4"]
     assert zero3_steps(8, TrainingSetup(gpus=4, sharding=Sharding.ZERO2)) == ["4 GPUs, ZeRO-2", "ZeRO-3 × 8"]

@@ -114,4 +114,31 @@ def test_ranges_are_the_guis_windows(controls: MemoryControls) -> None:
 
 
 def test_method_buttons_read_the_shared_labels(controls: MemoryControls) -> None:
-    assert [b.text() for b in controls.method_buttons.values()] == ["Full", "LoRA", "QLoRA"]
+    assert [b.text() for b in controls.method_buttons.values()] == ["Full", "LoRA", "QLoRA", "LoRA 8-bit", "Freeze",
+                                                                     "BAdam", "OFT"]
+
+
+def test_the_stack_picker_and_the_adamw_implementation_beside_it(controls: MemoryControls) -> None:
+    """Issue 25: the stack writes setup.stack; the implementation picker's first entry is the stack's own, named
+    (hf-trainer fused, litgpt foreach); it is off for an optimizer that is not torch's AdamW."""
+    from engine.specs import OptimizerImpl, Stack
+
+    assert controls.stack.currentIndex() == list(Stack).index(Stack.HF_TRAINER)
+    assert controls.optimizer_impl.itemText(0).endswith("(fused)")
+    controls.stack.setCurrentIndex(list(Stack).index(Stack.LITGPT))
+    assert controls.scenario.setup.stack is Stack.LITGPT
+    assert controls.optimizer_impl.itemText(0).endswith("(foreach)")
+    controls.optimizer_impl.setCurrentIndex(1 + list(OptimizerImpl).index(OptimizerImpl.FORLOOP))
+    assert controls.scenario.setup.optimizer_impl is OptimizerImpl.FORLOOP
+    controls.optimizer_impl.setCurrentIndex(0)
+    assert controls.scenario.setup.optimizer_impl is None
+    controls.optimizer.setCurrentIndex(list(Optimizer).index(Optimizer.PAGED_ADAMW_8BIT))
+    assert not controls.optimizer_impl.isEnabled()
+
+
+def test_fsdps_version_is_a_choice_of_a_sharded_setup(controls: MemoryControls) -> None:
+    assert not controls.fsdp_version.isEnabled()
+    controls.scenario.update(gpus=8, sharding=Sharding.ZERO3)
+    assert controls.fsdp_version.isEnabled()
+    controls.fsdp_version.setCurrentIndex(2)
+    assert controls.scenario.setup.fsdp_version == 2

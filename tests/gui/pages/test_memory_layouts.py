@@ -160,7 +160,8 @@ def test_the_pages_own_state_survives_a_rebuild(qtbot: QtBot, page: MemoryPage) 
     page.flush()
     page.planner.binder.flush()
     state = page.view_state()
-    assert state == {"tab": "planner", "max_gpus": 128}
+    assert state == {"tab": "planner", "max_gpus": 128, "fastest": False, "epochs": 1.0, "prices": {},
+                     "rank_by_cost": False}
     again = MemoryPage(Scenario(setup=TrainingSetup()))
     qtbot.addWidget(again)
     again.restore_view_state(state)

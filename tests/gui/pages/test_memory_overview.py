@@ -9,7 +9,7 @@ from engine.catalog import get_gpu
 from engine.specs import Method, Sharding
 from engine.training import estimate
 from engine.training.sweep import sweep_gpus, sweep_seq_len
-from gui.pages.memory_overview import GPU_POINTS, SEQ_POINTS, OverviewSection
+from gui.pages.memory_overview import COMPARED, GPU_POINTS, SEQ_POINTS, OverviewSection
 from gui.state.scenario import Scenario
 
 
@@ -33,8 +33,8 @@ def test_each_view_shows_the_engines_numbers(section: OverviewSection) -> None:
     sc.update(method=Method.LORA, gpu=get_gpu("h100-80gb"))
     section.build_views()
     rows = section.compare.rows()
-    assert [r.highlight for r in rows] == [k is Method.LORA for k in Method]
-    for k, row in zip(Method, rows, strict=True):
+    assert [r.highlight for r in rows] == [k is Method.LORA for k in COMPARED]  # Full / LoRA / QLoRA
+    for k, row in zip(COMPARED, rows, strict=True):
         assert sum(t.bytes for t in row.terms) == estimate(sc.model, sc.setup.with_(method=k), sc.gpu).device_bytes
     x, y = section.seq_curve.data()
     want = sweep_seq_len(sc.model, sc.setup, sc.gpu, SEQ_POINTS)
@@ -56,3 +56,13 @@ def test_a_change_redraws_each_built_view_in_its_own_step(section: OverviewSecti
     compare()
     assert [r.highlight for r in section.compare.rows()] == [False, False, True]
     assert section.compare.rows() != before
+
+
+def test_the_comparison_adds_the_setups_own_method(section: OverviewSection) -> None:
+    """Issue 27's methods join Full / LoRA / QLoRA one at a time: the one the setup uses, highlighted."""
+    sc = section.scenario
+    sc.update(method=Method.OFT, gpu=get_gpu("h100-80gb"))
+    section.build_views()
+    rows = section.compare.rows()
+    assert [r.highlight for r in rows] == [False, False, False, True]
+    assert sum(t.bytes for t in rows[-1].terms) == estimate(sc.model, sc.setup, sc.gpu).device_bytes

@@ -151,3 +151,19 @@ def test_a_search_reports_progress_and_a_failure(qtbot: QtBot, monkeypatch: pyte
     search.wait()
     assert failed.args == ["the engine refused it"]
     assert not search.running()
+
+
+def test_each_row_is_timed_with_the_search_and_can_sort_fastest_first(qtbot: QtBot, page: MemoryPage) -> None:
+    """Issue 29: the worker times every row (engine.timing); "Fastest first" sorts by tokens/s."""
+    from engine.timing import step_time
+
+    rows = _search(qtbot, page)
+    planner = page.planner
+    assert set(planner.search.times) == {r.setup for r in rows}
+    sc = page.scenario
+    first = rows[0]
+    expected = step_time(sc.model, first.setup, sc.gpu).tokens_per_second_per_gpu * first.setup.gpus
+    assert planner.model.tokens_per_second(first) == pytest.approx(expected, rel=1e-12)
+    page.view.update(fastest=True)
+    speeds = [planner.model.tokens_per_second(r) for r in planner.table.shown()]
+    assert speeds == sorted(speeds, reverse=True)

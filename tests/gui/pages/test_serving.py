@@ -10,6 +10,7 @@ from pytestqt.qtbot import QtBot
 
 from engine.catalog import get_gpu, get_model
 from engine.serving import Allocation, ServingFit, ServingSetup, WeightDtype, compare_mla, kv_cache, serving_fit
+from engine.serving.vllm_setup import KvCacheDtype
 from engine.specs import KvDtype, Method
 from engine.units import Unit, format_bytes, to_unit
 from gui.pages.serving import ServingPage
@@ -35,7 +36,7 @@ def test_the_seed_figures(page: ServingPage) -> None:
 
 def test_context_slider_and_kv_dtype_update_the_cards(page: ServingPage) -> None:
     page.controls.tokens.setValue(TOKENS.to_position(16_384))
-    page.controls.kv_box.setCurrentIndex(list(KvDtype).index(KvDtype.FP8))
+    page.controls.kv_box.setCurrentIndex(list(KvCacheDtype).index(KvCacheDtype.FP8))
     page.controls.flush()
     page.flush()
     assert page.state.value.tokens == 16_384
@@ -54,8 +55,10 @@ def test_sliders_and_gpu_picker_give_the_engines_capacity(page: ServingPage) -> 
     setup = page.state.value
     assert (setup.sequences, setup.tp) == (40, 2)
     fit = serving_fit(get_model("llama-2-7b"), get_gpu("h200"), setup)
-    assert f"At most {fit.max_sequences:,} sequences" in page.fit_label.text()
+    assert f"at most {fit.max_sequences:,} sequences" in page.fit_label.text()
+    assert f"{fit.startup.kv_cache_tokens:,} tokens in its KV cache" in page.fit_label.text()
     assert "fit." in page.fit_label.text()
+    assert page.log.toPlainText().splitlines() == fit.startup.log_lines
     heights = page.chart.bar_items["kv_cache"].opts["height"]
     assert heights[0] == pytest.approx(to_unit(fit.term("kv_cache").bytes, Unit.GB))
 
@@ -64,13 +67,13 @@ def test_overflowing_weights_are_said(page: ServingPage) -> None:
     page.scenario.update(model=get_model("llama-2-70b"), gpu=get_gpu("rtx-4090"))
     page.flush()
     assert "weights alone overflow" in page.fit_label.text()
-    page.controls.weight_box.setCurrentIndex(list(WeightDtype).index(WeightDtype.INT4))
+    page.controls.weight_box.setCurrentIndex(list(WeightDtype).index(WeightDtype.INT4_GPTQ))
     page.controls.tp.setValue(TP.to_position(4))
     page.controls.flush()
     page.flush()
     fit = serving_fit(get_model("llama-2-70b"), get_gpu("rtx-4090"),
-                      ServingSetup(weight_dtype=WeightDtype.INT4, tp=4))
-    assert f"At most {fit.max_sequences:,}" in page.fit_label.text()
+                      ServingSetup(sequences=16, weight_dtype=WeightDtype.INT4_GPTQ, tp=4))
+    assert f"at most {fit.max_sequences:,}" in page.fit_label.text()
 
 
 def test_another_model_gets_a_card(page: ServingPage) -> None:
@@ -136,12 +139,40 @@ def test_a_training_change_does_not_recompute_the_page(qtbot: QtBot, monkeypatch
 
 
 def test_a_small_model_that_fits_more_than_a_request_may_ask_for(page: ServingPage) -> None:
-    """Issue 17: GPT-2 on eight H100s at 128 tokens holds 97,131 sequences (a request's bound is 65,536): the
-    page raised a validation error in its recompute; it shows the count and its bar."""
+    """Issue 17: GPT-2 on twelve H100s at 128 tokens holds more sequences than a request may ask for (65,536):
+    the page raised a validation error in its recompute; it shows the count and its bar."""
     page.scenario.update(model=get_model("gpt2"), gpu=get_gpu("h100-80gb"))
-    page.state.update(tokens=128, weight_dtype=WeightDtype.INT8, tp=8)
+    page.state.update(tokens=128, weight_dtype=WeightDtype.INT8, tp=12)
     page.flush()
-    assert "At most 97,131 sequences" in page.fit_label.text()
     fit = serving_fit(get_model("gpt2"), get_gpu("h100-80gb"), page.state.value)
+    assert fit.max_sequences > 65_536
+    assert f"at most {fit.max_sequences:,} sequences" in page.fit_label.text()
     heights = page.chart.bar_items["kv_cache"].opts["height"]
-    assert heights[1] == pytest.approx(to_unit(97_131 * fit.kv.bytes_per_sequence, Unit.GB))
+    assert heights[1] == pytest.approx(to_unit(fit.max_sequences * fit.kv.bytes_per_sequence, Unit.GB))
+
+
+def test_a_setup_vllm_refuses_is_said_in_its_words(page: ServingPage) -> None:
+    page.scenario.update(gpu=get_gpu("m4-max-128gb"))
+    page.flush()
+    assert "vLLM would not start" in page.fit_label.text()
+    assert "Apple M4 Max 128 GB" in page.fit_label.text()
+    assert page.log.toPlainText() == ""
+    page.scenario.update(gpu=get_gpu("h100-80gb"))
+    page.state.update(tp=3)
+    page.flush()
+    assert "TP 3 does not divide them" in page.fit_label.text()
+
+
+def test_the_advanced_fold_sets_the_vllm_release(page: ServingPage) -> None:
+    """vLLM 0.6.3's v0 engine charges NCCL and logs blocks, not tokens; its line ends the log box."""
+    assert not page.controls.advanced.body.isVisibleTo(page)
+    page.controls.advanced.toggle.setChecked(True)
+    assert page.controls.advanced.body.isVisibleTo(page)
+    box = page.controls.advanced.version_box
+    box.setCurrentIndex(box.findText("0.6.3"))
+    page.flush()
+    assert page.state.value.vllm_version == "0.6.3"
+    lines = page.log.toPlainText().splitlines()
+    assert lines[0].startswith("Loading model weights took 12.5523 GB")
+    assert any(line.startswith("# GPU blocks: ") for line in lines)
+    assert "vLLM 0.6.3 (v0 engine)" in page.log_title.text()

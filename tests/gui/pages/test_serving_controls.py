@@ -7,7 +7,7 @@ from pytestqt.qtbot import QtBot
 
 from engine.catalog import get_gpu
 from engine.serving import ServingSetup
-from engine.specs import KvDtype
+from engine.serving.vllm_setup import KvCacheDtype
 from gui.pages.serving_controls import SEQUENCES, TOKENS, TP, ServingControls
 from gui.state import ranges
 from gui.state.page_state import PageState
@@ -42,7 +42,34 @@ def test_sliders_write_the_page_state_and_the_labels_follow(controls: ServingCon
 
 
 def test_pickers_write_where_their_field_lives(controls: ServingControls) -> None:
-    controls.kv_box.setCurrentIndex(list(KvDtype).index(KvDtype.FP8))
+    controls.kv_box.setCurrentIndex(list(KvCacheDtype).index(KvCacheDtype.FP8))
     controls.gpu_box.setCurrentText("H200 141 GB")
-    assert controls.state.value.kv_dtype is KvDtype.FP8
+    assert controls.state.value.kv_dtype is KvCacheDtype.FP8
     assert controls.scenario.gpu == get_gpu("h200")
+
+
+def test_every_vllm_flag_has_a_control(controls: ServingControls) -> None:
+    """--max-num-batched-tokens, --max-num-seqs, --enforce-eager, -pp, --gpu-memory-utilization, the weights'
+    format, the release and the engine: each control writes its own field."""
+    from engine.serving import WeightDtype
+    from engine.serving.vllm_versions import Engine
+    from gui.pages.serving_controls import PP, UTILIZATION
+
+    controls.batched_box.setCurrentIndex(controls.batched_box.findText("4,096"))
+    controls.seqs_box.setCurrentIndex(controls.seqs_box.findText("64"))
+    controls.eager_box.setChecked(True)
+    controls.weight_box.setCurrentIndex(list(WeightDtype).index(WeightDtype.INT4_AWQ))
+    controls.pp.setValue(PP.to_position(2))
+    controls.utilization.setValue(UTILIZATION.to_position(0.5))
+    controls.advanced.engine_box.setCurrentIndex(controls.advanced.engine_box.findText("v0"))
+    controls.advanced.version_box.setCurrentIndex(controls.advanced.version_box.findText("0.8.5"))
+    controls.flush()
+    s = controls.state.value
+    assert (s.max_num_batched_tokens, s.max_num_seqs, s.enforce_eager, s.pp) == (4096, 64, True, 2)
+    assert s.weight_dtype is WeightDtype.INT4_AWQ
+    assert s.gpu_memory_utilization == pytest.approx(0.5)
+    assert (s.vllm_version, s.vllm_engine) == ("0.8.5", Engine.V0)
+    assert controls.values["pp"].text() == "2 GPUs"
+    assert controls.values["gpu_memory_utilization"].text() == "0.50"
+    controls.batched_box.setCurrentIndex(0)
+    assert controls.state.value.max_num_batched_tokens is None

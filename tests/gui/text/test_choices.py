@@ -20,8 +20,8 @@ from gui.text.choices import (
 
 def test_every_method_has_a_label(qtbot: QtBot) -> None:
     assert set(METHODS) == set(Method)
-    assert [method_label(m) for m in Method] == ["Full", "LoRA", "QLoRA"]
-    assert method_choices() == [("Full", Method.FULL), ("LoRA", Method.LORA), ("QLoRA", Method.QLORA)]
+    assert [method_label(m) for m in Method] == ["Full", "LoRA", "QLoRA", "LoRA 8-bit", "Freeze", "BAdam", "OFT"]
+    assert method_choices()[:3] == [("Full", Method.FULL), ("LoRA", Method.LORA), ("QLoRA", Method.QLORA)]
 
 
 def test_every_choice_has_a_short_label(qtbot: QtBot) -> None:

@@ -13,6 +13,7 @@ from engine.alignment import Stage
 from engine.catalog import get_model
 from engine.config_import import AlignmentMethod, ConfigRefusedError, Message, import_configs
 from engine.config_import import importer as engine_importer
+from engine.config_import.messages import KNOWN_CONTENT
 from engine.config_import.report import NOT_USED, show
 from gui.text import config_import_texts as texts
 from gui.text import i18n
@@ -48,7 +49,7 @@ def test_sections_list_every_read_ignored_and_assumed_entry() -> None:
 
 def test_the_engine_sentences_are_translated(chinese: None) -> None:
     assert texts.message_text(Message(NOT_USED)) == "記憶體估算用不到這個設定"
-    message = Message.of(engine_importer.KNOWN_CONTENT, value="ds_z3_config.json")
+    message = Message.of(KNOWN_CONTENT, value="ds_z3_config.json")
     assert texts.message_text(message) == "在設定檔旁找不到 ds_z3_config.json；假設為工具隨附的內容"
     imported = import_configs([FIXTURES / "axolotl/qlora-1b.yml"], default_model=get_model("llama-2-7b"))
     view = texts.report_view(imported, "記憶體", "Ctrl+Z")
@@ -97,3 +98,15 @@ def test_section_html_escapes_what_files_say() -> None:
     assert "&lt;key&gt;" in texts.section_html(section)
     assert "a &amp; b" in texts.section_html(section)
     assert texts.section_html(texts.Section("t", ("a", "b"), ())) == "<p>Nothing.</p>"
+
+
+def test_a_scripts_arguments_are_named_as_such(chinese: None) -> None:
+    """A file that is no tool's format (issue 27): the summary names it, and the assumed format is a translated
+    sentence with the script and its keys."""
+    imported = import_configs([FIXTURES / "open-instruct/sft/tulu2_7b_qlora.yaml"])
+    view = texts.report_view(imported, "記憶體", "Ctrl+Z")
+    assert view.summary.startswith("tulu2_7b_qlora.yaml（訓練腳本自己的參數）：")
+    format_row = view.sections[2].rows[0]
+    assert format_row[0] == "格式"
+    assert format_row[1].startswith("不是任何工具的格式：")
+    assert "use_lora, use_qlora → method" in format_row[1]

@@ -31,7 +31,7 @@ def test_titles_and_costs_carry_the_engines_numbers(qtbot: QtBot) -> None:
 
 
 def test_more_gpus_names_how_many(qtbot: QtBot) -> None:
-    steps = roadmap(get_model("llama-3.1-70b"), TrainingSetup(method=Method.QLORA, gpus=2), RTX4090)
+    steps = roadmap(get_model("llama-3.1-70b"), TrainingSetup(method=Method.QLORA, gpus=2, seq_len=2048), RTX4090)
     assert steps[-1].key is Rung.GPUS
     assert step_title(steps[-1]) == f"{steps[-1].setup.gpus} GPUs with ZeRO-3"
 
@@ -94,3 +94,23 @@ def test_host_rungs_show_the_nodes_host_ram_in_both_languages(qtbot: QtBot, qapp
         assert "啟動時廣播一次" in step_cost(steps[1])
     finally:
         i18n.set_language(qapp, "en")
+
+
+def test_the_options_that_fit_come_fastest_first(qtbot: QtBot) -> None:
+    """Issue 29: under the roadmap, the changes that make the run fit ordered by time, each with its tokens/s."""
+    from engine.timing.choices import fitting_options
+
+    s = TrainingSetup(seq_len=1024)
+    options = fitting_options(M, s, RTX4090)
+    assert options
+    speeds = [o.tokens_per_second for o in options]
+    assert speeds == sorted(speeds, reverse=True)
+    assert all(o.estimate.fits for o in options)
+    view = RoadmapView()
+    qtbot.addWidget(view)
+    view.show_options(options)
+    text = view.options.text()
+    assert "Options that fit, fastest first" in text
+    assert f"{options[0].tokens_per_second:,.0f} tokens/s" in text
+    view.show_options([])
+    assert view.options.isHidden()
