@@ -32,6 +32,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import Any
+
+from pydantic import ValidationError
 
 from engine.results import Term
 from engine.specs import Attention, Checkpointing, GpuSpec, Loss, Method, ModelSpec, Sharding, TrainingSetup
@@ -52,6 +55,14 @@ class LeverKind(StrEnum):
 
 #: The seed's three cards, in its order (the long-context lever is a fourth, shown when it leads).
 SEED_KINDS = (LeverKind.LORA, LeverKind.ACTIVATIONS, LeverKind.ZERO3)
+#: Every position of each card, in order; a setup that cannot take one (``_variant``, a layout) leaves it out of
+#: ``Lever.steps``, so a step's place there need not be its position here.
+POSITIONS: dict[LeverKind, tuple[str, ...]] = {
+    LeverKind.LORA: ("full", "lora", "qlora"),
+    LeverKind.ACTIVATIONS: ("eager", "flash", "flash-checkpointing"),
+    LeverKind.ZERO3: ("off", "zero3"),
+    LeverKind.LONG_CONTEXT: ("standard", "chunked", "fused-linear-ce", "fused-linear-ce-offload"),
+}
 #: The terms that grow with the sequence and that the long-context lever moves.
 LONG_CONTEXT_TERMS = (TermName.LOGITS, TermName.ACTIVATIONS)
 
@@ -84,6 +95,10 @@ class Lever:
     steps: tuple[LeverStep, ...]
     current: int | None  # index of the step that is the scenario's own setup, if one is
 
+    def index(self, key: str) -> int | None:
+        """The place in ``steps`` of the position ``key``, None where the setup cannot take it."""
+        return next((i for i, st in enumerate(self.steps) if st.key == key), None)
+
     @property
     def touches(self) -> tuple[str, ...]:
         names = [t.name for t in self.steps[0].estimate.terms]
@@ -109,13 +124,36 @@ def largest_terms(e: Estimate) -> dict[str, int]:
     return {t.name: round(float(v)) for t, v in zip(e.terms, e.values.max(axis=0), strict=True)}
 
 
-def _lever(kind: LeverKind, m: ModelSpec, s: TrainingSetup, gpu: GpuSpec,
-           steps: list[tuple[str, TrainingSetup, tuple[str, ...]]]) -> Lever:
-    """The lever's steps, each estimated; a step the model cannot take under the setup's parallel layout (QLoRA's
-    4-bit base split by tensor or pipeline parallelism: ``engine.training.layout``) is left out."""
-    built = tuple(LeverStep(k, st, e, t) for k, st, t in steps if (e := _estimate_or_none(m, st, gpu)) is not None)
+#: a lever's step: its key, its setup (None where the setup refuses the change: ``_variant``), the terms it moves
+Step = tuple[str, "TrainingSetup | None", tuple[str, ...]]
+
+
+def _lever(kind: LeverKind, m: ModelSpec, s: TrainingSetup, gpu: GpuSpec, steps: list[Step]) -> Lever:
+    """The lever's steps, each estimated; a step the setup cannot take (``_variant``) or the model cannot take under
+    the setup's parallel layout (QLoRA's 4-bit base split by tensor or pipeline parallelism:
+    ``engine.training.layout``) is left out."""
+    built = tuple(LeverStep(k, st, e, t) for k, st, t in steps
+                  if st is not None and (e := _estimate_or_none(m, st, gpu)) is not None)
     current = next((i for i, st in enumerate(built) if st.setup == s), None)
     return Lever(kind, built, current)
+
+
+def _variant(s: TrainingSetup, **changes: Any) -> TrainingSetup | None:
+    """``s`` with ``changes``, or None where ``TrainingSetup``'s own checks refuse the result (DoRA on a 4-bit base,
+    GaLore on LoRA: the options issue 27 costs where their libraries run them): the card leaves that step out
+    rather than cost a setup the engine refuses."""
+    try:
+        return s.with_(**changes)
+    except ValidationError:
+        return None
+
+
+def _method(s: TrainingSetup, method: Method) -> TrainingSetup | None:
+    """``s`` trained by ``method``. Full fine-tuning drops what only means something beside an adapter (PEFT's
+    ``modules_to_save``, ``trainable_token_indices``, DoRA: everything trains already); a LoRA method keeps them, and
+    a step whose method refuses them (``_variant``) is left out."""
+    beside = {"modules_to_save": (), "trainable_tokens": 0, "dora": False} if method is Method.FULL else {}
+    return _variant(s, method=method, **beside)
 
 
 def _estimate_or_none(m: ModelSpec, s: TrainingSetup, gpu: GpuSpec) -> Estimate | None:
@@ -128,9 +166,9 @@ def _estimate_or_none(m: ModelSpec, s: TrainingSetup, gpu: GpuSpec) -> Estimate 
 def lora_lever(m: ModelSpec, s: TrainingSetup, gpu: GpuSpec) -> Lever:
     """Full -> LoRA (gradients, optimizer states) -> QLoRA (weights)."""
     return _lever(LeverKind.LORA, m, s, gpu, [
-        ("full", s.with_(method=Method.FULL), ()),
-        ("lora", s.with_(method=Method.LORA), (TermName.GRADIENTS, TermName.OPTIMIZER_STATES)),
-        ("qlora", s.with_(method=Method.QLORA), (TermName.WEIGHTS,)),
+        ("full", _method(s, Method.FULL), ()),
+        ("lora", _method(s, Method.LORA), (TermName.GRADIENTS, TermName.OPTIMIZER_STATES)),
+        ("qlora", _method(s, Method.QLORA), (TermName.WEIGHTS,)),
     ])
 
 
@@ -141,9 +179,10 @@ def activations_lever(m: ModelSpec, s: TrainingSetup, gpu: GpuSpec) -> Lever:
     kernel, with the same memory (``engine.specs.Attention``)."""
     flash = s.attention if s.attention is not Attention.EAGER else Attention.FLASH
     return _lever(LeverKind.ACTIVATIONS, m, s, gpu, [
-        ("eager", s.with_(attention=Attention.EAGER, checkpointing=Checkpointing.NONE), ()),
-        ("flash", s.with_(attention=flash, checkpointing=Checkpointing.NONE), (TermName.ACTIVATIONS,)),
-        ("flash-checkpointing", s.with_(attention=flash, checkpointing=Checkpointing.FULL), (TermName.ACTIVATIONS,)),
+        ("eager", _variant(s, attention=Attention.EAGER, checkpointing=Checkpointing.NONE), ()),
+        ("flash", _variant(s, attention=flash, checkpointing=Checkpointing.NONE), (TermName.ACTIVATIONS,)),
+        ("flash-checkpointing", _variant(s, attention=flash, checkpointing=Checkpointing.FULL),
+         (TermName.ACTIVATIONS,)),
     ])
 
 
@@ -155,7 +194,7 @@ def zero3_gpus(s: TrainingSetup, gpus: int | None = None) -> int:
 def zero3_lever(m: ModelSpec, s: TrainingSetup, gpu: GpuSpec, gpus: int | None = None) -> Lever:
     """The setup without ZeRO-3 (one GPU when it was ZeRO-3) -> ZeRO-3 over N GPUs."""
     off = s.on_one_gpu() if s.sharding is Sharding.ZERO3 else s
-    on = s.with_(gpus=zero3_gpus(s, gpus), sharding=Sharding.ZERO3)
+    on = _variant(s, gpus=zero3_gpus(s, gpus), sharding=Sharding.ZERO3)
     return _lever(LeverKind.ZERO3, m, s, gpu, [
         ("off", off, ()),
         ("zero3", on, (TermName.WEIGHTS, TermName.GRADIENTS, TermName.OPTIMIZER_STATES)),
@@ -171,9 +210,9 @@ def long_context_lever(m: ModelSpec, s: TrainingSetup, gpu: GpuSpec) -> Lever:
     chunks = s.loss_chunks if s.loss is Loss.CHUNKED else None
     return _lever(LeverKind.LONG_CONTEXT, m, s, gpu, [
         ("standard", off, ()),
-        ("chunked", off.with_(loss=Loss.CHUNKED, loss_chunks=chunks), (TermName.LOGITS,)),
-        ("fused-linear-ce", fused, (TermName.LOGITS,)),
-        ("fused-linear-ce-offload", fused.with_(activation_offload=True), (TermName.ACTIVATIONS,)),
+        ("chunked", _variant(off, loss=Loss.CHUNKED, loss_chunks=chunks), (TermName.LOGITS,)),
+        ("fused-linear-ce", _variant(off, loss=Loss.FUSED_LINEAR_CE), (TermName.LOGITS,)),
+        ("fused-linear-ce-offload", _variant(fused, activation_offload=True), (TermName.ACTIVATIONS,)),
     ])
 
 

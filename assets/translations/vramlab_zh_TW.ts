@@ -1068,6 +1068,10 @@
         <translation>線性層與交叉熵合併計算，並把存下的激活值卸載到主機記憶體</translation>
     </message>
     <message>
+        <source>The chunked loss runs the output layer again in backward: about {r:.0%} more compute for this model.</source>
+        <translation>分塊損失在反向傳播時會再算一次輸出層：此模型約多 {r:.0%} 的計算。</translation>
+    </message>
+    <message>
         <source>The chunked loss runs the output layer again in backward: about {r:.0%} more compute for this model. Offloading moves {moved} per GPU to host RAM (host RAM at its peak: {host} per node).</source>
         <translation>分塊損失在反向傳播時會再算一次輸出層：此模型約多 {r:.0%} 的計算。卸載會把每張 GPU 的 {moved} 搬到主機記憶體（主機記憶體尖峰：每個節點 {host}）。</translation>
     </message>

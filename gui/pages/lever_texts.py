@@ -82,8 +82,13 @@ def long_context_tips() -> list[str]:
                                        "offloaded to host RAM")]
 
 
-def long_context_note(recompute: float, offloaded: Estimate, unit: Unit) -> str:
-    """The chunked loss's extra compute for this model; what the offload step moves to host RAM (its estimate)."""
+def long_context_note(recompute: float, offloaded: Estimate | None, unit: Unit) -> str:
+    """The chunked loss's extra compute for this model; what the offload step moves to host RAM (its estimate; None
+    where the setup cannot offload activations)."""
+    if offloaded is None:
+        return QCoreApplication.translate(
+            "LeversPage", "The chunked loss runs the output layer again in backward: about {r:.0%} more compute for "
+            "this model.").format(r=recompute)
     return QCoreApplication.translate(
         "LeversPage", "The chunked loss runs the output layer again in backward: about {r:.0%} more compute for "
         "this model. Offloading moves {moved} per GPU to host RAM (host RAM at its peak: {host} per node).").format(

@@ -27,6 +27,7 @@ from PySide6.QtWidgets import QFrame, QGridLayout, QLabel, QSpinBox, QStyle, QVB
 
 from engine.lever_facts import communication, lora_share
 from engine.levers import (
+    POSITIONS,
     SEED_KINDS,
     Lever,
     LeverKind,
@@ -109,7 +110,7 @@ class LeversPage(QWidget):
             layout.addWidget(w)
         self._cards_grid = QGridLayout()
         self._cards_grid.setSpacing(SPACING)
-        self.cards = {kind: LeverCard(*card_texts(kind), parent=content) for kind in KINDS}
+        self.cards = {kind: LeverCard(*card_texts(kind), keys=POSITIONS[kind], parent=content) for kind in KINDS}
         self.cards[LeverKind.LONG_CONTEXT].set_step_tips(long_context_tips())
         for kind, card in self.cards.items():
             card.step_selected.connect(lambda i, k=kind: self._select(k, i))
@@ -200,8 +201,13 @@ class LeversPage(QWidget):
         return self._levers[kind]
 
     def selected(self, kind: LeverKind) -> int:
-        """The position a card shows: the user's pick, else the scenario's own position, else the first on."""
-        return self.choices.value.selected.get(kind, self._levers[kind].current or 1)
+        """The position a card shows: the user's pick where the setup can take it, else the scenario's own
+        position, else the first on (the last the setup can take when it has fewer)."""
+        lever, keys = self._levers[kind], POSITIONS[kind]
+        pick = self.choices.value.selected.get(kind)
+        if pick is not None and lever.index(keys[pick]) is not None:
+            return pick
+        return keys.index(lever.steps[min(lever.current or 1, len(lever.steps) - 1)].key)
 
     def _reset_choices(self) -> None:
         """A new scenario: back to the levers' defaults."""
@@ -219,18 +225,21 @@ class LeversPage(QWidget):
         self._levers = {lv.kind: lv for lv in computed}
         n = zero3_gpus(s, choices.zero3_n)
         self.binder.refresh()  # N follows the scenario while the user has not picked one
-        offload = self._levers[LeverKind.LONG_CONTEXT].steps[-1].estimate
+        long_context = self._levers[LeverKind.LONG_CONTEXT]
+        offload = long_context.index(POSITIONS[LeverKind.LONG_CONTEXT][-1])
         self._notes = {LeverKind.LORA: lora_note(lora_share(m, s)),
                        LeverKind.ZERO3: zero3_note(communication(m, s), sc.unit, s.method is not Method.FULL),
-                       LeverKind.LONG_CONTEXT: long_context_note(chunked_recompute(m), offload, sc.unit)}
+                       LeverKind.LONG_CONTEXT: long_context_note(
+                           chunked_recompute(m), None if offload is None else long_context.steps[offload].estimate,
+                           sc.unit)}
         self.cards[LeverKind.ZERO3].set_step_labels(card_texts(LeverKind.ZERO3, n, s)[3])
         self._show_cards()
         self._show_lead(estimate(m, s, gpu))
         tip = advice(m, s, gpu, choices.zero3_n, computed)
         title = step = ""
         if tip.lever is not None:
-            keys = [st.key for st in self._levers[tip.lever].steps]
-            title, step = card_texts(tip.lever)[0], self.cards[tip.lever].step_label(keys.index(tip.step))
+            position = POSITIONS[tip.lever].index(tip.step)
+            title, step = card_texts(tip.lever)[0], self.cards[tip.lever].step_label(position)
         self.rule.setText(rule_text(tip, format_bytes(tip.term.bytes, sc.unit), format_bytes(tip.after, sc.unit),
                                     title, step))
 
@@ -254,4 +263,7 @@ class LeversPage(QWidget):
 
     def _apply(self, kind: LeverKind, index: int) -> None:
         """The user asked: put this position of the lever into the shared scenario."""
-        self._scenario.update(setup=self._levers[kind].steps[index].setup)
+        lever = self._levers[kind]
+        at = lever.index(POSITIONS[kind][index])
+        if at is not None:  # (its button is disabled otherwise)
+            self._scenario.update(setup=lever.steps[at].setup)

@@ -232,13 +232,17 @@ class MemoryControls(QWidget):
         self.attention = self.binder.picker(box, "attention", [
             (self.tr("Eager (stores s×s scores)"), Attention.EAGER), (self.tr("PyTorch SDPA"), Attention.SDPA),
             (self.tr("FlashAttention 2"), Attention.FLASH)])
-        form = QFormLayout(box)
+        # two forms: the precision names are long, so their labels' column is not the width of "Projection rank"
+        column = QVBoxLayout(box)
+        form, types = QFormLayout(), QFormLayout()
         for w in (self.flash, self.checkpointing, self.eight_bit):
             form.addRow(w)
         form.addRow(self.tr("Optimizer"), self.optimizer)
         form.addRow(self.tr("Projection rank"), self.optimizer_rank)
-        form.addRow(self.tr("Precision"), self.precision)
-        form.addRow(self.tr("Attention"), self.attention)
+        types.addRow(self.tr("Precision"), self.precision)
+        types.addRow(self.tr("Attention"), self.attention)
+        column.addLayout(form)
+        column.addLayout(types)
         return box
 
     def _stack_box(self) -> QGroupBox:

@@ -48,20 +48,24 @@ class LeverCard(FollowsPalette, QFrame):
     """A lever's card.
 
     Signals:
-        step_selected(int): the user picked a position of the lever (index into its steps).
+        step_selected(int): the user picked a position of the lever (index into ``keys``: ``engine.levers``'
+            ``POSITIONS``).
         apply_requested(int): the user asked to put that position into the shared scenario.
+
+    A position the setup cannot take (left out of the engine's lever) is a disabled button.
     """
 
     step_selected = Signal(int)
     apply_requested = Signal(int)
 
-    def __init__(self, title: str, subtitle: str, moves: str, steps: Sequence[str],
-                 parent: QWidget | None = None) -> None:
+    def __init__(self, title: str, subtitle: str, moves: str, steps: Sequence[str], *,
+                 keys: Sequence[str], parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        self._keys = tuple(keys)
         self.setFrameShape(QFrame.Shape.StyledPanel)
         self.setStyleSheet(STYLE)
         self.setProperty("leading", False)
-        self._steps, self._unit, self._selected = list(steps), Unit.GB, 1
+        self._steps, self._unit, self._selected, self._at = list(steps), Unit.GB, 1, 1
         self._lever: Lever | None = None
         layout = QVBoxLayout(self)
         self.badge = _label(self, bold=True)
@@ -114,8 +118,12 @@ class LeverCard(FollowsPalette, QFrame):
         return labels
 
     def show_lever(self, lever: Lever, selected: int, unit: Unit, note: str = "") -> None:
-        """Show ``lever`` with position ``selected`` as "after", numbers in ``unit``."""
-        self._lever, self._selected, self._unit = lever, selected, unit
+        """Show ``lever`` with position ``selected`` (one the lever has) as "after", numbers in ``unit``."""
+        at = lever.index(self._keys[selected])
+        assert at is not None, (lever.kind, self._keys[selected])
+        self._lever, self._selected, self._at, self._unit = lever, selected, at, unit
+        for position, key in enumerate(self._keys):
+            self.buttons.button(position).setEnabled(lever.index(key) is not None)
         self.buttons.button(selected).setChecked(True)
         self.note.setText(note)
         self.note.setVisible(bool(note))
@@ -160,11 +168,12 @@ class LeverCard(FollowsPalette, QFrame):
 
     def _refresh(self) -> None:
         assert self._lever is not None
-        lever, sel, unit = self._lever, self._selected, self._unit
+        lever, sel, unit = self._lever, self._at, self._unit
         changes = lever.changes(0, sel)
         shown = [c for c in changes if c.largest_before or c.largest_after]
+        first = self._steps[self._keys.index(lever.steps[0].key)]
         self.bars.set_rows([BarRow(c.name, c.largest_before, c.largest_after, c.touched) for c in shown], unit,
-                           (self._steps[0], self._steps[sel]))
+                           (first, self._steps[self._selected]))
         colours = colors_for(self)
         present = {c.name for c in changes}
         for term, row in self._rows.items():  # a term this setup does not have (a layout's buffers)
@@ -186,7 +195,7 @@ class LeverCard(FollowsPalette, QFrame):
         is_current = lever.current == sel
         self.apply.setEnabled(not is_current)
         self.apply.setText(self.tr("This is your setup") if is_current
-                           else self.tr("Use “{step}” in my setup").format(step=self._steps[sel]))
+                           else self.tr("Use “{step}” in my setup").format(step=self._steps[self._selected]))
 
     def _step_time(self, index: int) -> StepTime | str:
         """The step time of position ``index`` (kept per setup: picking a position again times nothing again)."""

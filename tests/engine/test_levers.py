@@ -6,6 +6,7 @@ from engine.catalog import get_gpu, get_model
 from engine.lever_facts import PAPER_FACTOR, communication, lora_share
 from engine.levers import (
     DEFAULT_ZERO3_GPUS,
+    POSITIONS,
     SEED_KINDS,
     LeverKind,
     activations_lever,
@@ -20,7 +21,17 @@ from engine.levers import (
     peak_terms,
     zero3_lever,
 )
-from engine.specs import Attention, Checkpointing, HostSetup, Loss, Method, ParallelSpec, Sharding, TrainingSetup
+from engine.specs import (
+    Attention,
+    Checkpointing,
+    HostSetup,
+    Loss,
+    Method,
+    Optimizer,
+    ParallelSpec,
+    Sharding,
+    TrainingSetup,
+)
 from engine.training import estimate
 from engine.training.context import model_states
 
@@ -198,3 +209,43 @@ def test_the_one_gpu_side_of_a_context_parallel_setup_is_not_refused():
     off = zero3_lever(M, long, A100).steps[0].setup
     assert (off.gpus, off.sharding, off.parallel.cp, off.seq_len) == (1, Sharding.NONE, 1, 1_048_576)
     assert communication(M, long).factor == PAPER_FACTOR
+
+
+def test_full_fine_tuning_drops_what_only_trains_beside_lora() -> None:
+    """Fuzz seed 17 (a bug): a LoRA setup with PEFT's trainable tokens raised on the LoRA card's "full" step (the
+    option needs a LoRA method). Full fine-tuning trains the whole table anyway: the step drops the option."""
+    s = S.with_(method=Method.LORA, trainable_tokens=16)
+    card = lora_lever(M, s, A100)
+    assert [st.key for st in card.steps] == ["full", "lora", "qlora"]
+    full = card.steps[0].setup
+    assert (full.method, full.trainable_tokens, full.modules_to_save) == (Method.FULL, 0, ())
+    assert card.steps[card.current].setup == s
+
+
+def test_a_step_the_setup_cannot_take_is_left_out_not_raised() -> None:
+    """DoRA is costed on LoRA over a 16-bit base only: the card's full step drops it and QLoRA is left out; GaLore
+    works on full weights only, so its LoRA card is the full step alone (the setup refuses the others)."""
+    dora = lora_lever(M, S.with_(method=Method.LORA, dora=True), A100)
+    assert [st.key for st in dora.steps] == ["full", "lora"]
+    assert not dora.steps[0].setup.dora
+    galore = S.with_(optimizer=Optimizer.GALORE_ADAMW)
+    assert [st.key for st in lora_lever(M, galore, A100).steps] == ["full"]
+
+
+def test_badam_cards_leave_out_zero3_and_activation_offload() -> None:
+    """BAdam is costed on data parallelism without ZeRO and without activation offload: the ZeRO-3 card is its
+    "off" side alone and the long-context card stops before offload, where before they raised."""
+    badam = S.with_(method=Method.BADAM, freeze_layers=2, attention=Attention.FLASH)
+    assert [st.key for st in zero3_lever(M, badam, A100).steps] == ["off"]
+    assert [st.key for st in long_context_lever(M, badam, A100).steps] == ["standard", "chunked", "fused-linear-ce"]
+
+
+@pytest.mark.parametrize("setup", [S, S.with_(method=Method.LORA, dora=True), S.with_(optimizer=Optimizer.GALORE_ADAMW),
+                                   S.with_(gpus=2, parallel=ParallelSpec(tp=2))], ids=["seed", "dora", "galore", "tp2"])
+def test_each_cards_steps_are_its_positions_in_order(setup: TrainingSetup) -> None:
+    """A step left out leaves the others in ``POSITIONS``' order; ``Lever.index`` finds each, None for the rest."""
+    for lv in all_levers(M, setup, A100):
+        keys = [st.key for st in lv.steps]
+        assert keys == [k for k in POSITIONS[lv.kind] if k in keys]
+        assert [lv.index(k) for k in POSITIONS[lv.kind]] == [keys.index(k) if k in keys else None
+                                                              for k in POSITIONS[lv.kind]]

@@ -11,6 +11,7 @@ from pytestqt.qtbot import QtBot
 
 from engine.catalog import DEFAULT_GPU, get_gpu, get_model
 from engine.levers import (
+    POSITIONS,
     SEED_KINDS,
     LeverKind,
     all_levers,
@@ -18,7 +19,7 @@ from engine.levers import (
     largest_terms,
     long_context_lever,
 )
-from engine.specs import Checkpointing, Loss, Method, Sharding, TrainingSetup
+from engine.specs import Attention, Checkpointing, Loss, Method, Optimizer, ParallelSpec, Sharding, TrainingSetup
 from engine.training import estimate
 from engine.training.advisor import chunked_recompute
 from engine.units import Unit, format_bytes
@@ -281,3 +282,29 @@ def test_a_hidden_page_waits_until_shown(qtbot: QtBot) -> None:
     assert page.lever(LeverKind.LORA).current == 0  # stale while hidden
     page.show()
     assert page.lever(LeverKind.LORA).current == 2
+
+
+@pytest.mark.parametrize("setup", [
+    TrainingSetup(method=Method.LORA, trainable_tokens=16),
+    TrainingSetup(method=Method.LORA, dora=True),
+    TrainingSetup(optimizer=Optimizer.GALORE_ADAMW),
+    TrainingSetup(method=Method.BADAM, freeze_layers=2, attention=Attention.FLASH),
+    TrainingSetup(gpus=2, parallel=ParallelSpec(tp=2)),
+], ids=["trainable-tokens", "dora", "galore", "badam", "tp2"])
+def test_a_position_the_setup_cannot_take_is_disabled_and_the_rest_work(qtbot: QtBot, setup: TrainingSetup) -> None:
+    """Fuzz seed 17 (a bug): a setup the engine refuses some positions of (DoRA has no QLoRA, GaLore no LoRA,
+    BAdam no ZeRO-3 and no offload, tensor parallelism no QLoRA) raised, or showed another position's numbers.
+    Each position left out of the engine's lever is a disabled button; every other one shows its own step."""
+    page, sc = _page(qtbot, Scenario(get_model("llama-2-7b"), setup))
+    page.flush()
+    for lv in all_levers(sc.model, sc.setup, sc.gpu):
+        card, keys = page.cards[lv.kind], [st.key for st in lv.steps]
+        for position, key in enumerate(POSITIONS[lv.kind]):
+            button = card.buttons.button(position)
+            assert button.isEnabled() == (key in keys), (lv.kind, key)
+            if key not in keys:
+                continue
+            _click(qtbot, page, lv.kind, position)
+            after = largest_terms(lv.steps[keys.index(key)].estimate)
+            assert {n: a for n, (_, a) in card.numbers().items()} == {
+                n: "→ " + format_bytes(after[n], Unit.GB) for n in card.numbers()}

@@ -6,14 +6,14 @@ from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
 from engine.catalog import get_gpu, get_model
-from engine.levers import lora_lever
+from engine.levers import POSITIONS, LeverKind, lora_lever
 from engine.specs import TrainingSetup
 from engine.units import Unit
 from gui.widgets.lever_card import LeverCard
 
 
 def _card(qtbot: QtBot) -> LeverCard:
-    card = LeverCard("LoRA", "sub", "moves", ["Full", "LoRA", "QLoRA"])
+    card = LeverCard("LoRA", "sub", "moves", ["Full", "LoRA", "QLoRA"], keys=POSITIONS[LeverKind.LORA])
     qtbot.addWidget(card)
     lever = lora_lever(get_model("llama-2-7b"), TrainingSetup(), get_gpu("h200"))
     card.show_lever(lever, 1, Unit.GB, "note")
@@ -76,7 +76,7 @@ def test_the_card_says_what_the_position_costs_in_time(qtbot: QtBot) -> None:
 
 
 def test_a_gpu_without_figures_says_it_cannot_time(qtbot: QtBot) -> None:
-    card = LeverCard("LoRA", "sub", "moves", ["Full", "LoRA", "QLoRA"])
+    card = LeverCard("LoRA", "sub", "moves", ["Full", "LoRA", "QLoRA"], keys=POSITIONS[LeverKind.LORA])
     qtbot.addWidget(card)
     card.show_lever(lora_lever(get_model("llama-3.2-1b"), TrainingSetup(), get_gpu("m3-max-128gb")), 1, Unit.GB)
     assert card.time_text() == "Time: cannot be estimated (hover for why)"
