@@ -1178,8 +1178,8 @@
         <translation>線性層與 CE 合併（Liger）</translation>
     </message>
     <message>
-        <source>Chunked with backward (torchtitan)</source>
-        <translation>分塊並逐塊反向傳播（torchtitan）</translation>
+        <source>Chunked backward (torchtitan)</source>
+        <translation>逐塊反向傳播（torchtitan）</translation>
     </message>
     <message>
         <source>How the loss over the vocabulary is computed: a chunked or fused loss never holds the whole fp32 logits</source>
@@ -1277,7 +1277,7 @@
     </message>
     <message>
         <source>q, v, o and the MLP (torchtune)</source>
-        <translation>q、v、o 與 MLP 層（torchtune）</translation>
+        <translation>q、v、o、MLP 層（torchtune）</translation>
     </message>
     <message>
         <source>DoRA (trained magnitude per output row)</source>
@@ -2924,11 +2924,11 @@ Device total: plus the CUDA context and libraries — what nvidia-smi shows.</so
     </message>
     <message>
         <source>torchtune</source>
-        <translation>PyTorch 微調函式庫（torchtune）</translation>
+        <translation>微調函式庫（torchtune）</translation>
     </message>
     <message>
         <source>torchtitan</source>
-        <translation>PyTorch 預訓練平台（torchtitan）</translation>
+        <translation>預訓練平台（torchtitan）</translation>
     </message>
     <message>
         <source>LitGPT</source>

@@ -187,6 +187,12 @@ def stack_sources(s: TrainingSetup) -> tuple[str, ...]:
     return ()
 
 
+def widest_sharding(s: TrainingSetup) -> Sharding:
+    """The furthest the stack shards the model states over data parallelism: ZeRO-3 (FSDP's full sharding), but
+    Megatron-LM's distributed optimizer, ZeRO-1 (its gradient buffer stays whole: :func:`check`)."""
+    return Sharding.ZERO1 if s.stack is Stack.MEGATRON else Sharding.ZERO3
+
+
 def grads_preallocated(s: TrainingSetup) -> bool:
     """Megatron-LM's gradient buffers exist from the model's wrapping on, zeroed (``zero_grad_buffer``), never
     freed: the gradients are held whole from the first forward (module docstring)."""

@@ -39,7 +39,7 @@ class LongContextGroup(QGroupBox):
             (self.tr("Chunked (TRL chunked_nll)"), Loss.CHUNKED),
             (self.tr("Chunked output (torchtune)"), Loss.CHUNKED_OUTPUT),
             (self.tr("Fused linear CE (Liger)"), Loss.FUSED_LINEAR_CE),
-            (self.tr("Chunked with backward (torchtitan)"), Loss.CHUNKED_BACKWARD)])
+            (self.tr("Chunked backward (torchtitan)"), Loss.CHUNKED_BACKWARD)])
         self.loss.setToolTip(self.tr("How the loss over the vocabulary is computed: a chunked or fused loss never "
                                      "holds the whole fp32 logits"))
         self.chunks = QSpinBox(self)
