@@ -14,9 +14,9 @@ from typing import Any
 
 from engine.catalog import get_gpu
 from engine.commands.setup_flags import add_setup_arguments, resolve_model, setup_from_args
-from engine.specs import Sharding, TrainingSetup, field_bounds
+from engine.specs import TrainingSetup, field_bounds
 from engine.timing.rank import TimedRow, rank_by_time
-from engine.training.planner import PlanRow, plan
+from engine.training.planner import PlanRow, plan, search_base
 from engine.units import Unit, format_bytes
 
 MAX_ROWS_TEXT = 15
@@ -80,7 +80,7 @@ def run(args: argparse.Namespace) -> tuple[dict[str, Any], str]:
     if not 1 <= args.max_gpus <= limit:
         raise ValueError(f"--max-gpus must be within 1..{limit:,}; got {args.max_gpus}")
     model, gpu = resolve_model(args.model, args.config), get_gpu(args.gpu)
-    base = setup_from_args(args).with_(gpus=1, sharding=Sharding.NONE, offload_params=False)
+    base = search_base(setup_from_args(args))
     rows = plan(model, base, gpu, args.max_gpus)
     if getattr(args, "rank", "gpus") == "time":
         ranked = rank_by_time(model, gpu, rows)

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from engine.lever_facts import PAPER_FACTOR
-from engine.specs import Checkpointing, GpuSpec, ModelSpec, ParallelSpec, Sharding, TrainingSetup
+from engine.specs import Checkpointing, GpuSpec, ModelSpec, OffloadDevice, ParallelSpec, Sharding, TrainingSetup
 from engine.training import stacks
 from engine.training.estimate import Estimate, estimate, stage_fits
 from engine.training.layout import LayoutError, layout
@@ -79,6 +79,15 @@ def _candidates(m: ModelSpec, s: TrainingSetup, max_gpus: int) -> Iterator[Paral
                     yield ParallelSpec(tp=tp, pp=pp, cp=cp, ep=ep, etp=fixed.etp, sequence_parallel=tp > 1,
                                        micro_batches=m_b, schedule=fixed.schedule if pp > 1 else "1f1b",
                                        virtual_stages=fixed.virtual_stages if pp > 1 else 1)
+
+
+def search_base(s: TrainingSetup) -> TrainingSetup:
+    """The setup a layout search starts from: ``s`` with no layout, one GPU per node, no ZeRO and no parameter
+    offload (nor its NVMe device), so that every layout is searched, not only the current one. Derived
+    (``TrainingSetup.derived``), not re-validated: an optimizer offloaded to NVMe, which DeepSpeed swaps under ZeRO-3
+    only (``runtime/zero/stage3.py``), stays, and only the ZeRO-3 layouts take it (``_setup`` validates each)."""
+    return s.derived(parallel=ParallelSpec(), gpus=s.host.nodes, sharding=Sharding.NONE, offload_params=False,
+                     offload_params_device=OffloadDevice.CPU)
 
 
 def _shardings(pp: int) -> list[Sharding]:

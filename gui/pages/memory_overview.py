@@ -146,9 +146,16 @@ class OverviewSection(QWidget):
 
     def curve_setup(self) -> TrainingSetup:
         """The GPU-count curve shards as far as the stack does (ZeRO-3; Megatron-LM's ZeRO-1:
-        ``engine.training.stacks.widest_sharding``) when the setup does not shard (or it would be flat)."""
+        ``engine.training.stacks.widest_sharding``) when the setup does not shard (or it would be flat), unless the
+        setup cannot be sharded so (an 8-bit base, an optimizer whose states follow each tensor, freeze / BAdam:
+        ``TrainingSetup``'s checks); then it is the setup's own."""
         s = self.scenario.setup
-        return s if s.sharding is not Sharding.NONE or s.gpus > 1 else s.with_(sharding=widest_sharding(s))
+        if s.sharding is not Sharding.NONE or s.gpus > 1:
+            return s
+        try:
+            return s.with_(sharding=widest_sharding(s))
+        except ValueError:
+            return s
 
     def show_gpu_curve(self) -> None:
         if not self._gpu_curve.built:  # drawn when built

@@ -29,10 +29,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from engine.specs import GpuSpec, ModelSpec, ParallelSpec, Sharding, TrainingSetup
+from engine.specs import GpuSpec, ModelSpec, TrainingSetup
 from engine.timing import StepTime
 from engine.timing.choices import time_or_reason
-from engine.training.planner import PlanCancelledError, PlanRow, plan
+from engine.training.planner import PlanCancelledError, PlanRow, plan, search_base
 from gui.state import ranges
 from gui.state.binding import Bindable, Binder
 from gui.state.page_state import Fields, StateError, touches
@@ -51,9 +51,9 @@ SEARCH_PAUSE_MS = 300
 
 
 def search_setup(s: TrainingSetup) -> TrainingSetup:
-    """The setup a search starts from: the scenario's, with no layout, one GPU per node, no ZeRO and no parameter
-    offload (as ``python -m engine plan`` does), so that every layout is searched, not only the current one."""
-    return s.with_(parallel=ParallelSpec(), gpus=s.host.nodes, sharding=Sharding.NONE, offload_params=False)
+    """The setup a search starts from: the scenario's, as ``python -m engine plan`` starts
+    (``engine.training.planner.search_base``)."""
+    return search_base(s)
 
 
 @dataclass(frozen=True, slots=True)

@@ -6,9 +6,9 @@ import pytest
 
 from engine.catalog import get_gpu, get_model
 from engine.commands.plan import flags
-from engine.specs import Method, Sharding, Stack, TrainingSetup
+from engine.specs import Method, OffloadDevice, Sharding, Stack, TrainingSetup
 from engine.training import estimate
-from engine.training.planner import Cost, PlanCancelledError, costs, note, plan
+from engine.training.planner import Cost, PlanCancelledError, costs, note, plan, search_base
 
 H100 = get_gpu("h100-80gb")
 
@@ -116,3 +116,21 @@ def test_progress_counts_every_layout_shape_and_cancel_stops_the_search() -> Non
     with pytest.raises(PlanCancelledError):
         plan(m, s, H100, 8, cancelled=cancelled)
     assert len(asked) == 3
+
+
+def test_a_search_from_an_optimizer_on_nvme_keeps_it_on_the_zero3_layouts() -> None:
+    """Fuzz (a bug): the search's base (no layout, no ZeRO) refused ZeRO-Infinity's NVMe optimizer, which DeepSpeed
+    swaps under ZeRO-3 only (runtime/zero/stage3.py), so the planner raised. The base is derived, not
+    re-validated: only ZeRO-3 layouts take it, each with the states on NVMe; a parameter offload's NVMe device goes
+    with the parameter offload, which the search does not keep."""
+    s = TrainingSetup(gpus=8, sharding=Sharding.ZERO3, offload_optimizer=True,
+                      offload_optimizer_device=OffloadDevice.NVME)
+    base = search_base(s)
+    assert (base.gpus, base.sharding, base.parallel.model_parallel) == (1, Sharding.NONE, 1)
+    rows = plan(get_model("llama-2-70b"), base, get_gpu("a100-80gb"), 8)
+    assert rows
+    assert {(r.setup.sharding, r.setup.offload_optimizer_device) for r in rows} == {
+        (Sharding.ZERO3, OffloadDevice.NVME)}
+    params = search_base(s.with_(offload_params=True, offload_params_device=OffloadDevice.NVME))
+    assert (params.offload_params, params.offload_params_device) == (False, OffloadDevice.CPU)
+    assert params.with_(sharding=Sharding.ZERO3, gpus=8).offload_optimizer_device is OffloadDevice.NVME

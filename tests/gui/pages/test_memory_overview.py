@@ -80,3 +80,18 @@ def test_the_comparison_adds_the_setups_own_method(section: OverviewSection) -> 
     rows = section.compare.rows()
     assert [r.highlight for r in rows] == [False, False, False, True]
     assert sum(t.bytes for t in rows[-1].terms) == estimate(sc.model, sc.setup, sc.gpu).device_bytes
+
+
+def test_a_setup_zero3_cannot_shard_keeps_its_own_curve(section: OverviewSection) -> None:
+    """Fuzz seed 17 (a bug): LoRA on an 8-bit base (bitsandbytes' Int8Params cannot be sharded by ZeRO-3) raised
+    when the GPU-count curve asked for ZeRO-3. The curve then is the setup's own, data parallel, and says so."""
+    sc = section.scenario
+    sc.update(method=Method.LORA_8BIT)
+    section.build_views()
+    for step in section.steps():
+        step()
+    assert section.curve_setup() == sc.setup
+    x, y = section.gpu_curve.data()
+    g = sweep_gpus(sc.model, sc.setup, sc.gpu, [n for n in GPU_POINTS if n <= 64])
+    assert (list(x), list(y)) == (list(g.x), [v / sc.unit.size for v in g.device])
+    assert "the GPU-count curve uses ZeRO-3" not in section.notes.text()
