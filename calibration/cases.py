@@ -166,6 +166,34 @@ CURRENT = (
     + sweep("qwen1.5-moe-a2.7b", 2048, [{}, LORA16])
 )
 
+# Hybrid layers (issue 27): the layer kinds beside attention, run with fakes of the kernels users install
+# (calibration/kernels.py: flash-linear-attention, causal-conv1d, mamba-ssm); each record lists the kernels it ran
+HYBRID = (
+    sweep("qwen3.5-0.8b", 2048, [{}, LORA16, {**LORA16, "checkpointing": "full"}, {"precision": "amp-bf16"},
+                                 {"seq_len": 512}])
+    + sweep("qwen3.5-35b-a3b-4l", 2048, [{}, LORA16])
+    + sweep("qwen3-next-80b-a3b-4l", 2048, [{}, LORA16])
+    + sweep("bamba-9b-4l", 2048, [{}, LORA16, {**LORA16, "checkpointing": "full"}, {"precision": "amp-bf16"}])
+    + sweep("nemotron-nano-9b-v2-4l", 2048, [{}, LORA16])
+    + sweep("nemotron-3-nano-30b-a3b-4l", 2048, [{}, LORA16])
+    + sweep("kimi-linear-48b-a3b-4l", 2048, [{}, LORA16])
+    + sweep("lfm2-1.2b", 2048, [{}, LORA16, {**LORA16, "checkpointing": "full"}])
+    + sweep("jamba-v0.1-4l", 2048, [{}, LORA16])
+    # no attention: transformers refuses an SDPA implementation for it, so the cases name eager (it runs none)
+    + sweep("mamba-130m", 2048, [{"attention": "eager"}, {**LORA16, "attention": "eager"},
+                                 {**LORA16, "checkpointing": "full", "attention": "eager"}])
+    # parallel attention / MLP blocks: PyTorch's own ops (no kernel faked)
+    + sweep("pythia-1.4b", 2048, [{}, LORA16, {**LORA16, "checkpointing": "full"}, {"precision": "amp-bf16"}])
+    + sweep("phi-1.5", 2048, [{}, LORA16])
+    + sweep("gpt-j-6b-4l", 2048, [{}, LORA16])
+    + sweep("aya-23-8b-4l", 2048, [{}, LORA16, {**LORA16, "checkpointing": "full"}])
+    # TRL's chunked loss keeps the logits small, so the peak falls in a layer's backward (the kernels' temporaries)
+    + [lc_case("qwen3.5-0.8b", "lora", lora="r16", seq_len=8192, checkpointing="full", **TRL),
+       lc_case("qwen3.5-0.8b", seq_len=4096, **TRL),
+       lc_case("nemotron-nano-9b-v2-4l", "lora", lora="r16", seq_len=8192, checkpointing="full", **TRL)]
+)
+
+
 
 # --- Issue 27: options the engine refused before (ids op-...; calibration/options.py builds them) -------------
 def op_case(model: str, method: str = "full", *, optimizer: str = "adamw", optim_args: str | None = None,
@@ -249,7 +277,8 @@ OPTIONS = [
     op_case("qwen2.5-0.5b", "oft", lora="r16"),
 ]
 
-CASES = H200 + GRID + LONG_CONTEXT + CURRENT + OPTIONS
+
+CASES = H200 + GRID + LONG_CONTEXT + CURRENT + HYBRID + OPTIONS
 
 # The validation cases (calibration.validate): tiny models traced on fake tensors and run on real CPU tensors.
 CHECKS = [

@@ -1,4 +1,5 @@
-"""Architectures of catalog models written by us (no published config.json file ships): minimal config dicts.
+"""Architectures of catalog models written by us (no published config.json file ships): minimal config dicts; and
+the catalog models whose published config.json the tests keep (``published``: tests/engine/data/configs).
 
 Each entry holds only the fields that shape the network, in Hugging Face's field names, written from public
 sources read through the project's search index (model cards, the models' own READMEs, configs quoted in public
@@ -10,6 +11,8 @@ code); ``read_from`` says which. ``tools/catalog_import.py`` imports them with t
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
 
 HF = "https://huggingface.co/{}/blob/main/config.json"
@@ -92,6 +95,51 @@ def _qwen2_vl(wrapper: str, positions: int) -> dict[str, Any]:
     return {"model_type": wrapper, "text_config": text, "tie_word_embeddings": False}
 
 
+#: published config.json files kept for the tests (tests/engine/data/configs/SOURCES.md says where each was copied)
+_CONFIGS = Path(__file__).resolve().parents[1] / "tests" / "engine" / "data" / "configs"
+_AIC = ("a copy of the published config.json in github.com/ai-dynamo/aiconfigurator aic-core/src/aiconfigurator_core/"
+        "model_configs/{} @ 095f58a51c4ca8e61b66ec108d86f223f8d559ce (tests/engine/data/configs/{}.json)")
+
+
+def _published(name: str) -> dict[str, Any]:
+    """A published config.json the tests keep (tests/engine/data/configs), as it is."""
+    data: dict[str, Any] = json.loads((_CONFIGS / f"{name}.json").read_text(encoding="utf-8"))
+    return data
+
+
+def _pythia(hidden: int, layers: int, heads: int, vocab: int) -> dict[str, Any]:
+    """A Pythia model (GPTNeoXForCausalLM): parallel attention and MLP blocks, LayerNorms and biases, a quarter of
+    each head rotated, a 4 x hidden erf-GELU MLP, its own output layer; the vocabulary 50,254 padded up
+    (litgpt's padding_multiple)."""
+    return {"model_type": "gpt_neox", "vocab_size": vocab, "hidden_size": hidden, "intermediate_size": 4 * hidden,
+            "num_hidden_layers": layers, "num_attention_heads": heads, "rotary_pct": 0.25, "rotary_emb_base": 10000,
+            "max_position_embeddings": 2048, "layer_norm_eps": 1e-5, "hidden_act": "gelu",
+            "use_parallel_residual": True, "tie_word_embeddings": False}
+
+
+def _phi(hidden: int, layers: int) -> dict[str, Any]:
+    """Phi-1.5 / Phi-2 (PhiForCausalLM, model_type phi): one LayerNorm feeding attention and a 4 x hidden GELU MLP
+    in parallel, q / k / v / dense with biases, RoPE on 32 dimensions of each head, an output layer with a bias."""
+    heads = 32
+    return {"model_type": "phi", "vocab_size": 51200, "hidden_size": hidden, "intermediate_size": 4 * hidden,
+            "num_hidden_layers": layers, "num_attention_heads": heads, "num_key_value_heads": heads,
+            "partial_rotary_factor": 32 / (hidden // heads), "hidden_act": "gelu_new",
+            "max_position_embeddings": 2048, "layer_norm_eps": 1e-5, "qk_layernorm": False, "rope_theta": 10000.0,
+            "tie_word_embeddings": False}
+
+
+def _jamba(**extra: Any) -> dict[str, Any]:
+    """Jamba (JambaForCausalLM): 32 layers, attention on every 8th from 4 and Mamba elsewhere, 16 experts on every
+    other layer from 1 (top 2), dense SwiGLU MLPs between."""
+    return {"model_type": "jamba", "vocab_size": 65536, "hidden_size": 4096, "intermediate_size": 14336,
+            "num_hidden_layers": 32, "num_attention_heads": 32, "num_key_value_heads": 8, "attn_layer_offset": 4,
+            "attn_layer_period": 8, "expert_layer_offset": 1, "expert_layer_period": 2, "num_experts": 16,
+            "num_experts_per_tok": 2, "mamba_d_conv": 4, "mamba_d_state": 16, "mamba_expand": 2,
+            "mamba_dt_rank": 256, "mamba_conv_bias": True, "mamba_proj_bias": False,
+            "max_position_embeddings": 262144, "rms_norm_eps": 1e-6, "hidden_act": "silu",
+            "tie_word_embeddings": False, **extra}
+
+
 _TORCHTUNE = "github.com/pytorch/torchtune @ bd2a0fc7c31430972728494fa01aaeeb0ebf1ba1"
 _LITGPT = "github.com/Lightning-AI/litgpt litgpt/config.py @ 26857050fe3ff627cd714fe92f5838f51a3d5efa"
 _MLC = ("a copy of the published config.json in github.com/mlc-ai/mlc-llm python/mlc_llm/model/model_preset.py @ "
@@ -99,6 +147,10 @@ _MLC = ("a copy of the published config.json in github.com/mlc-ai/mlc-llm python
 _DEEPSEEK_README = ("the distill table of github.com/deepseek-ai/DeepSeek-R1 README.md (base model of each "
                     "distill), with that base's architecture")
 _VISION = "the language model of a multimodal checkpoint (text_config)"
+_PYTHIA = ("github.com/Lightning-AI/litgpt litgpt/config.py @ 26857050fe3ff627cd714fe92f5838f51a3d5efa (the pythia "
+           "list, each entry linking the model's config.json: layers, width, heads, padding_multiple; litgpt's "
+           "Config defaults for the rest: vocabulary 50254 padded up, rotary_percentage 0.25, parallel_residual, "
+           "bias, a GptNeoxMLP of 4 x n_embd)")
 
 #: catalog id -> name, family, Hugging Face repository, aliases, where the numbers were read, and the config
 ENTRIES: dict[str, dict[str, Any]] = {
@@ -367,9 +419,166 @@ ENTRIES: dict[str, dict[str, Any]] = {
                    "max_position_embeddings": 131072, "rms_norm_eps": 1e-6, "rope_theta": 10000.0,
                    "hidden_act": "silu", "use_sliding_window": False, "tie_word_embeddings": False},
     },
+    # Hybrid layers and parallel blocks (issue 27): gated DeltaNet, Mamba-2, Mamba, KDA, short convolutions
+    "qwen3.5-27b": {
+        "name": "Qwen3.5 27B", "family": "Qwen3.5", "hf_repo": "Qwen/Qwen3.5-27B", "aliases": [], "vision": True,
+        "read_from": _AIC.format("Qwen--Qwen3.5-27B_config.json", "qwen3_5_27b"),
+        "published": True, "config": _published("qwen3_5_27b"),
+    },
+    "qwen3.5-35b-a3b": {
+        "name": "Qwen3.5 35B-A3B", "family": "Qwen3.5", "hf_repo": "Qwen/Qwen3.5-35B-A3B", "aliases": [],
+        "vision": True, "read_from": _AIC.format("Qwen--Qwen3.5-35B-A3B_config.json", "qwen3_5_35b_a3b"),
+        "published": True, "config": _published("qwen3_5_35b_a3b"),
+    },
+    "qwen3.5-122b-a10b": {
+        "name": "Qwen3.5 122B-A10B", "family": "Qwen3.5", "hf_repo": "Qwen/Qwen3.5-122B-A10B", "aliases": [],
+        "vision": True, "read_from": _AIC.format("Qwen--Qwen3.5-122B-A10B_config.json", "qwen3_5_122b_a10b"),
+        "published": True, "config": _published("qwen3_5_122b_a10b"),
+    },
+    "qwen3.5-397b-a17b": {
+        "name": "Qwen3.5 397B-A17B", "family": "Qwen3.5", "hf_repo": "Qwen/Qwen3.5-397B-A17B", "aliases": [],
+        "vision": True, "read_from": _AIC.format("Qwen--Qwen3.5-397B-A17B_config.json", "qwen3_5_397b_a17b"),
+        "published": True, "config": _published("qwen3_5_397b_a17b"),
+    },
+    "qwen3-next-80b-a3b-thinking": {
+        "name": "Qwen3-Next 80B-A3B Thinking", "family": "Qwen3-Next", "hf_repo": "Qwen/Qwen3-Next-80B-A3B-Thinking",
+        "aliases": [],
+        "read_from": "a copy of the published config.json in github.com/ai-dynamo/aiconfigurator src/aiconfigurator/"
+                     "model_configs/Qwen--Qwen3-Next-80B-A3B-Thinking_config.json @ "
+                     "1b7cfb10a6fa06880ad7911db5ddb949882ff76a (tests/engine/data/configs/"
+                     "qwen3_next_80b_a3b_thinking.json)",
+        "published": True, "config": _published("qwen3_next_80b_a3b_thinking"),
+    },
+    "nemotron-3-nano-30b-a3b": {
+        "name": "Nemotron 3 Nano 30B-A3B", "family": "Nemotron",
+        "hf_repo": "nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16",
+        "aliases": [],
+        "read_from": _AIC.format("nvidia--NVIDIA-Nemotron-3-Nano-30B-A3B-BF16_config.json", "nemotron_3_nano_30b_a3b"),
+        "published": True, "config": _published("nemotron_3_nano_30b_a3b"),
+    },
+    "nemotron-h-56b": {
+        "name": "Nemotron-H 56B", "family": "Nemotron", "hf_repo": "nvidia/Nemotron-H-56B-Base-8K", "aliases": [],
+        "read_from": _AIC.format("nvidia--Nemotron-H-56B-Base-8K_config.json", "nemotron_h_56b"),
+        "published": True, "config": _published("nemotron_h_56b"),
+    },
+    "nemotron-3-ultra-550b-a55b": {
+        "name": "Nemotron 3 Ultra 550B-A55B", "family": "Nemotron",
+        "hf_repo": "nvidia/NVIDIA-Nemotron-3-Ultra-550B-A55B-BF16", "aliases": [],
+        "read_from": _AIC.format("nvidia--NVIDIA-Nemotron-3-Ultra-550B-A55B-BF16_config.json",
+                                 "nemotron_3_ultra_550b_a55b"),
+        "published": True, "config": _published("nemotron_3_ultra_550b_a55b"),
+    },
+    "kimi-linear-48b-a3b": {
+        "name": "Kimi Linear 48B-A3B", "family": "Kimi Linear", "hf_repo": "moonshotai/Kimi-Linear-48B-A3B-Instruct",
+        "aliases": [],
+        "read_from": "Kimi-Linear-48B-A3B's config.json quoted in public code (search index: a test named for the "
+                     "released 48B config): 27 layers, hidden 2304, MLA on the 1-indexed layers 4, 8, ..., 24, 27 "
+                     "(kv_lora_rank 512, no q_lora, 32 heads), KDA (32 heads of 128, kernel 4) elsewhere, 256 experts "
+                     "of 1024 (top 8) and 1 shared after the first dense layer (9216)",
+        "config": {"model_type": "kimi_linear", "vocab_size": 163840, "hidden_size": 2304, "intermediate_size": 9216,
+                   "moe_intermediate_size": 1024, "num_hidden_layers": 27, "num_attention_heads": 32,
+                   "num_key_value_heads": 32, "kv_lora_rank": 512, "q_lora_rank": None, "qk_nope_head_dim": 128,
+                   "qk_rope_head_dim": 64, "v_head_dim": 128, "num_experts": 256, "num_experts_per_token": 8,
+                   "num_shared_experts": 1, "first_k_dense_replace": 1, "moe_layer_freq": 1,
+                   "routed_scaling_factor": 2.446, "moe_renormalize": True, "num_expert_group": 1, "topk_group": 1,
+                   "mla_use_nope": True, "moe_router_activation_func": "sigmoid", "rms_norm_eps": 1e-5,
+                   "hidden_act": "silu", "tie_word_embeddings": False,
+                   "linear_attn_config": {"head_dim": 128, "num_heads": 32, "short_conv_kernel_size": 4,
+                                          "full_attn_layers": [4, 8, 12, 16, 20, 24, 27],
+                                          "kda_layers": [1, 2, 3, 5, 6, 7, 9, 10, 11, 13, 14, 15, 17, 18, 19, 21, 22,
+                                                         23, 25, 26]}},
+    },
+    "lfm2-1.2b": {
+        "name": "LFM2 1.2B", "family": "LFM2", "hf_repo": "LiquidAI/LFM2-1.2B", "aliases": [],
+        "read_from": "LFM2-1.2B's config.json quoted in public code (search index: one test quoting the published "
+                     "file's shape, 16 layers, hidden 2048, 32 heads, 8 key-value heads, attention at full_attn_idxs "
+                     "2, 5, 8, 10, 12, 14, conv_L_cache 3; another a verbatim copy with block_ff_dim 12288, "
+                     "block_multiple_of 256, block_auto_adjust_ff_dim true); calibration/models.py's config, traced "
+                     "in docs/accuracy.md",
+        "config": {"model_type": "lfm2", "vocab_size": 65536, "hidden_size": 2048, "intermediate_size": 12288,
+                   "block_ff_dim": 12288, "block_auto_adjust_ff_dim": True, "block_ffn_dim_multiplier": 1.0,
+                   "block_multiple_of": 256, "num_hidden_layers": 16, "num_attention_heads": 32,
+                   "num_key_value_heads": 8, "conv_L_cache": 3, "conv_bias": False,
+                   "full_attn_idxs": [2, 5, 8, 10, 12, 14], "norm_eps": 1e-5, "max_position_embeddings": 128000,
+                   "rope_theta": 1000000.0, "tie_embedding": True},
+    },
+    "jamba-v0.1": {
+        "name": "Jamba v0.1 (52B)", "family": "Jamba", "hf_repo": "ai21labs/Jamba-v0.1", "aliases": [],
+        "read_from": "Jamba-v0.1's config.json as quoted in public code (search index, trimmed to its shape: "
+                     "hidden 4096, 32 layers, 32 heads, 8 key-value heads, attention period 8 from 4, 16 experts top "
+                     "2 on every other layer from 1, mamba d_state 16, d_conv 4, expand 2, vocabulary 65536); the "
+                     "Mamba fields it leaves out as AI21-Jamba-1.5-Mini's full copy gives them (dt rank 256, conv "
+                     "bias, no projection bias)",
+        "config": _jamba(),
+    },
+    "jamba-1.5-mini": {
+        "name": "Jamba 1.5 Mini (52B)", "family": "Jamba", "hf_repo": "ai21labs/AI21-Jamba-1.5-Mini", "aliases": [],
+        "read_from": "AI21-Jamba-1.5-Mini's config.json quoted in public code (search index: a model builder that "
+                     "links huggingface.co/ai21labs/AI21-Jamba-1.5-Mini/blob/main/config.json)",
+        "config": _jamba(eos_token_id=[2, 518]),
+    },
+    "gpt-j-6b": {
+        "name": "GPT-J 6B", "family": "GPT-J", "hf_repo": "EleutherAI/gpt-j-6b", "aliases": [],
+        "read_from": f"{_MLC} MODEL_PRESETS['gpt_j'] (GPT-J 6B's config.json: n_embd 4096, 28 layers, 16 heads, "
+                     "rotary_dim 64, vocabulary 50400)",
+        "config": {"model_type": "gptj", "vocab_size": 50400, "n_embd": 4096, "n_layer": 28, "n_head": 16,
+                   "n_inner": None, "rotary_dim": 64, "n_positions": 2048, "activation_function": "gelu_new",
+                   "layer_norm_epsilon": 1e-5, "tie_word_embeddings": False},
+    },
+    "redpajama-incite-3b": {
+        "name": "RedPajama-INCITE Chat 3B", "family": "RedPajama",
+        "hf_repo": "togethercomputer/RedPajama-INCITE-Chat-3B-v1", "aliases": [],
+        "read_from": f"{_MLC} MODEL_PRESETS['redpajama_3b_v1'] (sequential GPT-NeoX blocks: use_parallel_residual "
+                     "false, rotary_pct 1.0, hidden 2560, 32 layers, 32 heads, MLP 10240, vocabulary 50432)",
+        "config": {"model_type": "gpt_neox", "vocab_size": 50432, "hidden_size": 2560, "intermediate_size": 10240,
+                   "num_hidden_layers": 32, "num_attention_heads": 32, "rotary_pct": 1.0, "rotary_emb_base": 10000,
+                   "max_position_embeddings": 2048, "layer_norm_eps": 1e-5, "hidden_act": "gelu",
+                   "use_parallel_residual": False, "tie_word_embeddings": False},
+    },
+    "aya-23-8b": {
+        "name": "Aya 23 8B", "family": "Cohere", "hf_repo": "CohereForAI/aya-23-8B", "aliases": [],
+        "read_from": f"{_MLC} MODEL_PRESETS['aya-23'] (Aya 23 8B's config.json: CohereForCausalLM, hidden 4096, 32 "
+                     "layers, 32 heads, 8 key-value heads, MLP 14336, vocabulary 256000, use_qk_norm false, "
+                     "embeddings tied by CohereConfig's default)",
+        "config": {"model_type": "cohere", "vocab_size": 256000, "hidden_size": 4096, "intermediate_size": 14336,
+                   "num_hidden_layers": 32, "num_attention_heads": 32, "num_key_value_heads": 8,
+                   "attention_bias": False, "logit_scale": 0.0625, "layer_norm_eps": 1e-5,
+                   "max_position_embeddings": 8192, "rope_theta": 10000, "use_qk_norm": False, "hidden_act": "silu"},
+    },
+    "phi-1.5": {
+        "name": "Phi-1.5 (1.4B)", "family": "Phi-2", "hf_repo": "microsoft/phi-1_5", "aliases": [],
+        "read_from": f"{_MLC} MODEL_PRESETS['phi-1_5'] (the first phi-msft file: n_embd 2048, 24 layers, 32 heads, "
+                     "rotary_dim 32, n_inner 4 x n_embd, vocabulary 51200), written with transformers' PhiConfig "
+                     "names (the repository's config.json since its conversion to model_type phi)",
+        "config": _phi(2048, 24),
+    },
+    "phi-2": {
+        "name": "Phi-2 (2.7B)", "family": "Phi-2", "hf_repo": "microsoft/phi-2", "aliases": [],
+        "read_from": f"{_MLC} MODEL_PRESETS['phi-2'] (the first phi-msft file: n_embd 2560, 32 layers, 32 heads, "
+                     "rotary_dim 32, n_inner 4 x n_embd, vocabulary 51200), written with transformers' PhiConfig "
+                     "names (the repository's config.json since its conversion to model_type phi)",
+        "config": _phi(2560, 32),
+    },
 }
+#: Pythia: name -> hidden, layers, heads, padded vocabulary (litgpt's list: padding_multiple 128, 256 for 6.9B, the
+#: default 512 for 12B)
+_PYTHIAS = {"160m": (768, 12, 12, 50304), "410m": (1024, 24, 16, 50304), "1b": (2048, 16, 8, 50304),
+            "1.4b": (2048, 24, 16, 50304), "2.8b": (2560, 32, 32, 50304), "6.9b": (4096, 32, 32, 50432),
+            "12b": (5120, 36, 40, 50688)}
+ENTRIES.update({f"pythia-{size}": {"name": f"Pythia {size.upper()}", "family": "Pythia",
+                                   "hf_repo": f"EleutherAI/pythia-{size}",
+                                   "aliases": [f"EleutherAI/pythia-{size}-deduped"],
+                                   "alias_source": "the deduped models are trained on the deduplicated Pile with the "
+                                                   "same architecture (litgpt copies each entry to its -deduped name)",
+                                   "read_from": _PYTHIA, "config": _pythia(*shape)}
+                for size, shape in _PYTHIAS.items()})
 
 
 def configs() -> dict[str, dict[str, Any]]:
-    """Catalog id -> config dict."""
-    return {k: v["config"] for k, v in ENTRIES.items()}
+    """Catalog id -> config dict, of the configs written by us."""
+    return {k: v["config"] for k, v in ENTRIES.items() if not v.get("published")}
+
+
+def published_configs() -> dict[str, dict[str, Any]]:
+    """Catalog id -> published config dict (tests/engine/data/configs): counted, not kept in the counts file."""
+    return {k: v["config"] for k, v in ENTRIES.items() if v.get("published")}

@@ -257,6 +257,130 @@ CATALOG: dict[str, dict[str, Any]] = {
         "num_experts_per_tok": 4, "num_experts": 60, "norm_topk_prob": False, "use_sliding_window": False,
         "tie_word_embeddings": False, "bos_token_id": 151643, "eos_token_id": 151645,
     },
+    # Hybrid layers (issue 27), traced with fakes of the kernels users install (calibration/kernels.py)
+    "qwen3.5-0.8b": {  # the language model of Qwen3.5-0.8B (text_config): gated DeltaNet x 3, gated attention x 1
+        "model_type": "qwen3_5_text", "vocab_size": 248320, "hidden_size": 1024, "intermediate_size": 3584,
+        "num_hidden_layers": 24, "num_attention_heads": 8, "num_key_value_heads": 2, "head_dim": 256,
+        "attention_bias": False, "linear_num_key_heads": 16, "linear_num_value_heads": 16,
+        "linear_key_head_dim": 128, "linear_value_head_dim": 128, "linear_conv_kernel_dim": 4,
+        "full_attention_interval": 4, "max_position_embeddings": 262144, "rms_norm_eps": 1e-6,
+        "tie_word_embeddings": True, "hidden_act": "silu",
+        "rope_parameters": {"rope_type": "default", "rope_theta": 10000000, "partial_rotary_factor": 0.25,
+                            "mrope_section": [11, 11, 10], "mrope_interleaved": True},
+        "eos_token_id": 248044,
+    },
+    "qwen3.5-35b-a3b-4l": {  # Qwen3.5-35B-A3B's language model with 4 of its 40 layers (3 DeltaNet, 1 attention)
+        "model_type": "qwen3_5_moe_text", "vocab_size": 248320, "hidden_size": 2048, "num_hidden_layers": 4,
+        "num_attention_heads": 16, "num_key_value_heads": 2, "head_dim": 256, "linear_num_key_heads": 16,
+        "linear_num_value_heads": 32, "linear_key_head_dim": 128, "linear_value_head_dim": 128,
+        "linear_conv_kernel_dim": 4, "full_attention_interval": 4, "moe_intermediate_size": 512,
+        "num_experts": 256, "num_experts_per_tok": 8, "shared_expert_intermediate_size": 512,
+        "max_position_embeddings": 262144, "rms_norm_eps": 1e-6, "tie_word_embeddings": False,
+        "output_router_logits": False, "hidden_act": "silu",
+        "rope_parameters": {"rope_type": "default", "rope_theta": 10000000, "partial_rotary_factor": 0.25,
+                            "mrope_section": [11, 11, 10], "mrope_interleaved": True},
+    },
+    "qwen3-next-80b-a3b-4l": {  # Qwen3-Next-80B-A3B with 4 of its 48 layers (3 DeltaNet, 1 gated attention)
+        "model_type": "qwen3_next", "vocab_size": 151936, "hidden_size": 2048, "intermediate_size": 5120,
+        "num_hidden_layers": 4, "num_attention_heads": 16, "num_key_value_heads": 2, "head_dim": 256,
+        "linear_num_key_heads": 16, "linear_num_value_heads": 32, "linear_key_head_dim": 128,
+        "linear_value_head_dim": 128, "linear_conv_kernel_dim": 4, "full_attention_interval": 4,
+        "decoder_sparse_step": 1, "mlp_only_layers": [], "moe_intermediate_size": 512, "num_experts": 512,
+        "num_experts_per_tok": 10, "shared_expert_intermediate_size": 512, "norm_topk_prob": True,
+        "partial_rotary_factor": 0.25, "max_position_embeddings": 262144, "rms_norm_eps": 1e-6,
+        "rope_theta": 10000000, "tie_word_embeddings": False, "output_router_logits": False, "hidden_act": "silu",
+        "bos_token_id": 151643, "eos_token_id": 151645,
+    },
+    "bamba-9b-4l": {  # Bamba-9B (ibm-ai-platform/Bamba-9B) with 4 of its 32 layers: Mamba-2, attention, 2 x Mamba-2
+        "model_type": "bamba", "vocab_size": 128256, "hidden_size": 4096, "intermediate_size": 14336,
+        "num_hidden_layers": 4, "num_attention_heads": 32, "num_key_value_heads": 8, "attn_layer_indices": [1],
+        "mamba_n_heads": 128, "mamba_d_head": 64, "mamba_n_groups": 1, "mamba_d_state": 128, "mamba_d_conv": 4,
+        "mamba_expand": 2, "mamba_chunk_size": 256, "mamba_conv_bias": True, "mamba_proj_bias": False,
+        "max_position_embeddings": 262144, "rms_norm_eps": 1e-5, "rope_theta": 10000.0, "hidden_act": "silu",
+        "tie_word_embeddings": False, "pad_token_id": 0, "bos_token_id": 1, "eos_token_id": 2,
+    },
+    "nemotron-nano-9b-v2-4l": {  # NVIDIA-Nemotron-Nano-9B-v2 with 4 of its 56 layers: Mamba-2, MLP, Mamba-2, attention
+        "model_type": "nemotron_h", "vocab_size": 131072, "hidden_size": 4480, "intermediate_size": 15680,
+        "hybrid_override_pattern": "M-M*", "num_attention_heads": 40, "num_key_value_heads": 8, "head_dim": 128,
+        "mamba_num_heads": 128, "mamba_head_dim": 80, "n_groups": 8, "ssm_state_size": 128, "conv_kernel": 4,
+        "chunk_size": 128, "use_conv_bias": True, "use_bias": False, "mlp_bias": False, "mlp_hidden_act": "relu2",
+        "max_position_embeddings": 131072, "layer_norm_epsilon": 1e-5, "tie_word_embeddings": False,
+        "bos_token_id": 1, "eos_token_id": 2, "pad_token_id": 12,
+    },
+    "nemotron-3-nano-30b-a3b-4l": {  # NVIDIA-Nemotron-3-Nano-30B-A3B with 4 of its 52 layers: M, E (MoE), M, *
+        "model_type": "nemotron_h", "vocab_size": 131072, "hidden_size": 2688, "intermediate_size": 1856,
+        "hybrid_override_pattern": "MEM*", "num_attention_heads": 32, "num_key_value_heads": 2, "head_dim": 128,
+        "mamba_num_heads": 64, "mamba_head_dim": 64, "n_groups": 8, "ssm_state_size": 128, "conv_kernel": 4,
+        "chunk_size": 128, "use_conv_bias": True, "use_bias": False, "mlp_bias": False, "mlp_hidden_act": "relu2",
+        "n_routed_experts": 128, "n_shared_experts": 1, "num_experts_per_tok": 6, "moe_intermediate_size": 1856,
+        "moe_shared_expert_intermediate_size": 3712, "n_group": 1, "topk_group": 1, "norm_topk_prob": True,
+        "routed_scaling_factor": 2.5, "max_position_embeddings": 262144, "layer_norm_epsilon": 1e-5,
+        "tie_word_embeddings": False, "bos_token_id": 1, "eos_token_id": 2, "pad_token_id": 0,
+    },
+    "kimi-linear-48b-a3b-4l": {  # Kimi-Linear-48B-A3B with 4 of its 27 layers: KDA (dense MLP), KDA, MLA, KDA (MoE)
+        "model_type": "kimi_linear", "vocab_size": 163840, "hidden_size": 2304, "intermediate_size": 9216,
+        "moe_intermediate_size": 1024, "num_hidden_layers": 4, "num_attention_heads": 32, "num_key_value_heads": 32,
+        "head_dim": 72, "kv_lora_rank": 512, "q_lora_rank": None, "qk_nope_head_dim": 128, "qk_rope_head_dim": 64,
+        "v_head_dim": 128, "num_experts": 256, "num_local_experts": 256, "num_experts_per_tok": 8,
+        "n_shared_experts": 1, "first_k_dense_replace": 1, "moe_layer_freq": 1, "routed_scaling_factor": 2.446,
+        "norm_topk_prob": True, "n_group": 1, "topk_group": 1, "max_position_embeddings": 1048576,
+        "rms_norm_eps": 1e-5, "hidden_act": "silu", "tie_word_embeddings": False,
+        "linear_attn_config": {"head_dim": 128, "num_heads": 32, "short_conv_kernel_size": 4,
+                               "kda_layers": [1, 2, 4], "full_attn_layers": [3]},
+        "bos_token_id": 163584, "eos_token_id": 163586, "pad_token_id": 163839,
+    },
+    "lfm2-1.2b": {  # LiquidAI/LFM2-1.2B: short convolutions, attention on 6 of its 16 layers
+        "model_type": "lfm2", "vocab_size": 65536, "hidden_size": 2048, "intermediate_size": 12288,
+        "block_ff_dim": 12288, "block_auto_adjust_ff_dim": True, "block_ffn_dim_multiplier": 1.0,
+        "block_multiple_of": 256, "num_hidden_layers": 16, "num_attention_heads": 32, "num_key_value_heads": 8,
+        "conv_L_cache": 3, "conv_bias": False, "full_attn_idxs": [2, 5, 8, 10, 12, 14], "norm_eps": 1e-5,
+        "max_position_embeddings": 128000, "rope_theta": 1000000.0, "tie_embedding": True,
+        "bos_token_id": 1, "eos_token_id": 7, "pad_token_id": 0,
+    },
+    "jamba-v0.1-4l": {  # Jamba-v0.1 with 4 layers, every kind kept: Mamba + MLP, Mamba + MoE, Mamba + MLP, attention +
+        # MoE (the real model's attention period 8 from 4, here 4 from 3)
+        "model_type": "jamba", "vocab_size": 65536, "hidden_size": 4096, "intermediate_size": 14336,
+        "num_hidden_layers": 4, "num_attention_heads": 32, "num_key_value_heads": 8, "num_experts": 16,
+        "num_experts_per_tok": 2, "expert_layer_period": 2, "expert_layer_offset": 1, "attn_layer_period": 4,
+        "attn_layer_offset": 3, "mamba_d_state": 16, "mamba_d_conv": 4, "mamba_expand": 2, "mamba_dt_rank": 256,
+        "mamba_conv_bias": True, "mamba_proj_bias": False, "max_position_embeddings": 262144,
+        "rms_norm_eps": 1e-6, "hidden_act": "silu", "tie_word_embeddings": False, "output_router_logits": False,
+        "bos_token_id": 1, "eos_token_id": 2, "pad_token_id": 0,
+    },
+    "mamba-130m": {  # state-spaces/mamba-130m-hf
+        "model_type": "mamba", "vocab_size": 50280, "hidden_size": 768, "num_hidden_layers": 24, "state_size": 16,
+        "expand": 2, "conv_kernel": 4, "time_step_rank": "auto", "use_bias": False, "use_conv_bias": True,
+        "layer_norm_epsilon": 1e-5, "tie_word_embeddings": True, "bos_token_id": 0, "eos_token_id": 0,
+        "pad_token_id": 0,
+    },
+    # Parallel attention / MLP blocks (issue 27)
+    "pythia-1.4b": {
+        "model_type": "gpt_neox", "vocab_size": 50304, "hidden_size": 2048, "intermediate_size": 8192,
+        "num_hidden_layers": 24, "num_attention_heads": 16, "rotary_pct": 0.25, "rotary_emb_base": 10000,
+        "max_position_embeddings": 2048, "layer_norm_eps": 1e-5, "hidden_act": "gelu", "use_parallel_residual": True,
+        "hidden_dropout": 0.0, "attention_dropout": 0.0, "tie_word_embeddings": False,
+        "bos_token_id": 0, "eos_token_id": 0,
+    },
+    "phi-1.5": {
+        "model_type": "phi", "vocab_size": 51200, "hidden_size": 2048, "intermediate_size": 8192,
+        "num_hidden_layers": 24, "num_attention_heads": 32, "partial_rotary_factor": 0.5, "hidden_act": "gelu_new",
+        "max_position_embeddings": 2048, "layer_norm_eps": 1e-5, "resid_pdrop": 0.0, "embd_pdrop": 0.0,
+        "attention_dropout": 0.0, "qk_layernorm": False, "rope_theta": 10000.0, "tie_word_embeddings": False,
+        "bos_token_id": 1, "eos_token_id": 2,
+    },
+    "aya-23-8b-4l": {  # Aya 23 8B (CohereForCausalLM: mlc-llm's preset 'aya-23') with 4 of its 32 layers
+        "model_type": "cohere", "vocab_size": 256000, "hidden_size": 4096, "intermediate_size": 14336,
+        "num_hidden_layers": 4, "num_attention_heads": 32, "num_key_value_heads": 8, "attention_bias": False,
+        "logit_scale": 0.0625, "layer_norm_eps": 1e-5, "max_position_embeddings": 8192, "rope_theta": 10000,
+        "use_qk_norm": False, "hidden_act": "silu", "tie_word_embeddings": True,
+        "bos_token_id": 5, "eos_token_id": 255001, "pad_token_id": 0,
+    },
+    "gpt-j-6b-4l": {  # GPT-J 6B with 4 of its 28 layers
+        "model_type": "gptj", "vocab_size": 50400, "n_embd": 4096, "n_layer": 4, "n_head": 16, "rotary_dim": 64,
+        "n_positions": 2048, "n_inner": None, "activation_function": "gelu_new", "layer_norm_epsilon": 1e-5,
+        "resid_pdrop": 0.0, "embd_pdrop": 0.0, "attn_pdrop": 0.0, "tie_word_embeddings": False,
+        "bos_token_id": 50256, "eos_token_id": 50256,
+    },
     # The tiny ones are used only to check the fake trace against a real run (validate.py).
     "tiny-llama": {
         "model_type": "llama", "vocab_size": 512, "hidden_size": 64, "intermediate_size": 176,
@@ -275,7 +399,8 @@ CATALOG: dict[str, dict[str, Any]] = {
 
 # PEFT's short names for the LoRA targets used in the cases. "all-linear" is PEFT's own keyword: every
 # nn.Linear / Conv1D of the decoder blocks, the output head excluded.
-QV_TARGETS = {"gpt2": ["c_attn"], "phi-4": ["qkv_proj"], "phi-4-mini": ["qkv_proj"]}  # one fused qkv projection
+QV_TARGETS = {"gpt2": ["c_attn"], "phi-4": ["qkv_proj"], "phi-4-mini": ["qkv_proj"],  # one fused qkv projection
+              "pythia-1.4b": ["query_key_value"]}
 #: PEFT 0.21.2's all-linear wraps Llama 4's router, an nn.Linear whose forward returns a tuple, and the forward then
 #: fails: users list the linears instead (every one but the router)
 ALL_LINEAR_TARGETS = {"llama-4-maverick-4l": ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj",
@@ -293,8 +418,16 @@ def hf_config(model_id: str, attention: str) -> Any:
     return config
 
 
-def lora_targets(model_id: str, targets: str) -> Any:
+#: model types whose out_proj PEFT 0.21 refuses (tuners_utils._check_lora_target_modules_mamba): all-linear fails on
+#: them, so users list the linears; "all-linear" here is every linear but out_proj
+PEFT_MAMBA = {"falcon_h1", "mamba", "mamba2", "falcon_mamba", "nemotron_h"}
+
+
+def lora_targets(model_id: str, targets: str, model: torch.nn.Module | None = None) -> Any:
     """PEFT `target_modules` for a targets name ("qv" or "all-linear")."""
+    if targets == "all-linear" and CATALOG[model_id]["model_type"] in PEFT_MAMBA and model is not None:
+        names = {n.rsplit(".", 1)[-1] for n, m in model.named_modules() if isinstance(m, torch.nn.Linear)}
+        return sorted(names - {"out_proj", "lm_head"})
     if targets == "all-linear":
         return ALL_LINEAR_TARGETS.get(model_id, "all-linear")
     return QV_TARGETS.get(model_id, ["q_proj", "v_proj"])
@@ -328,7 +461,7 @@ def _add_lora(model: torch.nn.Module, case: dict[str, Any]) -> torch.nn.Module:
     from peft import LoraConfig, get_peft_model
 
     lora = LoraConfig(r=case["lora_rank"], lora_alpha=case["lora_alpha"], lora_dropout=case["lora_dropout"],
-                      target_modules=lora_targets(case["model"], case["lora_targets"]), task_type="CAUSAL_LM",
+                      target_modules=lora_targets(case["model"], case["lora_targets"], model), task_type="CAUSAL_LM",
                       use_dora=case.get("dora", False),  # issue 27's DoRA, modules_to_save and trainable tokens
                       modules_to_save=case.get("modules_to_save"),
                       trainable_token_indices=list(range(case["trainable_tokens"])) if case.get("trainable_tokens")

@@ -23,7 +23,7 @@ from typing import Any
 import torch
 from transformers.utils import logging as transformers_logging
 
-from calibration import long_context, options, patches
+from calibration import kernels, long_context, options, patches
 from calibration.cases import CASES, case_by_id
 from calibration.counter import LiveBytes
 from calibration.models import CATALOG, build_model, materialize
@@ -35,6 +35,8 @@ TRACES = Path(__file__).with_name("traces.jsonl")
 def run_case(case: dict[str, Any], fake: bool = True) -> dict[str, Any]:
     """Trace one case; return its record (see README for the fields)."""
     patches.apply()
+    kernels.install()  # before the model's modeling file is imported: transformers binds the kernels then
+    kernels.LAUNCHED.clear()
     start = time.perf_counter()
     model = options.build_model(case) if options.builds(case) else build_model(case)
     fake_mode = torch._subclasses.fake_tensor.FakeTensorMode
@@ -55,9 +57,9 @@ def run_case(case: dict[str, Any], fake: bool = True) -> dict[str, Any]:
             for t in extra:
                 counter.mark(t, "parameters")
             options.mark_extra(opt, counter)
-            kernels = options.CudaInt8() if options.builds(case) else contextlib.nullcontext()
+            int8_kernels = options.CudaInt8() if options.builds(case) else contextlib.nullcontext()
             for n in (1, 2):
-                with kernels:  # the 8-bit base's kernels as CUDA allocates them
+                with int8_kernels:  # the 8-bit base's kernels as CUDA allocates them
                     if lc:
                         long_context.train_step(model, opt, input_ids, case=case, counter=counter, n=n,
                                                 offload=offload)
@@ -66,6 +68,8 @@ def run_case(case: dict[str, Any], fake: bool = True) -> dict[str, Any]:
     record = _record(case, model, counter, time.perf_counter() - start)
     if offload is not None:
         record["host_offloaded_peak_bytes"] = offload.host_peak  # what moved to host RAM, at its largest
+    if kernels.LAUNCHED:  # the kernel packages' fakes this model ran (calibration/kernels.py)
+        record["fake_kernels"] = sorted(kernels.LAUNCHED)
     if case.get("loss") == "chunked":  # run by TRL's own code
         import trl
 

@@ -231,10 +231,6 @@ def _windows(r: Reader, n: int) -> list[int | None]:
             if t not in ATTENTION_LAYER_TYPES:
                 raise r.fail("layer_types", f"layer {i} has an unknown kind {t[:40]!r}")
         return [window if t == "sliding_attention" else None for t in types]
-    if r.family.default_layers_refused:
-        raise UnsupportedLayerError(
-            f"{r.source}: no 'layer_types': this model type's default layers are "
-            f"{r.family.default_layers_refused}, which the engine cannot cost yet")
     rule = r.family.sliding
     if window is None or rule == "none":
         return [None] * n
@@ -337,8 +333,6 @@ def _partial_rotary(r: Reader, head_dim: int) -> bool:
             factor = Reader(inner, r.family, r.source, prefix=f"{r.prefix}{key}.").number("partial_rotary_factor")
     if factor is None and r.has("rotary_dim"):
         return r.whole("rotary_dim", lo=1) < head_dim
-    if factor is None and r.family.rotary_key:  # GPT-NeoX's rotary_pct
-        factor = r.number(r.family.rotary_key)
     return factor is not None and factor < 1
 
 
@@ -362,9 +356,6 @@ def layer_list(r: Reader, hidden: int, n: int) -> tuple[list[LayerSpec], dict[st
         if r.flag(key):
             raise UnsupportedLayerError(
                 f"{r.source}: field {r.prefix + key!r} is true: {what}, which the engine cannot cost yet")
-    if f.refused_layers:
-        raise UnsupportedLayerError(f"{r.source}: this model type's layers have {f.refused_layers}, which the engine "
-                                    "cannot cost yet")
     if not r.known:
         hf_unknown.check(r, head_dim)
     bias = r.flag("attention_bias")
@@ -412,13 +403,15 @@ def layer_list(r: Reader, hidden: int, n: int) -> tuple[list[LayerSpec], dict[st
     return layers, flat
 
 
-def spec_fields(cfg: dict[str, Any], name: str, source: str = "config.json") -> dict[str, Any]:
-    """ModelSpec fields (the layer list included) from a config dict (module docstring)."""
+def spec_fields(cfg: dict[str, Any], name: str, source: str = "config.json",
+                family: Family | None = None) -> dict[str, Any]:
+    """ModelSpec fields (the layer list included) from a config dict (module docstring); ``family``: the one to
+    read it with instead of its model_type's (``engine.hf_mixers`` reads a hybrid's attention stack so)."""
     language, model_type, wrapped = language_config(cfg, source)
     outer = cfg.get("model_type")
-    if wrapped and isinstance(outer, str) and outer in REFUSED:
+    if family is None and wrapped and isinstance(outer, str) and outer in REFUSED:
         family_of(outer, source)  # raises: the wrapper names a refused family
-    family, notes, known = family_of(model_type, source)
+    family, notes, known = (family, [*family.notes], True) if family is not None else family_of(model_type, source)
     r = Reader(language, family, source, known, prefix="text_config." if "text_config" in cfg else "")
     gpt2 = model_type == "gpt2"
     hidden = r.whole("n_embd" if gpt2 and r.has("n_embd") else "hidden_size")

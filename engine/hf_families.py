@@ -7,10 +7,12 @@ here from the config dataclasses of transformers 5.24 (``models/<type>/configura
 config field says: which norms a layer holds and where, q/k norms, fused projections, sinks, how the experts are
 stored and what PEFT 0.21.2 does with them (``engine.specs.ExpertLora``), and which layers are routed.
 
-A ``model_type`` missing here imports with Llama's defaults and a note saying so; one whose layers the engine
-cannot cost (state-space, linear-attention or convolution layers, attention and MLP run in parallel on one norm,
-cross-attention to an image, custom code transformers does not build) is refused by name (``REFUSED``), as is a
-family switch that turns such layers on (``Family.refused_switches``: StableLM's ``use_parallel_residual``).
+A ``model_type`` missing here imports with Llama's defaults and a note saying so; the hybrid families (gated
+DeltaNet, Mamba, KDA or convolution layers beside attention; parallel attention / MLP blocks) are in
+``engine.hf_mixers``. One whose layers the engine cannot cost (the rest of those kinds, cross-attention to an
+image, sparse attention with an indexer, custom code transformers does not build) is refused by name
+(``REFUSED``), as is a family switch that turns such layers on (``Family.refused_switches``: StableLM's
+``use_parallel_residual``).
 """
 
 from __future__ import annotations
@@ -60,14 +62,8 @@ class Family:
     mlp: MlpKind = MlpKind.GATED
     positions: PositionKind = PositionKind.ROPE
     notes: tuple[str, ...] = ()
-    #: without layer_types, the config's default stack holds layers the engine cannot cost (named here)
-    default_layers_refused: str = ""
     #: switches that turn on layers the engine cannot cost: (config field, what it turns on)
     refused_switches: tuple[tuple[str, str], ...] = ()
-    #: what the family's layers hold that the engine cannot cost, once no switch refused them ("": costed)
-    refused_layers: str = ""
-    #: the field of the share of each head that RoPE turns, when it is not ``partial_rotary_factor``
-    rotary_key: str = ""
     source: str = ""
 
 
@@ -199,27 +195,16 @@ FAMILIES: dict[str, Family] = {
                                moe_layers="all", shared="granite", expert_lora=ExpertLora.NONE,
                                fused_gate_up=True),
     "granitemoehybrid": Family({"num_local_experts": 8, "num_experts_per_tok": 2, "shared_intermediate_size": 1024},
-                               moe_layers="all", shared="granite", expert_lora=ExpertLora.NONE, fused_gate_up=True,
-                               default_layers_refused="Mamba 2 (state-space)"),
+                               moe_layers="all", shared="granite", expert_lora=ExpertLora.NONE, fused_gate_up=True),
+    # ArceeConfig (hidden_act "relu2"): Llama's layers with ArceeMLP's up_proj -> ReLU^2 -> down_proj
+    "arcee": Family({"vocab_size": 32000, "hidden_size": 2560, "intermediate_size": 18432,
+                     "max_position_embeddings": 4096}, mlp=MlpKind.RELU2),
     "stablelm": Family({"vocab_size": 50304, "hidden_size": 2560, "intermediate_size": 6912,
                         "max_position_embeddings": 4096, "use_qkv_bias": False, "partial_rotary_factor": 0.25,
                         "qk_layernorm": False, "use_parallel_residual": False},
                        norm=NormKind.LAYERNORM, qkv_bias_key="use_qkv_bias", o_bias=False,
                        refused_switches=(("use_parallel_residual", "parallel attention and MLP blocks"),
                                          ("qk_layernorm", "a LayerNorm per head on the queries and keys"))),
-    # GPTNeoXConfig (use_parallel_residual=True, rotary_pct=0.25, attention_bias=True, hidden_act="gelu"):
-    # parallel blocks by default; a sequential block (RedPajama-INCITE) has LayerNorms with bias, fused q/k/v with
-    # biases, partial rotary and a plain MLP with erf GELU, whose one saved tensor per width the engine's plain MLP
-    # (GPT-2's tanh GELU, four: engine.training.activations) does not match: refused by name (SEQUENTIAL_NEOX)
-    "gpt_neox": Family({"vocab_size": 50432, "hidden_size": 6144, "num_hidden_layers": 44,
-                        "num_attention_heads": 64, "intermediate_size": 24576, "max_position_embeddings": 2048,
-                        "rotary_pct": 0.25, "use_parallel_residual": True, "attention_bias": True},
-                       norm=NormKind.LAYERNORM, fused_qkv=True, mlp=MlpKind.PLAIN, rotary_key="rotary_pct",
-                       refused_switches=(("use_parallel_residual", "parallel attention and MLP blocks (GPT-NeoX, "
-                                                                   "Pythia)"),),
-                       refused_layers="a plain MLP with the erf GELU (sequential GPT-NeoX blocks: RedPajama-INCITE), "
-                                      "whose saved activations the engine's plain MLP (GPT-2's tanh GELU) does not "
-                                      "match"),
     "gpt2": Family({"vocab_size": 50257, "hidden_size": 768, "num_hidden_layers": 12, "num_attention_heads": 12,
                     "max_position_embeddings": 1024, "tie_word_embeddings": True},
                    norm=NormKind.LAYERNORM, fused_qkv=True, qkv_bias=True, o_bias=True, mlp=MlpKind.PLAIN,
@@ -252,24 +237,14 @@ ALIAS_NOTES: dict[str, str] = {
 
 #: model types whose layers the engine cannot cost, and why (refused by name)
 REFUSED: dict[str, str] = {
-    "qwen3_next": "gated DeltaNet (linear attention) layers",
-    "qwen3_5": "gated DeltaNet (linear attention) layers",
-    "qwen3_5_moe": "gated DeltaNet (linear attention) layers",
-    "qwen3_5_text": "gated DeltaNet (linear attention) layers",
-    "qwen3_5_moe_text": "gated DeltaNet (linear attention) layers",
-    "kimi_linear": "Kimi Delta Attention (linear attention) layers",
-    "falcon_h1": "Mamba 2 (state-space) layers",
-    "falcon_mamba": "Mamba (state-space) layers",
-    "mamba": "Mamba (state-space) layers",
-    "mamba2": "Mamba 2 (state-space) layers",
-    "jamba": "Mamba (state-space) layers",
-    "bamba": "Mamba 2 (state-space) layers",
-    "zamba": "Mamba (state-space) layers",
-    "zamba2": "Mamba 2 (state-space) layers",
-    "nemotron_h": "Mamba 2 (state-space) layers",
-    "lfm2": "short convolution layers",
-    "lfm2_moe": "short convolution layers",
+    "falcon_h1": "Mamba 2 beside attention in every layer, with muP multipliers (Falcon-H1)",
+    "falcon_mamba": "Mamba layers whose fused kernel normalises B, C and dt (Falcon Mamba)",
+    "zamba": "Mamba layers with a shared attention block (Zamba)",
+    "zamba2": "Mamba 2 layers with shared attention blocks and their own adapters (Zamba2)",
+    "lfm2_moe": "short convolution layers with sparse experts (LFM2-MoE: not modelled yet)",
     "minimax": "lightning (linear) attention layers",
+    "kimi_k3": "attention residuals, latent experts and the SiTU activation around its KDA layers (Kimi K3: not "
+               "modelled yet)",
     "recurrent_gemma": "RG-LRU recurrent layers",
     "rwkv": "RWKV recurrent layers",
     "xlstm": "xLSTM recurrent layers",
@@ -280,16 +255,14 @@ REFUSED: dict[str, str] = {
     "glm_moe_dsa": "DeepSeek sparse attention with a lightning indexer",
     "mllama": "cross-attention layers over the image features (Llama 3.2 Vision)",
     "mllama_text_model": "cross-attention layers over the image features (Llama 3.2 Vision)",
-    "falcon": "parallel attention and MLP blocks (Falcon)",
-    "phi": "parallel attention and MLP blocks (Phi-1, Phi-1.5, Phi-2)",
+    "falcon": "parallel attention and MLP blocks whose keys and values are broadcast to every query head before "
+              "attention (Falcon: not modelled yet)",
     "phi-msft": "parallel attention and MLP blocks (Phi-1, Phi-1.5, Phi-2)",
-    "cohere": "parallel attention and MLP blocks (Command R)",
-    "cohere2": "parallel attention and MLP blocks (Command R7B, Command A)",
-    "gptj": "parallel attention and MLP blocks (GPT-J)",
+    "cohere2": "parallel blocks with sliding-window layers and global layers without positions (Command R7B, "
+               "Command A: not modelled yet)",
     "dbrx": "bias-free LayerNorms, a clipped fused QKV projection and experts stored as flat parameters (DBRX)",
     "mpt": "ALiBi attention and bias-free LayerNorms (MPT)",
     "apertus": "xIELU activations with learned parameters (Apertus)",
-    "arcee": "a non-gated ReLU-squared MLP (Arcee AFM)",
     "qwen": "its own modeling code (QWenLMHeadModel, trust_remote_code) that transformers does not build",
     "bloom": "ALiBi attention, a LayerNorm on the embeddings and a plain GELU MLP (BLOOM)",
     "olmo": "LayerNorms without weight or bias, computed in fp32 (OLMo 1)",
@@ -315,13 +288,6 @@ REFUSED: dict[str, str] = {
     "step3p5": "sliding-window layers with their own head counts and a per-head attention gate (Step 3.5 / 3.7)",
     "step3p7": "sliding-window layers with their own head counts and a per-head attention gate (Step 3.5 / 3.7)",
 }
-#: a pseudo model type: the reason refused.json gives sequential GPT-NeoX models by name (the config's own
-#: model_type is gpt_neox, whose family refuses its layers with the same words)
-SEQUENTIAL_NEOX = "gpt_neox_sequential"
-REFUSED[SEQUENTIAL_NEOX] = FAMILIES["gpt_neox"].refused_layers
-#: GPT-NeoX and Pythia by name (parallel blocks, GPTNeoXConfig's default)
-REFUSED["gpt_neox_parallel"] = FAMILIES["gpt_neox"].refused_switches[0][1]
-
 #: layer_types values the engine cannot cost, and what they are
 REFUSED_LAYER_TYPES: dict[str, str] = {
     "linear_attention": "linear attention (gated DeltaNet)",

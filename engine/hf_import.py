@@ -22,7 +22,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from engine import hf_config, safe_io
+from engine import hf_config, hf_mixers, safe_io
 from engine.errors import first_error
 from engine.hf_config import ConfigFieldError
 from engine.hf_families import FLAT_WRAPPERS
@@ -165,6 +165,8 @@ def spec_fields(cfg: dict[str, Any], name: str, source: str = "config.json") -> 
     """ModelSpec fields from a config dict (``engine.hf_config.spec_fields``); raises :class:`ConfigImportError`
     (:class:`RefusedLayerError` for a layer kind the engine cannot cost)."""
     try:
+        if hf_mixers.is_hybrid(cfg):
+            return hf_mixers.spec_fields(cfg, name, source)
         return hf_config.spec_fields(cfg, name, source)
     except UnsupportedLayerError as err:
         raise RefusedLayerError(str(err)) from None

@@ -14,12 +14,28 @@ every scenario file saved then) gets one derived here from those fields, so that
 from __future__ import annotations
 
 from functools import cache
+from typing import Any
 
 from engine.specs import AttentionSpec, LayerRun, LayerSpec, MlpSpec, ModelSpec
 
 
 class UnsupportedLayerError(ValueError):
     """A layer kind the engine cannot cost (a state-space or linear-attention layer): refused by name."""
+
+
+def attention_of(layer: LayerSpec, what: str) -> AttentionSpec:
+    """The layer's softmax attention, for ``what`` (a calculation that models attention layers only, refused
+    before it meets issue 27's other kinds); :class:`UnsupportedLayerError` naming it where there is none."""
+    if layer.attention is None:
+        raise UnsupportedLayerError(f"{what} of {layer.mixer_kind} layers is not modelled")
+    return layer.attention
+
+
+def mlp_of(layer: LayerSpec, what: str) -> MlpSpec:
+    """The layer's MLP, for ``what`` (as :func:`attention_of`)."""
+    if layer.mlp is None:
+        raise UnsupportedLayerError(f"{what} of {layer.mixer_kind} layers without an MLP is not modelled")
+    return layer.mlp
 
 
 def runs(m: ModelSpec) -> tuple[LayerRun, ...]:
@@ -34,13 +50,18 @@ def group(layers: list[LayerSpec]) -> tuple[LayerRun, ...]:
         if out and kind_of(out[-1]) == layer:
             out[-1] = out[-1].model_copy(update={"count": out[-1].count + 1})
         else:
-            out.append(LayerRun(count=1, attention=layer.attention, mlp=layer.mlp, norms=layer.norms))
+            out.append(LayerRun(count=1, **_fields(layer)))
     return tuple(out)
 
 
 def kind_of(run: LayerSpec) -> LayerSpec:
     """The layer kind of a run (its count dropped)."""
-    return LayerSpec(attention=run.attention, mlp=run.mlp, norms=run.norms)
+    return LayerSpec(**_fields(run))
+
+
+def _fields(layer: LayerSpec) -> dict[str, Any]:
+    """A layer kind's fields (a run's count left out)."""
+    return {name: getattr(layer, name) for name in LayerSpec.model_fields}
 
 
 def expand(layer_runs: tuple[LayerRun, ...]) -> list[LayerSpec]:

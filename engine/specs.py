@@ -57,6 +57,15 @@ class MlpKind(StrEnum):
     PLAIN = "plain"  # fc_in, fc_out (GPT-2)
     #: GPT-OSS's SwiGLU: gate and up clamped, ``(up + 1) * gate * sigmoid(alpha * gate)`` (GptOssExperts._apply_gate)
     GATED_CLAMPED = "gated-clamped"
+    #: up, ``relu(x) ** 2``, down (Nemotron-H's ``relu2``: transformers 5.24 ``ReLUSquaredActivation``)
+    RELU2 = "relu-squared"
+    #: up, exact (erf) GELU, down: ``nn.functional.gelu``, one op (GPT-NeoX / Pythia's ``gelu``)
+    GELU = "gelu"
+
+    @property
+    def gated(self) -> bool:
+        """A gate projection beside up (SwiGLU / GeGLU)."""
+        return self in (MlpKind.GATED, MlpKind.GATED_CLAMPED)
 
 
 class NormKind(StrEnum):
@@ -66,12 +75,15 @@ class NormKind(StrEnum):
     RMSNORM = "rmsnorm"  # weight only
     RMSNORM_FP32 = "rmsnorm-fp32"  # weight only; scaled in fp32 (Gemma, OLMo 2 / 3, GPT-OSS)
     LAYERNORM = "layernorm"  # weight and bias
+    #: weight only, mean-centred, in fp32: Cohere's LayerNorm (transformers 5.24 ``CohereLayerNorm``), which
+    #: computes ``hidden_states - mean`` twice (once for the variance, once to normalise)
+    CENTRED_FP32 = "centred-fp32"
 
 
 class PositionKind(StrEnum):
     ROPE = "rope"  # no parameters
     LEARNED = "learned"  # a max_position x hidden table (GPT-2)
-
+    NONE = "none"  # no positions in attention (Nemotron-H, Granite 4.0-H's "nope"): q and k stay the projections
 
 class Method(StrEnum):
     FULL = "full"
@@ -341,6 +353,9 @@ class MoESpec(_Frozen):
     #: every expert runs on every token, scaled by its router score (transformers' Llama4TextMoe: the input is
     #: repeated once per expert and multiplied by dense batched matmuls), instead of only the top-k
     dense_dispatch: Flag = False
+    #: the routed experts work in a latent width: fc1_latent_proj (hidden -> latent) before them, fc2_latent_proj
+    #: after (Nemotron-H's ``moe_latent_size``); None: the hidden width
+    latent_size: Annotated[int, Field(strict=True, ge=1, le=131_072)] | None = None
 
     @model_validator(mode="after")
     def _check(self) -> MoESpec:
@@ -382,6 +397,9 @@ class AttentionSpec(_Frozen):
     partial_rotary: Flag = False
     softcap: Flag = False  # tanh soft-capping of the scores (Gemma 2)
     mla: MLASpec | None = None
+    #: gated attention (Qwen3-Next, Qwen3.5: transformers 5.24 ``Qwen3NextAttention``): q_proj also makes a gate of
+    #: the output's width, and the attention output is multiplied by its sigmoid before o_proj
+    output_gate: Flag = False
 
     @model_validator(mode="after")
     def _check(self) -> AttentionSpec:
@@ -419,12 +437,160 @@ class MlpSpec(_Frozen):
         return self
 
 
-class LayerSpec(_Frozen):
-    """One decoder layer's kind: its attention, its MLP and how many hidden-width norms it holds."""
+ConvKernel = Annotated[int, Field(strict=True, ge=1, le=64)]
+StateSize = Annotated[int, Field(strict=True, ge=1, le=4_096)]
 
-    attention: AttentionSpec
-    mlp: MlpSpec
+
+class DeltaNetSpec(_Frozen):
+    """A linear-attention token mixer with a delta rule and a fixed-size state per head (no KV cache): a causal
+    depthwise convolution over q, k and v, then the chunked delta rule.
+
+    ``gated-deltanet``: gated DeltaNet (Yang et al. 2024, arXiv:2412.06464; transformers 5.24
+    ``Qwen3NextGatedDeltaNet`` / ``Qwen3_5GatedDeltaNet``): one scalar decay per value head, ``num_v_heads`` a
+    multiple of ``num_k_heads`` (grouped value heads), an output gate z through a gated RMSNorm.
+    ``kda``: Kimi Delta Attention (Kimi Linear, arXiv:2510.26692; ``KimiLinearDeltaAttention``): a decay per channel
+    from a low-rank forget gate, q, k and v of one width, a low-rank output gate."""
+
+    kind: Literal["gated-deltanet", "kda"]
+    num_k_heads: Heads
+    num_v_heads: Heads
+    head_k_dim: HeadDim
+    head_v_dim: HeadDim
+    conv_kernel: ConvKernel = 4
+    #: Qwen3-Next's two fused input projections (in_proj_qkvz, in_proj_ba); Qwen3.5 has four (qkv, z, b, a)
+    fused_projections: Flag = False
+
+    @model_validator(mode="after")
+    def _check(self) -> DeltaNetSpec:
+        if self.num_v_heads % self.num_k_heads:
+            raise ValueError(f"num_v_heads ({self.num_v_heads}) must be a multiple of num_k_heads "
+                             f"({self.num_k_heads})")
+        return self
+
+    @property
+    def key_width(self) -> int:
+        return self.num_k_heads * self.head_k_dim
+
+    @property
+    def value_width(self) -> int:
+        return self.num_v_heads * self.head_v_dim
+
+
+class Mamba2Spec(_Frozen):
+    """A Mamba-2 (state-space duality) token mixer (Dao and Gu 2024, arXiv:2405.21060; transformers 5.24
+    ``NemotronHMamba2Mixer``, ``BambaMixer``, ``GraniteMoeHybridMambaLayer``, ``FalconH1Mixer``, ``Mamba2Mixer``):
+    ``in_proj`` makes the gate z, x, B, C and dt; a causal depthwise convolution over x, B and C; the chunked scan
+    over ``num_heads`` heads of ``head_dim`` with a ``state_size`` state shared by the heads of each of ``groups``
+    groups; a gated RMSNorm; ``out_proj``. A fixed-size state per layer, no KV cache."""
+
+    kind: Literal["mamba2"]  # no default: the discriminator is dumped even with exclude_defaults
+    num_heads: Heads
+    head_dim: HeadDim
+    state_size: StateSize
+    groups: Heads = 1
+    conv_kernel: ConvKernel = 4
+    conv_bias: Flag = True
+    in_bias: Flag = False  # in_proj's bias (``use_bias`` / ``mamba_proj_bias``)
+    out_bias: Flag = False  # out_proj's (Falcon-H1: ``projectors_bias``)
+    gated_norm: Flag = True  # the gated RMSNorm before out_proj (Falcon-H1's ``mamba_rms_norm`` may drop it)
+    chunk_size: Annotated[int, Field(strict=True, ge=1, le=4_096)] = 256
+    #: PEFT 0.21 wraps out_proj in LoRA (it refuses to for the model types of
+    #: ``tuners_utils._check_lora_target_modules_mamba``: falcon_h1, mamba2, nemotron_h)
+    lora_out_proj: Flag = True
+
+    @model_validator(mode="after")
+    def _check(self) -> Mamba2Spec:
+        if self.num_heads % self.groups:
+            raise ValueError(f"num_heads ({self.num_heads}) must be a multiple of groups ({self.groups})")
+        return self
+
+    @property
+    def inner(self) -> int:
+        """Width of x, z and the scan's output: heads x head_dim."""
+        return self.num_heads * self.head_dim
+
+    @property
+    def conv_width(self) -> int:
+        """Channels of the convolution: x, B and C."""
+        return self.inner + 2 * self.groups * self.state_size
+
+
+class Mamba1Spec(_Frozen):
+    """A Mamba (selective state space, Gu and Dao 2023, arXiv:2312.00752, s3) token mixer (transformers 5.24
+    ``MambaMixer``, ``JambaMambaMixer``, ``FalconMambaMixer``): ``in_proj`` to x and the gate z (``inner`` each),
+    a causal depthwise convolution, ``x_proj`` to dt (``dt_rank``), B and C (``state_size`` each), ``dt_proj``,
+    the selective scan with a ``inner x state_size`` state, ``out_proj``."""
+
+    kind: Literal["mamba1"]
+    inner: Intermediate
+    state_size: StateSize
+    dt_rank: Intermediate
+    conv_kernel: ConvKernel = 4
+    conv_bias: Flag = True
+    in_bias: Flag = False
+    out_bias: Flag = False
+    #: RMSNorms over dt, B and C (Jamba's dt_layernorm, b_layernorm, c_layernorm)
+    dt_norms: Flag = False
+    lora_out_proj: Flag = True  # as Mamba2Spec's (PEFT refuses it for mamba and falcon_mamba)
+    #: the whole mixer runs in mamba-ssm's ``mamba_inner_fn`` (MambaMixer in training; x_proj, dt_proj and out_proj
+    #: inside on their weights); False: its pieces run apart, the scan in ``selective_scan_fn`` (JambaMambaMixer)
+    fused: Flag = True
+
+
+class ShortConvSpec(_Frozen):
+    """LFM2's gated short convolution (transformers 5.24 ``Lfm2ShortConv``): ``in_proj`` to B, C and x (hidden
+    each), ``B * x``, a causal depthwise convolution of ``conv_kernel`` taps, times C, ``out_proj``."""
+
+    kind: Literal["short-conv"]
+    conv_kernel: ConvKernel = 3
+    bias: Flag = False
+
+
+#: a token mixer that is not softmax attention
+Mixer = Annotated[DeltaNetSpec | Mamba2Spec | Mamba1Spec | ShortConvSpec, Field(discriminator="kind")]
+
+
+class LayerSpec(_Frozen):
+    """One decoder layer's kind: its token mixers (softmax attention, another mixer, or both side by side as in
+    Falcon-H1), its MLP (absent in Nemotron-H's mixer-only layers) and how many hidden-width norms it holds.
+
+    ``parallel``: attention and MLP read the same normed input and add to the residual together (GPT-J, GPT-NeoX
+    with ``use_parallel_residual``, Phi-1/2, Cohere; Wang and Komatsuzaki 2021, "GPT-J-6B")."""
+
+    attention: AttentionSpec | None = None
+    mlp: MlpSpec | None = None
     norms: Annotated[int, Field(strict=True, ge=0, le=8)] = 2  # Gemma 2 / 3 and GLM-4 have four, Cohere 2 one
+    mixer: Mixer | None = None
+    parallel: Flag = False
+
+    @model_validator(mode="after")
+    def _check_blocks(self) -> LayerSpec:
+        if self.attention is None and self.mixer is None and self.mlp is None:
+            raise ValueError("a layer needs attention, another token mixer or an MLP")
+        if self.parallel and (self.attention is None or self.mlp is None):
+            raise ValueError("a parallel block needs attention and an MLP")
+        return self
+
+    @property
+    def attn(self) -> AttentionSpec:
+        """The layer's attention, for a caller that knows it has one (``attention`` may be None)."""
+        if self.attention is None:
+            raise ValueError(f"a {self.mixer_kind} layer has no attention")
+        return self.attention
+
+    @property
+    def ffn(self) -> MlpSpec:
+        """The layer's MLP, for a caller that knows it has one (``mlp`` may be None)."""
+        if self.mlp is None:
+            raise ValueError(f"a {self.mixer_kind} layer has no MLP")
+        return self.mlp
+
+    @property
+    def mixer_kind(self) -> str:
+        """What mixes the tokens: "attention", a mixer's kind ("gated-deltanet", "mamba2", ...), both joined by
+        "+" (Falcon-H1), or "none" (an MLP-only layer)."""
+        kinds = (["attention"] if self.attention is not None else []) + ([self.mixer.kind] if self.mixer else [])
+        return "+".join(kinds) or "none"
 
 
 class LayerRun(LayerSpec):
@@ -453,6 +619,10 @@ class ModelSpec(_Frozen):
     positions: PositionKind = PositionKind.ROPE
     max_position: PositiveInt = 4_096
     tie_embeddings: Flag = False
+    lm_head_bias: Flag = False  # the output layer has a bias (GPT-J, Phi-1/2)
+    #: the residual stream is kept in fp32 whatever the compute dtype (MambaBlock / Mamba2Block with
+    #: ``residual_in_fp32``, their configs' default)
+    residual_fp32: Flag = False
     qkv_bias: Flag = False
     o_bias: Flag = False
     mlp_bias: Flag = False

@@ -16,6 +16,18 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
+# The engine the first page computes with, imported before anything imports PySide6: from then on PySide6's import
+# hook reads the source of every module imported (its ``__feature__`` check, shibokensupport/feature.py
+# ``_mod_uses_pyside``, PySide 6.11), which for these 250 modules (numpy, pydantic and the engine's) was 0.07 s of
+# CPU at every start (bench/startup.py; tests/gui/test_startup_imports.py checks the order).
+import engine.catalog.local
+import engine.errors
+import engine.lever_facts
+import engine.timing.choices
+import engine.training.accuracy
+import engine.training.advisor
+import engine.training.sweep
+import engine.units  # noqa: F401
 from gui.pages import PAGE_IDS
 
 THEMES = ("system", "light", "dark")

@@ -41,6 +41,30 @@ def _table(rows: tuple[Comparison, ...]) -> list[str]:
     return out
 
 
+def _kernel_section(rows: tuple[Comparison, ...]) -> list[str]:
+    """The traced rows that ran kernels through registered fakes (calibration/kernels.py)."""
+    faked = [r for r in rows if r.fake_kernels]
+    if not faked:
+        return []
+    out = [
+        "## Hybrid layers: traced with registered fakes of their kernels",
+        "",
+        "These rows run transformers' own modeling code for layers whose kernels users install from other packages",
+        "(flash-linear-attention, causal-conv1d, mamba-ssm), which cannot run on this CPU-only machine. Each kernel",
+        "function is a transcription of the package's Python code at the version named (the same allocations,",
+        "shapes, dtypes and lifetimes, the same tensors saved by its autograd Function), with every GPU kernel launch",
+        "a registered custom op (`torch.library.custom_op` with `register_fake`) that writes its outputs in place:",
+        "calibration/kernels.py. They are in the table above too; here with the functions each one faked.",
+        "",
+        "| run | faked kernels | measured (GiB) | estimate (GiB) | error |",
+        "|---|---|---:|---:|---:|",
+    ]
+    for r in faked:
+        out.append(f"| {r.described} | {'; '.join(r.fake_kernels)} | {r.measured_bytes / GIB:.2f} "
+                   f"| {r.estimated_bytes / GIB:.2f} | {r.error:+.2%} |")
+    return [*out, ""]
+
+
 def _published_rows() -> list[str]:
     return [
         f"| {r.id} | {r.what} | {r.value_gb:.1f} | {b / 1e9:.1f} ({r.metric}) | {b / 1e9 / r.value_gb:.2f} | {r.note} |"
@@ -332,6 +356,7 @@ def main() -> int:
         "",
         *_table(traced),
         "",
+        *_kernel_section(traced),
         "## Activation offloading: what moved to host RAM",
         "",
         "The traced steps that offload activations (torchtune's OffloadActivations rules, calibration/long_context.py)",

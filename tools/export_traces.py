@@ -56,6 +56,8 @@ def _row(r: dict[str, object]) -> dict[str, object]:
     }
     if "host_offloaded_peak_bytes" in r:
         row["host_offloaded_peak_bytes"] = r["host_offloaded_peak_bytes"]
+    if "fake_kernels" in r:  # traced with registered fakes of these kernels (calibration/kernels.py)
+        row["fake_kernels"] = r["fake_kernels"]
     assert isinstance(r["hf_config"], dict)
     spec = spec_from_config(r["hf_config"], str(r["model"]))
     try:

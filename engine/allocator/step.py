@@ -43,6 +43,7 @@ from engine.params import (
     embedding_params,
     layer_linears,
     lm_head_params,
+    mixer_tensors,
     norm_params,
 )
 from engine.specs import ExpertStorage, LayerSpec, Method, ModelSpec, Optimizer, TrainingSetup
@@ -82,7 +83,7 @@ class Replay:
 def _copies(kind: LayerSpec, x: Linear) -> int:
     """How many tensors hold a linear's ``count`` weights: one 3-D parameter for experts stored fused
     (``ExpertStorage.FUSED``: transformers 5), else one per expert."""
-    moe = kind.mlp.moe
+    moe = kind.mlp.moe if kind.mlp is not None else None
     fused = moe is not None and moe.storage is ExpertStorage.FUSED and x.role.startswith("experts_")
     return 1 if fused else x.count
 
@@ -92,8 +93,9 @@ def _layer_tensors(m: ModelSpec, plan: Plan, layer: int) -> list[int]:
     kind, h = plan.kinds[layer], m.hidden_size
     out = [x.params // n for x in layer_linears(kind, h) for n in [_copies(kind, x)] for _ in range(n)]
     out += [norm_params(m)] * kind.norms
-    extra = attention_norm_params(kind.attention)
-    return out + ([extra] if extra else [])
+    extra = attention_norm_params(kind.attention) if kind.attention is not None else 0
+    mixer = mixer_tensors(kind.mixer, h) if kind.mixer is not None else []
+    return out + ([extra] if extra else []) + mixer
 
 
 def _outer_tensors(m: ModelSpec) -> list[int]:

@@ -12,7 +12,7 @@ whose Instruct variant the catalog holds), the same weights saved in another 16-
 Another version or size (``Mistral-Nemo-Base-2407``) matches nothing. A repository quantized ahead of training
 (``-bnb-4bit``, ``-GPTQ``, ``-AWQ``, ``-FP8``...) of a catalog model is refused naming the base and how to cost it:
 the base with ``--model`` (and ``--method qlora`` for a 4-bit bitsandbytes one). A model the engine refuses
-(engine/catalog/refused.json: Llama 3.2 Vision, Falcon, DBRX, Mamba, ...) is refused with the layer kind it cannot
+(engine/catalog/refused.json: Llama 3.2 Vision, Falcon, DBRX, Falcon-H1, ...) is refused with the layer kind it cannot
 cost, not called unknown. A path that holds no config.json here (``/model``, the mount point of a cluster job's
 container; ``./checkpoints/x``) is named as a path on the machine the config was written for.
 """

@@ -14,8 +14,9 @@ from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict
 
+from engine.layers import runs
 from engine.results import Term
-from engine.specs import KvDtype, ModelSpec, TrainingSetup, field_bounds
+from engine.specs import DeltaNetSpec, KvDtype, Mamba1Spec, Mamba2Spec, Mixer, ModelSpec, TrainingSetup, field_bounds
 from engine.terms import TermName
 
 #: the longest sequence the engine costs: ``SeqLen``'s bound, the same as a training setup's ``seq_len``
@@ -34,6 +35,9 @@ HEADS_SOURCE = (
 MLA_FORMULA = "layers × (kv_lora_rank + qk_rope_head_dim) × tokens × bytes per element"
 MLA_SOURCE = "DeepSeek-V2, arXiv:2405.04434, section 2.1.3 and Table 1"
 WINDOW_SOURCE = "Mistral 7B, arXiv:2310.06825, section 2 (rolling buffer); Gemma 2, arXiv:2408.00118, sec. 2"
+STATE_SOURCE = ("a linear-attention or state-space layer keeps one fixed-size state per sequence (Mamba, "
+                "arXiv:2312.00752, s3.4; gated DeltaNet, arXiv:2412.06464) and its convolution's last kernel - 1 "
+                "inputs")
 
 
 class AttentionKind(StrEnum):
@@ -78,7 +82,11 @@ class KvCache(BaseModel):
     kv_heads: int  # per GPU; for MLA, 0 (the latent is shared by all heads)
     elements_per_token_layer: int  # 2 x KV heads x head dim, or kv_lora_rank + qk_rope_head_dim
     bytes_per_token: int  # one token across all layers, before any window cap
-    bytes_per_sequence: int
+    bytes_per_sequence: int  # the KV of all tokens, plus the fixed-size states of the layers without one
+    #: layers without a KV cache (gated DeltaNet, Mamba, short convolution) and the bytes their states take per
+    #: sequence, whatever its length (:func:`state_bytes`); 0 for a model of attention layers only
+    state_layers: int = 0
+    state_bytes: int = 0
     formula: str
     detail: str  # the formula with this model's numbers
     source: str
@@ -114,8 +122,37 @@ def _detail(m: ModelSpec, tokens: int, factors: str, capped: str, bits: int) -> 
     return f"2 × {m.num_layers} × {factors} × {tokens:,} × {size}"
 
 
+def attention_layers(m: ModelSpec) -> int:
+    """The layers that keep a KV cache: those with attention (a hybrid's gated DeltaNet, Mamba and convolution
+    layers keep a fixed-size state instead; an MLP-only layer keeps nothing)."""
+    return sum(r.count for r in runs(m) if r.attention is not None)
+
+
+def _state(x: Mixer, h: int, cache_bits: int) -> int:
+    """Bytes of one layer's state for one sequence: the convolution's last ``kernel - 1`` inputs in the cache
+    dtype, and the recurrent state in fp32 (fla's final_state, mamba-ssm's ssm state: transformers 5.24's
+    Qwen3NextDynamicCache / HybridMambaAttentionDynamicCache keep what the kernels return; Nemotron-H's
+    ``mamba_ssm_cache_dtype`` float32)."""
+    if isinstance(x, DeltaNetSpec):
+        conv, state = 2 * x.key_width + x.value_width, x.num_v_heads * x.head_k_dim * x.head_v_dim
+    elif isinstance(x, Mamba2Spec):
+        conv, state = x.conv_width, x.num_heads * x.head_dim * x.state_size
+    elif isinstance(x, Mamba1Spec):
+        conv, state = x.inner, x.inner * x.state_size
+    else:
+        conv, state = h, 0
+    return math.ceil(conv * (x.conv_kernel - 1) * cache_bits / 8) + 4 * state
+
+
+def state_bytes(m: ModelSpec, dtype: KvDtype = KvDtype.FP16) -> int:
+    """Bytes per sequence of the fixed-size states of a hybrid's layers without a KV cache."""
+    return sum(r.count * _state(r.mixer, m.hidden_size, kv_bits(dtype)) for r in runs(m) if r.mixer is not None)
+
+
 def _token_layers(m: ModelSpec, tokens: int) -> tuple[int, int, str]:
     """(sliding layers, sum over layers of the tokens each keeps, that sum as text when a window caps it)."""
+    if attention_layers(m) != m.num_layers:  # a hybrid: its attention layers (none of the catalog's slide)
+        return 0, attention_layers(m) * tokens, ""
     if m.sliding_window is None or m.mla is not None:
         return 0, m.num_layers * tokens, ""
     sliding = round(m.num_layers * m.sliding_layers_fraction)
@@ -149,11 +186,19 @@ def kv_cache(m: ModelSpec, tokens: int, dtype: KvDtype = KvDtype.FP16, tp: int =
     if sliding:
         formula += "; a sliding layer keeps min(tokens, window)"
         source += f"; window: {WINDOW_SOURCE}"
+    layers = attention_layers(m)
+    states, state_layers = state_bytes(m, dtype), sum(r.count for r in runs(m) if r.mixer is not None)
+    detail = _detail(m, tokens, factors, capped, bits)
+    if layers != m.num_layers:  # a hybrid: the KV of its attention layers, the states of its mixer layers
+        shown = f"{state_layers} layers' states: {states:,} B"
+        detail = f"{detail.replace(f'{m.num_layers} ×', f'{layers} ×', 1)} + {shown}" if layers else shown
+        formula += " (attention layers) + the fixed-size states of the other layers"
+        source += f"; states: {STATE_SOURCE}"
     return KvCache(
         model_id=m.id, attention=attention_kind(m), dtype=dtype, tokens=tokens, tp=tp,
-        layers=m.num_layers, sliding_layers=sliding, window=None if mla else m.sliding_window,
+        layers=layers, sliding_layers=sliding, window=None if mla else m.sliding_window,
         kv_heads=heads, elements_per_token_layer=width,
-        bytes_per_token=math.ceil(m.num_layers * width * bits / 8),
-        bytes_per_sequence=math.ceil(token_layers * width * bits / 8),
-        formula=formula, detail=_detail(m, tokens, factors, capped, bits), source=source,
+        bytes_per_token=math.ceil(layers * width * bits / 8),
+        bytes_per_sequence=math.ceil(token_layers * width * bits / 8) + states,
+        formula=formula, detail=detail, source=source, state_layers=state_layers, state_bytes=states,
     )

@@ -47,11 +47,13 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from enum import StrEnum
 
-from engine.layers import expand, runs
+from engine.layers import attention_of, expand, mlp_of, runs
 from engine.params import Linear, attention_linears, attention_norm_params, mlp_linears, norm_params
 from engine.specs import AttentionSpec, LayerSpec, ModelSpec, PositionKind
 
 VOCAB_PADDING = 64
+#: what the refusals of a layer kind name (vLLM refuses such models first: engine.serving.vllm.schedule)
+WEIGHTS = "vLLM's weights"
 GROUP = 128  # GPTQ / AWQ group size
 NF4_BLOCK = 64
 
@@ -124,15 +126,15 @@ def _split(x: Linear, a: AttentionSpec, tp: int) -> tuple[int, int, int]:
 
 
 def _layer_modules(m: ModelSpec, layer: LayerSpec, index: int, tp: int) -> Iterator[Module]:
-    h = m.hidden_size
-    for x in attention_linears(layer.attention, h):
-        rows, cols, bias = _split(x, layer.attention, tp)
+    h, a = m.hidden_size, attention_of(layer, WEIGHTS)
+    for x in attention_linears(a, h):
+        rows, cols, bias = _split(x, a, tp)
         yield Module("attention", x.role, rows, cols, x.count, index, bias)
-    for x in mlp_linears(layer.mlp, h):
-        rows, cols, bias = _split(x, layer.attention, tp)
+    for x in mlp_linears(mlp_of(layer, WEIGHTS), h):
+        rows, cols, bias = _split(x, a, tp)
         kind = "experts" if x.role.startswith("experts_") else "router" if x.role in _NEVER_QUANTIZED else "mlp"
         yield Module(kind, x.role, rows, cols, x.count, index, bias * x.count, x.role not in _NEVER_QUANTIZED)
-    norms = layer.norms * norm_params(m) + attention_norm_params(layer.attention)
+    norms = layer.norms * norm_params(m) + attention_norm_params(a)
     yield Module("norms", "norms", norms, 1, layer=index, quantizable=False)
 
 
@@ -163,7 +165,7 @@ def rope_cache_bytes(m: ModelSpec) -> int:
     if m.positions is not PositionKind.ROPE:
         return 0
     rotary = m.mla.qk_rope_head_dim if m.mla is not None else m.head_size
-    if any(r.attention.partial_rotary for r in runs(m)):
+    if any(attention_of(r, WEIGHTS).partial_rotary for r in runs(m)):
         rotary //= 2
     return m.max_position * rotary * 2
 

@@ -26,7 +26,7 @@ from __future__ import annotations
 import dataclasses
 import math
 
-from engine.layers import expand, runs
+from engine.layers import attention_of, expand, runs
 from engine.serving import quantized, vllm_profile, vllm_versions
 from engine.serving.kv import kv_cache
 from engine.serving.vllm_figures import figures
@@ -44,14 +44,22 @@ from engine.serving.vllm_versions import Engine, Version, version_text
 from engine.specs import GpuSpec, KvDtype, ModelSpec
 from engine.units import GIB
 
+#: what the refusals of a layer kind name
+VLLM = "vLLM's start-up"
+
 
 # -- the scheduler --------------------------------------------------------------------------------------------
 def _sliding(m: ModelSpec) -> bool:
-    return any(r.attention.window is not None for r in runs(m))
+    return any(attention_of(r, VLLM).window is not None for r in runs(m))
 
 
 def schedule(m: ModelSpec, gpu: GpuSpec, s: VllmSetup) -> Schedule:
-    """vLLM's engine and scheduler settings for ``s`` (refused by name where vLLM refuses them)."""
+    """vLLM's engine and scheduler settings for ``s`` (refused by name where vLLM refuses them, or where its cache
+    is not modelled: a model with token mixers other than softmax attention, whose recurrent states vLLM keeps in
+    cache groups of their own, ``vllm/v1/kv_cache_interface.py`` ``MambaSpec``)."""
+    if kinds := sorted({r.mixer.kind for r in runs(m) if r.mixer is not None}):
+        raise ValueError(f"vLLM's start-up for {m.label}'s {', '.join(kinds)} layers is not modelled: vLLM keeps "
+                         "their recurrent states in cache groups of their own")
     v = vllm_versions.parse_version(s.vllm_version)
     engine = s.vllm_engine or vllm_versions.default_engine(
         v, capability=gpu.capability, weights=s.weights.value, fp8_kv_cache=s.kv_cache_dtype is KvCacheDtype.FP8)
@@ -117,7 +125,7 @@ def kv_groups(m: ModelSpec, layers: tuple[int, int], page: int, hybrid: bool) ->
     counts: dict[int | None, int] = {}
     for i, layer in enumerate(expand(runs(m))):
         if layers[0] <= i < layers[1]:
-            w = layer.attention.window if hybrid else None
+            w = attention_of(layer, VLLM).window if hybrid else None
             counts[w] = counts.get(w, 0) + 1
     return [KvGroup("full" if w is None else "sliding", w, n, page) for w, n in counts.items()]
 

@@ -46,10 +46,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
-from engine.layers import runs
+from engine.layers import attention_of, mlp_of, runs
 from engine.serving.vllm_versions import NonTorch, Version
 from engine.specs import GpuSpec, LayerSpec, MlpKind, ModelSpec
 from engine.units import GIB, MIB
+
+#: what the refusals of a layer kind name (vLLM refuses such models first: engine.serving.vllm.schedule)
+VLLM_PROFILE = "vLLM's profile run"
 
 ACT_BYTES = 2
 #: bytes a logit holds at the sampler's peak (module docstring)
@@ -175,7 +178,7 @@ def moe_workspace_bytes(m: ModelSpec, tp: int, tokens: int, v: Version) -> int:
         return 0
     best = 0
     for r in runs(m):
-        e = r.mlp.moe
+        e = mlp_of(r, VLLM_PROFILE).moe
         if e is None:
             continue
         width, h, k = e.expert_intermediate_size // tp, m.hidden_size, e.experts_per_token
@@ -197,7 +200,7 @@ def cublas_workspace_bytes(gpu: GpuSpec) -> int:
 
 
 def _attention_elements(layer: LayerSpec, h: int, tp: int) -> int:
-    a = layer.attention
+    a = attention_of(layer, VLLM_PROFILE)
     if a.mla is not None:
         x, heads = a.mla, max(1, a.num_heads // tp)
         qk = x.qk_nope_head_dim + x.qk_rope_head_dim
@@ -208,7 +211,7 @@ def _attention_elements(layer: LayerSpec, h: int, tp: int) -> int:
 
 def _mlp_elements(layer: LayerSpec, h: int, tp: int, tokens: int) -> float:
     """Elements per token of the layer's MLP moment (MoE: averaged over ``tokens``)."""
-    p = layer.mlp
+    p = mlp_of(layer, VLLM_PROFILE)
     dense = 0.0
     if p.intermediate_size:
         width = p.intermediate_size // tp
@@ -235,7 +238,7 @@ def activation(m: ModelSpec, tp: int, tokens: int, sequences: int, per_logit: in
         if attn > best:
             best, phase = attn, "attention"
         if mlp > best:
-            best, phase = mlp, "moe" if r.mlp.moe is not None else "mlp"
+            best, phase = mlp, "moe" if mlp_of(r, VLLM_PROFILE).moe is not None else "mlp"
     forward = int(tokens * best * ACT_BYTES)
     sampler = 0
     if shape.samples:

@@ -46,9 +46,21 @@ from dataclasses import dataclass, field
 
 from engine.layers import expand, runs
 from engine.params import Linear, layer_linears, lora_targets
-from engine.specs import Attention, Checkpointing, LayerSpec, Loss, Method, MlpKind, ModelSpec, QkNorm, TrainingSetup
+from engine.specs import (
+    Attention,
+    AttentionSpec,
+    Checkpointing,
+    LayerSpec,
+    Loss,
+    Method,
+    MlpKind,
+    MlpSpec,
+    ModelSpec,
+    QkNorm,
+    TrainingSetup,
+)
 from engine.timing.fitted import Fitted
-from engine.timing.hardware import GpuPerf
+from engine.timing.hardware import CannotTimeError, GpuPerf
 from engine.timing.kernels import attention_seconds, gemm_seconds, matmul_rate, pointwise_seconds
 from engine.timing.stacks import Pointwise, StackRules
 from engine.training.loss import TITAN_CHUNKS
@@ -177,10 +189,29 @@ class _Shape:
     tokens: float  # tokens through each copy
 
 
+def _refused(kind: LayerSpec) -> str:
+    return (f"cannot time {kind.mixer_kind} layers{'' if kind.mlp is not None else ' without an MLP'}: the step-time "
+            "model has attention and MLP layers only")
+
+
+def attention_of(kind: LayerSpec) -> AttentionSpec:
+    """The layer's softmax attention, or :class:`CannotTimeError` (issue 27's layers without one)."""
+    if kind.attention is None:
+        raise CannotTimeError(_refused(kind))
+    return kind.attention
+
+
+def mlp_of(kind: LayerSpec) -> MlpSpec:
+    """The layer's MLP, or :class:`CannotTimeError` (issue 27's layers without one)."""
+    if kind.mlp is None:
+        raise CannotTimeError(_refused(kind))
+    return kind.mlp
+
+
 def _shape(c: Ctx, x: Linear, kind: LayerSpec) -> _Shape:
     lay = c.plan.layout
     if x.role.startswith("experts_"):
-        e = kind.mlp.moe
+        e = mlp_of(kind).moe
         assert e is not None
         local = x.count / lay.ep
         routed = c.tokens * (e.num_experts if e.dense_dispatch else e.experts_per_token)
@@ -233,7 +264,7 @@ def _linear(c: Ctx, p: Passes, x: Linear, kind: LayerSpec, lora_rank: int | None
 def _attention(c: Ctx, kind: LayerSpec) -> Passes:
     """The attention core of one layer (module docstring)."""
     p = Passes()
-    a = kind.attention
+    a = attention_of(kind)
     lay = c.plan.layout
     heads = a.num_heads / lay.tp
     if a.mla is not None:
@@ -274,7 +305,7 @@ def _elementwise(c: Ctx, kind: LayerSpec) -> Passes:
     """Norms, RoPE, the activation, residual adds, attention's layout copies (module docstring)."""
     p = Passes()
     r = c.rules
-    a = kind.attention
+    a = attention_of(kind)
     lay = c.plan.layout
     h = c.m.hidden_size
     qlora_fp32 = 1.5 if (c.s.method is Method.QLORA and r.name == "hf-trainer") else 1.0  # PEFT's fp32 casts
@@ -288,7 +319,7 @@ def _elementwise(c: Ctx, kind: LayerSpec) -> Passes:
         _run(c, p, r.norm, c.tokens * (heads + kv) * a.head_dim)
     v_dim = a.mla.v_head_dim if a.mla is not None else a.head_dim
     _run(c, p, r.layout, c.tokens * heads * v_dim)
-    mlp = kind.mlp
+    mlp = mlp_of(kind)
     act = r.act_plain if mlp.kind is MlpKind.PLAIN else r.act_gated
     width = mlp.intermediate_size / lay.tp
     if mlp.moe is not None:
@@ -304,7 +335,11 @@ def _elementwise(c: Ctx, kind: LayerSpec) -> Passes:
 
 
 def layer_passes(c: Ctx, kind: LayerSpec) -> Passes:
-    """One decoder layer's micro-batch: forward, backward and what checkpointing reruns."""
+    """One decoder layer's micro-batch: forward, backward and what checkpointing reruns. A layer that is not
+    softmax attention and an MLP (issue 27's gated DeltaNet, KDA, Mamba and short-convolution layers, and the
+    layers without an MLP beside them) is refused: their kernels' times are not modelled."""
+    if kind.mixer is not None:
+        raise CannotTimeError(_refused(kind))
     p = Passes()
     lora = None if c.full else c.s.lora
     roles = {x.role for x in lora_targets(c.m, kind, lora.targets)} if lora is not None else set()

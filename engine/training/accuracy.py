@@ -32,6 +32,9 @@ class Comparison:
     #: the run trained exactly the parameters the engine counts (False: PEFT placed adapters elsewhere,
     #: e.g. on fused expert tensors; listed, but left out of the summary)
     comparable: bool = True
+    #: the kernel packages a traced run called through registered fakes ("package version: function";
+    #: calibration/kernels.py), empty for a run on PyTorch's own ops
+    fake_kernels: tuple[str, ...] = ()
 
     @property
     def error(self) -> float:
@@ -61,7 +64,8 @@ def _compare(rows: list[dict[str, Any]], measured_key: str) -> tuple[Comparison,
         model = ModelSpec.model_validate(r["spec"]) if "spec" in r else get_model(r["model"])
         e = estimate(model, TrainingSetup.model_validate(r["setup"]), gpu)
         same = (e.total_params, e.trainable_params) == (r["total_params"], r["trainable_params"])
-        out.append(Comparison(r["id"], r["model"], r["described"], r[measured_key], e.peak_allocated_bytes, same))
+        out.append(Comparison(r["id"], r["model"], r["described"], r[measured_key], e.peak_allocated_bytes, same,
+                              tuple(r.get("fake_kernels", ()))))
     return tuple(out)
 
 

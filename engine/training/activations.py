@@ -49,13 +49,19 @@ def windows_reached(m: ModelSpec, s: TrainingSetup) -> tuple[int, ...]:
     plan's cache keys on them (everything else in the coefficients is independent of the sequence length)."""
     if s.attention is not Attention.SDPA:
         return ()
-    return tuple(sorted({w for r in runs(m) if (w := r.attention.window) is not None and s.seq_len >= w}))
+    windows = {r.attention.window for r in runs(m) if r.attention is not None}
+    return tuple(sorted(w for w in windows if w is not None and s.seq_len >= w))
 
 
 def same_weights(a: LayerSpec, b: LayerSpec) -> bool:
     """Two layer kinds with the same parameters (they may differ in their sliding window only)."""
-    return a.model_copy(update={"attention": a.attention.model_copy(update={"window": None})}) == b.model_copy(
-        update={"attention": b.attention.model_copy(update={"window": None})})
+    return _windowless(a) == _windowless(b)
+
+
+def _windowless(k: LayerSpec) -> LayerSpec:
+    if k.attention is None:
+        return k
+    return k.model_copy(update={"attention": k.attention.model_copy(update={"window": None})})
 
 
 def checkpointed_whole(lc: LayerCoeffs) -> LayerCoeffs:

@@ -217,7 +217,8 @@ def gradients(plan: Plan, stage: int, st: ModelStates) -> Gradients:
     table = m.vocab_size * m.hidden_size / lay.tp  # vocab-parallel
     embedding = table + count_params(m).embedding - m.vocab_size * m.hidden_size  # learned positions: whole
     shared = m.tie_embeddings and lay.pp == 1
-    head = grads(norm_params(m) + (embedding if shared else table)) if stage == lay.pp - 1 else 0
+    bias = m.vocab_size if m.lm_head_bias else 0  # GPT-J's / Phi's output bias
+    head = grads(norm_params(m) + bias + (embedding if shared else table)) if stage == lay.pp - 1 else 0
     tied = math.ceil(embedding) * per_byte // div if shared else 0
     return Gradients(head=head, per_layer=per_layer, tied=tied)
 

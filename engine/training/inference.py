@@ -24,9 +24,9 @@ without the tensors saved for backward. KV caches are not kept: one forward over
 from __future__ import annotations
 
 from engine.layers import runs
-from engine.params import attention_linears
+from engine.params import attention_linears, mixer_linears
 from engine.results import Term
-from engine.specs import Attention, Method, MlpKind, MlpSpec, ModelSpec, TrainingSetup
+from engine.specs import Attention, Method, MlpSpec, ModelSpec, TrainingSetup
 from engine.terms import TermName
 from engine.training.precision import FP32, HALF, dtype_plan
 
@@ -57,13 +57,19 @@ def layer_working_set(m: ModelSpec, s: TrainingSetup) -> int:
     h = m.hidden_size
     widest = 0
     for run in runs(m):
-        attn = attention_linears(run.attention, h)
-        o_in = next(x.n_in for x in attn if x.role == "o")
-        attention = c * (h + sum(x.n_out for x in attn) + o_in)
-        per_width = 2 if run.mlp.kind is MlpKind.PLAIN else 3
-        mlp = c * (h + per_width * _mlp_width(run.mlp))
-        if run.mlp.moe is not None:
-            mlp += FP32 * run.mlp.moe.num_experts  # router logits
+        attention = mlp = 0
+        if run.attention is not None:
+            attn = attention_linears(run.attention, h)
+            o_in = next(x.n_in for x in attn if x.role == "o")
+            attention = c * (h + sum(x.n_out for x in attn) + o_in)
+        if run.mixer is not None:  # the normed input, every projection's output, the mixer's output
+            mixed = mixer_linears(run.mixer, h)
+            attention += c * (h + sum(x.n_out for x in mixed) + mixed[-1].n_in)
+        if run.mlp is not None:
+            per_width = 3 if run.mlp.kind.gated else 2
+            mlp = c * (h + per_width * _mlp_width(run.mlp))
+            if run.mlp.moe is not None:
+                mlp += FP32 * run.mlp.moe.num_experts  # router logits
         widest = max(widest, attention, mlp)
     return 2 * r * h + widest
 

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from engine.layers import runs
 from engine.specs import Attention, CpCommType, Method, ModelSpec, ParallelSpec, PipelineSchedule, TrainingSetup
 
 
@@ -92,7 +93,12 @@ def _even_split(layers: int, stages: int) -> tuple[int, ...]:
 def _check(m: ModelSpec, s: TrainingSetup, p: ParallelSpec) -> None:
     """The rules a layout must follow for this model; the first broken one, as one line."""
     kv_heads = m.num_kv_heads if m.mla is None else m.num_heads
+    mixers = sorted({r.mixer.kind for r in runs(m) if r.mixer is not None})
+    shown = ", ".join(mixers)
     rules = [
+        (not mixers or p.tp == 1, f"tensor parallelism over {shown} layers is not modelled: use --tp 1"),
+        (not mixers or p.cp == 1, f"context parallelism over {shown} layers (their recurrent state passes from "
+                                  "rank to rank) is not modelled: use --cp 1"),
         (m.num_heads % p.tp == 0, f"tp ({p.tp}) must divide the attention heads ({m.num_heads})"),
         (kv_heads % p.tp == 0, f"tp ({p.tp}) must divide the key/value heads ({kv_heads})"),
         (p.pp <= m.num_layers, f"pp ({p.pp}) cannot exceed the layers ({m.num_layers})"),

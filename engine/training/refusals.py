@@ -8,14 +8,22 @@ The rules that need only the setup are ``engine.specs.TrainingSetup``'s; these n
   q or k weight that width does not divide, whose q, k and v are one fused projection, which has MLA's latent
   projections (their names match none of Adam-mini's groups) or fused 3-D experts (a ``(E, out, in)`` tensor
   fails its per-row view) is refused;
-* DoRA where PEFT 0.21.2 adapts expert or router parameters (``ParamWrapper``, which has no DoRA variant).
+* DoRA where PEFT 0.21.2 adapts expert or router parameters (``ParamWrapper``, which has no DoRA variant);
+* issue 27's options that meet a token mixer other than softmax attention (gated DeltaNet, KDA, Mamba-1 / -2, the
+  short convolution: ``engine.specs.Mixer``), none of them traced on one: an 8-bit base (the mixers' fused kernels
+  take the projections' weights themselves, not through ``Linear8bitLt``), DoRA and OFT (their saved tensors and
+  temporaries on the mixers' projections), Muon where the layers train in full (the convolution's 3-D weight and
+  Mamba's 2-D ``A_log`` are no decoder matrix its recipe names; LoRA's factors are matrices), GaLore and APOLLO
+  (``optim_target_modules`` ``["attn", "mlp"]`` matches a mixer's module names in some families only:
+  ``linear_attn`` does, ``mixer`` / ``mamba`` / ``conv`` do not) and Adam-mini (its parameter groups are named
+  after attention's and the MLP's).
 """
 
 from __future__ import annotations
 
 from engine.layers import runs
 from engine.params import attention_linears, lora_targets
-from engine.specs import ExpertStorage, Method, ModelSpec, Optimizer, SavedModule, TrainingSetup
+from engine.specs import LORA_METHODS, ExpertStorage, Method, ModelSpec, Optimizer, SavedModule, TrainingSetup
 
 
 class OptionError(ValueError):
@@ -25,9 +33,11 @@ class OptionError(ValueError):
 def _adam_mini(m: ModelSpec) -> str | None:
     head_numel = m.hidden_size * m.hidden_size // m.num_heads
     for r in runs(m):
+        if r.attention is None:
+            continue
         if r.attention.mla is not None:
             return "MLA's latent projections match none of its parameter groups"
-        if r.mlp.moe is not None and r.mlp.moe.storage is ExpertStorage.FUSED:
+        if r.mlp is not None and r.mlp.moe is not None and r.mlp.moe.storage is ExpertStorage.FUSED:
             return "its fused 3-D expert tensors fail its per-row view"
         for x in attention_linears(r.attention, m.hidden_size):
             if x.role == "qkv":
@@ -37,9 +47,31 @@ def _adam_mini(m: ModelSpec) -> str | None:
     return None
 
 
+#: issue 27's optimizers not costed on a model with token mixers (module docstring)
+MIXER_OPTIMIZERS = frozenset({Optimizer.MUON, Optimizer.GALORE_ADAMW, Optimizer.APOLLO_ADAMW, Optimizer.ADAM_MINI})
+
+
+def _mixer_option(m: ModelSpec, s: TrainingSetup) -> str | None:
+    """The option of ``s`` not costed on ``m``'s token mixers (module docstring), or None."""
+    mixers = sorted({r.mixer.kind for r in runs(m) if r.mixer is not None})
+    if not mixers:
+        return None
+    lora_muon = s.optimizer is Optimizer.MUON and s.method in LORA_METHODS
+    option = ("lora-8bit" if s.method is Method.LORA_8BIT else "oft" if s.method is Method.OFT
+              else "dora" if s.dora else s.optimizer.value if s.optimizer in MIXER_OPTIMIZERS and not lora_muon
+              else None)
+    if option is None:
+        return None
+    return f"{option} on {m.label}: not costed on its {', '.join(mixers)} layers (not traced there)"
+
+
 def check(m: ModelSpec, s: TrainingSetup) -> None:
     """Raise :class:`OptionError` naming why ``m`` cannot take an option of ``s`` (module docstring)."""
-    if s.method is Method.LORA_8BIT and any(r.mlp.moe is not None or r.attention.mla is not None for r in runs(m)):
+    if (why := _mixer_option(m, s)) is not None:
+        raise OptionError(why)
+    if s.method is Method.LORA_8BIT and any((r.mlp is not None and r.mlp.moe is not None)
+                                            or (r.attention is not None and r.attention.mla is not None)
+                                            for r in runs(m)):
         raise OptionError(f"lora-8bit on {m.label}: bitsandbytes' 8-bit linears on experts or MLA projections are "
                           "not costed")
     if s.optimizer is Optimizer.ADAM_MINI and (why := _adam_mini(m)) is not None:

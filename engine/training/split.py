@@ -18,7 +18,15 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from engine.layers import runs
-from engine.params import Linear, attention_norm_params, count_params, layer_linears, lora_targets, norm_params
+from engine.params import (
+    Linear,
+    count_params,
+    layer_linears,
+    layer_norm_params,
+    lora_targets,
+    mixer_other_params,
+    norm_params,
+)
 from engine.specs import LayerRun, LayerSpec, LoraSpec, ModelSpec
 from engine.training.layout import Layout
 
@@ -103,7 +111,8 @@ def kind_held(m: ModelSpec, lora: LoraSpec | None, sp: Split, kind: LayerSpec, d
     for x in layer_linears(kind, m.hidden_size):
         n, is_expert = _linear(x, sp)
         dense, expert = (dense, expert + n) if is_expert else (dense + n, expert)
-    norms = kind.norms * norm_params(m) + attention_norm_params(kind.attention)
+    other = mixer_other_params(kind.mixer, m.hidden_size) if kind.mixer is not None else 0
+    norms = layer_norm_params(m, kind) + other  # replicated: norms, a mixer's convolution and decay parameters
     adapters = [0.0, 0.0]
     if lora is not None:
         for x in lora_targets(m, kind, lora.targets):
@@ -123,6 +132,7 @@ def ends_held(m: ModelSpec, lay: Layout, stage: int) -> Held:
         held += table + (pc.embedding - m.vocab_size * m.hidden_size)  # learned positions: replicated
     if stage == lay.pp - 1:
         held += norm_params(m) + (table if not m.tie_embeddings or lay.pp > 1 else 0.0)
+        held += m.vocab_size if m.lm_head_bias else 0  # GPT-J's / Phi's output bias, replicated
     return Held(dense=held)
 
 
@@ -146,13 +156,18 @@ def tp_view(m: ModelSpec, lay: Layout) -> ModelSpec:
 
 
 def _tp_run(r: LayerRun, t: int, etp: int) -> LayerRun:
-    """One run of layers as a tensor-parallel rank computes it (unvalidated)."""
-    a = r.attention.model_copy(update={"num_heads": r.attention.num_heads // t,
-                                       "num_kv_heads": max(r.attention.num_kv_heads // t, 1)})
-    mlp: dict[str, object] = {"intermediate_size": r.mlp.intermediate_size / t}
-    e = r.mlp.moe
-    if e is not None:
-        shared = e.shared_width / t
-        mlp["moe"] = e.model_copy(update={"expert_intermediate_size": e.expert_intermediate_size / etp,
-                                          "shared_intermediate_size": shared or None})
-    return r.model_copy(update={"attention": a, "mlp": r.mlp.model_copy(update=mlp)})
+    """One run of layers as a tensor-parallel rank computes it (unvalidated; a layer with another token mixer is
+    refused tensor parallelism by ``engine.training.layout``)."""
+    update: dict[str, object] = {}
+    if r.attention is not None:
+        update["attention"] = r.attention.model_copy(update={"num_heads": r.attention.num_heads // t,
+                                                             "num_kv_heads": max(r.attention.num_kv_heads // t, 1)})
+    if r.mlp is not None:
+        mlp: dict[str, object] = {"intermediate_size": r.mlp.intermediate_size / t}
+        e = r.mlp.moe
+        if e is not None:
+            shared = e.shared_width / t
+            mlp["moe"] = e.model_copy(update={"expert_intermediate_size": e.expert_intermediate_size / etp,
+                                              "shared_intermediate_size": shared or None})
+        update["mlp"] = r.mlp.model_copy(update=mlp)
+    return r.model_copy(update=update)

@@ -304,6 +304,8 @@ def _not_llama(m: ModelSpec) -> str:
         return "another norm or position encoding"
     for r in runs(m):
         a, p = r.attention, r.mlp
+        if a is None or p is None or r.mixer is not None or r.parallel:
+            return "token mixers other than attention, layers without attention or an MLP, or parallel blocks"
         if p.moe is not None or a.mla is not None:
             return "mixture-of-experts or latent attention layers"
         if a.qkv_bias or a.o_bias or p.bias or a.qk_norm is not QkNorm.NONE or a.sinks or a.softcap:
@@ -323,6 +325,8 @@ def _check_op_selective(m: ModelSpec, s: TrainingSetup) -> None:
         raise StackError("--checkpointing op-selective is costed with SDPA or FlashAttention (--attention sdpa)")
     if s.activation_offload:
         raise StackError("--checkpointing op-selective with activation offloading is not costed")
-    if any(r.mlp.moe is not None or r.attention.mla is not None for r in runs(m)):
-        raise StackError("--checkpointing op-selective is costed for dense layers: the routers' and experts' "
-                         "matmuls of mixture-of-experts layers and latent attention are not")
+    if any(r.mlp is None or r.attention is None or r.mixer is not None or r.parallel or r.mlp.moe is not None
+           or r.attention.mla is not None for r in runs(m)):
+        raise StackError("--checkpointing op-selective is costed for dense attention + MLP layers: the routers' and "
+                         "experts' matmuls of mixture-of-experts layers, latent attention, other token mixers and "
+                         "parallel blocks are not")

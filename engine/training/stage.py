@@ -23,6 +23,7 @@ from engine.specs import CpCommType, LayerSpec
 from engine.training.activations import ActivationCoeffs, LayerCoeffs, same_weights
 from engine.training.moments import Cost
 from engine.training.plan import Plan
+from engine.training.saved.inputs import residual_bytes
 from engine.training.split import Split, linear_weights
 
 
@@ -104,7 +105,7 @@ def parallel_buffers(plan: Plan, stage: int) -> tuple[Cost, str]:
       (÷ t with sequence parallelism) (Megatron-Core ``MoEAlltoAllTokenDispatcher``).
     """
     m, lay = plan.model, plan.layout
-    r, c, h = plan.dtypes.residual, plan.dtypes.compute, m.hidden_size
+    r, c, h = residual_bytes(m, plan.dtypes), plan.dtypes.compute, m.hidden_size
     sp = lay.tp if lay.sequence_parallel else 1
     per = 0.0
     parts: list[str] = []

@@ -91,7 +91,8 @@ def int8_linears(m: ModelSpec) -> tuple[int, int]:
     (fused 3-D expert parameters are not ``nn.Linear``: left in 16 bits)."""
     weights = rows = 0
     for r in runs(m):
-        fused = r.mlp.moe is not None and r.mlp.moe.storage is ExpertStorage.FUSED
+        moe = r.mlp.moe if r.mlp is not None else None
+        fused = moe is not None and moe.storage is ExpertStorage.FUSED
         for x in layer_linears(r, m.hidden_size):
             if fused and x.role.startswith("experts_"):
                 continue

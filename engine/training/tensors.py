@@ -8,7 +8,8 @@ more than a parameter count. The shapes follow the modules ``engine.params`` cou
 * full fine-tuning: the token table ``(V, h)`` (and a learned position table), every linear weight
   ``(n_out, n_in)`` and bias ``(n_out,)`` of the decoder blocks (fused experts are one 3-D parameter per
   projection, ``(E, n_out, n_in)``, e.g. ``Qwen3MoeExperts``), every norm's weight (and LayerNorm's bias), q/k
-  norms, MLA's latent norms, attention sinks, the final norm and an untied output layer ``(V, h)``;
+  norms, MLA's latent norms, attention sinks, a token mixer's tensors beside its linears (flattened:
+  ``engine.params.mixer_tensors``), the final norm and an untied output layer ``(V, h)`` (and its bias);
 * LoRA: each adapted ``nn.Linear`` trains ``lora_A.weight (r, n_in)`` and ``lora_B.weight (n_out, r)``
   (peft/tuners/lora/layer.py ``LoraLayer.update_layer``, PEFT 0.21.2); a fused expert parameter wrapped by
   ``ParamWrapper`` trains ``lora_A (r * E, n_in)`` and ``lora_B (n_out, r * E)`` (``ParamWrapper.update_layer``:
@@ -24,7 +25,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from engine.layers import runs
-from engine.params import Linear, layer_linears, lora_targets, oft_params
+from engine.params import Linear, layer_linears, lora_targets, mixer_tensors, oft_params
 from engine.specs import (
     ExpertStorage,
     LayerRun,
@@ -42,7 +43,7 @@ from engine.specs import (
 class Tensor:
     """``count`` trainable tensors of one ``shape`` and ``role``."""
 
-    role: str  # embedding, positions, linear, experts, bias, norm, lm_head, lora_A, lora_B
+    role: str  # embedding, positions, linear, experts, bias, norm, mixer, lm_head, lora_A, lora_B
     shape: tuple[int, ...]
     count: int = 1
     proj: str = ""  # the linear's role (engine.params.Linear.role: q, k, v, o, gate, ...), for a weight or a bias
@@ -65,15 +66,21 @@ class Tensor:
 
 def _fused(run: LayerRun, x: Linear) -> bool:
     """A fused 3-D expert parameter (one per projection for all experts)."""
-    e = run.mlp.moe
+    e = run.mlp.moe if run.mlp is not None else None
     return x.role.startswith("experts_") and e is not None and e.storage is ExpertStorage.FUSED
 
 
 def _norms(m: ModelSpec, run: LayerRun) -> list[Tensor]:
-    """One layer's norm weights (LayerNorm's biases too), q/k norms, MLA's latent norms and attention sinks."""
+    """One layer's norm weights (LayerNorm's biases too), q/k norms, MLA's latent norms and attention sinks; a
+    token mixer's tensors outside its linears (``engine.params.mixer_tensors``: its convolution, decay and skip
+    parameters, its norms)."""
     h, a, c = m.hidden_size, run.attention, run.count
     per_norm = 2 if m.norm is NormKind.LAYERNORM else 1
     out = [Tensor("norm", (h,), c * run.norms * per_norm)] if run.norms else []
+    if run.mixer is not None:
+        out += [Tensor("mixer", (n,), c) for n in mixer_tensors(run.mixer, h)]
+    if a is None:
+        return out
     if a.qk_norm is QkNorm.HEAD:
         out.append(Tensor("norm", (a.head_dim,), 2 * c))
     elif a.qk_norm is QkNorm.PROJECTION:
@@ -113,6 +120,8 @@ def full_tensors(m: ModelSpec) -> tuple[Tensor, ...]:
     out.append(Tensor("norm", (h,), 2 if m.norm is NormKind.LAYERNORM else 1))
     if not m.tie_embeddings:
         out.append(Tensor("lm_head", (m.vocab_size, h)))
+    if m.lm_head_bias:  # GPT-J's and Phi's output layer has a bias (ModelSpec.lm_head_bias)
+        out.append(Tensor("bias", (m.vocab_size,), proj="lm_head"))
     return tuple(t for t in out if t.count)
 
 

@@ -7,7 +7,9 @@ import pytest
 
 from engine.catalog import get_model
 from engine.hf_import import ConfigImportError, RefusedLayerError, load_config
+from engine.layers import runs
 from engine.params import count_params
+from engine.specs import MlpKind
 
 LLAMA2_7B = {
     "model_type": "llama", "vocab_size": 32000, "hidden_size": 4096, "intermediate_size": 11008,
@@ -77,6 +79,10 @@ UNKNOWN = {**LLAMA2_7B, "model_type": "brand-new"}
         (json.dumps({**LLAMA2_7B, "num_hidden_layers": 10**9}), "'num_hidden_layers': 1,000,000,000 is outside"),
         (json.dumps({**LLAMA2_7B, "tie_word_embeddings": "false"}), "'tie_word_embeddings': expected true or false"),
         (json.dumps({**LLAMA2_7B, "model_type": 7}), "'model_type': expected a string"),
+        (json.dumps({**LLAMA2_7B, "model_type": ["llama"]}), "'model_type': expected a string, found a list"),
+        (json.dumps({**LLAMA2_7B, "model_type": {"a": 1}}), "'model_type': expected a string, found an object"),
+        (json.dumps({"model_type": "qwen3_5", "text_config": {"model_type": ["qwen3_5_text"]}}),
+         "'text_config.model_type': expected a string"),
         (json.dumps({"model_type": "gemma3", "text_config": [1]}), "'text_config': expected an object"),
         (json.dumps({**LLAMA2_7B, "layer_types": ["full_attention"] * 3}), "'layer_types': 3 entries for 32"),
         (json.dumps({**LLAMA2_7B, "layer_types": ["teleport"] * 32}), "'layer_types': layer 0 has an unknown"),
@@ -95,10 +101,6 @@ def test_bad_configs_name_the_file_and_the_field(tmp_path, content, needle):
 @pytest.mark.parametrize(
     ("cfg", "needle"),
     [
-        ({"model_type": "qwen3_next"}, "'qwen3_next' has gated DeltaNet"),
-        ({"model_type": "granitemoehybrid"}, "no 'layer_types'.*Mamba 2"),
-        ({"model_type": "granitemoehybrid", "layer_types": ["mamba"] * 31 + ["attention"]}, "layer 0 is Mamba"),
-        ({"model_type": "qwen3_5", "text_config": {"model_type": "qwen3_5_text"}}, "gated DeltaNet"),
         ({**LLAMA2_7B, "layer_types": ["full_attention"] * 31 + ["mamba"]}, "layer 31 is Mamba"),
         ({**LLAMA2_7B, "layer_types": ["linear_attention"] * 32}, "layer 0 is linear attention"),
         ({"model_type": "mllama", "text_config": {"model_type": "mllama_text_model"}}, "cross-attention layers"),
@@ -171,7 +173,7 @@ def test_stablelm_reads_its_own_bias_switch(tmp_path):
     off = load_config(_write(tmp_path / "t", {**cfg, "use_qkv_bias": False}))
     assert count_params(m).total - count_params(off).total == 24 * 3 * 2048
     assert m.layers is not None
-    assert m.layers[0].attention.partial_rotary
+    assert m.layers[0].attn.partial_rotary
 
 
 def test_multi_token_prediction_layers_are_left_out(tmp_path):
@@ -229,8 +231,8 @@ def test_infinity_and_nan_in_fields_the_engine_does_not_read_are_read_as_transfo
     m = load_config(_write(tmp_path / "m", text))
     assert count_params(m).total == count_params(get_model("llama-2-7b")).total
     nemotron = '{"model_type": "nemotron_h", "time_step_limit": [0.0, Infinity], "hidden_size": 4096}'
-    with pytest.raises(RefusedLayerError, match="'nemotron_h' has Mamba 2"):
-        load_config(_write(tmp_path / "n", nemotron))
+    kinds = [r.mixer_kind for r in runs(load_config(_write(tmp_path / "n", nemotron)))]
+    assert kinds == ["mamba2", "none", "attention", "none"]  # NemotronHConfig's default stack: M, E, *, -
 
 
 @pytest.mark.parametrize(("text", "field"), [
@@ -259,12 +261,30 @@ NEOX = {"model_type": "gpt_neox", "vocab_size": 50432, "hidden_size": 2560, "num
         "max_position_embeddings": 2048, "tie_word_embeddings": False}
 
 
-def test_gpt_neox_is_refused_as_parallel_only_when_its_config_says_parallel(tmp_path):
+def test_gpt_neox_is_parallel_only_when_its_config_says_parallel(tmp_path):
     """GPTNeoXConfig's use_parallel_residual is true by default (Pythia); RedPajama-INCITE's config sets it false
-    (a sequential block), which is refused for what it has: the erf GELU plain MLP the engine's plain MLP (GPT-2's
-    tanh GELU) does not match, not as a parallel block."""
-    with pytest.raises(RefusedLayerError, match="'use_parallel_residual' is true: parallel"):
-        load_config(_write(tmp_path / "p", NEOX))
-    with pytest.raises(RefusedLayerError, match="erf GELU") as info:
-        load_config(_write(tmp_path / "s", {**NEOX, "use_parallel_residual": False}))
-    assert "parallel" not in str(info.value)
+    (a sequential block); both have the erf GELU MLP (MlpKind.GELU)."""
+    parallel = load_config(_write(tmp_path / "p", NEOX))
+    sequential = load_config(_write(tmp_path / "s", {**NEOX, "use_parallel_residual": False}))
+    assert [r.parallel for r in runs(parallel)] == [True]
+    assert [r.parallel for r in runs(sequential)] == [False]
+    assert runs(sequential)[0].ffn.kind is MlpKind.GELU
+    assert count_params(parallel).total == count_params(sequential).total
+
+
+@pytest.mark.parametrize(("cfg", "kinds"), [
+    ({"model_type": "qwen3_next"}, ["gated-deltanet", "attention"] * 1),
+    ({"model_type": "qwen3_5", "text_config": {"model_type": "qwen3_5_text"}}, ["gated-deltanet", "attention"]),
+    ({"model_type": "granitemoehybrid"}, ["mamba2"]),
+    ({"model_type": "granitemoehybrid", "layer_types": ["mamba"] * 31 + ["attention"]}, ["mamba2", "attention"]),
+    ({"model_type": "bamba", "attn_layer_indices": [9, 18, 27]}, ["mamba2", "attention"] * 3 + ["mamba2"]),
+    ({"model_type": "jamba"}, ["mamba1", "attention"] * 4 + ["mamba1"]),
+    ({"model_type": "mamba"}, ["mamba1"]),
+])
+def test_hybrid_layer_kinds_are_read_from_their_configs(tmp_path, cfg, kinds):
+    """Families refused before issue 27, now costed layer kind by layer kind (with their config classes'
+    defaults for what the file leaves out)."""
+    m = load_config(_write(tmp_path / "h", cfg))
+    folded = [k for i, k in enumerate(r.mixer_kind for r in runs(m)) if i == 0 or k != [
+        r.mixer_kind for r in runs(m)][i - 1]]
+    assert folded[:len(kinds)] == kinds

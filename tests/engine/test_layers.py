@@ -18,21 +18,21 @@ CONFIGS = {r["id"]: r["config"] for r in json.loads(
 
 def _kinds(m: ModelSpec) -> list[tuple[int, bool, int | None]]:
     """(count, routed, window) per run."""
-    return [(r.count, r.mlp.moe is not None, r.attention.window) for r in runs(m)]
+    return [(r.count, r.ffn.moe is not None, r.attn.window) for r in runs(m)]
 
 
 def test_deepseek_v3_starts_with_its_dense_layers():
     m = spec_from_config(CONFIGS["deepseek-v3-5l"], "d")
     assert _kinds(m) == [(3, False, None), (2, True, None)]
-    moe = runs(m)[1].mlp.moe
+    moe = runs(m)[1].ffn.moe
     assert moe is not None
     assert moe.shared_width == 2048
-    assert runs(m)[0].attention.kind == "MLA"
+    assert runs(m)[0].attn.kind == "MLA"
 
 
 def test_gemma3_is_five_local_layers_to_one_global():
     m = spec_from_config(CONFIGS["gemma-3-1b"], "g")
-    windows = [layer.attention.window for layer in expand(runs(m))]
+    windows = [layer.attn.window for layer in expand(runs(m))]
     assert windows[:12] == [512] * 5 + [None] + [512] * 5 + [None]
     assert len(runs(m)) == 9
     assert m.sliding_window == 512
@@ -42,10 +42,10 @@ def test_gemma3_is_five_local_layers_to_one_global():
 def test_llama4_interleaves_dense_and_moe_and_puts_its_l2_norm_where_rope_is():
     m = spec_from_config(CONFIGS["llama-4-maverick-4l"], "l")
     layers = expand(runs(m))
-    assert [layer.mlp.moe is not None for layer in layers] == [False, True, False, True]
-    assert [layer.attention.qk_norm for layer in layers] == [QkNorm.L2] * 3 + [QkNorm.NONE]
-    moe = layers[1].mlp.moe
-    assert layers[0].mlp.intermediate_size == 16384
+    assert [layer.ffn.moe is not None for layer in layers] == [False, True, False, True]
+    assert [layer.attn.qk_norm for layer in layers] == [QkNorm.L2] * 3 + [QkNorm.NONE]
+    moe = layers[1].ffn.moe
+    assert layers[0].ffn.intermediate_size == 16384
     assert moe is not None
     assert moe.shared_width == 8192
 
@@ -54,7 +54,7 @@ def test_gpt_oss_alternates_windows_with_sinks_and_biases():
     m = spec_from_config(CONFIGS["gpt-oss-20b"], "o")
     assert _kinds(m)[:2] == [(1, True, 128), (1, True, None)]
     assert len(runs(m)) == 24
-    a, moe = runs(m)[0].attention, runs(m)[0].mlp.moe
+    a, moe = runs(m)[0].attn, runs(m)[0].ffn.moe
     assert a.sinks
     assert a.qkv_bias
     assert a.o_bias
@@ -85,8 +85,8 @@ def test_flat_specs_derive_their_layer_list(model):
     assert model.layers is None
     assert len(layers) == model.num_layers
     dense = model.moe.first_dense_layers if model.moe else model.num_layers
-    assert [layer.mlp.moe is not None for layer in layers] == [i >= dense for i in range(model.num_layers)]
-    sliding = sum(layer.attention.window is not None for layer in layers)
+    assert [layer.ffn.moe is not None for layer in layers] == [i >= dense for i in range(model.num_layers)]
+    sliding = sum(layer.attn.window is not None for layer in layers)
     assert sliding == (round(model.num_layers * model.sliding_layers_fraction) if model.sliding_window else 0)
     assert group(layers) == runs(model)  # folded as group() folds a layer list: no two equal runs in a row
 

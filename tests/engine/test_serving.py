@@ -223,3 +223,20 @@ def test_kv_cache_refuses_a_length_beyond_the_engines_bound() -> None:
     with pytest.raises(ValueError, match="tokens: 1,000,000,000,000,000,000,000,000,000,000 is outside"):
         kv_cache(get_model("llama-2-7b"), 10**30)
     assert kv_cache(get_model("llama-2-7b"), 1_048_576).tokens == 1_048_576
+
+
+def test_a_hybrid_caches_kv_for_its_attention_layers_and_a_fixed_state_for_the_others():
+    """Qwen3.5-0.8B's language model: 6 gated-attention layers keep K and V (2 x 2 KV heads x 256 x 2 bytes a token
+    each); its 18 gated DeltaNet layers a recurrent state of 16 heads x 128 x 128 fp32 and the convolution's last 3
+    inputs of its 6,144 channels, whatever the length (issue 27)."""
+    from engine.hf_import import spec_from_config
+
+    cfg = {"model_type": "qwen3_5_text", "vocab_size": 248320, "hidden_size": 1024, "intermediate_size": 3584,
+           "num_hidden_layers": 24, "num_attention_heads": 8, "num_key_value_heads": 2, "head_dim": 256,
+           "linear_num_key_heads": 16, "linear_num_value_heads": 16}
+    m = spec_from_config(cfg, "q")
+    state = 18 * (4 * 16 * 128 * 128 + 6144 * 3 * 2)
+    for tokens in (1, 4096):
+        kv = kv_cache(m, tokens)
+        assert (kv.layers, kv.state_layers, kv.state_bytes) == (6, 18, state)
+        assert kv.bytes_per_sequence == 6 * 2 * 2 * 256 * 2 * tokens + state

@@ -29,6 +29,19 @@ def qk_norms(ctx: Ctx, a: AttentionSpec) -> float:
     return float((FP32 + (FP32 if ctx.m.norm is NormKind.RMSNORM_FP32 else ctx.c)) * width)
 
 
+def output_gate(ctx: Ctx, a: AttentionSpec, copied: bool) -> float:
+    """Gated attention (transformers 5.24 ``Qwen3NextAttention``: ``attn_output * torch.sigmoid(gate)`` before
+    o_proj): the sigmoid keeps its output and the product keeps the attention output, which is a new contiguous
+    copy when the attention wrote it heads-first (a query made by torch.cat, or eager's output); o_proj then keeps
+    the product, not the attention's output. In fp32 the q norm's ``.float()`` makes no copy: it keeps a view of
+    q_proj's output, whose storage holds the gate too (traced: ``qwen3.5-0.8b`` in fp32)."""
+    if not a.output_gate:
+        return 0.0
+    q_w = widths(a)[0]
+    whole = q_w * FP32 if ctx.c == FP32 and a.qk_norm is not QkNorm.NONE else 0
+    return float(ctx.c * q_w * (2 if copied else 1) + whole)
+
+
 def core(ctx: Ctx, layer: LayerSpec) -> tuple[float, float, float, float]:
     """(saved, saved_bs2, transient, transient_bs2) of the attention itself.
 
@@ -37,6 +50,7 @@ def core(ctx: Ctx, layer: LayerSpec) -> tuple[float, float, float, float]:
     (HF ``softmax(..., dtype=float32).to(q.dtype)``), each b x heads x s x s.
     """
     c, at = ctx.c, layer.attention
+    assert at is not None, "an attention layer"
     a = at.num_heads
     q_w, k_w, v_w, o_w = widths(at)
     if ctx.s.attention is Attention.EAGER:
@@ -68,8 +82,10 @@ def selective(ctx: Ctx, layer: LayerSpec, o_shared: bool) -> tuple[float, float,
     recomputes the element-wise ops, not the attention); torchtune's and torchtitan's layer-level "selective"
     checkpoints every k-th layer whole. This models the paper's (Megatron's) meaning.
     """
-    c, a = ctx.c, layer.attention.num_heads
-    q_w, k_w, v_w, o_w = widths(layer.attention)
+    at = layer.attention
+    assert at is not None, "an attention layer"
+    c, a = ctx.c, at.num_heads
+    q_w, k_w, v_w, o_w = widths(at)
     kept = c * (q_w + k_w + v_w) + (c * o_w if o_shared else 0)
     core_bs2 = core(ctx, layer)[1]
     if ctx.s.attention is Attention.EAGER:

@@ -10,6 +10,13 @@ from engine.training.stacks import LayerImpl, NormImpl, layer_impl
 MASK = 1  # a dropout mask: one bool byte per element
 
 
+def residual_bytes(m: ModelSpec, dtypes: DtypePlan) -> int:
+    """Bytes of one element of the residual stream between layers: the regime's, or fp32 where the model keeps it
+    so (Mamba's ``residual_in_fp32``: ``residual.to(torch.float32)`` before the add, modeling_mamba.py MambaBlock;
+    the block casts it back to the norm's dtype first, so what a layer saves is unchanged)."""
+    return FP32 if m.residual_fp32 else dtypes.residual
+
+
 class Ctx:
     """The dtypes and switches one coefficient computation needs: the setup's dtype plan (from the training
     plan, ``engine.training.plan``), the sliding windows its sequence reaches, how the stack computes a layer
@@ -20,6 +27,7 @@ class Ctx:
         self.m, self.s, self.dtypes, self.windows = m, s, dtypes, windows
         self.impl = impl or layer_impl(s)
         self.r, self.c = dtypes.residual, dtypes.compute
+        self.stream = residual_bytes(m, dtypes)  # the residual stream between layers (fp32 where the model says)
         self.autocast = dtypes.compute < FP32
         #: the layer's weights train (full fine-tuning; freeze tuning's and BAdam's trained layers: ``full``)
         self.full = s.method is Method.FULL if full is None else full
@@ -92,7 +100,9 @@ def linear_inputs(ctx: Ctx, group: list[Linear], src: int, adapted: set[str], *,
 
 def norm(ctx: Ctx, width: int) -> float:
     """RMSNorm (HF) keeps its fp32 input and, when its weight trains, the normalised tensor (in the input's
-    dtype; Gemma's stays fp32). LayerNorm keeps its input plus fp32 mean and rstd per token.
+    dtype; Gemma's stays fp32). LayerNorm keeps its input plus fp32 mean and rstd per token. Cohere's centred
+    norm keeps its two fp32 copies of ``x - mean`` (``pow``'s and the product's), rstd, and when its weight
+    trains the fp32 normalised tensor.
 
     Another stack's RMSNorm (``engine.training.stacks.NormImpl``): torch's ``nn.RMSNorm`` on CUDA runs
     ``aten::_fused_rms_norm``, whose backward (``_fused_rms_norm_backward(grad_out, input, normalized_shape, rstd,
@@ -103,6 +113,8 @@ def norm(ctx: Ctx, width: int) -> float:
     scale trains, the fp32 normalised tensor (torchtune/modules/rms_norm.py@0.6.1)."""
     if ctx.m.norm is NormKind.LAYERNORM:
         return ctx.r * width + 2 * FP32
+    if ctx.m.norm is NormKind.CENTRED_FP32:
+        return 2 * FP32 * width + FP32 + (FP32 * width if ctx.full else 0)
     if ctx.impl.norm is NormImpl.FUSED:
         return ctx.r * width + FP32
     if ctx.impl.norm is NormImpl.COMPOSITE:

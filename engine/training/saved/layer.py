@@ -8,9 +8,10 @@ from dataclasses import dataclass
 from engine.params import Linear, attention_linears, layer_linears, lora_targets, mlp_linears
 from engine.specs import QUANTIZED_METHODS, Attention, Checkpointing, LayerSpec, Method, NormKind, PositionKind
 from engine.training.precision import FP32
-from engine.training.saved.attention import core, qk_norms, selective, widths
+from engine.training.saved.attention import core, output_gate, qk_norms, selective, widths
 from engine.training.saved.compiled import UNREAD, compiled_saved
 from engine.training.saved.inputs import Ctx, int8_kept, linear_inputs, norm
+from engine.training.saved.mixers import MixerCoeffs, mixer_coeffs
 from engine.training.saved.mlp import is_down, merged_experts, mlp
 from engine.training.saved.op_selective import kept as op_kept
 from engine.training.stacks import NormImpl
@@ -60,14 +61,16 @@ def saved_again(ctx: Ctx, layer: LayerSpec, groups: list[list[Linear]], o_shared
     (counted in ``checkpoint``) and cos and sin."""
     m, r, h = ctx.m, ctx.r, ctx.m.hidden_size
     again = 0.0
-    if m.norm is not NormKind.LAYERNORM:
+    if m.norm is NormKind.CENTRED_FP32:  # its two copies of x - mean are two tensors; rstd saved twice
+        again += layer.norms * FP32
+    elif m.norm is not NormKind.LAYERNORM:
         again += layer.norms * (FP32 * h + 2 * FP32)
     if ctx.full and not (ctx.autocast and r != ctx.c):
         again += sum((len(g) - 1) * r * g[0].n_in for g in groups if g)
-    if o_shared:
+    if o_shared and layer.attention is not None:
         again += ctx.c * widths(layer.attention)[3]
-    rope = m.positions is PositionKind.ROPE
-    d = layer.attention.head_dim
+    rope = m.positions is PositionKind.ROPE and layer.attention is not None
+    d = layer.attention.head_dim if layer.attention is not None else 0
     return again + (4 * r * d if rope else 0), (2 * r * d if rope else 0)
 
 
@@ -83,17 +86,12 @@ def _o_input(ctx: Ctx, o_in: list[Linear], adapted: set[str], o_shared: bool, sh
     return 0.0
 
 
-def _extras(ctx: Ctx, layer: LayerSpec) -> list[float]:
-    """Per token, beside the linears' inputs and the attention core: a fused qkv projection's whole output where
-    RoPE makes q and k new tensors and v stays a view of it; torchtitan's ComplexRoPE slice of its block's cache
+def _rope_slice(ctx: Ctx, layer: LayerSpec) -> float:
+    """Per token: torchtitan's ComplexRoPE slice of its block's cache, which the complex product saves
     (``LayerImpl.rope_slice``: d / 2 complex64 a token)."""
-    at, out = layer.attention, list[float]()
-    rope = ctx.m.positions is PositionKind.ROPE
-    if at.fused_qkv and rope and (ctx.s.attention is not Attention.EAGER or at.num_kv_heads == at.num_heads):
-        out.append(ctx.c * (at.num_heads + at.num_kv_heads) * at.head_dim)
-    if ctx.impl.rope_slice and rope:
-        out.append(FP32 * at.head_dim)
-    return out
+    if not ctx.impl.rope_slice or layer.attention is None or ctx.m.positions is not PositionKind.ROPE:
+        return 0.0
+    return float(FP32 * layer.attention.head_dim)
 
 
 def _op_selective(ctx: Ctx, layer: LayerSpec, saved: float) -> tuple[float, list[float], float]:
@@ -112,7 +110,8 @@ def _op_selective(ctx: Ctx, layer: LayerSpec, saved: float) -> tuple[float, list
 def _dequantized(ctx: Ctx, layer: LayerSpec, linears: list[Linear], merged_grad: int) -> int:
     """Bytes in flight during the backward besides the activations' gradients (``LayerCoeffs.dequantized``)."""
     out = merged_grad
-    if ctx.full and layer.mlp.moe is not None:  # an expert stack's gradient lands while its backward runs
+    if ctx.full and layer.mlp is not None and layer.mlp.moe is not None:  # an expert stack's gradient lands while
+        # its backward runs
         out = ctx.dtypes.grad * max(x.params for x in linears if x.role.startswith("experts_"))
     if ctx.s.method in QUANTIZED_METHODS:  # MatMul4Bit / MatMul8bitLt backward, torchao's NF4: one linear's weight
         nf4 = ctx.impl.dequant_bytes if ctx.s.method is Method.QLORA else 0  # dequantized for its matmul
@@ -208,46 +207,128 @@ def dora_temporaries(ctx: Ctx, layer: LayerSpec) -> DoraTemporaries:
     return DoraTemporaries(fixed, forward, backward)
 
 
-def layer_coeffs(ctx: Ctx, layer: LayerSpec, first: bool = False) -> LayerCoeffs:
-    """What one layer of kind ``layer`` saves and needs during its backward, per token; ``first``: the bottom
-    layer, whose input needs no gradient unless checkpointing asks for one (PEFT's ``enable_input_require_grads``):
-    an 8-bit base's q, k, v there keep no input."""
-    h = ctx.m.hidden_size
-    adapted = ctx.adapted(layer)
+@dataclass(frozen=True, slots=True)
+class _Attention:
+    """The attention block's share of one layer (:func:`layer_coeffs`), part by part."""
+
+    q: float  # what q/k/v (or the fused qkv) keep of their input
+    o: float  # what o_proj keeps of its input
+    core: float  # the attention core (what selective checkpointing keeps of it, under selective)
+    mla: float  # MLA's inner linears and their norms
+    qk: float  # q/k norms
+    qkv: float  # a fused qkv projection's output, kept whole
+    gate: float  # gated attention's sigmoid and the output it multiplies
+    core_saved: float  # the core as it saves without selective checkpointing
+    bs2: float
+    transient: float
+    transient_bs2: float
+    recomputed: float
+    recomputed_bs2: float
+    q_in: list[Linear]
+    o_in: list[Linear]
+    o_shared: bool
+
+
+_NO_ATTENTION = _Attention(0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, [], [], False)
+
+
+def _attention(ctx: Ctx, layer: LayerSpec, adapted: set[str], q_grad: bool) -> _Attention:
+    """What the attention block saves (its linears' inputs, the core), per token and per b*s^2; ``q_grad``: the
+    layer's input needs a gradient (:func:`layer_coeffs`' ``first``)."""
     at = layer.attention
+    if at is None:
+        return _NO_ATTENTION
+    h = ctx.m.hidden_size
     attn = attention_linears(at, h)
     q_in = [x for x in attn if x.n_in == h and x.role != "o"]
     o_in = [x for x in attn if x.role == "o"]
     core_saved, core_bs2, core_t, core_t_bs2 = core(ctx, layer)
-    mlp_saved, mlp_t = mlp(ctx, layer, adapted)
     other = [x for x in attn if x not in q_in and x not in o_in]  # MLA's q_b / kv_b, after their own norms
     mla = sum(linear_inputs(ctx, [x], ctx.c, adapted) + norm(ctx, x.n_in) for x in other)
     # SDPA / FlashAttention write their output in the query's memory order: (b, s, heads, d) when RoPE ran
     # element-wise on the projection's view, so the transpose that feeds o_proj is free and a full fine-tune's
     # o_proj saves the very tensor attention already keeps. A query made by torch.cat (partial RoPE, MLA) is
-    # contiguous in (b, heads, s, d) and the output is copied for o_proj, as eager's always is.
+    # contiguous in (b, heads, s, d) and the output is copied for o_proj, as eager's always is. With an output gate
+    # o_proj reads the gated product, never the attention's output.
     # (LoRA under autocast still saves its own cast copy of it; torchtune's adapter reads the kernel's output.)
     concatenated = at.partial_rotary or at.mla is not None
+    eager = ctx.s.attention is Attention.EAGER
     shared_lora = ctx.impl.lora_shared_input and not ctx.full
-    o_shared = ctx.s.attention is not Attention.EAGER and not concatenated and (
-        ctx.full or not ctx.autocast or shared_lora)
-    o_held = ctx.s.attention is not Attention.EAGER and not concatenated  # o_proj's input is SDPA's output itself
-    q_grad = not first or ctx.s.checkpointing is Checkpointing.FULL
-    norm_in, q_saved = norm(ctx, h), linear_inputs(ctx, q_in, ctx.r, adapted, input_grad=q_grad)
+    o_shared = not eager and not concatenated and not at.output_gate and (ctx.full or not ctx.autocast or shared_lora)
+    o_held = not eager and not concatenated and not at.output_gate  # o_proj's input is SDPA's output itself
+    q_saved = linear_inputs(ctx, q_in, ctx.r, adapted, input_grad=q_grad)
     o_saved = _o_input(ctx, o_in, adapted, o_shared, shared_lora, held=o_held and ctx.int8)
-    qk_saved, dora_kept = qk_norms(ctx, at), dora_saved(ctx, layer)
-    parts = [*[norm_in] * layer.norms, q_saved, o_saved, core_saved, mlp_saved, mla, qk_saved, dora_kept,
-             *_extras(ctx, layer)]
-    saved = sum(parts)
+    rope = ctx.m.positions is PositionKind.ROPE  # RoPE makes q and k new tensors; v stays a view of the output
+    qkv = 0.0
+    if at.fused_qkv and rope and (ctx.s.attention is not Attention.EAGER or at.num_kv_heads == at.num_heads):
+        qkv = ctx.c * (at.num_heads + at.num_kv_heads) * at.head_dim  # so the whole qkv output stays
+    recomputed = recomputed_bs2 = 0.0
+    kept = core_saved
+    if ctx.s.checkpointing is Checkpointing.SELECTIVE:
+        kept, core_bs2, recomputed, recomputed_bs2 = selective(ctx, layer, o_shared)
+    # SDPA cannot skip a sliding window's mask once the sequence reaches the window: CUDA converts the boolean mask
+    # to an additive bias in the query's dtype, which the memory-efficient kernel keeps for backward
+    # (aten/src/ATen/native/transformers/attention.cpp, convert_boolean_attn_mask; calibration/patches.py)
+    if at.window in ctx.windows and ctx.s.checkpointing is not Checkpointing.SELECTIVE:
+        core_bs2 += ctx.c
+    return _Attention(q_saved, o_saved, kept, mla, qk_norms(ctx, at), qkv,
+                      output_gate(ctx, at, copied=concatenated or eager), core_saved, core_bs2, core_t, core_t_bs2,
+                      recomputed, recomputed_bs2, q_in, o_in, o_shared)
+
+
+def _parallel_shared(ctx: Ctx, layer: LayerSpec) -> float:
+    """What a parallel block saves once that :func:`layer_coeffs` counts for attention and MLP apart: the same input
+    (Wang and Komatsuzaki 2021, GPT-J; transformers 5.24 ``GPTJBlock``, ``PhiDecoderLayer``, ``GPTNeoXLayer`` with
+    ``use_parallel_residual``). One shared norm: full fine-tuning's attention and MLP linears keep its one output
+    (not under autocast from a wider residual, where each linear keeps its own cast copy). Two norms of the same
+    input (GPT-NeoX): each LayerNorm keeps that input, once."""
+    if not layer.parallel:
+        return 0.0
+    h = ctx.m.hidden_size
+    if layer.norms == 1:
+        return float(ctx.r * h) if ctx.full and not (ctx.autocast and ctx.r != ctx.c) else 0.0
+    return float(ctx.r * h) if ctx.m.norm is NormKind.LAYERNORM else 0.0
+
+
+def layer_coeffs(ctx: Ctx, layer: LayerSpec, first: bool = False) -> LayerCoeffs:
+    """What one layer of kind ``layer`` saves and needs during its backward, per token: its norms, its attention
+    (:func:`_attention`), its other token mixer (``engine.training.saved.mixers``), its MLP; ``first``: the bottom
+    layer, whose input needs no gradient unless checkpointing asks for one (PEFT's ``enable_input_require_grads``):
+    an 8-bit base's q, k, v there keep no input."""
+    h = ctx.m.hidden_size
+    adapted = ctx.adapted(layer)
+    q_grad = not first or ctx.s.checkpointing is Checkpointing.FULL
+    a = _attention(ctx, layer, adapted, q_grad)
+    mlp_saved, mlp_t = mlp(ctx, layer, adapted) if layer.mlp is not None else (0.0, 0.0)
+    mx = mixer_coeffs(ctx, layer.mixer, adapted) if layer.mixer is not None else MixerCoeffs(0.0, 0.0)
+    # the mixer's kernel runs its backward after the MLP, the second norm and the mixer's output side freed theirs
+    freed = mx.late + mlp_saved + (norm(ctx, h) if layer.mlp is not None and layer.norms > 1 else 0.0)
+    mixer_t = max(0.0, mx.transient - freed)
+    norm_in = norm(ctx, h)
+    shared = _parallel_shared(ctx, layer)
+    dora_kept = dora_saved(ctx, layer)
+    saved = (layer.norms * norm_in) + a.q + a.o + a.core_saved + mlp_saved + a.mla + a.qk + dora_kept
+    norm_parts = [norm_in] * layer.norms
+    if shared and layer.norms > 1:  # GPT-NeoX: the second LayerNorm's input is the first's
+        norm_parts[1] -= shared
+    parts = [*norm_parts, a.q, a.o, a.core, mlp_saved - (shared if layer.norms == 1 else 0.0), a.mla, a.qk,
+             dora_kept]
     oft_fixed, oft_back = oft_terms(ctx, layer)
+    if a.qkv:
+        saved += a.qkv
+        parts.append(a.qkv)
+    if a.gate or mx.saved or shared:  # the kinds beyond attention + MLP (issue 27)
+        saved += a.gate + mx.saved - shared
+        parts += [a.gate, mx.saved]
+    rope_slice = _rope_slice(ctx, layer)
+    saved += rope_slice
+    parts.append(rope_slice)
     if ctx.s.compile:  # what inductor's partitioner saves instead (engine.training.saved.compiled)
         saved, compiled_parts = compiled_saved(ctx, layer)
         parts = list(compiled_parts)
-    recomputed = recomputed_bs2 = 0.0
+    recomputed = a.recomputed
     if ctx.s.checkpointing is Checkpointing.SELECTIVE:
-        kept, core_bs2, recomputed, recomputed_bs2 = selective(ctx, layer, o_shared)
-        saved += kept - core_saved
-        parts[layer.norms + 2] = kept
+        saved += a.core - a.core_saved
     elif ctx.s.checkpointing is Checkpointing.OP_SELECTIVE:
         saved, parts, recomputed = _op_selective(ctx, layer, saved)
     merged, merged_grad = merged_experts(ctx, layer, adapted)
@@ -256,21 +337,17 @@ def layer_coeffs(ctx: Ctx, layer: LayerSpec, first: bool = False) -> LayerCoeffs
     if ctx.dtypes.adapter_copies:  # autocast's cached 16-bit copies of the fp32 adapters (engine.training.policy)
         copies += ctx.c * sum(x.lora_params(ctx.s.lora.rank) for x in lora_targets(ctx.m, layer, ctx.s.lora.targets))
     dora = dora_temporaries(ctx, layer)
-    transient = 2 * ctx.r * h + max(core_t, mlp_t, dora.backward, oft_back)
-    # SDPA cannot skip a sliding window's mask once the sequence reaches the window: CUDA converts the boolean mask
-    # to an additive bias in the query's dtype, which the memory-efficient kernel keeps for backward
-    # (aten/src/ATen/native/transformers/attention.cpp, convert_boolean_attn_mask; calibration/patches.py)
-    if at.window in ctx.windows and ctx.s.checkpointing is not Checkpointing.SELECTIVE:
-        core_bs2 += ctx.c
+    transient = 2 * ctx.stream * h + max(a.transient, mlp_t, mixer_t, dora.backward, oft_back)
+    bs2, recomputed_bs2 = a.bs2, a.recomputed_bs2
     if ctx.s.checkpointing is Checkpointing.OP_SELECTIVE:  # eager's scores and a window's mask are recomputed
-        recomputed_bs2, core_bs2 = core_bs2, 0.0
-    mlp_first = [x for x in mlp_linears(layer.mlp, h) if x.role in ("gate", "up")]
-    again, checkpoint_again = saved_again(ctx, layer, [q_in, mlp_first], o_shared)
-    mlp_all = mlp_linears(layer.mlp, h)
-    int8 = (int8_kept(ctx, q_in, ctx.r, input_grad=q_grad) + int8_kept(ctx, o_in, ctx.c)
+        recomputed_bs2, bs2 = bs2, 0.0
+    mlp_all = mlp_linears(layer.mlp, h) if layer.mlp is not None else []
+    mlp_first = [x for x in mlp_all if x.role in ("gate", "up")]
+    again, checkpoint_again = saved_again(ctx, layer, [a.q_in, mlp_first], a.o_shared)
+    int8 = (int8_kept(ctx, a.q_in, ctx.r, input_grad=q_grad) + int8_kept(ctx, a.o_in, ctx.c)
             + int8_kept(ctx, [x for x in mlp_all if not is_down(x)], ctx.r)
             + int8_kept(ctx, [x for x in mlp_all if is_down(x)], ctx.c))  # kept through checkpointing too
-    return LayerCoeffs(saved, core_bs2, transient, core_t_bs2, ctx.r * h + int8, copies,
+    return LayerCoeffs(saved, bs2, transient, a.transient_bs2, ctx.stream * h + int8, copies,
                        _dequantized(ctx, layer, linears, merged_grad), recomputed, recomputed_bs2, again,
                        checkpoint_again, merged + oft_fixed + dora_dropout_fixed(ctx, layer),
                        tuple(p for p in parts if p), dora.forward_fixed, dora.forward)

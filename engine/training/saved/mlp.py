@@ -10,8 +10,10 @@ from engine.training.saved.inputs import Ctx, linear_inputs
 
 #: tensors of the MLP's width kept per token: SwiGLU keeps gate (in the gate_up output), up, act(gate) and their
 #: product is down's input (counted there); GPT-2's tanh GELU four; GPT-OSS's clamped SwiGLU the gate_up output (2),
-#: the clamped gate, its sigmoid, their product and up + 1 (modeling_gpt_oss GptOssExperts._apply_gate)
-INNER = {MlpKind.GATED: 3, MlpKind.PLAIN: 4, MlpKind.GATED_CLAMPED: 6}
+#: the clamped gate, its sigmoid, their product and up + 1 (modeling_gpt_oss GptOssExperts._apply_gate); Nemotron-H's
+#: ``relu(x) ** 2`` one, relu's output (which the square keeps as its input; the square is down's input); the exact
+#: GELU one, its input (GPT-NeoX's ``nn.functional.gelu``)
+INNER = {MlpKind.GATED: 3, MlpKind.PLAIN: 4, MlpKind.GATED_CLAMPED: 6, MlpKind.RELU2: 1, MlpKind.GELU: 1}
 
 
 def is_down(x: Linear) -> bool:
@@ -24,9 +26,11 @@ def merged_experts(ctx: Ctx, layer: LayerSpec, adapted: set[str]) -> tuple[int, 
     dtype; the grouped matmuls keep them for backward. There the down projection's merged gradient is made first,
     while both merged weights live; the gate_up one after the down weight is freed: on top of the saved merged
     weights, max(down, gate_up - down) more."""
-    experts = [x for x in mlp_linears(layer.mlp, ctx.m.hidden_size) if x.role.startswith("experts_")]
-    hits = [x for x in experts if x.role in adapted]
-    if ctx.full or not hits or layer.mlp.moe is None or layer.mlp.moe.storage is not ExpertStorage.FUSED:
+    p = layer.mlp
+    if ctx.full or p is None or p.moe is None or p.moe.storage is not ExpertStorage.FUSED:
+        return 0, 0
+    hits = [x for x in mlp_linears(p, ctx.m.hidden_size) if x.role.startswith("experts_") and x.role in adapted]
+    if not hits:
         return 0, 0
     w = ctx.dtypes.weight if ctx.s.method is Method.LORA else HALF
     size = {x.role: x.count * x.n_in * x.n_out * w for x in hits}
@@ -44,6 +48,8 @@ def mlp(ctx: Ctx, layer: LayerSpec, adapted: set[str]) -> tuple[float, float]:
     their inputs, the gathered tokens (k x hidden) and the down projection's input (k x expert width).
     """
     c, p, h = ctx.c, layer.mlp, ctx.m.hidden_size
+    if p is None:
+        return 0.0, 0.0
     e = p.moe
     k = (e.num_experts if e.dense_dispatch else e.experts_per_token) if e is not None else 0
     routed_width = k * e.expert_intermediate_size if e is not None else 0

@@ -64,12 +64,11 @@ def test_an_unknown_model_is_one_line_naming_key_and_value(imported):
 @pytest.mark.parametrize(("key", "value", "says"), [
     ("base_model", "tiiuae/falcon-7b", "is Falcon 7B / 40B / 180B, which has parallel attention and MLP blocks"),
     ("base_model", "LnL-AI/dbrx-base-converted-v2", "is DBRX, which has bias-free LayerNorms"),
-    ("base_model", "ai21labs/Jamba-v0.1", "is Jamba, which has Mamba (state-space) layers"),
+    ("base_model", "tiiuae/Falcon-H1-7B-Base", "is Falcon-H1, which has Mamba 2 beside attention in every layer"),
     ("base_model", "google/gemma-3n-E2B-it", "is Gemma 3n, which has AltUp"),
-    ("base_model", "LiquidAI/LFM2-350M", "is LFM2, which has short convolution layers"),
-    ("base_model", "microsoft/phi-1_5", "parallel attention and MLP blocks (Phi-1, Phi-1.5, Phi-2)"),
-    ("base_model", "CohereForAI/c4ai-command-r7b-12-2024", "is Command R7B, Command R"),
-    ("base_model", "Qwen/Qwen3.5-35B-A3B", "gated DeltaNet (linear attention) layers"),
+    ("base_model", "LiquidAI/LFM2-8B-A1B", "is LFM2-MoE, which has short convolution layers with sparse experts"),
+    ("base_model", "CohereForAI/c4ai-command-r7b-12-2024", "is Command R7B, Command A"),
+    ("base_model", "deepseek-ai/DeepSeek-V3.2", "DeepSeek sparse attention with a lightning indexer"),
     ("base_model", "google/gemma-4-12B-it", "is Gemma 4, which has parallel dense and expert MLPs and "
                                             "shared key-value global attention (not modelled yet)"),
 ])
@@ -145,6 +144,27 @@ def test_files_naming_no_model_use_the_default_or_refuse(imported):
 def test_the_public_repositories_issue_27_found_unknown_resolve_to_their_base(name: str, model_id: str) -> None:
     """Fine-tunes, distills and re-uploads the catalog lists (their alias_source says why each keeps the base's
     architecture) or that its name rules match: the repository named in others' training configs."""
+    found = catalog_match(name)
+    assert found is not None
+    assert found[0].id == model_id
+
+
+@pytest.mark.parametrize(("name", "model_id"), [
+    ("Qwen/Qwen3.5-35B-A3B", "qwen3.5-35b-a3b"),
+    ("Qwen/Qwen3-Next-80B-A3B-Thinking", "qwen3-next-80b-a3b-thinking"),
+    ("nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16", "nemotron-3-nano-30b-a3b"),
+    ("ai21labs/Jamba-v0.1", "jamba-v0.1"),
+    ("LiquidAI/LFM2-1.2B", "lfm2-1.2b"),
+    ("moonshotai/Kimi-Linear-48B-A3B-Instruct", "kimi-linear-48b-a3b"),
+    ("microsoft/phi-1_5", "phi-1.5"),
+    ("EleutherAI/pythia-1.4b-deduped", "pythia-1.4b"),
+    ("EleutherAI/gpt-j-6b", "gpt-j-6b"),
+    ("togethercomputer/RedPajama-INCITE-Chat-3B-v1", "redpajama-incite-3b"),
+    ("CohereForAI/aya-23-8B", "aya-23-8b"),
+])
+def test_the_models_once_refused_for_their_layers_are_catalog_models(name: str, model_id: str) -> None:
+    """Issue 27's layer kinds (gated DeltaNet, Mamba-2, Mamba, KDA, short convolutions, parallel blocks, Cohere's): the
+    names refused.json once refused are the catalog's now."""
     found = catalog_match(name)
     assert found is not None
     assert found[0].id == model_id

@@ -204,7 +204,9 @@ def test_bitsandbytes_32bit_states_are_fp32_for_bf16_adapters() -> None:
     assert 0 < st.paged_states < 8 * n
 
 
-dense = [m for m in models() if all(r.mlp.moe is None and r.attention.mla is None for r in m.layers or ())
+dense = [m for m in models() if all(r.mlp is not None and r.attention is not None and r.mixer is None
+                                    and not r.parallel and r.mlp.moe is None and r.attention.mla is None
+                                    for r in m.layers or ())
          and m.moe is None and m.mla is None]
 
 

@@ -136,6 +136,21 @@ def test_import_a_config(qtbot: QtBot, page: MemoryPage, tmp_path: Path) -> None
     assert page.controls.model_picker.current_model() == page.scenario.model
 
 
+@pytest.mark.parametrize("name", ["qwen3_5_35b_a3b", "nemotron_3_nano_30b_a3b"])
+def test_a_hybrid_config_imports_and_shows_the_engine_numbers(
+    qtbot: QtBot, page: MemoryPage, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str
+) -> None:
+    """Issue 27: a published hybrid config (gated DeltaNet / Mamba-2 layers beside attention) is costed on the page
+    as the engine costs it; its notes (the multi-token-prediction layers left out) go to a message box."""
+    monkeypatch.setattr("gui.pages.memory.QMessageBox.information", lambda *_: None)
+    monkeypatch.setattr("gui.pages.memory.QMessageBox.warning", lambda *_: pytest.fail("import refused"))
+    cfg = json.loads((Path("tests/engine/data/configs") / f"{name}.json").read_text())
+    assert page.controls.import_config(str(_write_config(tmp_path / name, cfg)))
+    _settle(qtbot, page)
+    assert any(r.mixer is not None for r in page.scenario.model.layers or ())
+    assert page.summary.big.text() == format_bytes(_expected(page).device_bytes, Unit.GB, 1)
+
+
 def test_a_bad_config_is_reported_and_changes_nothing(
     qtbot: QtBot, page: MemoryPage, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
