@@ -28,6 +28,7 @@ from engine.specs import LayerSpec
 from engine.training.precision import FP32
 from engine.training.saved.attention import core
 from engine.training.saved.inputs import Ctx
+from engine.training.saved.op_selective import dense
 
 #: the projection whose output torchtitan's SAC policy keeps in eager but no backward reads (the residual sum's
 #: operand): a compiled block does not keep it (module docstring)
@@ -37,10 +38,11 @@ UNREAD = frozenset({"down"})
 def compiled_saved(ctx: Ctx, layer: LayerSpec) -> tuple[float, tuple[float, ...]]:
     """(bytes per token a compiled torchtitan block saves without checkpointing, its input among them; the parts)
     (module docstring)."""
-    c, h, at = ctx.c, ctx.m.hidden_size, layer.attention
+    c, h = ctx.c, ctx.m.hidden_size
+    at, mlp = dense(layer)
     parts = (ctx.r * h,  # the block's input, the compiled graph's
              2 * c * h,  # the two norms' outputs, the projections' inputs
              core(ctx, layer)[0],  # q after RoPE, k, v, the attention output and its log-sum-exp
              FP32 * at.head_dim if ctx.impl.rope_slice else 0.0,  # the block's RoPE cache slice
-             3 * c * layer.mlp.intermediate_size)  # w1's and w3's outputs, w2's input
+             3 * c * mlp.intermediate_size)  # w1's and w3's outputs, w2's input
     return sum(parts), parts

@@ -28,22 +28,31 @@ them (``engine.training.saved.layer``: ``recomputed``).
 from __future__ import annotations
 
 from engine.params import Linear, attention_linears, mlp_linears
-from engine.specs import LayerSpec
+from engine.specs import AttentionSpec, LayerSpec, MlpSpec
 from engine.training.precision import FP32
 from engine.training.saved.inputs import Ctx
+from engine.training.stacks import StackError
+
+
+def dense(layer: LayerSpec) -> tuple[AttentionSpec, MlpSpec]:
+    """The attention and the MLP of a layer these rules cost (other layers are refused before:
+    ``engine.training.stacks.check``)."""
+    if layer.attention is None or layer.mlp is None:
+        raise StackError("op-selective checkpointing and --compile are costed for attention + MLP layers")
+    return layer.attention, layer.mlp
 
 
 def _forward_matmuls(ctx: Ctx, layer: LayerSpec) -> list[Linear]:
     """The layer's projections in the order its forward runs them: q, k, v (one ``wqkv`` where the stack fuses
     them), o, then the MLP's (gate, up, down: ``w2(silu(w1(x)) * w3(x))``)."""
     h = ctx.m.hidden_size
-    attn = attention_linears(layer.attention, h)
-    if ctx.impl.fused_qkv and not layer.attention.fused_qkv:
-        a = layer.attention
+    a, p = dense(layer)
+    attn = attention_linears(a, h)
+    if ctx.impl.fused_qkv and not a.fused_qkv:
         q_bias = a.qkv_bias
         attn = [Linear("qkv", h, (a.num_heads + 2 * a.num_kv_heads) * a.head_dim, q_bias),
                 *[x for x in attn if x.role == "o"]]
-    return attn + mlp_linears(layer.mlp, h)
+    return attn + mlp_linears(p, h)
 
 
 def kept_outputs(ctx: Ctx, layer: LayerSpec) -> list[tuple[str, float]]:
@@ -64,7 +73,7 @@ def kept(ctx: Ctx, layer: LayerSpec, unread: frozenset[str] = frozenset()) -> tu
     """(bytes per token one layer keeps, the parts they add up to) under torchtitan's policy (module docstring);
     ``unread``: projections whose kept output no backward reads, which a compiled block does not keep
     (``engine.training.saved.compiled``)."""
-    a = layer.attention
+    a, _ = dense(layer)
     parts: list[float] = [float(ctx.r * ctx.m.hidden_size)]  # the checkpoint's input
     parts += [b for role, b in kept_outputs(ctx, layer) if role not in unread]
     parts.append(ctx.c * a.num_heads * a.head_dim + FP32 * a.num_heads)  # the attention kernel's output and its LSE
