@@ -41,6 +41,7 @@ from engine.specs import Attention, Checkpointing, GpuSpec, Loss, Method, ModelS
 from engine.terms import TermName
 from engine.training.estimate import Estimate, estimate
 from engine.training.layout import LayoutError
+from engine.training.stacks import StackError
 
 #: GPUs the ZeRO-3 card splits over when the setup has one GPU (one node of eight).
 DEFAULT_ZERO3_GPUS = 8
@@ -131,7 +132,7 @@ Step = tuple[str, "TrainingSetup | None", tuple[str, ...]]
 def _lever(kind: LeverKind, m: ModelSpec, s: TrainingSetup, gpu: GpuSpec, steps: list[Step]) -> Lever:
     """The lever's steps, each estimated; a step the setup cannot take (``_variant``) or the model cannot take under
     the setup's parallel layout (QLoRA's 4-bit base split by tensor or pipeline parallelism:
-    ``engine.training.layout``) is left out."""
+    ``engine.training.layout``) or its stack cannot run (``engine.training.stacks``) is left out."""
     built = tuple(LeverStep(k, st, e, t) for k, st, t in steps
                   if st is not None and (e := _estimate_or_none(m, st, gpu)) is not None)
     current = next((i for i, st in enumerate(built) if st.setup == s), None)
@@ -157,9 +158,11 @@ def _method(s: TrainingSetup, method: Method) -> TrainingSetup | None:
 
 
 def _estimate_or_none(m: ModelSpec, s: TrainingSetup, gpu: GpuSpec) -> Estimate | None:
+    """The step's estimate, or None where its layout or its stack refuses it (``engine.training.stacks.check``:
+    LoRA under torchtitan, eager attention, ...)."""
     try:
         return estimate(m, s, gpu)
-    except LayoutError:
+    except (LayoutError, StackError):
         return None
 
 

@@ -15,7 +15,9 @@ LoRA (Hu et al. 2021, arXiv:2106.09685, section 4.1): an adapted linear ``n_in -
 experts and the router as parameters (``ParamWrapper``, peft/tuners/lora/layer.py: ``lora_A`` is
 ``in x (r * experts)``, ``lora_B`` is ``(r * experts) x out``; ``gate_up_proj`` at rank 2r through the
 ``rank_pattern`` that peft/utils/transformers_weight_conversion.py sets) and drops the linears named
-``gate_proj`` / ``up_proj`` / ``down_proj`` (see ``engine.specs.ExpertLora``).
+``gate_proj`` / ``up_proj`` / ``down_proj`` (see ``engine.specs.ExpertLora``). ``qvo-mlp`` is torchtune's
+recipes' set (``lora_attn_modules: [q_proj, v_proj, output_proj]``, ``apply_lora_to_mlp: True``,
+torchtune/models/llama3/_component_builders.py ``lora_llama3``@0.6.1): q, v, o and the dense MLP, not k.
 """
 
 from __future__ import annotations
@@ -338,6 +340,10 @@ def lora_targets(m: ModelSpec, layer: LayerSpec, targets: LoraTargets) -> list[L
         named += [x for x in mixer_linears(layer.mixer, m.hidden_size) if x.role in ATTENTION_ROLES]
     if targets is LoraTargets.QV:
         return [x for x in named if x.role in QV_ROLES]
+    if targets is LoraTargets.QVO_MLP:  # torchtune: q, v, output_proj (no k) and the dense MLP's linears
+        dense = [x for x in (mlp_linears(layer.mlp, m.hidden_size) if layer.mlp is not None else [])
+                 if not x.role.startswith("experts_") and x.role not in ("router", "shared_expert_gate")]
+        return [x for x in named if x.role in QV_ROLES or x.role == "o"] + dense
     return named
 
 

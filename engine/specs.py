@@ -179,13 +179,17 @@ class Attention(StrEnum):
 
 
 class Checkpointing(StrEnum):
-    """FULL: each layer keeps its input and recomputes the rest in backward (Chen et al. 2016); SELECTIVE: only the
-    attention core is recomputed (Korthikanti et al. 2022, arXiv:2205.05198, s5; Megatron-LM's
-    ``--recompute-granularity selective``), ``engine.training.activations``."""
+    """FULL: each layer keeps its input and recomputes the rest in backward (Chen et al. 2016; with
+    ``TrainingSetup.checkpoint_every`` k > 1 only every k-th layer, torchtune's and torchtitan's layer-level
+    "selective"); SELECTIVE: only the attention core is recomputed (Korthikanti et al. 2022, arXiv:2205.05198, s5;
+    Megatron-LM's ``--recompute-granularity selective``), ``engine.training.activations``; OP_SELECTIVE: PyTorch's
+    operator-level selective checkpointing with torchtitan's policy (``engine.training.saved.op_selective``: the
+    outputs of the matmuls and attention kernels are kept, but every second matmul's)."""
 
     NONE = "none"
     FULL = "full"
     SELECTIVE = "selective"
+    OP_SELECTIVE = "op-selective"
 
 
 class Loss(StrEnum):
@@ -195,6 +199,8 @@ class Loss(StrEnum):
     CHUNKED = "chunked"  # TRL chunked_nll: output layer and loss per 256-token checkpointed chunk
     CHUNKED_OUTPUT = "chunked-output"  # torchtune CEWithChunkedOutputLoss: upcast and cross-entropy per chunk
     FUSED_LINEAR_CE = "fused-linear-ce"  # Liger: the output layer fused into a chunked loss
+    #: torchtitan ChunkedLossWrapper: output layer, loss and their backward chunk by chunk inside the loss call
+    CHUNKED_BACKWARD = "chunked-backward"
 
 
 class Stack(StrEnum):
@@ -227,7 +233,8 @@ STACK_OPTIMIZER_IMPL: dict[Stack, OptimizerImpl] = {
     Stack.TORCHTITAN: OptimizerImpl.FUSED,
     # litgpt 0.5.13 utils.py instantiate_torch_optimizer passes neither: torch's CUDA default (adam.py lines 935-947)
     Stack.LITGPT: OptimizerImpl.FOREACH,
-    # Megatron-Core builds a fused Adam (Transformer Engine's or Apex's); not read for issue 25
+    # Megatron-LM core/optimizer/__init__.py _get_megatron_optimizer_based_on_param_groups: Transformer Engine's
+    # FusedAdam (else Apex's): one multi-tensor kernel, no temporary of parameter size
     Stack.MEGATRON: OptimizerImpl.FUSED,
 }
 
@@ -248,6 +255,9 @@ class LoraTargets(StrEnum):
     QV = "qv"
     ATTENTION = "attention"
     ALL_LINEAR = "all-linear"
+    #: q, v, the attention output and the MLP, not k: torchtune's recipes' ``lora_attn_modules: [q_proj, v_proj,
+    #: output_proj]`` with ``apply_lora_to_mlp: True`` (recipes/configs/llama3/8B_qlora_single_device.yaml@0.6.1)
+    QVO_MLP = "qvo-mlp"
 
 
 class PipelineSchedule(StrEnum):
@@ -757,6 +767,8 @@ class HostSetup(_Frozen):
     ram_bytes: Bytes | None = None
 
 
+#: the setup fields issue 25's torchtitan / torchtune rules added: left out of every output while at their defaults
+STACK_OPTION_FIELDS = ("checkpoint_every", "optimizer_in_backward", "compile", "float8")
 #: the setup fields issue 27 added: left out of every output (``TrainingSetup.as_json``, ``dump_json``) while at
 #: their defaults
 ISSUE_27_FIELDS = ("optimizer_rank", "dora", "modules_to_save", "trainable_tokens", "freeze_layers",
@@ -812,6 +824,15 @@ class TrainingSetup(_Frozen):
     #: chunks of a chunked loss; None: the tool's own (TRL's 256-token chunks, torchtune's 8 chunks)
     loss_chunks: LossChunks | None = None
     activation_offload: Flag = False  # saved activations to host RAM (torchtune / TRL OffloadActivations)
+    #: with checkpointing full: only every k-th layer is checkpointed, the k-th, 2k-th, ... from the bottom (torchtune
+    #: training/activations.py checkpoint_wrapper@0.6.1 ``ac_mode: selective`` / ``ac_option: k``; torchtitan's
+    #: ``selective_ac_option = "k"`` before 0.3.0)
+    checkpoint_every: Layers = 1
+    #: each parameter's optimizer step runs in its gradient's hook during backward (torchtune
+    #: ``optimizer_in_bwd``, training/memory.py register_optim_in_bwd_hooks@0.6.1)
+    optimizer_in_backward: Flag = False
+    compile: Flag = False  # torch.compile of each decoder layer (what inductor's partitioner saves)
+    float8: Flag = False  # float8 linears (torchao Float8Linear, torchtitan's float8 converter)
     #: issue 25: whose code runs the step, and torch AdamW's implementation (None: the stack's, STACK_OPTIMIZER_IMPL)
     stack: Stack = Stack.HF_TRAINER
     optimizer_impl: OptimizerImpl | None = None
@@ -841,7 +862,8 @@ class TrainingSetup(_Frozen):
     #: fields added after the first release: left out of ``as_json()`` while at their defaults, so that a script's
     #: output does not change until it uses them
     OPTIONAL_IN_JSON: ClassVar[tuple[str, ...]] = ("parallel", "loss", "loss_chunks", "activation_offload", "host",
-                                                   "alloc_conf", "fsdp_version", *ISSUE_27_FIELDS)
+                                                   "alloc_conf", "fsdp_version", *ISSUE_27_FIELDS,
+                                                   *STACK_OPTION_FIELDS)
 
     @model_validator(mode="after")
     def _check(self) -> TrainingSetup:
@@ -860,6 +882,9 @@ class TrainingSetup(_Frozen):
         if self.optimizer_impl is not None and self.optimizer is not Optimizer.ADAMW:
             raise ValueError(f"optimizer_impl {self.optimizer_impl.value} is torch AdamW's implementation; "
                              f"optimizer {self.optimizer.value} has none to choose")
+        if self.checkpoint_every > 1 and self.checkpointing is not Checkpointing.FULL:
+            raise ValueError(f"checkpoint_every {self.checkpoint_every} checkpoints every k-th layer whole: it needs "
+                             f"checkpointing full, not {self.checkpointing.value}")
         self._check_options()
         if self.micro_batch_tokens > MAX_MICRO_BATCH_TOKENS:
             cp = f" / cp {self.parallel.cp}" if self.parallel.cp > 1 else ""
@@ -989,12 +1014,13 @@ class TrainingSetup(_Frozen):
 
     def full_json(self) -> dict[str, Any]:
         """Every field as JSON (the timeline's setup), ``optimizer_impl`` as costed, the allocator's options and the
-        FSDP version once they are set, issue 27's (``ISSUE_27_FIELDS``) only when not at their defaults, so that the
+        FSDP version once they are set, issue 27's and the stacks' options (``ISSUE_27_FIELDS``,
+        ``STACK_OPTION_FIELDS``) only when not at their defaults, so that the
         output does not change until a script uses them."""
         defaults = TrainingSetup()
         quiet = {"alloc_conf"} if self.alloc_conf == AllocConf() else set()
         quiet |= {"fsdp_version"} if self.fsdp_version is None else set()
-        quiet |= {f for f in ISSUE_27_FIELDS if getattr(self, f) == getattr(defaults, f)}
+        quiet |= {f for f in (*ISSUE_27_FIELDS, *STACK_OPTION_FIELDS) if getattr(self, f) == getattr(defaults, f)}
         return self._costed(self.model_dump(mode="json", exclude={**dict.fromkeys(quiet, True),
                                                                   **self._nested_skip()}))
 

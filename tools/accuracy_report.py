@@ -208,19 +208,53 @@ def _host_section() -> list[str]:
     ]
 
 
+#: each stack's rules the engine counts from the stack's source without a trace (calibration/stacks/NOTES.md)
+UNTRACED = {
+    "torchtitan": [
+        "Pipelining's FSDP2 (torch 2.13 pipelining/stage.py `backward_maybe_with_nosync`): every stage's parameters "
+        "gathered in bf16 and its gradients accumulated unsharded in fp32 until the last micro-batch (6 bytes a "
+        "parameter of the stage); read, not traced (its gathering alone is traced: the `reshard-never` row).",
+        "The compiled cross-entropy's backward as one fused kernel writing the logits' gradient (its saved set is "
+        "traced: calibration/stacks/compiled_block.py); the compiled blocks' backward temporaries are eager's.",
+        "float8 (`--float8`) is traced (NOTES.md section 8) and refused: not costed.",
+    ],
+    "torchtune": [
+        "`--optimizer-in-backward` (optimizer_in_bwd: one gradient at a time, step 1's states made in backward) and "
+        "`--checkpoint-every` (ac_mode selective): read from training/memory.py and training/activations.py, not "
+        "traced; its full fine-tuning RMSNorm (the fp32 normalised tensor kept) likewise.",
+    ],
+    "litgpt": [
+        "Not traced (Lightning Fabric is not in the dev venv): bf16-true QLoRA (no fp32 casts), 32-bit paged AdamW "
+        "(fp32 states), foreach AdamW, bf16-mixed as autocast over fp32 parameters are its rules; its own GPT block "
+        "(fused qkv, its RMSNorm, LoRAQKVLinear) and its 128-token chunked loss are costed with transformers' "
+        "layer and loss rules.",
+    ],
+    "megatron": [
+        "Not traced: with --bf16 the gradients are accumulated in fp32 `main_grad` buffers allocated with the model "
+        "(4 bytes a parameter from the first forward, whole also with the distributed optimizer, which shards the "
+        "fp32 main parameters and Adam states: `--sharding zero1`); Transformer Engine's fused Adam.",
+    ],
+}
+
+
 def _stack_section() -> list[str]:
-    """Issue 25: each stack's own step, grouped by stack (calibration/stacks/NOTES.md has every traced case, the
-    ones whose rules the engine does not model yet with their gap)."""
+    """Issue 25: each stack's own step, grouped by stack (calibration/stacks/NOTES.md has every traced case), and
+    what of each stack is counted from its source without a trace (:data:`UNTRACED`)."""
     out = ["## Stack traces (issue 25)", "",
            "Each stack's own code traced with fake tensors (calibration/stacks/: transformers' real `Trainer.train()`,",
-           "torchtitan's FSDP2 step, torchtune's recipe step); bundled here are the traces whose every rule the",
-           "engine models (`tools/export_stack_traces.py`), each estimated with its setup typed as flags, `--stack`",
-           "among them. calibration/stacks/NOTES.md lists every traced case with the engine beside it, the rules the",
-           "engine does not model yet among them.", ""]
-    for stack, rows in stack_traces().items():
-        out += [f"### {stack}", "", *_table(rows), ""]
+           "torchtitan's FSDP2 step over 8 fake ranks, torchtune's recipe step); bundled here are the traces whose",
+           "every rule the engine models (`tools/export_stack_traces.py`), each estimated with its setup typed as",
+           "flags, `--stack` among them. calibration/stacks/NOTES.md lists every traced case with the engine beside",
+           "it, the rules the engine does not model yet among them.", ""]
+    traced = stack_traces()
+    for stack in dict.fromkeys([*traced, *UNTRACED]):
+        out += [f"### {stack}", ""]
+        if stack in traced:
+            out += [*_table(traced[stack]), ""]
         if stack == "hf-trainer":
             out += _hf_trainer_notes()
+        out += [f"- {line}" for line in UNTRACED.get(stack, [])]
+        out += [""] if stack in UNTRACED else []
     return out
 
 
@@ -350,8 +384,8 @@ def main() -> int:
         "",
         "- hf-trainer's QLoRA follows PEFT's preparation (above); the tools on the Trainer that skip it (TRL from",
         "  0.23, LLaMA-Factory) are costed with it, an upper bound. accelerate's FSDP rules are read, not traced.",
-        "  torchtune's QLoRA (all bf16) agrees within 0-4%; torchtitan's op-level selective checkpointing and FSDP2",
-        "  layout are not modelled yet (NOTES.md section 4).",
+        "- torchtitan's and torchtune's traced rows agree within 0.002% (their stacks' rules: NOTES.md sections 4,",
+        "  5, 7); what of them is read but not traced is listed under each stack above.",
         "- LoRA on MoE experts follows PEFT 0.21.2 with transformers 5.24 (fused 3-D expert tensors: a merged",
         "  expert-weight copy per layer); other versions place adapters differently.",
         "- Sliding-window layers past their window (SDPA's additive bias) and MLA's narrower value head are",

@@ -354,6 +354,26 @@
         <translation>卸載激活值</translation>
     </message>
     <message>
+        <source>Checkpointed layers (one in k)</source>
+        <translation>做梯度檢查點的層（每 k 層一層）</translation>
+    </message>
+    <message>
+        <source>Optimizer step in backward</source>
+        <translation>在反向傳播中執行優化器步驟</translation>
+    </message>
+    <message>
+        <source>torch.compile</source>
+        <translation>torch.compile</translation>
+    </message>
+    <message>
+        <source>Training stack</source>
+        <translation>訓練框架</translation>
+    </message>
+    <message>
+        <source>AdamW implementation</source>
+        <translation>AdamW 的實作</translation>
+    </message>
+    <message>
         <source>Allocator settings (PYTORCH_CUDA_ALLOC_CONF)</source>
         <translation>配置器設定（PYTORCH_CUDA_ALLOC_CONF）</translation>
     </message>
@@ -388,14 +408,6 @@
     <message>
         <source>CP exchange</source>
         <translation>CP 交換方式</translation>
-    </message>
-    <message>
-        <source>Training stack</source>
-        <translation>訓練框架</translation>
-    </message>
-    <message>
-        <source>AdamW implementation</source>
-        <translation>AdamW 實作</translation>
     </message>
     <message>
         <source>FSDP version</source>
@@ -481,8 +493,8 @@
         <translation>匯入訓練設定檔</translation>
     </message>
     <message>
-        <source>Training configs (*.yaml *.yml *.json);;All files (*)</source>
-        <translation>訓練設定檔 (*.yaml *.yml *.json);;所有檔案 (*)</translation>
+        <source>Training configs (*.yaml *.yml *.json *.toml);;All files (*)</source>
+        <translation>訓練設定檔 (*.yaml *.yml *.json *.toml);;所有檔案 (*)</translation>
     </message>
     <message>
         <source>Could not import the training config</source>
@@ -1166,6 +1178,10 @@
         <translation>線性層與 CE 合併（Liger）</translation>
     </message>
     <message>
+        <source>Chunked backward (torchtitan)</source>
+        <translation>逐塊反向傳播（torchtitan）</translation>
+    </message>
+    <message>
         <source>How the loss over the vocabulary is computed: a chunked or fused loss never holds the whole fp32 logits</source>
         <translation>對整個詞彙表的損失怎麼算：分塊或合併計算的損失從不存下完整的 fp32 輸出分數</translation>
     </message>
@@ -1196,6 +1212,10 @@
     <message>
         <source>Selective (attention only)</source>
         <translation>選擇性（只重算注意力）</translation>
+    </message>
+    <message>
+        <source>Per operator (torchtitan)</source>
+        <translation>以運算子為單位（torchtitan）</translation>
     </message>
     <message>
         <source>Loss</source>
@@ -1254,6 +1274,10 @@
     <message>
         <source>All linear layers</source>
         <translation>所有線性層</translation>
+    </message>
+    <message>
+        <source>q, v, o and the MLP (torchtune)</source>
+        <translation>q、v、o、MLP 層（torchtune）</translation>
     </message>
     <message>
         <source>DoRA (trained magnitude per output row)</source>
@@ -2839,6 +2863,10 @@ Device total: plus the CUDA context and libraries — what nvidia-smi shows.</so
         <translation>選擇性梯度檢查點</translation>
     </message>
     <message>
+        <source>per-operator selective checkpointing</source>
+        <translation>以運算子為單位的選擇性梯度檢查點</translation>
+    </message>
+    <message>
         <source>data parallel</source>
         <translation>資料平行</translation>
     </message>
@@ -2871,6 +2899,10 @@ Device total: plus the CUDA context and libraries — what nvidia-smi shows.</so
         <translation>合併的線性層與交叉熵</translation>
     </message>
     <message>
+        <source>chunked loss with its backward per chunk</source>
+        <translation>分塊損失（每塊在前向傳播中即時反向傳播）</translation>
+    </message>
+    <message>
         <source>Hugging Face Trainer</source>
         <translation>Hugging Face Trainer</translation>
     </message>
@@ -2892,11 +2924,11 @@ Device total: plus the CUDA context and libraries — what nvidia-smi shows.</so
     </message>
     <message>
         <source>torchtune</source>
-        <translation>PyTorch 微調函式庫（torchtune）</translation>
+        <translation>微調函式庫（torchtune）</translation>
     </message>
     <message>
         <source>torchtitan</source>
-        <translation>PyTorch 預訓練平台（torchtitan）</translation>
+        <translation>預訓練平台（torchtitan）</translation>
     </message>
     <message>
         <source>LitGPT</source>
@@ -3190,8 +3222,8 @@ Device total: plus the CUDA context and libraries — what nvidia-smi shows.</so
         <translation>{value} 同樣不保留分數矩陣；以 {used} 估算</translation>
     </message>
     <message>
-        <source>LoRA on {value} is not one of the target sets VRAM Lab costs (qv, attention, all-linear); costed as {used}, the smallest that holds it, so the estimate is an upper bound</source>
-        <translation>套用在 {value} 的 LoRA 不屬於 VRAM Lab 估算的套用層組合（qv、attention、all-linear）；以涵蓋它的最小組合 {used} 估算，所以估算值為上限</translation>
+        <source>LoRA on {value} is not one of the target sets VRAM Lab costs (qv, attention, qvo-mlp, all-linear); costed as {used}, the smallest that holds it, so the estimate is an upper bound</source>
+        <translation>套用在 {value} 的 LoRA 不屬於 VRAM Lab 估算的套用層組合（qv、attention、qvo-mlp、all-linear）；以涵蓋它的最小組合 {used} 估算，所以估算值為上限</translation>
     </message>
     <message>
         <source>LoRA on {value} is not costed (only the attention and MLP projections are); costed as {used}</source>
@@ -3238,8 +3270,8 @@ Device total: plus the CUDA context and libraries — what nvidia-smi shows.</so
         <translation>DeepSpeed 的 activation checkpointing 是給 Megatron 式模型用的；Hugging Face 模型用 gradient_checkpointing</translation>
     </message>
     <message>
-        <source>not a training config of Axolotl, LLaMA-Factory, torchtune, TRL, DeepSpeed or accelerate (none of their keys is in it)</source>
-        <translation>不是 Axolotl、LLaMA-Factory、torchtune、TRL、DeepSpeed 或 accelerate 的訓練設定檔（裡面沒有它們的任何鍵）</translation>
+        <source>not a training config of Axolotl, LLaMA-Factory, torchtune, torchtitan, TRL, DeepSpeed or accelerate (none of their keys is in it)</source>
+        <translation>不是 Axolotl、LLaMA-Factory、torchtune、torchtitan、TRL、DeepSpeed 或 accelerate 的訓練設定檔（裡面沒有它們的任何鍵）</translation>
     </message>
     <message>
         <source>a model&apos;s config.json, not a training config; give it with --config</source>
@@ -3338,6 +3370,10 @@ Device total: plus the CUDA context and libraries — what nvidia-smi shows.</so
         <translation>不是 UTF-8 文字（第 {byte} 個位元組）</translation>
     </message>
     <message>
+        <source>not valid TOML ({problem})</source>
+        <translation>不是有效的 TOML（{problem}）</translation>
+    </message>
+    <message>
         <source>{value} is not a model VRAM Lab knows, nor a local folder with a config.json; give the model with --model (a catalog id) or --config (its config.json)</source>
         <translation>{value} 不是 VRAM Lab 認得的模型，也不是含有 config.json 的本機資料夾；請用 --model（目錄中的 id）或 --config（它的 config.json）指定模型</translation>
     </message>
@@ -3402,10 +3438,6 @@ Device total: plus the CUDA context and libraries — what nvidia-smi shows.</so
         <translation>知識蒸餾還會放著教師模型，這個估算沒有算進去</translation>
     </message>
     <message>
-        <source>checkpoints one layer in {value} (torchtune&apos;s selective activation checkpointing), which VRAM Lab does not cost; costed as none, an upper bound</source>
-        <translation>每 {value} 層對一層做梯度檢查點（torchtune 的選擇性激活值檢查點），VRAM Lab 沒有估算這種做法；以不做梯度檢查點估算，為上限</translation>
-    </message>
-    <message>
         <source>checkpoints each layer but keeps some operators&apos; outputs (torchtune&apos;s op-level selective checkpointing), which VRAM Lab does not cost; costed as none, an upper bound</source>
         <translation>對每一層做梯度檢查點，但保留部分運算子的輸出（torchtune 以運算子為單位的選擇性檢查點），VRAM Lab 沒有估算這種做法；以不做梯度檢查點估算，為上限</translation>
     </message>
@@ -3464,6 +3496,26 @@ Device total: plus the CUDA context and libraries — what nvidia-smi shows.</so
     <message>
         <source>a 4-bit base trains only through adapters (use_peft is not set)</source>
         <translation>4 位元基底只能透過 adapter 訓練（沒有設定 use_peft）</translation>
+    </message>
+    <message>
+        <source>torchtitan&apos;s {value} is not a model VRAM Lab holds (its llama3 8B, 70B, 405B and llama2 7B, 13B, 70B are)</source>
+        <translation>torchtitan 的 {value} 不是 VRAM Lab 收錄的模型（收錄的是它的 llama3 8B、70B、405B 與 llama2 7B、13B、70B）</translation>
+    </message>
+    <message>
+        <source>float8 linears (torchtitan&apos;s float8 converter) are not costed</source>
+        <translation>VRAM Lab 沒有估算 float8 線性層（torchtitan 的 float8 轉換）</translation>
+    </message>
+    <message>
+        <source>{value} is not one of torchtitan&apos;s activation checkpointing settings (none, full, selective with op or a layer count)</source>
+        <translation>{value} 不是 torchtitan 的梯度檢查點設定（none、full，或 selective 搭配 op 或層數）</translation>
+    </message>
+    <message>
+        <source>{value} is not one of torchtitan&apos;s parameter dtypes (bfloat16, float32)</source>
+        <translation>{value} 不是 torchtitan 的參數精度（bfloat16、float32）</translation>
+    </message>
+    <message>
+        <source>compiles the blocks but not the loss; costed with the loss compiled too</source>
+        <translation>以 torch.compile 處理各層但不處理損失；估算時連損失也當作以 torch.compile 處理</translation>
     </message>
 </context>
 <context>

@@ -84,15 +84,19 @@ CASES: list[Case] = [
 
 
 def titan_case(*, layers: int = 4, batch: int = 1, seq_len: int = 8192, checkpointing: str = "selective",
-               loss: str = "chunked", world: int = 8, reshard: str = "default") -> Case:
+               loss: str = "chunked", world: int = 8, reshard: str = "default", float8: bool = False) -> Case:
     """torchtitan 0.3.0 llama3 8B with its first `layers` blocks, FSDP2 over `world` fake ranks (llama3_8b(): local
-    batch 1, 8,192 tokens, SelectiveAC, ChunkedLossWrapper 8 chunks); checkpointing none / full / selective."""
+    batch 1, 8,192 tokens, SelectiveAC, ChunkedLossWrapper 8 chunks); checkpointing none / full / selective;
+    float8: its Float8LinearConverter (rowwise recipe) on every block linear."""
     case_id = f"titan-llama3-8b-{layers}l_fsdp{world}_b{batch}_s{seq_len}_ac-{checkpointing}_loss-{loss}"
     if reshard != "default":
         case_id += f"_reshard-{reshard}"
+    if float8:
+        case_id += "_float8"
     return {"id": case_id, "stack": "torchtitan", "model": "llama-3.1-8b", "method": "full", "layers": layers,
             "world": world, "batch": batch, "seq_len": seq_len, "checkpointing": checkpointing, "loss": loss,
-            "reshard": reshard, "precision": "bf16-mixed", "attention": "sdpa", "optim": "adamw_torch_fused"}
+            "reshard": reshard, "precision": "bf16-mixed", "attention": "sdpa", "optim": "adamw_torch_fused",
+            "float8": float8}
 
 
 CASES += [
@@ -102,13 +106,20 @@ CASES += [
     titan_case(layers=2),
     titan_case(loss="standard"),
     titan_case(seq_len=2048, batch=2),
+    # reshard_after_forward never: what the "default" policy means with pipeline parallelism (fsdp.py
+    # get_fsdp_reshard_after_forward_policy: not pp_enabled), traced here without the pipeline
+    titan_case(reshard="never"),
+    titan_case(checkpointing="full", loss="standard"),
+    # float8 (torchtitan's converter, rowwise recipe, eager): traced, not costed (NOTES section 8)
+    titan_case(layers=2, checkpointing="none", float8=True),
+    titan_case(float8=True),
 ]
 
 
 def tune_case(*, layers: int = 4, batch: int = 2, seq_len: int = 2048, checkpointing: str = "full",
               rank: int = 8) -> Case:
-    """torchtune 0.6.1 llama3/8B_qlora_single_device.yaml: LoRA r8 alpha 16 on q, v, output_proj and the MLP, bf16,
-    batch 2, activation checkpointing, CEWithChunkedOutputLoss; Llama 3 8B's shape with `layers` blocks."""
+    """torchtune 0.6.1 llama3_1/8B_qlora_single_device.yaml: LoRA r8 alpha 16 on q, v, output_proj and the MLP,
+    bf16, batch 2, activation checkpointing, CEWithChunkedOutputLoss; Llama 3.1 8B's shape with `layers` blocks."""
     return {"id": f"tune-llama3-8b-{layers}l_qlora-r{rank}_b{batch}_s{seq_len}_gc-{checkpointing}",
             "stack": "torchtune", "model": "llama-3.1-8b", "method": "qlora", "layers": layers, "batch": batch,
             "seq_len": seq_len, "checkpointing": checkpointing, "lora_targets": ["q_proj", "v_proj", "output_proj"],

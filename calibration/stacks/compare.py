@@ -25,6 +25,8 @@ ENGINE_PYTHON = os.environ.get("ENGINE_PYTHON", "/work/main/.venv/bin/python")
 OPTIMIZERS = {"paged_adamw_8bit": "paged-adamw-8bit", "paged_adamw_32bit": "paged-adamw", "adamw_torch": "adamw",
               "adamw_torch_fused": "adamw", "adamw_8bit": "adamw-8bit"}
 CHECKPOINTING = {"peft": "full", "none": "none", "full": "full", "trainer": "full", "selective": "selective"}
+#: torchtitan's "selective" is its per-operator SelectiveAC
+TITAN_CHECKPOINTING = {**CHECKPOINTING, "selective": "op-selective"}
 
 
 def _model_args(r: dict[str, Any]) -> list[str]:
@@ -37,27 +39,31 @@ def _model_args(r: dict[str, Any]) -> list[str]:
 
 
 def _stack_args(r: dict[str, Any]) -> list[str]:
-    """torchtitan: FSDP2 over the fake world (ZeRO-3's layout), bf16 compute over fp32 parameters, its loss;
-    torchtune: pure bf16 (adapters too), torchtune's chunked-output loss (8 chunks)."""
+    """torchtitan: its stack, FSDP2 over the fake world (zero3), bf16 compute over fp32 parameters, its loss
+    (ChunkedLossWrapper: chunked-backward); torchtune: its stack, pure bf16 (adapters too), torchtune's
+    chunked-output loss (8 chunks), its LoRA targets (q, v, o and the MLP); the others: their stack."""
     if r.get("stack") == "torchtune":
-        return ["--precision", "bf16", "--loss", "chunked-output", "--loss-chunks", "8"]
+        return ["--stack", "torchtune", "--precision", "bf16", "--loss", "chunked-output", "--loss-chunks", "8"]
     if r.get("stack") != "torchtitan":
-        return []
-    loss = ["--loss", "chunked-output", "--loss-chunks", "8"] if r["loss"] == "chunked" else ["--loss", "standard"]
-    return ["--gpus", str(r["world"]), "--sharding", "zero3", "--precision", "bf16-mixed", *loss]
+        return ["--stack", r["stack"]]
+    loss = ["--loss", "chunked-backward"] if r["loss"] == "chunked" else ["--loss", "standard"]
+    sharding = "zero2" if r.get("reshard") == "never" else "zero3"  # fsdp_reshard_after_forward "never"
+    return ["--stack", "torchtitan", "--gpus", str(r["world"]), "--sharding", sharding, "--precision", "bf16-mixed",
+            *loss]
 
 
 def engine_args(r: dict[str, Any]) -> list[str]:
     """Today's flags for a traced case: its stack, and torch AdamW's implementation where the trace ran one."""
-    args = [*_model_args(r), *_stack_args(r), "--stack", r["stack"], "--method", r["method"], "--batch",
-            str(r["batch"]), "--seq-len", str(r["seq_len"]), "--attention", r["attention"], "--checkpointing",
-            CHECKPOINTING[r["checkpointing"]], "--optimizer", OPTIMIZERS[r["optim"]]]
+    args = [*_model_args(r), *_stack_args(r), "--method", r["method"], "--batch", str(r["batch"]), "--seq-len",
+            str(r["seq_len"]), "--attention", r["attention"], "--checkpointing",
+            (TITAN_CHECKPOINTING if r.get("stack") == "torchtitan" else CHECKPOINTING)[r["checkpointing"]],
+            "--optimizer", OPTIMIZERS[r["optim"]]]
     if OPTIMIZERS[r["optim"]] == "adamw" and r.get("optimizer_impl_traced") in ("fused", "foreach", "forloop"):
         args += ["--optimizer-impl", r["optimizer_impl_traced"]]
     if r["method"] == "full" and r["precision"] == "bf16":  # loaded in bf16, bf16=True: no fp32 master copy
         args += ["--precision", "bf16"]
     if r["method"] in ("lora", "qlora"):
-        targets = r["lora_targets"] if isinstance(r["lora_targets"], str) else "all-linear"  # torchtune: q,v,o+MLP
+        targets = r["lora_targets"] if isinstance(r["lora_targets"], str) else "qvo-mlp"  # torchtune: q,v,o+MLP
         args += ["--lora-rank", str(r["lora_rank"]), "--lora-alpha", str(r["lora_alpha"]),
                  "--lora-dropout", str(r["lora_dropout"]), "--lora-targets", targets]
     return args

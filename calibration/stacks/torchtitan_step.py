@@ -26,6 +26,10 @@ For the fake CPU run:
   attention output is saved as it is on CUDA.
 - FlexAttention (compiled, no CPU backward) runs as the CPU flash kernel, which keeps the same tensors for the
   causal mask used (`_flex_as_flash`);
+- `nn.RMSNorm` runs as CUDA runs it (`_rms_norm_as_cuda`): on a CUDA tensor `aten::rms_norm` calls
+  `aten::_fused_rms_norm`, whose autograd saves the input, the weight and the fp32 rstd (one per row); the CPU
+  build has no such kernel and decomposes it (an fp32 copy of the input and the fp32 normalised tensor saved:
+  6 x hidden bytes a token more per norm);
 - the flex attention BlockMask (post_dataloading_process -> `Decoder.get_attention_masks`, a causal document mask
   from the positions) is built from real position values, outside the fake mode (its tensors are a few KB);
 - weight init draws plain normals instead of truncated ones (`_init_states`: values only);
@@ -85,6 +89,52 @@ def _flex_as_flash() -> None:
     FlexAttention._compiled_flex_attn = staticmethod(flash)
 
 
+def _rms_norm_as_cuda() -> None:
+    """`nn.RMSNorm` (torchtitan's `RMSNorm` is one) as a CUDA tensor runs it, on the fake CPU tensors.
+
+    torch 2.13's `aten::rms_norm` (aten/src/ATen/native/layer_norm.cpp `rms_norm_symint`) dispatches a CUDA input
+    whose weight has its dtype to `aten::_fused_rms_norm` (seen here: a fake CUDA tensor reaches it, then stops for
+    want of a CUDA build); that op returns (output, rstd) and its backward is
+    `aten::_fused_rms_norm_backward(grad_out, input, normalized_shape, rstd, weight, output_mask)`, so autograd saves
+    the input, the rstd (fp32, one per row) and the weight. On the CPU build `_fused_rms_norm` is
+    CompositeImplicitAutograd and decomposes (torch/_decomp/decompositions.py `_fused_rms_norm`): the fp32 upcast
+    of the input and the fp32 normalised tensor are then saved instead. A custom op with that autograd stands in
+    for the CUDA kernel here; its backward makes the input's and the weight's gradients (the kernel's block-partial
+    sums for the weight, a few KB, are not counted). A weight of another dtype than the input takes the composite
+    path on CUDA too (`rms_norm_symint`: "Mismatch dtype ... Cannot dispatch to fused implementation"), as here.
+    """
+    if getattr(torch.nn.RMSNorm.forward, "_calibration_cuda", False):
+        return
+
+    @torch.library.custom_op("calibration::fused_rms_norm", mutates_args=())
+    def fused_rms_norm(x: torch.Tensor, weight: torch.Tensor, eps: float) -> tuple[torch.Tensor, torch.Tensor]:
+        rstd = torch.rsqrt(x.float().pow(2).mean(-1, keepdim=True) + eps)
+        return (x.float() * rstd * weight.float()).to(x.dtype), rstd
+
+    @fused_rms_norm.register_fake
+    def _(x: torch.Tensor, weight: torch.Tensor, eps: float) -> tuple[torch.Tensor, torch.Tensor]:
+        return torch.empty_like(x), x.new_empty((*x.shape[:-1], 1), dtype=torch.float32)
+
+    def setup_context(ctx: Any, inputs: tuple[Any, ...], output: tuple[torch.Tensor, torch.Tensor]) -> None:
+        ctx.save_for_backward(inputs[0], inputs[1], output[1])
+
+    def backward(ctx: Any, grad: torch.Tensor, _grad_rstd: torch.Tensor) -> tuple[Any, ...]:
+        x, weight, _rstd = ctx.saved_tensors
+        return torch.empty_like(x), torch.empty_like(weight), None
+
+    fused_rms_norm.register_autograd(backward, setup_context=setup_context)
+    composite = torch.nn.RMSNorm.forward
+
+    def forward(self: torch.nn.RMSNorm, x: torch.Tensor) -> torch.Tensor:
+        if self.weight is None or self.weight.dtype != x.dtype:
+            return composite(self, x)
+        eps = self.eps if self.eps is not None else torch.finfo(x.dtype).eps
+        return fused_rms_norm(x, self.weight, eps)[0]
+
+    forward._calibration_cuda = True  # type: ignore[attr-defined]
+    torch.nn.RMSNorm.forward = forward  # type: ignore[method-assign]
+
+
 def _init_fake_world(world: int) -> Any:
     import torch.distributed as dist
     from torch.distributed.device_mesh import init_device_mesh
@@ -117,6 +167,8 @@ def build(case: Case, mesh: Any) -> tuple[torch.nn.Module, Any]:
 
     config = llama3_configs["8B"](attn_backend=case.get("attn_backend", "flex"))
     config.layers = config.layers[: case["layers"]]
+    if case.get("float8"):
+        config = _float8(config)
     with torch.device("meta"):
         model = config.build()
     ac = _ac(case)
@@ -125,6 +177,21 @@ def build(case: Case, mesh: Any) -> tuple[torch.nn.Module, Any]:
     apply_fsdp_to_decoder(model, mesh, param_dtype=torch.bfloat16, reduce_dtype=torch.float32, pp_enabled=False,
                           cpu_offload=False, reshard_after_forward_policy=case.get("reshard", "default"))
     return model, config
+
+
+def _float8(config: Any) -> Any:
+    """torchtitan's float8 converter (components/quantization/float8.py ``Float8LinearConverter``@0.3.0, its
+    default "rowwise" recipe), as ``Trainer`` applies it to the model config; its CUDA capability check (SM89) is
+    passed, and torchao's ``torch._scaled_mm`` runs its meta kernel on the fake tensors."""
+    from torchtitan.components.quantization import float8 as titan_float8
+
+    capability = titan_float8.has_cuda_capability
+    titan_float8.has_cuda_capability = lambda *_: True
+    try:
+        converter = titan_float8.Float8LinearConverter(titan_float8.Float8LinearConverter.Config())
+    finally:
+        titan_float8.has_cuda_capability = capability
+    return converter.convert(config)
 
 
 def _loss(case: Case, model: torch.nn.Module, vocab: int) -> Any:
@@ -195,6 +262,7 @@ def run_case(case: Case) -> dict[str, Any]:
     warnings.filterwarnings("ignore")
     _stub_triton_kernels()
     _flex_as_flash()
+    _rms_norm_as_cuda()
     start = time.perf_counter()
     mesh = _init_fake_world(case["world"])
     counter = StackBytes()

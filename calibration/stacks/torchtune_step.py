@@ -12,13 +12,17 @@ What runs is torchtune's own code, as recipes/lora_finetune_single_device.py@0.6
   `optimizer.step()` and `zero_grad(set_to_none=True)` (`clip_grad_norm: null`), with the config's
   `torch.optim.AdamW(fused=True, weight_decay=0.01, lr=3e-4)`; one micro-batch per step (the config's
   `gradient_accumulation_steps: 8` adds nothing but the count: the LoRA gradients are kept across micro-batches).
-The model is llama3's `lora_llama3` component builder with Llama 3 8B's shape and `layers` blocks (the rules are
-per block); `qlora_llama3_8b` is that builder with `quantize_base=True` and 32 blocks.
+The model is llama3_1's `lora_llama3_1` component builder with Llama 3.1 8B's shape and `layers` blocks (the rules
+are per block); `qlora_llama3_1_8b` (recipes/configs/llama3_1/8B_qlora_single_device.yaml) is that builder with
+`quantize_base=True` and 32 blocks. It builds one `Llama3ScaledRoPE` for all layers (its fp32 cos/sin cache,
+131,072 x 128 x 4 bytes); llama3's `lora_llama3` (Llama 3.0, traced here before) builds one per layer
+(`lora_llama3_self_attention`, 8,192 positions: 4 MB each).
 
 torchtune 0.6.1 imports `torchao.dtypes.nf4tensor`, which torchao 0.18 moved: the trace runs with torchao 0.11.0
 (and torchtune's import-time dependencies) in a separate site folder put first on PYTHONPATH
 (stacks/requirements-torchtune.txt). `FrozenNF4Linear` registers its NF4 weight by assignment instead of
-`swap_tensors` (`_frozen_nf4_without_swap`, same parameter). Nothing else is changed.
+`swap_tensors` (`_frozen_nf4_without_swap`, same parameter), and the RoPE frequencies are scaled without reading
+their values (`_rope_scaling_without_values`). Nothing else is changed.
 """
 
 from __future__ import annotations
@@ -33,8 +37,8 @@ from calibration.stacks.cases import Case
 from calibration.stacks.counting import StackBytes
 from calibration.stacks.mark import mark_optimizer
 
-#: Llama 3 8B (torchtune/models/llama3/_model_builders.py `lora_llama3_8b`@0.6.1)
-LLAMA3_8B = {"vocab_size": 128_256, "num_heads": 32, "num_kv_heads": 8, "embed_dim": 4096, "max_seq_len": 8192,
+#: Llama 3.1 8B (torchtune/models/llama3_1/_model_builders.py `lora_llama3_1_8b`@0.6.1)
+LLAMA3_8B = {"vocab_size": 128_256, "num_heads": 32, "num_kv_heads": 8, "embed_dim": 4096, "max_seq_len": 131_072,
              "intermediate_dim": 14336, "attn_dropout": 0.0, "norm_eps": 1e-5, "rope_base": 500_000}
 
 
@@ -56,13 +60,25 @@ def _frozen_nf4_without_swap() -> None:
     nf4_linear.FrozenNF4Linear.__init__ = init
 
 
+def _rope_scaling_without_values() -> None:
+    """`Llama3ScaledRoPE.apply_scaling` (models/llama3_1/_position_embeddings.py@0.6.1) reads each frequency's value
+    to choose its scaling, which fake tensors do not have; the same-shaped frequencies divided by the scale factor
+    stand in (values only: the cache keeps its shape and dtype)."""
+    from torchtune.models.llama3_1._position_embeddings import Llama3ScaledRoPE
+
+    def apply_scaling(self: Any, freqs: torch.Tensor, scale_factor: int, *_: Any) -> torch.Tensor:
+        return freqs / scale_factor
+
+    Llama3ScaledRoPE.apply_scaling = apply_scaling
+
+
 def build(case: Case) -> torch.nn.Module:
     from torchtune import modules, training
-    from torchtune.models.llama3._component_builders import lora_llama3
+    from torchtune.models.llama3_1._component_builders import lora_llama3_1
     from torchtune.modules.peft import get_adapter_params, set_trainable_params
 
     with training.set_default_dtype(torch.bfloat16), torch.device("cpu"):
-        model = lora_llama3(lora_attn_modules=case["lora_targets"], apply_lora_to_mlp=case["lora_mlp"],
+        model = lora_llama3_1(lora_attn_modules=case["lora_targets"], apply_lora_to_mlp=case["lora_mlp"],
                             apply_lora_to_output=False, num_layers=case["layers"], lora_rank=case["lora_rank"],
                             lora_alpha=case["lora_alpha"], lora_dropout=0.0, quantize_base=case["method"] == "qlora",
                             **LLAMA3_8B)
@@ -92,6 +108,7 @@ def run_case(case: Case) -> dict[str, Any]:
 
     warnings.filterwarnings("ignore")
     _frozen_nf4_without_swap()
+    _rope_scaling_without_values()
     start = time.perf_counter()
     counter = StackBytes()
     fake = torch._subclasses.fake_tensor.FakeTensorMode(allow_non_fake_inputs=True)
@@ -142,6 +159,7 @@ def _record(case: Case, model: torch.nn.Module, counter: StackBytes, seconds: fl
         "weights_at_peak": counter.weights_at_peak(),
         "at_peak_top_activations": counter.top_at_peak(12),
         "trainable_params": sum(p.numel() for p in model.parameters() if p.requires_grad),
+        "total_params": sum(p.numel() for p in model.parameters()),  # an NF4Tensor counts its weight's elements
         "torch": torch.__version__.split("+")[0],
         "torchtune": torchtune.__version__,
         "torchao": torchao.__version__,

@@ -58,7 +58,12 @@ def add_setup_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seq-len", type=int, default=d.seq_len)
     p.add_argument("--grad-accum", type=int, default=d.grad_accum)
     p.add_argument("--attention", choices=_choices(Attention), default=d.attention.value)
-    p.add_argument("--checkpointing", choices=_choices(Checkpointing), default=d.checkpointing.value)
+    p.add_argument("--checkpointing", choices=_choices(Checkpointing), default=d.checkpointing.value,
+                   help="full, selective (Korthikanti et al.'s attention-core recompute, Megatron's) or op-selective "
+                        "(PyTorch's per-operator policy as torchtitan configures it)")
+    p.add_argument("--checkpoint-every", type=int, default=d.checkpoint_every, metavar="K",
+                   help="with --checkpointing full: checkpoint only every K-th layer (torchtune's and torchtitan's "
+                        "layer-level selective checkpointing)")
     p.add_argument("--gpus", type=int, default=d.gpus)
     p.add_argument("--sharding", choices=_choices(Sharding), default=d.sharding.value)
     p.add_argument("--offload-optimizer", action="store_true")
@@ -87,10 +92,11 @@ def add_setup_arguments(p: argparse.ArgumentParser) -> None:
                    help="token rows of the embedding trained beside LoRA (PEFT trainable_token_indices: how many)")
     p.add_argument("--loss", choices=_choices(Loss), default=d.loss.value,
                    help="the loss over the vocabulary: standard (transformers ForCausalLMLoss), chunked (TRL "
-                        "chunked_nll), chunked-output (torchtune CEWithChunkedOutputLoss), fused-linear-ce (Liger)")
+                        "chunked_nll), chunked-output (torchtune CEWithChunkedOutputLoss), fused-linear-ce (Liger), "
+                        "chunked-backward (torchtitan ChunkedLossWrapper)")
     p.add_argument("--loss-chunks", type=int, default=d.loss_chunks,
                    help="chunks of a chunked loss (default: TRL's 256-token chunks for chunked, 8 for "
-                        "chunked-output)")
+                        "chunked-output and chunked-backward)")
     p.add_argument("--activation-offload", action="store_true",
                    help="move saved activations to host RAM (torchtune / TRL activation offloading)")
     p.add_argument("--stack", choices=_choices(Stack), default=d.stack.value,
@@ -98,6 +104,12 @@ def add_setup_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--optimizer-impl", choices=_choices(OptimizerImpl), default=None,
                    help="torch AdamW's implementation (default: the stack's; foreach allocates a whole-model "
                         "temporary in the step)")
+    p.add_argument("--optimizer-in-backward", action="store_true",
+                   help="each parameter's optimizer step in its gradient's hook during backward (torchtune "
+                        "optimizer_in_bwd)")
+    p.add_argument("--compile", action="store_true", help="torch.compile each decoder layer")
+    p.add_argument("--float8", action="store_true", help="float8 linears (torchao Float8Linear, torchtitan's "
+                                                          "float8 converter)")
     p.add_argument("--fsdp-version", type=int, choices=(1, 2), default=None,
                    help="--sharding zero2 / zero3 run by PyTorch FSDP of this version (accelerate's fsdp_version) "
                         "instead of DeepSpeed's ZeRO")
@@ -191,6 +203,7 @@ def setup_from_args(a: argparse.Namespace) -> TrainingSetup:
         grad_accum=a.grad_accum,
         attention=Attention(a.attention),
         checkpointing=Checkpointing(a.checkpointing),
+        checkpoint_every=a.checkpoint_every,
         gpus=a.gpus,
         sharding=Sharding(a.sharding),
         offload_optimizer=a.offload_optimizer or a.offload_optimizer_device == OffloadDevice.NVME,
@@ -207,6 +220,9 @@ def setup_from_args(a: argparse.Namespace) -> TrainingSetup:
         activation_offload=a.activation_offload,
         stack=Stack(a.stack),
         optimizer_impl=None if a.optimizer_impl is None else OptimizerImpl(a.optimizer_impl),
+        optimizer_in_backward=a.optimizer_in_backward,
+        compile=a.compile,
+        float8=a.float8,
         optimizer_rank=a.optimizer_rank,
         dora=a.dora,
         modules_to_save=a.modules_to_save,

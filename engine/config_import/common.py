@@ -45,10 +45,9 @@ FLAGS = {
     Field.OFT_BLOCK: "--oft-block-size", Field.OPTIMIZER_RANK: "--optimizer-rank",
     Field.OFFLOAD_OPTIMIZER_DEVICE: "--offload-optimizer-device",
     Field.OFFLOAD_PARAMS_DEVICE: "--offload-params-device",
-    Field.CP_COMM: "--cp-comm-type",
-    Field.ALLOC_CONF: "--alloc-conf",
-    Field.ALLOC_CONF: "--alloc-conf", Field.STACK: "--stack", Field.OPTIMIZER_IMPL: "--optimizer-impl",
-    Field.FSDP_VERSION: "--fsdp-version",
+    Field.CP_COMM: "--cp-comm-type", Field.ALLOC_CONF: "--alloc-conf", Field.CHECKPOINT_EVERY: "--checkpoint-every",
+    Field.OPTIMIZER_IN_BACKWARD: "--optimizer-in-backward", Field.COMPILE: "--compile", Field.STACK: "--stack",
+    Field.OPTIMIZER_IMPL: "--optimizer-impl", Field.FSDP_VERSION: "--fsdp-version",
 }
 
 NOT_A_NUMBER = QT_TRANSLATE_NOOP("engine", "{value} is not a whole number of at least {least}")
@@ -59,7 +58,7 @@ NEAR_OPTIMIZER = QT_TRANSLATE_NOOP(
 UNKNOWN_ATTENTION = QT_TRANSLATE_NOOP("engine", "{value} is not an attention implementation VRAM Lab knows; "
                                                 "costed as sdpa, which keeps no score matrix")
 ROUNDED_TARGETS = QT_TRANSLATE_NOOP(
-    "engine", "LoRA on {value} is not one of the target sets VRAM Lab costs (qv, attention, all-linear); "
+    "engine", "LoRA on {value} is not one of the target sets VRAM Lab costs (qv, attention, qvo-mlp, all-linear); "
               "costed as {used}, the smallest that holds it, so the estimate is an upper bound")
 EXTRA_TARGETS = QT_TRANSLATE_NOOP(
     "engine", "LoRA on {value} is not costed (only the attention and MLP projections are); costed as {used}")

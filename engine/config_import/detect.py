@@ -16,8 +16,8 @@ from engine.config_import.report import ConfigRefusedError, Format, Message
 from engine.config_import.scripts import is_script
 from engine.translatable import QT_TRANSLATE_NOOP
 
-UNKNOWN = QT_TRANSLATE_NOOP("engine", "not a training config of Axolotl, LLaMA-Factory, torchtune, TRL, DeepSpeed or "
-                                      "accelerate (none of their keys is in it)")
+UNKNOWN = QT_TRANSLATE_NOOP("engine", "not a training config of Axolotl, LLaMA-Factory, torchtune, torchtitan, TRL, "
+                                      "DeepSpeed or accelerate (none of their keys is in it)")
 MODEL_CONFIG = QT_TRANSLATE_NOOP("engine", "a model's config.json, not a training config; give it with --config")
 
 #: format -> (decisive keys, other keys that say so)
@@ -61,10 +61,23 @@ def _torchtune(data: Mapping[str, Any]) -> bool:
                for v in data.values())
 
 
+def _torchtitan(data: Mapping[str, Any]) -> bool:
+    """torchtitan's TOML job configs hold its ``JobConfig`` sections (torchtitan/config/job_config.py): a
+    ``[model]`` with a ``flavor``, or two of ``[job]``, ``[training]``, ``[parallelism]``,
+    ``[activation_checkpoint]``."""
+    model = data.get("model")
+    if isinstance(model, Mapping) and "flavor" in model:
+        return True
+    sections = ("job", "training", "parallelism", "activation_checkpoint")
+    return sum(isinstance(data.get(s), Mapping) for s in sections) >= 2
+
+
 def detect(data: Mapping[str, Any], name: str) -> Format:
     """The tool that wrote ``data`` (see the module docstring); a one-line refusal when none did."""
     if _torchtune(data):
         return Format.TORCHTUNE
+    if _torchtitan(data):
+        return Format.TORCHTITAN
     scores = [(sum(3 if j < decisive else 1 for j, k in enumerate(keys) if k in data), -i, fmt)
               for i, (fmt, decisive, keys) in enumerate(SIGNATURES)]
     best = max(scores)

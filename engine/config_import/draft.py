@@ -51,6 +51,9 @@ class Field(StrEnum):
     LOSS = "loss"
     LOSS_CHUNKS = "loss_chunks"
     ACTIVATION_OFFLOAD = "activation_offload"
+    CHECKPOINT_EVERY = "checkpoint_every"
+    OPTIMIZER_IN_BACKWARD = "optimizer_in_backward"
+    COMPILE = "compile"
     ALLOC_CONF = "alloc_conf"  # PYTORCH_CUDA_ALLOC_CONF (engine.config_import.alloc_conf)
     # issue 27's options
     DORA = "dora"

@@ -15,7 +15,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from engine.config_import import accelerate, axolotl, deepspeed, llama_factory, models, scripts, torchtune, trl
+from engine.config_import import (
+    accelerate,
+    axolotl,
+    deepspeed,
+    llama_factory,
+    models,
+    scripts,
+    torchtitan,
+    torchtune,
+    trl,
+)
 from engine.config_import.alloc_conf import map_alloc_conf
 from engine.config_import.common import FLAGS
 from engine.config_import.detect import detect
@@ -41,6 +51,7 @@ _MAPPERS: dict[Format, Callable[[Draft, Loaded], None]] = {
     Format.DEEPSPEED: lambda d, _: deepspeed.map_file(d),
     Format.ACCELERATE: lambda d, _: accelerate.map_file(d),
     Format.SCRIPT_ARGS: lambda d, _: scripts.map_file(d),
+    Format.TORCHTITAN: torchtitan.map_loaded,
 }
 
 

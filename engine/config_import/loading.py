@@ -11,6 +11,8 @@
   but expand exponentially when anything walks them). libyaml parses when PyYAML has it; the composer is
   PyYAML's own Python composer either way, so the caps hold early and identically.
 * JSON goes through ``safe_io.loads_json`` (depth cap, no NaN or Infinity).
+* TOML (torchtitan's job configs, a ``.toml`` file) goes through the standard library's ``tomllib`` (plain data:
+  tables, arrays, strings, numbers, dates; nothing is constructed or run), nesting capped as JSON's is.
 
 Every refusal is a :class:`ConfigRefusedError` whose message starts with the file's name; none takes more than a
 fraction of a second, because each cap stops the work where it is met.
@@ -53,6 +55,7 @@ TOO_EXPANDED = QT_TRANSLATE_NOOP("engine", "its YAML aliases expand to more than
 NOT_A_MAPPING = QT_TRANSLATE_NOOP("engine", "not a training config (its top level is {kind}, not a mapping)")
 UNREADABLE = QT_TRANSLATE_NOOP("engine", "{problem}")  # engine.safe_io's own sentence (no such file, a FIFO...)
 NOT_UTF8 = QT_TRANSLATE_NOOP("engine", "not UTF-8 text (byte {byte})")
+BAD_TOML = QT_TRANSLATE_NOOP("engine", "not valid TOML ({problem})")
 
 
 class _CappedError(ValueError):
@@ -177,6 +180,19 @@ def _kind(value: Any) -> str:
     return "a single value"
 
 
+def loads_toml(text: str, name: str) -> Any:
+    """A TOML document's data (``tomllib``: plain data only), nesting at most ``safe_io.MAX_JSON_DEPTH`` deep."""
+    import tomllib
+
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as err:
+        raise ConfigRefusedError(name, Message.of(BAD_TOML, problem=str(err))) from None
+    if safe_io.depth(data) > safe_io.MAX_JSON_DEPTH:
+        raise ConfigRefusedError(name, Message.of(TOO_DEEP, limit=safe_io.MAX_JSON_DEPTH))
+    return data
+
+
 def read_config(path: str | Path) -> Loaded:
     """A config file's top-level mapping (see the module docstring for what is refused)."""
     p = Path(path).expanduser()
@@ -197,7 +213,9 @@ def read_config(path: str | Path) -> Loaded:
     except UnicodeDecodeError as err:
         raise ConfigRefusedError(p.name, Message.of(NOT_UTF8, byte=f"{err.start:,}")) from None
     is_json = p.suffix.lower() == ".json" or text.lstrip().startswith("{")
-    if is_json:
+    if p.suffix.lower() == ".toml":
+        data = loads_toml(text, p.name)
+    elif is_json:
         try:
             data = safe_io.loads_json(text, p.name)
         except safe_io.InputFileError as err:

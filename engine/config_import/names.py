@@ -148,6 +148,8 @@ DTYPES = {
 
 ATTENTION_PROJ = frozenset({"q", "k", "v", "o"})
 MLP_PROJ = frozenset({"gate", "up", "down"})
+#: torchtune's recipes' LoRA set: q, v, the attention output and the MLP (not k; engine.specs.LoraTargets.QVO_MLP)
+QVO_MLP_PROJ = frozenset({"q", "v", "o"}) | MLP_PROJ
 _ALL_LINEAR_WORDS = frozenset({"all", "all-linear", "all_linear"})
 #: how each projection is spelled in the tools' configs -> one letter set
 _PROJ = {
@@ -193,8 +195,8 @@ def target_parts(names: Iterable[str]) -> tuple[frozenset[str], list[str]]:
 
 
 def targets_of(parts: frozenset[str]) -> tuple[LoraTargets, bool] | None:
-    """The smallest of VRAM Lab's target sets (qv, attention, all-linear) holding ``parts``, and whether it is
-    exact; None when no projection is named."""
+    """The smallest of VRAM Lab's target sets (qv, attention, qvo-mlp, all-linear) holding ``parts``, and whether
+    it is exact; None when no projection is named."""
     if not parts:
         return None
     if parts == {"q", "v"}:
@@ -203,6 +205,8 @@ def targets_of(parts: frozenset[str]) -> tuple[LoraTargets, bool] | None:
         return LoraTargets.QV, False
     if parts <= ATTENTION_PROJ:
         return LoraTargets.ATTENTION, parts == ATTENTION_PROJ
+    if parts <= QVO_MLP_PROJ and parts & MLP_PROJ and parts - MLP_PROJ:  # torchtune's q, v, output_proj, MLP
+        return LoraTargets.QVO_MLP, parts == QVO_MLP_PROJ
     return LoraTargets.ALL_LINEAR, parts == ATTENTION_PROJ | MLP_PROJ
 
 

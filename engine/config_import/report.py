@@ -28,6 +28,7 @@ class Format(StrEnum):
     DEEPSPEED = "deepspeed"
     ACCELERATE = "accelerate"
     SCRIPT_ARGS = "script-args"  # no tool's format: a training script's own arguments (issue 27)
+    TORCHTITAN = "torchtitan"
 
 
 def show(value: Any) -> str:

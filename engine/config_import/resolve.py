@@ -58,13 +58,15 @@ SETUP_FIELDS = (Field.METHOD, Field.PRECISION, Field.OPTIMIZER, Field.BATCH, Fie
                 Field.ATTENTION, Field.CHECKPOINTING, Field.GPUS, Field.SHARDING, Field.OFFLOAD_OPTIMIZER,
                 Field.OFFLOAD_PARAMS, Field.LORA_RANK, Field.LORA_ALPHA, Field.LORA_DROPOUT, Field.LORA_TARGETS,
                 Field.QUANT_TYPE, Field.DOUBLE_QUANT, Field.TP, Field.PP, Field.CP, Field.EP, Field.SEQUENCE_PARALLEL,
-                Field.MICRO_BATCHES, Field.LOSS, Field.LOSS_CHUNKS, Field.ACTIVATION_OFFLOAD, Field.STACK,
-                Field.OPTIMIZER_IMPL, Field.FSDP_VERSION, Field.ALLOC_CONF, Field.CP_COMM, *ISSUE_27)
+                Field.MICRO_BATCHES, Field.LOSS, Field.LOSS_CHUNKS, Field.ACTIVATION_OFFLOAD, Field.CHECKPOINT_EVERY,
+                Field.OPTIMIZER_IN_BACKWARD, Field.COMPILE, Field.STACK, Field.OPTIMIZER_IMPL, Field.FSDP_VERSION,
+                Field.ALLOC_CONF, Field.CP_COMM, *ISSUE_27)
 #: fields added to the setup after its first release: listed as assumed only when a file or a setting names them
 _OPTIONAL = {"parallel": (Field.TP, Field.PP, Field.CP, Field.EP, Field.SEQUENCE_PARALLEL, Field.MICRO_BATCHES,
                           Field.CP_COMM),
              "long": (Field.LOSS, Field.LOSS_CHUNKS, Field.ACTIVATION_OFFLOAD), "allocator": (Field.ALLOC_CONF,),
-             "stack": (Field.STACK, Field.OPTIMIZER_IMPL, Field.FSDP_VERSION),
+             "stack": (Field.STACK, Field.OPTIMIZER_IMPL, Field.FSDP_VERSION, Field.CHECKPOINT_EVERY,
+                       Field.OPTIMIZER_IN_BACKWARD, Field.COMPILE),
              **{f.value: (f,) for f in ISSUE_27}}  # each listed as assumed only where a file names it
 _PRECISION_INPUTS = (Field.HALF, Field.WEIGHTS, Field.BACKEND)
 
@@ -218,8 +220,8 @@ def build(c: Combined, explicit: Mapping[str, Any], base: TrainingSetup, file: s
     _world(values, assumed, explicit)
     _deepspeed_torchao(c, values, explicit)
     _consistent(values, assumed, explicit)
-    if _shown(values["loss"]) != "chunked-output":  # a chunk count to assume is only torchtune's (TRL's chunks
-        assumed.pop("loss_chunks", None)            # are its own constant)
+    if _shown(values["loss"]) not in ("chunked-output", "chunked-backward"):  # a chunk count to assume is only
+        assumed.pop("loss_chunks", None)  # torchtune's and torchtitan's (TRL's chunks are its own constant)
     return _validated(values, file), assumed
 
 

@@ -11,8 +11,7 @@ Mapping table (torchtune 0.7.0, commit bd2a0fc7: ``torchtune/models/*/_model_bui
                                                                  QLoRA (torchao NF4 with its scales quantized
                                                                  again: double quantization); otherwise full
 ``model.lora_attn_modules`` + ``apply_lora_to_mlp`` (+            the target set (q_proj, v_proj, output_proj
-``apply_lora_to_output``)                                        and the MLP, torchtune's usual, is not one of
-                                                                 VRAM Lab's: costed as all-linear, reported)
+``apply_lora_to_output``)                                        and the MLP, torchtune's usual: qvo-mlp)
 ``model.lora_rank`` / ``lora_alpha`` / ``lora_dropout``          8 / 16 / 0.0 by default (the builders')
 ``checkpointer.checkpoint_dir``                                  the model, when the builder is not in the
                                                                  catalog: a local folder with config.json, or
@@ -24,14 +23,17 @@ a list of datasets each with its own)                            no truncation, 
 ``ac_mode`` / ``ac_option`` (distributed recipes, since v0.2)     without ``enable_activation_checkpointing``:
                                                                  ``full`` checkpoints every layer; ``selective``
                                                                  with k every k-th layer (``training/
-                                                                 activations.py``), k = 1 full, else (and the
-                                                                 per-operator ``op``) costed as none, an upper
-                                                                 bound (reported); with it: ignored
+                                                                 activations.py``): full with checkpoint_every
+                                                                 k; the per-operator ``op`` (which 0.6.1's
+                                                                 ``int(ac_style)`` refuses) costed as none, an
+                                                                 upper bound (reported); with it: ignored
+the file itself                                                  the stack: torchtune (its recipes' rules:
+                                                                 ``engine.training.stacks``)
+``optimizer_in_bwd`` (full fine-tuning recipes)                  each parameter's optimizer step in backward
 ``dtype``: bf16 / fp32                                           bf16 (weights, gradients and states in bf16:
                                                                  torchtune has no fp32 master copy) / fp32
 ``optimizer._component_``                                        the optimizer (``torch.optim.SGD`` with
-                                                                 ``momentum`` > 0: sgd-momentum); the stack is
-                                                                 torchtune's
+                                                                 ``momentum`` > 0: sgd-momentum)
 ``optimizer.fused``                                              ``torch.optim.AdamW``'s implementation: fused, or
                                                                  foreach (torch's own choice on CUDA) when false
                                                                  or absent
@@ -105,17 +107,14 @@ FP16 = QT_TRANSLATE_NOOP("engine", "{value} training is not costed for torchtune
 TEACHER = QT_TRANSLATE_NOOP("engine", "knowledge distillation also holds the teacher model, which this estimate "
                                       "does not count")
 
-EVERY_KTH = QT_TRANSLATE_NOOP("engine", "checkpoints one layer in {value} (torchtune's selective activation "
-                                        "checkpointing), which VRAM Lab does not cost; costed as none, an upper bound")
 SELECTIVE_OPS = QT_TRANSLATE_NOOP(
     "engine", "checkpoints each layer but keeps some operators' outputs (torchtune's op-level selective "
               "checkpointing), which VRAM Lab does not cost; costed as none, an upper bound")
 AC_MODE_UNUSED = QT_TRANSLATE_NOOP("engine", "applies only with enable_activation_checkpointing false (torchtune's "
                                              "distributed recipes); full checkpointing is used")
 
-REASONS = {"quantizer": NOT_MODELLED, "optimizer_in_bwd": NOT_MODELLED,
-           "compile": NOT_MODELLED, "teacher_model": TEACHER, "custom_sharded_layers": NOT_MODELLED,
-           "memory_efficient_fsdp_wrap": NOT_MODELLED}
+REASONS = {"quantizer": NOT_MODELLED, "compile": NOT_MODELLED, "teacher_model": TEACHER,
+           "custom_sharded_layers": NOT_MODELLED, "memory_efficient_fsdp_wrap": NOT_MODELLED}
 _ALIGNMENT = (("grpo", AlignmentMethod.GRPO), ("ppo", AlignmentMethod.PPO), ("dpo", AlignmentMethod.DPO))
 
 
@@ -211,7 +210,6 @@ def _distributed(d: Draft, recipe: str) -> None:
 def _optimizer(d: Draft, at: str) -> None:
     """The optimizer; for ``torch.optim.AdamW``, its implementation: ``fused: True`` (torchtune's recipes) fused,
     else what torch picks on CUDA, foreach (``names.OPTIMIZER_IMPLS``)."""
-    d.set(Field.STACK, Stack.TORCHTUNE)
     key = at + "optimizer._component_"
     name = str(d.raw(key) or "").lower()
     momentum = d.get(at + "optimizer.momentum")
@@ -296,11 +294,9 @@ def _checkpointing(d: Draft, at: str) -> None:
     else:
         option = d.raw("ac_option")
         every = int(option) if isinstance(option, int | str) and str(option).strip().isdigit() else None
-        if every == 1:
+        if every is not None and every >= 1:  # the k-th, 2k-th, ... layer checkpointed (k = 1: every layer)
             d.set(Field.CHECKPOINTING, Checkpointing.FULL, "ac_mode", "ac_option")
-        elif every is not None:
-            d.approx(Field.CHECKPOINTING, Checkpointing.NONE, "ac_mode", Message.of(EVERY_KTH, value=every))
-            d.get("ac_option")
+            d.set(Field.CHECKPOINT_EVERY, every, "ac_option")
         else:  # "op": selective per operator inside every checkpointed layer
             d.approx(Field.CHECKPOINTING, Checkpointing.NONE, "ac_mode", Message.of(SELECTIVE_OPS))
             d.get("ac_option")
@@ -378,6 +374,9 @@ def map_loaded(d: Draft, loaded: Loaded) -> None:
     _loss(d, at)
     common.activation_offload(d, at + "enable_activation_offloading")
     d.default(Field.ATTENTION, Attention.SDPA)
+    d.set(Field.STACK, Stack.TORCHTUNE, f"{section}._component_")
+    if common.flag(d, at + "optimizer_in_bwd"):
+        d.set(Field.OPTIMIZER_IN_BACKWARD, True, at + "optimizer_in_bwd")
     recipe = _launch(d, loaded.text)
     _distributed(d, recipe)
     _alignment(d, recipe, at)

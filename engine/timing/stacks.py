@@ -104,6 +104,9 @@ _EAGER_LOSS = {
     Loss.CHUNKED: Pointwise(14 + 2, 22 + 2, 3, 4),  # TRL chunked_nll: the chunk's logits rerun in backward
     Loss.CHUNKED_OUTPUT: Pointwise(14, 22, 3, 4),
     Loss.FUSED_LINEAR_CE: Pointwise(4, 4, 1, 1),  # Liger: softmax and its gradient in place per chunk
+    # torchtitan 0.3.0 components/loss.py ChunkedLossWrapper: each chunk's logits upcast and cross-entropy as the
+    # standard loss, their backward run at once (nothing rerun)
+    Loss.CHUNKED_BACKWARD: Pointwise(14, 22, 3, 4),
 }
 
 HF_TRAINER = StackRules(

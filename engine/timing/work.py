@@ -66,6 +66,7 @@ from engine.timing.fitted import Fitted
 from engine.timing.hardware import CannotTimeError, GpuPerf
 from engine.timing.kernels import attention_seconds, gemm_seconds, matmul_rate, pointwise_seconds
 from engine.timing.stacks import Pointwise, StackRules
+from engine.training.loss import TITAN_CHUNKS
 from engine.training.plan import Plan
 from engine.training.split import COLUMN, ROW
 from engine.training.states import quant_bits_per_param
@@ -388,6 +389,8 @@ def head_passes(c: Ctx) -> Passes:
         chunks = c.s.loss_chunks or max(1.0, math.ceil(t / LOSS_CHUNK))
     elif loss in (Loss.CHUNKED_OUTPUT, Loss.FUSED_LINEAR_CE):
         chunks = float(c.s.loss_chunks or OUTPUT_CHUNKS)
+    elif loss is Loss.CHUNKED_BACKWARD:
+        chunks = float(c.s.loss_chunks or TITAN_CHUNKS)
     rule = c.rules.loss[loss]
     _pointwise(c, p.fwd, rule.fwd_bytes * t * v, rule.fwd_kernels * chunks)
     _pointwise(c, p.bwd, rule.bwd_bytes * t * v, rule.bwd_kernels * chunks)

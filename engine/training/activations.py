@@ -20,6 +20,7 @@ from engine.training.policy import stack_policy
 from engine.training.precision import DtypePlan
 from engine.training.saved.inputs import Ctx, norm
 from engine.training.saved.layer import LayerCoeffs, layer_coeffs
+from engine.training.stacks import LayerImpl, StackError, layer_impl
 
 __all__ = ["ActivationCoeffs", "LayerCoeffs", "activation_coeffs", "model_coeffs", "same_weights",
            "windows_reached"]
@@ -63,19 +64,81 @@ def _windowless(k: LayerSpec) -> LayerSpec:
     return k.model_copy(update={"attention": k.attention.model_copy(update={"window": None})})
 
 
-def _partial_layers(m: ModelSpec, s: TrainingSetup, dtypes: DtypePlan,
-                    windows: tuple[int, ...]) -> list[tuple[int, LayerSpec, LayerCoeffs]]:
+def checkpointed_whole(lc: LayerCoeffs) -> LayerCoeffs:
+    """One layer checkpointed whole among layers that are not (``checkpoint_every`` k > 1): it keeps only its input
+    and, in its backward, saves again all it saves unchecked (Chen et al. 2016, arXiv:1604.06174; torchtune
+    training/activations.py ``checkpoint_wrapper``@0.6.1: the non-reentrant ``ptd_checkpoint_wrapper`` around the
+    k-th, 2k-th, ... layer). Autocast's weight copies and PEFT's merged expert weights are not costed so."""
+    if lc.weight_copies or lc.saved_fixed:
+        raise StackError("--checkpoint-every with autocast's weight copies (amp precisions) or LoRA on fused "
+                         "experts is not costed")
+    return replace(lc, saved=lc.checkpoint, saved_bs2=0.0, recomputed=lc.saved + lc.recomputed,
+                   recomputed_bs2=lc.saved_bs2 + lc.recomputed_bs2, saved_again=lc.checkpoint_again,
+                   saved_parts=(lc.checkpoint,))
+
+
+def _first_norm_unsaved(ctx: Ctx, lc: LayerCoeffs) -> LayerCoeffs:
+    """The first layer where the embedding's output takes no gradient (``LayerImpl.embedding_output_no_grad``):
+    its first norm, frozen under LoRA, saves nothing (traced: torchtune's QLoRA without checkpointing keeps two
+    norms' fp32 inputs per layer but the first layer's one)."""
+    first = norm(ctx, ctx.m.hidden_size)
+    return replace(lc, saved=lc.saved - first, saved_parts=lc.saved_parts[1:])
+
+
+def _each(lc: LayerCoeffs, kind: LayerSpec, first: int, count: int, every: int) -> list[tuple[int, LayerCoeffs,
+                                                                                           LayerSpec]]:
+    """``count`` layers from layer ``first`` (counting from 0): one entry, or one per layer when only every
+    ``every``-th is checkpointed (the ``every``-th, 2 x ``every``-th, ... counting from 1)."""
+    if every == 1:
+        return [(count, lc, kind)]
+    whole = checkpointed_whole(lc)
+    return [(1, whole if (first + i + 1) % every == 0 else lc, kind) for i in range(count)]
+
+
+def _bottom(ctx: Ctx, kind: LayerSpec, lc: LayerCoeffs) -> LayerCoeffs | None:
+    """The bottom layer's coefficients where they differ from its run's (None where they do not): an 8-bit base's
+    q, k and v keep no input there (``engine.training.saved.layer``), and where the embedding's output takes no
+    gradient its first norm saves nothing (:func:`_first_norm_unsaved`)."""
+    if ctx.int8:
+        return layer_coeffs(ctx, kind, first=True)
+    if ctx.impl.embedding_output_no_grad and not ctx.full:
+        return _first_norm_unsaved(ctx, lc)
+    return None
+
+
+def _layers(ctx: Ctx, m: ModelSpec, every: int) -> list[tuple[int, LayerCoeffs, LayerSpec]]:
+    """(count, coefficients, kind) of the layers bottom first, in runs of identical ones."""
+    out: list[tuple[int, LayerCoeffs, LayerSpec]] = []
+    index = 0
+    for run in runs(m):
+        kind = kind_of(run)
+        lc = layer_coeffs(ctx, kind)
+        count = run.count
+        bottom = _bottom(ctx, kind, lc) if index == 0 else None
+        if bottom is not None:
+            out += _each(bottom, kind, 0, 1, every)
+            index, count = 1, count - 1
+        if count:
+            out += _each(lc, kind, index, count, every)
+            index += count
+    return out
+
+
+def _partial_layers(m: ModelSpec, s: TrainingSetup, dtypes: DtypePlan, windows: tuple[int, ...],
+                    impl: LayerImpl | None) -> list[tuple[int, LayerCoeffs, LayerSpec]]:
     """Freeze tuning and BAdam (``engine.training.partial``): a trained layer costs as full fine-tuning in the
     trained dtypes, a frozen one as a LoRA base without adapters, a frozen one below the graph nothing."""
-    trained_ctx = Ctx(m, s, trained_plan(s, dtypes), windows, full=True)
-    frozen_ctx = Ctx(m, s, dtypes, windows, full=False)
+    if s.checkpoint_every > 1:
+        raise StackError("--checkpoint-every with freeze tuning or BAdam is not costed")
+    trained_ctx = Ctx(m, s, trained_plan(s, dtypes), windows, impl, full=True)
+    frozen_ctx = Ctx(m, s, dtypes, windows, impl, full=False)
     start = graph_from(m, s)
     out = []
     for i, (kind, trains) in enumerate(zip(expand(runs(m)), trained_layers(m, s), strict=True)):
         lc = NO_GRAPH if i < start else layer_coeffs(trained_ctx if trains else frozen_ctx, kind)
         if i >= start and not trains and kept_whole(s):  # not checkpointed: what it saves stays whole, and its
             lc = replace(lc, checkpoint=lc.saved, saved=0.0)  # backward recomputes nothing
-        out.append((1, kind, lc))
+        out.append((1, lc, kind))
     return out
 
 
@@ -83,31 +146,22 @@ def _partial_layers(m: ModelSpec, s: TrainingSetup, dtypes: DtypePlan,
 NO_GRAPH = LayerCoeffs(0.0, 0.0, 0.0, 0.0, 0.0, 0)
 
 
-def model_coeffs(m: ModelSpec, s: TrainingSetup, dtypes: DtypePlan, windows: tuple[int, ...]) -> ActivationCoeffs:
-    """The coefficients of ``m`` under ``s`` with the plan's dtypes and reached windows (independent of batch and
-    sequence length, but for those windows): consecutive runs that cost the same are one segment."""
-    ctx = Ctx(m, s, dtypes, windows)
+def model_coeffs(m: ModelSpec, s: TrainingSetup, dtypes: DtypePlan, windows: tuple[int, ...],
+                 impl: LayerImpl | None = None) -> ActivationCoeffs:
+    """The coefficients of ``m`` under ``s`` with the plan's dtypes, reached windows and the stack's way of
+    computing a layer (independent of batch and sequence length, but for those windows): consecutive layers that
+    cost the same are one segment."""
+    ctx = Ctx(m, s, dtypes, windows, impl)
     segments: list[tuple[int, LayerCoeffs]] = []
     kinds: list[LayerSpec] = []
-    if s.method in PARTIAL_METHODS:
-        for count, kind, lc in _partial_layers(m, s, dtypes, windows):
-            if segments and segments[-1][1] == lc and same_weights(kinds[-1], kind):
-                segments[-1] = (segments[-1][0] + count, lc)
-            else:
-                segments.append((count, lc))
-                kinds.append(kind)
-    for i, run in enumerate(runs(m) if s.method not in PARTIAL_METHODS else ()):
-        kind = kind_of(run)
-        pieces = [(run.count, layer_coeffs(ctx, kind))]
-        if i == 0 and ctx.int8:  # the bottom layer's input needs no gradient (engine.training.saved.layer)
-            pieces = [(1, layer_coeffs(ctx, kind, first=True))] + ([(run.count - 1, pieces[0][1])]
-                                                                  if run.count > 1 else [])
-        for count, lc in pieces:
-            if segments and segments[-1][1] == lc and same_weights(kinds[-1], kind):
-                segments[-1] = (segments[-1][0] + count, lc)
-            else:
-                segments.append((count, lc))
-                kinds.append(kind)
+    partial = s.method in PARTIAL_METHODS
+    pieces = _partial_layers(m, s, dtypes, windows, impl) if partial else _layers(ctx, m, s.checkpoint_every)
+    for count, lc, kind in pieces:
+        if segments and segments[-1][1] == lc and same_weights(kinds[-1], kind):
+            segments[-1] = (segments[-1][0] + count, lc)
+        else:
+            segments.append((count, lc))
+            kinds.append(kind)
     v, h, c = m.vocab_size, m.hidden_size, ctx.c
     # Liger and TRL's chunked loss read the output weight themselves: the output layer saves no input
     fused = s.loss in (Loss.FUSED_LINEAR_CE, Loss.CHUNKED)
@@ -130,6 +184,6 @@ def model_coeffs(m: ModelSpec, s: TrainingSetup, dtypes: DtypePlan, windows: tup
 
 
 def activation_coeffs(m: ModelSpec, s: TrainingSetup) -> ActivationCoeffs:
-    """:func:`model_coeffs` with the setup's own dtypes (its stack's policy) and windows: a thin wrapper the tests
-    use to read one layer's coefficients (the estimate reads them from its plan, ``engine.training.plan``)."""
-    return model_coeffs(m, s, stack_policy(s).dtypes, windows_reached(m, s))
+    """:func:`model_coeffs` with the setup's own dtypes (its stack's policy), windows and layers: a thin wrapper the
+    tests use to read one layer's coefficients (the estimate reads them from its plan, ``engine.training.plan``)."""
+    return model_coeffs(m, s, stack_policy(s).dtypes, windows_reached(m, s), layer_impl(s))

@@ -25,7 +25,7 @@ from itertools import accumulate
 
 from engine.params import count_params, norm_params
 from engine.specs import Checkpointing, ModelSpec, OffloadDevice, SavedModule, TrainingSetup
-from engine.training import sharding
+from engine.training import fsdp2, sharding
 from engine.training.activations import ActivationCoeffs, LayerCoeffs
 from engine.training.moments import ZERO, Cost
 from engine.training.plan import Plan, resolve
@@ -70,6 +70,8 @@ class StepContext:
     parallel_formula: str = ""
     stage: int | None = None  # the pipeline stage this context is (None: no layout asked for)
     stage_layers: tuple[int, int] = (0, 0)  # the first and last decoder layer it holds
+    #: torchtitan's FSDP2 units on this GPU (engine.training.fsdp2): its sharding buffers, moment by moment
+    units: fsdp2.Units | None = None
 
     @property
     def m(self) -> ModelSpec:
@@ -134,9 +136,11 @@ def _counts(plan: Plan, held: Held) -> Counts:
     return Counts(round(held.weights + held.adapters), round(held.adapters), round(held.weights), 0)
 
 
-def gpu_states(plan: Plan, held: Held) -> ModelStates:
+def gpu_states(plan: Plan, held: Held, layers: int = 0) -> ModelStates:
     """Weights, gradients and optimizer states on one GPU holding ``held`` (module docstring: ZeRO over dp x cp,
-    experts over the expert data-parallel ranks; the bytes per parameter: ``engine.training.states``)."""
+    experts over the expert data-parallel ranks; the bytes per parameter: ``engine.training.states``), and the
+    buffers its ``layers`` decoder layers and the model hold besides, replicated (``Plan.layer_buffers``,
+    ``Plan.model_buffers``: torchtitan's per-block RoPE caches, torchtune's one), counted with the weights."""
     s, lay, zero = plan.setup, plan.layout, plan.zero
     c = _counts(plan, held)
     expert_share = (held.expert / held.weights if plan.full else held.expert_adapters / max(held.adapters, 1.0)
@@ -153,7 +157,7 @@ def gpu_states(plan: Plan, held: Held) -> ModelStates:
     whole = plan.counts.trainable
     states_total = plan.optimizer_bytes if c.trainable == whole else plan.optimizer_bytes * (c.trainable / max(
         whole, 1))  # exact when this GPU trains the whole model
-    parts = weight_parts(s, c, plan.dtypes)
+    parts = weight_parts(s, c, plan.dtypes, plan.trained.weight)
     weights_full = plan.weights_full if c is plan.counts else sum(parts.values())
     unsharded = sum(v for k, v in parts.items() if k in replicated(s))  # what no sharding sees (QLoRA's constants)
     weights = sharded(weights_full - unsharded, weights_share, 3) + unsharded
@@ -161,6 +165,7 @@ def gpu_states(plan: Plan, held: Held) -> ModelStates:
     # of which in unified memory (a paged optimizer's large tensors), shared as the states are
     paged = sharded(plan.paged_bytes * (states_total / plan.optimizer_bytes), expert_share, 1) if plan.paged_bytes \
         else 0
+    buffers = plan.layer_buffers * layers + plan.model_buffers  # not parameters: not sharded, not offloaded
     host = 0
     step_temps = plan.step_temporaries if c.trainable == whole else plan.step_temporaries * c.trainable / whole
     temporaries = sharded(step_temps, expert_share, 1)  # the foreach RMSprop's: states-sized, sharded with them
@@ -174,12 +179,16 @@ def gpu_states(plan: Plan, held: Held) -> ModelStates:
         detail = f"{c.total - (0 if plan.full else c.trainable):,} params on this GPU" + (
             "" if plan.full else f" + {c.trainable:,} adapter params (fp32)")
     else:
-        detail = weights_formula(s, c, plan.dtypes)
+        detail = weights_formula(s, c, plan.dtypes, plan.trained.weight)
+    if plan.layer_buffers:
+        detail += f" + {layers} x {plan.layer_buffers:,} B RoPE caches (torchtitan: one per block, replicated)"
+    if plan.model_buffers:
+        detail += f" + {plan.model_buffers:,} B RoPE cache (torchtune: fp32 cos and sin)"
     divisor = lay.zero_group
     grads = (c.trainable - c.copies) * plan.trained.grad + c.copies * plan.dtypes.grad  # copies: modules_to_save
     step_grads = (c.trainable - c.copies) * plan.trained.step_grad + c.copies * plan.dtypes.step_grad
     return ModelStates(
-        weights=weights, gradients=sharded(grads, expert_share, 2),
+        weights=weights + buffers, gradients=sharded(grads, expert_share, 2),
         step_gradients=sharded(step_grads, expert_share, 2),
         optimizer_states=states - paged, paged_states=paged, host=host,
         weights_full=weights_full, counts=c, weight_detail=detail,
@@ -220,13 +229,14 @@ def stage_context(plan: Plan, stage: int) -> StepContext:
     first, last = lay.stages[stage]
     layers = plan.held[first : last + 1]
     ends = ends_held(plan.model, lay, stage)
-    st = gpu_states(plan, sum(layers, Held()) + ends)
+    st = gpu_states(plan, sum(layers, Held()) + ends, len(layers))
     ac = stage_coeffs(plan, stage)
     grads = gradients(plan, stage, st)
     buffers = sharding.buffers(plan, st, max(h.weights for h in layers), ends.weights)
     pb, formula = parallel_buffers(plan, stage) if plan.layout_active else (None, "")
     per_layer, bounds = _runs(ac)
-    gc = plan.setup.checkpointing is Checkpointing.FULL
+    # every layer checkpointed whole (with checkpoint_every > 1 the layers that are carry it in their coefficients)
+    gc = plan.setup.checkpointing is Checkpointing.FULL and plan.setup.checkpoint_every == 1
     return StepContext(
         plan=plan, st=st, ac=ac, grads=grads, buffers=buffers, layers=per_layer, run_bounds=bounds, checkpointed=gc,
         offloaded=plan.setup.activation_offload,
@@ -234,7 +244,7 @@ def stage_context(plan: Plan, stage: int) -> StepContext:
         copy_sums=tuple(accumulate(lc.weight_copies for lc in per_layer)),
         grad_sums=tuple(accumulate(grads.per_layer)),
         in_flight=lay.in_flight(stage), parallel_buffers=pb, parallel_formula=formula,
-        stage=stage if plan.layout_active else None, stage_layers=(first, last),
+        stage=stage if plan.layout_active else None, stage_layers=(first, last), units=fsdp2.units(plan, stage),
     )
 
 
@@ -243,4 +253,5 @@ def model_states(m: ModelSpec, s: TrainingSetup, stage: int = 0) -> ModelStates:
     wrapper the tests use; the estimate reads them from its contexts."""
     plan = resolve(m, s)
     first, last = plan.layout.stages[stage]
-    return gpu_states(plan, sum(plan.held[first : last + 1], Held()) + ends_held(m, plan.layout, stage))
+    return gpu_states(plan, sum(plan.held[first : last + 1], Held()) + ends_held(m, plan.layout, stage),
+                      last - first + 1)

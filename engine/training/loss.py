@@ -62,6 +62,37 @@ the backward (the two moments where the logits term is non-zero), per token and 
   (counted at its largest: the power-of-two rounding can double the chunk). When the output layer trains (full
   fine-tuning) its weight's gradient is allocated in the forward: ``g``. CUDA (Triton) only, so not traced here.
 
+* **chunked-backward** (N chunks): torchtitan's ``ChunkedLossWrapper`` (torchtitan/components/loss.py@0.3.0, 8
+  chunks in ``llama3_8b()``), costed under FSDP2 as its Trainer runs it. The decoder stops at the final norm
+  (``_skip_lm_head``); the wrapper splits those hidden states along the sequence (``.contiguous()``: a copy of
+  each chunk when the batch is above 1, views for one sequence) and, chunk by chunk, runs the output layer, the
+  cross-entropy (``CrossEntropyLoss``: the ``c`` logits upcast to fp32) and **their backward** inside the loss
+  call, adding each chunk's hidden-state gradient into an fp32 buffer (``GradAccumulator``, ``4 h`` a token);
+  the decoder's backward runs after, from that buffer. The output layer's unit stays gathered over the chunks and
+  syncs its gradient only at the last chunk (``set_requires_gradient_sync(False)`` for the others): FSDP2 keeps
+  the unsharded gradient accumulated in the reduce dtype, fp32 (torch/distributed/fsdp/_fully_shard/
+  _fsdp_param.py ``to_accumulated_grad_if_needed`` / ``accumulate_unsharded_grad_if_needed``@2.13, ``4 V h``),
+  and at the last chunk copies it into the fp32 reduce-scatter input (``4 V h`` more) and reduce-scatters it
+  into the sharded gradient (``4 V h / N``). Two moments can peak (traced, calibration/stacks/NOTES.md s4):
+
+  - the last chunk's reduce-scatter (here: the end of the forward): per token the fp32 buffer (and the chunk
+    copies), the last chunk's ``c`` logits (still bound in the loop) and its hidden-state gradient,
+    ``(c V + c h) / N``; ``4 V h + 4 V h + 4 V h / N`` (one chunk: the unsharded gradient is then bf16,
+    ``2 V h``, as autograd made it);
+  - the last chunk's cross-entropy backward (here: the start of the backward): the chunk's ``c`` logits, fp32
+    log-probabilities and the two fp32 gradients, ``(c + 12) V / N`` a token, beside the accumulated ``4 V h``.
+
+  The output layer's own saved input is only one chunk's; the hidden states stay whole for the decoder's
+  backward (the head's input term). Traced: calibration/stacks ``titan-*_loss-chunked``.
+
+* **compiled** (``--compile``, torchtitan's ``compile.components`` with "loss", its default): the cross-entropy is
+  one compiled graph; inductor's partitioner keeps its input (the ``c`` logits, as they are) and two fp32 values
+  per row, not the fp32 log-probabilities (traced: calibration/stacks/compiled_block.py, 2,048 bytes for 256 rows
+  against 131 MB eager), and its backward is one fused kernel that recomputes the softmax and writes the logits'
+  gradient in their dtype (inductor's fusion: not traced). Standard: ``c u + 8`` at the end of the forward, ``2 c
+  u`` at the start of the backward; chunked-backward: the last chunk's cross-entropy backward holds ``2 c V / N``
+  a token instead of ``(c + 12) V / N``.
+
 Gemma 2's final logit soft-capping keeps ``tanh``'s output for its backward: ``c u`` more for standard and
 chunked-output, ``8 V`` more per chunk row for chunked (its fp32 ``tanh`` input and output; not traced).
 """
@@ -72,6 +103,7 @@ from dataclasses import dataclass
 
 from engine.specs import Loss, ModelSpec, TrainingSetup
 from engine.training.precision import FP32
+from engine.training.stacks import FsdpPlan, fsdp_plan
 
 #: TRL ``_CHUNKED_LM_HEAD_CHUNK_SIZE`` (trl/trainer/sft_trainer.py, TRL 1.4 to 1.14): tokens per chunk
 TRL_CHUNK_TOKENS = 256
@@ -89,6 +121,20 @@ CHUNKED_OUTPUT_SOURCE = ("torchtune modules/loss/ce_chunked_output_loss.py (CEWi
                          "calibration/")
 STANDARD_SOURCE = ("Hugging Face transformers ForCausalLMLoss: logits upcast to fp32, log-softmax kept for "
                    "backward")
+CHUNKED_BACKWARD_SOURCE = ("torchtitan 0.3.0 components/loss.py ChunkedLossWrapper (output layer, loss and backward "
+                           "per chunk); torch 2.13 FSDP2 _fsdp_param.py to_accumulated_grad_if_needed, "
+                           "_fsdp_collectives.py foreach_reduce; traced in calibration/stacks/")
+#: ``ChunkedLossWrapper.Config.num_chunks`` (torchtitan 0.3.0)
+TITAN_CHUNKS = 8
+#: fp32 ``[chunk, V]`` tensors of torchtitan's cross-entropy backward at once: log-probabilities, nll_loss's
+#: gradient, log_softmax's gradient
+TITAN_CE_ROWS = 3
+#: int64 labels, copied with the hidden states when a chunk is not contiguous (batch above 1)
+LABEL_BYTES = 8
+#: a compiled cross-entropy keeps two fp32 values per row (traced: calibration/stacks/compiled_block.py)
+COMPILED_ROW = 2 * FP32
+COMPILED_SOURCE = ("torchtitan 0.3.0 distributed/compile.py (compile.components: model, loss); torch 2.13 inductor's "
+                   "min_cut_rematerialization_partition, traced in calibration/stacks/compiled_block.py")
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,8 +161,10 @@ def fused_chunk_factor(m: ModelSpec) -> int:
 
 
 def default_chunks(loss: Loss) -> int | None:
-    """``--loss-chunks`` when not given: torchtune's 8 for chunked-output; None (TRL's 256-token chunks) for
-    chunked; None for the losses that have no chunk count."""
+    """``--loss-chunks`` when not given: torchtune's 8 for chunked-output, torchtitan's 8 for chunked-backward;
+    None (TRL's 256-token chunks) for chunked; None for the losses that have no chunk count."""
+    if loss is Loss.CHUNKED_BACKWARD:
+        return TITAN_CHUNKS
     return TORCHTUNE_CHUNKS if loss is Loss.CHUNKED_OUTPUT else None
 
 
@@ -126,7 +174,13 @@ def loss_coeffs(m: ModelSpec, s: TrainingSetup, compute: int, residual: int, *, 
     trains (0 for LoRA); ``head_copy``: autocast's 16-bit copy of an fp32 output weight (0 without one)."""
     if s.loss is Loss.CHUNKED:
         return _trl_chunked(m, s, compute, residual, g=head_grad, copy=head_copy)
+    if s.loss is Loss.CHUNKED_BACKWARD:
+        return _titan_chunked(m, s, compute, residual)
     v, h, c = m.vocab_size, m.hidden_size, compute
+    if s.compile and s.loss is Loss.STANDARD:  # torchtitan's compiled CrossEntropyLoss (module docstring)
+        return LossCoeffs(c * v + COMPILED_ROW, 2 * c * v, 0, 0,
+                          f"b x s x (vocab x {c} + {COMPILED_ROW}) (compiled: the logits and two fp32 per row), x "
+                          f"vocab x {2 * c} in backward (their gradient, one fused kernel)", COMPILED_SOURCE)
     upcast = FP32 if c < FP32 else 0
     softcap = c * v if m.logit_softcap else 0  # tanh's output, kept for its backward
     if s.loss is Loss.CHUNKED_OUTPUT:
@@ -167,3 +221,21 @@ def _trl_chunked(m: ModelSpec, s: TrainingSetup, c: int, residual: int, *, g: in
     return LossCoeffs(per_token + row / n, back + row / n, 0, copy + g,
                       f"b x s x (hidden x 2 x {residual} + 16 + vocab x {TRL_CHUNK_ROWS * FP32}/{n}) ({n} chunks, "
                       f"each rerun in backward)" + extra, CHUNKED_SOURCE, moved)
+
+
+def _titan_chunked(m: ModelSpec, s: TrainingSetup, c: int, residual: int) -> LossCoeffs:
+    """torchtitan's ChunkedLossWrapper under FSDP2 (module docstring): the last chunk's reduce-scatter at the end
+    of the forward, its cross-entropy backward at the start of the backward."""
+    v, h, n = m.vocab_size, m.hidden_size, s.loss_chunks or TITAN_CHUNKS
+    fsdp, shards = fsdp_plan(s) or FsdpPlan(reshard_blocks=True), s.dp * s.parallel.cp
+    q, g = fsdp.reduce_bytes, v * h  # the output layer's gradient; the final norm's comes in the decoder's backward
+    copies = residual * h + LABEL_BYTES if s.batch > 1 else 0  # _chunk_local's .contiguous() of each chunk
+    per_token = FP32 * h + copies  # GradAccumulator's fp32 buffer
+    accumulated = q * g if n > 1 else fsdp.param_bytes * g  # one chunk: the unsharded gradient as autograd made it
+    scatter = accumulated + q * g + -(-q * g // shards)
+    ce = 2 * c if s.compile else c + TITAN_CE_ROWS * FP32  # compiled: the logits and their fused gradient
+    return LossCoeffs(per_token + c * (v + h) / n, per_token + ce * v / n, scatter,
+                      q * g if n > 1 else 0,
+                      f"b x s x ({FP32} x hidden + vocab x {ce}/{n}) + the output layer's "
+                      f"gradient: fp32 unsharded, accumulated over {n} chunks, copied into the fp32 reduce-scatter "
+                      f"input and scattered over {shards} GPUs", CHUNKED_BACKWARD_SOURCE)

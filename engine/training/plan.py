@@ -16,7 +16,10 @@ parallelism is a one-stage layout). The plan holds:
   parallelism alone, as one tensor-parallel rank does (``engine.training.split.tp_view``);
 * what one GPU holds of each layer (``engine.training.split``);
 * the whole model's states before any sharding: its weights as stored, its optimizer states and what offloading
-  moves to host RAM (ZeRO-Offload, Ren et al. 2021, arXiv:2101.06840, s4), which ``engine.training.host`` reads.
+  moves to host RAM (ZeRO-Offload, Ren et al. 2021, arXiv:2101.06840, s4), which ``engine.training.host`` reads;
+* the stack's rules (``engine.training.stacks``): its dtypes, how its model computes a layer (``impl``),
+  torchtitan's FSDP2 units (``fsdp``) and per-block buffers (``layer_buffers``), Megatron-LM's gradient buffers
+  held from the start (``grads_preallocated``); a setup the stack cannot run is refused there.
 
 A plan is independent of the batch and of the sequence length (but for the windows it reaches), so it is cached
 on everything else; ``plan.setup`` is the first setup resolved with that key: read no batch or length from it.
@@ -30,7 +33,7 @@ from typing import Any
 
 from engine.layers import expand, runs
 from engine.params import count_params
-from engine.specs import PARTIAL_METHODS, LayerSpec, Method, ModelSpec, OffloadDevice, Sharding, TrainingSetup
+from engine.specs import PARTIAL_METHODS, LayerSpec, Loss, Method, ModelSpec, OffloadDevice, Sharding, TrainingSetup
 from engine.training import refusals
 from engine.training.activations import ActivationCoeffs, model_coeffs, windows_reached
 from engine.training.layout import Layout, layout
@@ -39,6 +42,17 @@ from engine.training.partial import trained_layers
 from engine.training.policy import StackPolicy, replicated, stack_policy
 from engine.training.precision import FP32, DtypePlan
 from engine.training.split import Held, Split, kind_held, tp_view
+from engine.training.stacks import (
+    HF_LAYERS,
+    FsdpPlan,
+    LayerImpl,
+    check,
+    fsdp_plan,
+    grads_preallocated,
+    layer_buffers,
+    layer_impl,
+    model_buffers,
+)
 from engine.training.states import (
     PAGED,
     Counts,
@@ -79,6 +93,11 @@ class Plan:
     paged_bytes: int
     #: what the optimizer's step() allocates on top, for the whole model's states (engine.training.optimizers)
     step_temporaries: int = 0
+    impl: LayerImpl = HF_LAYERS  # how the stack's model computes a layer (engine.training.stacks)
+    fsdp: FsdpPlan | None = None  # torchtitan's FSDP2 units (engine.training.fsdp2), when it shards
+    layer_buffers: int = 0  # bytes each decoder layer holds besides its parameters (torchtitan's RoPE caches)
+    model_buffers: int = 0  # bytes the model holds once besides its parameters (torchtune's RoPE cache)
+    grads_preallocated: bool = False  # the gradients are held whole from the first forward (Megatron-LM)
     tables: dict[tuple[int, bool], Any] = field(default_factory=dict, repr=False)  # cost tables, by (stage, fine)
 
     @property
@@ -99,7 +118,7 @@ class Plan:
         over every GPU but what no sharding sees, ``engine.training.policy.replicated``; parameter offload moves
         them out)."""
         s = self.setup
-        parts = weight_parts(s, self.counts, self.dtypes)  # an 8-bit base adds "quantized_8bit"
+        parts = weight_parts(s, self.counts, self.dtypes, self.trained.weight)  # an 8-bit base: "quantized_8bit"
         if s.offload_params:
             return dict.fromkeys(parts, 0)
         div = s.gpus if s.sharding is Sharding.ZERO3 else 1
@@ -114,7 +133,9 @@ _KEY_FIELDS = tuple(f for f in TrainingSetup.model_fields if f not in ("batch", 
 
 
 def _key(m: ModelSpec, s: TrainingSetup) -> tuple[object, ...]:
-    return (m, windows_reached(m, s), *(getattr(s, f) for f in _KEY_FIELDS))
+    # torchtitan's chunked loss copies its chunks only when the batch holds more than one sequence
+    several = s.batch > 1 if s.loss is Loss.CHUNKED_BACKWARD else None
+    return (m, windows_reached(m, s), several, *(getattr(s, f) for f in _KEY_FIELDS))
 
 
 def resolve(m: ModelSpec, s: TrainingSetup) -> Plan:
@@ -122,6 +143,7 @@ def resolve(m: ModelSpec, s: TrainingSetup) -> Plan:
     ``engine.training.layout.LayoutError`` naming the rule it breaks, whatever the cache holds."""
     lay = layout(m, s)  # checked at every call: the rules read the sequence length (context parallelism)
     refusals.check(m, s)
+    check(m, s)  # what the stack cannot run, refused by name (engine.training.stacks)
     key = _key(m, s)
     hit = _PLANS.get(key)
     if hit is None:
@@ -144,12 +166,13 @@ def clear_cache() -> None:
 def _build(m: ModelSpec, s: TrainingSetup, lay: Layout) -> Plan:
     policy = stack_policy(s)  # the one derivation of the dtypes of an estimate
     dtypes, trained = policy.dtypes, policy.trained
+    impl = layer_impl(s)
     full = s.method is Method.FULL
     partial = s.method in PARTIAL_METHODS  # freeze tuning, BAdam: engine.training.partial
     windows = windows_reached(m, s)
-    coeffs = model_coeffs(m, s, dtypes, windows)
+    coeffs = model_coeffs(m, s, dtypes, windows, impl)
     split_view = not lay.sequence_parallel and (lay.tp > 1 or lay.etp > 1)
-    view = model_coeffs(tp_view(m, lay), s, dtypes, windows) if split_view else coeffs
+    view = model_coeffs(tp_view(m, lay), s, dtypes, windows, impl) if split_view else coeffs
     kinds = tuple(expand(runs(m)))
     lora = None if full or partial else s.lora
     sp = Split.of(lay)
@@ -159,7 +182,7 @@ def _build(m: ModelSpec, s: TrainingSetup, lay: Layout) -> Plan:
         held = tuple(Held(h.dense, h.expert, h.dense if t else 0.0, h.expert if t else 0.0)
                      for h, t in zip(held, trained_layers(m, s), strict=True))
     c = counts(m, s)
-    weights_full = sum(weight_parts(s, c, dtypes).values())
+    weights_full = sum(weight_parts(s, c, dtypes, trained.weight).values())
     whole = count_params(m).total if full else c.trainable if partial else adapter_params(m, s)
     copies = c.copies  # modules_to_save: trained in the regime's dtypes, beside the fp32 adapters
     optimizer = optimizer_state_bytes(m, s, whole, trained) + (optimizer_state_bytes(m, s, copies, dtypes)
@@ -168,8 +191,12 @@ def _build(m: ModelSpec, s: TrainingSetup, lay: Layout) -> Plan:
     cpu_optimizer = s.offload_optimizer and s.offload_optimizer_device is OffloadDevice.CPU
     host = (weights_full if cpu_params else 0) + (optimizer + c.trainable * FP32 if cpu_optimizer else 0)
     paged = bnb_state_bytes(m, s)[1] if s.optimizer in PAGED and not s.offload_optimizer else 0
-    return Plan(model=m, setup=s, policy=policy, dtypes=dtypes, trained=trained, zero=ZERO_STAGE[s.sharding],
+    fsdp = fsdp_plan(s)
+    zero = 3 if fsdp is not None else ZERO_STAGE[s.sharding]  # FSDP2 shards parameters at rest whatever it gathers
+    return Plan(model=m, setup=s, policy=policy, dtypes=dtypes, trained=trained, zero=zero,
                 layout=lay, layout_active=s.layout_active, counts=c, kinds=kinds, windows=windows, coeffs=coeffs,
                 view=view, held=held, weights_full=weights_full, optimizer_bytes=optimizer, host_total=host,
                 paged_bytes=paged,
-                step_temporaries=per_tensor_bytes(m, s, trained).step_temporaries + partial_step(m, s, dtypes))
+                step_temporaries=per_tensor_bytes(m, s, trained).step_temporaries + partial_step(m, s, dtypes),
+                impl=impl, fsdp=fsdp, layer_buffers=layer_buffers(m, s), model_buffers=model_buffers(m, s),
+                grads_preallocated=grads_preallocated(s))

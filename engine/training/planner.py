@@ -29,8 +29,10 @@ from enum import StrEnum
 
 from engine.lever_facts import PAPER_FACTOR
 from engine.specs import Checkpointing, GpuSpec, ModelSpec, OffloadDevice, ParallelSpec, Sharding, TrainingSetup
+from engine.training import stacks
 from engine.training.estimate import Estimate, estimate, stage_fits
 from engine.training.layout import LayoutError, layout
+from engine.training.stacks import StackError
 
 NODE_GPUS = 8
 MAX_PP = 32
@@ -198,12 +200,9 @@ def _best(m: ModelSpec, s: TrainingSetup, gpu: GpuSpec, *, max_gpus: int, p: Par
 
     def screened(dp: int) -> bool:
         candidate = setup(_whole(dp, p.model_parallel))
-        if candidate is None:
+        if candidate is None or not _valid(m, candidate):
             return False
-        try:
-            lay = layout(m, candidate)
-        except LayoutError:
-            return False
+        lay = layout(m, candidate)
         return all(stage_fits(m, candidate, gpu, i) for i in {0, lay.pp - 1})
 
     lo = 1
@@ -234,10 +233,14 @@ def _whole(dp: int, model_parallel: int) -> int:
 
 
 def _valid(m: ModelSpec, s: TrainingSetup | None) -> bool:
+    """The model can take the layout and the stack can run the setup (``engine.training.stacks.check``:
+    torchtitan's FSDP2 has no ZeRO-1, Megatron-LM's distributed optimizer no ZeRO-2 / ZeRO-3): a layout that fails
+    either is left out."""
     if s is None:
         return False
     try:
         layout(m, s)
-    except LayoutError:
+        stacks.check(m, s)
+    except (LayoutError, StackError):
         return False
     return True

@@ -40,6 +40,10 @@ gradients in 16 bits (:data:`FSDP_MIXED`). LoRA's adapters are fp32 already: not
 the 4-bit ``Params4bit`` are left out of sharding (fsdp_utils.py ``fsdp2_prepare_model``: ``ignored_params``,
 non-floating storage), whole on every GPU (``engine.training.plan``).
 
+**torchtitan, torchtune, litgpt, Megatron-LM**: their own dtypes (torchtitan's FSDP2 fp32 shards, Megatron's
+fp32 gradient buffers, litgpt's bf16-mixed autocast) and trained tensors (torchtune's and bf16-true litgpt's
+adapters in the model's dtype): ``engine.training.stacks``.
+
 Not modelled (the engine counts PEFT's preparation for every hf-trainer QLoRA run): TRL's SFTTrainer calls PEFT's
 preparation up to 0.22; from 0.23 it calls its own, which casts nothing (trl/models/utils.py
 ``prepare_model_for_kbit_training``@0.23.0), and from 0.26 it casts a quantized model's adapters to bf16
@@ -55,6 +59,7 @@ from dataclasses import dataclass, replace
 from engine.specs import PARTIAL_METHODS, Method, Stack, TrainingSetup
 from engine.training.partial import trained_plan
 from engine.training.precision import ADAPTER_PLAN, FP32, HALF, DtypePlan, dtype_plan
+from engine.training.stacks import stack_dtypes, stack_sources, trained_dtypes
 
 PEFT_KBIT_SOURCE = ("peft/utils/other.py prepare_model_for_kbit_training@0.21.2 (non-4-bit parameters cast to fp32); "
                     "bitsandbytes/nn/modules.py Linear4bit.forward@0.50.2 (output cast back to the input's dtype)")
@@ -92,18 +97,24 @@ def replicated(s: TrainingSetup) -> frozenset[str]:
 
 
 def stack_policy(s: TrainingSetup) -> StackPolicy:
-    """The dtype policy of ``s`` (module docstring: the rules and their sources)."""
+    """The dtype policy of ``s`` (module docstring: the rules and their sources; the other stacks': their own
+    dtypes and trained tensors, ``engine.training.stacks``)."""
+    if s.stack is not Stack.HF_TRAINER:
+        dtypes = stack_dtypes(s)
+        if s.method is Method.FULL:
+            return StackPolicy(dtypes, dtypes, stack_sources(s))
+        trained = trained_plan(s, dtypes) if s.method in PARTIAL_METHODS else trained_dtypes(s, dtypes)
+        return StackPolicy(dtypes, trained, stack_sources(s))
     regime = dtype_plan(s.precision)
-    hf = s.stack is Stack.HF_TRAINER
     if s.method is Method.FULL:
-        if hf and s.fsdp_version is not None and regime.compute < FP32:
+        if s.fsdp_version is not None and regime.compute < FP32:
             return StackPolicy(FSDP_MIXED, FSDP_MIXED, (FSDP_UPCAST_SOURCE,))
         return StackPolicy(regime, regime, ())
     if s.method in PARTIAL_METHODS:  # freeze tuning, BAdam: whole layers train, no adapter
         return StackPolicy(regime, trained_plan(s, regime), ())
     autocast = regime.compute < FP32
     # OFT builds its rotation from its parameters (no leaf reaches a matmul, so autocast caches no copy of it)
-    if not hf or not autocast or s.method is Method.OFT:
+    if not autocast or s.method is Method.OFT:
         return StackPolicy(regime, ADAPTER_PLAN, ())
     dtypes = replace(regime, adapter_copies=True)
     sources = [ADAPTER_COPIES_SOURCE]

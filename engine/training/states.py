@@ -274,9 +274,10 @@ class ModelStates:
     step_temporaries: int = 0
 
 
-def weight_parts(s: TrainingSetup, c: Counts, dtypes: DtypePlan) -> dict[str, int]:
+def weight_parts(s: TrainingSetup, c: Counts, dtypes: DtypePlan, adapter: int = FP32) -> dict[str, int]:
     """The weights of ``c`` by how they are stored: trainable, frozen 16-bit (or the regime's dtype ``dtypes``),
-    quantized 4-bit and the quantization constants (Dettmers et al. 2023, section 3)."""
+    quantized 4-bit and the quantization constants (Dettmers et al. 2023, section 3); LoRA's adapters in
+    ``adapter`` bytes (fp32 under PEFT; the model's dtype under torchtune, ``engine.training.stacks``)."""
     if c.method_is_full:
         return {"trainable": c.total * dtypes.weight, "frozen": 0, "quantized_4bit": 0, "quant_constants": 0}
     if s.method in PARTIAL_METHODS:  # the trained layers as engine.training.partial keeps them
@@ -285,7 +286,7 @@ def weight_parts(s: TrainingSetup, c: Counts, dtypes: DtypePlan) -> dict[str, in
     # the frozen base's unquantized tensors: 16 bits beside a quantized base, or what the stack casts them to
     # (PEFT's kbit preparation: fp32, ``DtypePlan.frozen``, engine.training.policy); else the regime's weights
     base = dtypes.frozen if c.quantized else dtypes.weight
-    trainable = (c.trainable - c.copies) * FP32 + c.copies * base  # fp32 adapters; modules_to_save's copies
+    trainable = (c.trainable - c.copies) * adapter + c.copies * base  # the adapters; modules_to_save's copies
     frozen = (c.frozen_16bit + c.token_rows) * base  # trainable tokens keep their original rows too
     if c.int8_rows:  # the 8-bit base: int8 weights and an fp32 absmax per output row (LLM.int8)
         return {"trainable": trainable, "frozen": frozen, "quantized_4bit": 0,
@@ -295,7 +296,7 @@ def weight_parts(s: TrainingSetup, c: Counts, dtypes: DtypePlan) -> dict[str, in
     return {"trainable": trainable, "frozen": frozen, "quantized_4bit": four_bit, "quant_constants": constants}
 
 
-def weights_formula(s: TrainingSetup, c: Counts, dtypes: DtypePlan) -> str:
+def weights_formula(s: TrainingSetup, c: Counts, dtypes: DtypePlan, adapter: int = FP32) -> str:
     """How the weights of ``c`` are stored, in words (the weights term's detail)."""
     if c.method_is_full:
         return f"{c.total:,} x {dtypes.weight} B"
@@ -308,5 +309,5 @@ def weights_formula(s: TrainingSetup, c: Counts, dtypes: DtypePlan) -> str:
     if c.quantized:
         return (f"{c.quantized:,} x {quant_bits_per_param(s):.3f} bit (4-bit + constants) + "
                 f"{c.frozen_16bit:,} x {dtypes.frozen} B ({'fp32' if dtypes.frozen == FP32 else '16-bit'}) + "
-                f"{c.trainable:,} x 4 B adapters")
-    return f"{c.frozen_16bit:,} x {dtypes.weight} B frozen + {c.trainable:,} x 4 B adapters"
+                f"{c.trainable:,} x {adapter} B adapters")
+    return f"{c.frozen_16bit:,} x {dtypes.weight} B frozen + {c.trainable:,} x {adapter} B adapters"

@@ -13,13 +13,15 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from engine.params import layer_linears
 from engine.specs import Checkpointing, Method, OptimizerImpl
 from engine.terms import TermName
+from engine.training import fsdp2
 from engine.training.context import StepContext, saved_cost
 from engine.training.moments import ZERO, Cost, Moment, MomentKind
 from engine.training.optimizers import SOURCES as OPTIMIZER_SOURCES
 from engine.training.partial import STEP_SOURCE as PARTIAL_SOURCE
-from engine.training.states import step_temporary
+from engine.training.states import step_temporary, trainable_matrices
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,22 +120,36 @@ def gradients(c: StepContext, at: Sequence[Moment]) -> TermRule:
     """
     st = c.st
     whole = float(st.gradients)
-    accumulating = c.s.grad_accum > 1 or c.s.parallel.micro_batches > 1
+    # Megatron-LM's main_grad buffers exist from the start (engine.training.stacks.grads_preallocated); under
+    # FSDP2 with pipelining the gradients are accumulated unsharded (the sharding buffers) and scattered at the end
+    pipelined_fsdp = c.units is not None and not c.units.fsdp.sync_each_backward
+    accumulating = (c.s.grad_accum > 1 or c.s.parallel.micro_batches > 1) and not pipelined_fsdp
+    held = accumulating or c.plan.grads_preallocated
 
     def at_moment(mo: Moment) -> Cost:
+        if c.s.optimizer_in_backward:  # each gradient lives only until its parameter's step, in its hook
+            return Cost(_one_gradient(c, mo))
         if mo.kind is MomentKind.OPTIMIZER_STEP:
             return Cost(float(st.step_gradients))
-        if accumulating or mo.kind is MomentKind.BACKWARD_END:
+        if held or mo.kind is MomentKind.BACKWARD_END:
             return Cost(whole)
+        if pipelined_fsdp:
+            return ZERO
         if mo.kind is MomentKind.BACKWARD_LAYER:
             return Cost(float(c.grads_above(mo.layer or 0)))
         return ZERO
 
     detail = f"{st.counts.trainable:,} trainable" + (" (LoRA adapters, fp32)" if c.s.method is not Method.FULL else "")
+    source = "Rajbhandari et al. 2020 (ZeRO) s3.1 and s5; Hu et al. 2021 (LoRA, arXiv:2106.09685) s4.1"
+    if c.s.optimizer_in_backward:
+        detail += "; one parameter's gradient at a time (the optimizer steps in backward)"
+        source += "; torchtune 0.6.1 training/memory.py register_optim_in_bwd_hooks"
+    if c.plan.grads_preallocated:
+        detail += "; Megatron-LM's fp32 main_grad buffers, allocated with the model"
+        source += ("; Megatron-LM megatron/training/arguments.py (bf16: accumulate_allreduce_grads_in_fp32) and "
+                   "core/distributed/distributed_data_parallel.py (grad_dtype fp32), commit 0e9fcc1d")
     return TermRule(TermName.GRADIENTS, tuple(at_moment(mo) for mo in at),
-                    _divided("trainable params x bytes per gradient", st.divisor_grads),
-                    "Rajbhandari et al. 2020 (ZeRO) s3.1 and s5; Hu et al. 2021 (LoRA, arXiv:2106.09685) s4.1",
-                    detail)
+                    _divided("trainable params x bytes per gradient", st.divisor_grads), source, detail)
 
 
 @training_term
@@ -146,12 +162,46 @@ def optimizer_states(c: StepContext, at: Sequence[Moment]) -> TermRule:
     """
     states = Cost(float(c.st.optimizer_states))
     costs = tuple(states if mo.step == 2 or mo.kind is MomentKind.OPTIMIZER_STEP else ZERO for mo in at)
+    if c.s.optimizer_in_backward:  # step 1's states appear parameter by parameter as backward reaches them
+        costs = tuple(Cost(c.st.optimizer_states * _stepped_share(c, mo)) for mo in at)
     source = ("Loshchilov & Hutter 2019 (AdamW); Rajbhandari et al. 2020 (ZeRO) s3.1; Dettmers et al. 2022 "
               "(8-bit optimizers, arXiv:2110.02861); Shazeer & Stern 2018 (Adafactor)")
     if c.s.optimizer in OPTIMIZER_SOURCES:  # issue 27's: each trainable tensor's states as its library keeps them
         source = OPTIMIZER_SOURCES[c.s.optimizer] + "; Rajbhandari et al. 2020 (ZeRO) s3.1"
     return TermRule(TermName.OPTIMIZER_STATES, costs,
                     _divided("trainable params x (master copy + states) bytes", c.st.divisor_states), source)
+
+
+def _largest_layer_gradient(c: StepContext, layer: int) -> int:
+    """One parameter's gradient, the largest of decoder layer ``layer`` (of this stage), on this GPU."""
+    kind = c.plan.kinds[c.stage_layers[0] + layer]
+    largest = max((x.params for x in layer_linears(kind, c.m.hidden_size)), default=0)
+    return -(-largest * c.plan.trained.grad // c.st.divisor_grads)
+
+
+def _one_gradient(c: StepContext, mo: Moment) -> float:
+    """With the optimizer stepping in backward (torchtune ``optimizer_in_bwd``: training/memory.py
+    ``register_optim_in_bwd_hooks``@0.6.1, one optimizer per parameter stepped and zeroed in its
+    post-accumulate-grad hook) one gradient lives at a time: a layer's largest, the output layer's (counted at the
+    top layer's backward, where everything below is still saved: an upper bound of the moment it lives), the
+    embedding's at the end."""
+    table = c.m.vocab_size * c.m.hidden_size * c.plan.trained.grad // c.st.divisor_grads
+    if mo.kind is MomentKind.BACKWARD_LAYER:
+        layer = mo.layer or 0
+        top = layer == len(c.layers) - 1 and c.grads.head
+        return float(max(_largest_layer_gradient(c, layer), table if top else 0))
+    return float(table) if mo.kind is MomentKind.BACKWARD_END else 0.0
+
+
+def _stepped_share(c: StepContext, mo: Moment) -> float:
+    """The share of the optimizer states that exists at ``mo`` when they are made in step 1's backward, as each
+    parameter's hook first steps (in the order backward makes the gradients)."""
+    if mo.step > 1 or mo.kind in (MomentKind.BACKWARD_END, MomentKind.OPTIMIZER_STEP):
+        return 1.0
+    if mo.kind is not MomentKind.BACKWARD_LAYER:
+        return 0.0
+    total = c.grads.head + c.grad_sums[-1]
+    return c.grads_above(mo.layer or 0) / total if total else 0.0
 
 
 @training_term
@@ -193,6 +243,11 @@ def activations(c: StepContext, at: Sequence[Moment]) -> TermRule:
               "arXiv:1604.06174)")
     if c.s.checkpointing is Checkpointing.SELECTIVE:
         source += "; Korthikanti et al. 2022 s5 (selective recomputation of the attention core)"
+    elif c.s.checkpointing is Checkpointing.OP_SELECTIVE:
+        source += ("; torchtitan 0.3.0 distributed/activation_checkpoint.py SelectiveAC (torch.utils.checkpoint "
+                   "create_selective_checkpoint_contexts, every second mm recomputed)")
+    if c.s.checkpoint_every > 1:
+        source += "; torchtune 0.6.1 training/activations.py checkpoint_wrapper (every k-th layer)"
     if c.offloaded:
         source += "; torchtune training/_activation_offload.py (OffloadActivations)"
     source += _policy(c)
@@ -203,8 +258,14 @@ def _activations_formula(c: StepContext) -> str:
     last = len(c.layers) - 1
     if c.checkpointed:
         formula = "layers x b x s x hidden (checkpointed inputs) + one layer recomputed"
+    elif c.s.checkpoint_every > 1:
+        formula = (f"every {c.s.checkpoint_every}th layer: b x s x hidden (its input), the others: b x s x (per-token "
+                   "bytes saved per layer) + one layer recomputed")
     elif c.s.checkpointing is Checkpointing.SELECTIVE:
         formula = "layers x b x s x (per-token bytes saved per layer, attention core recomputed)"
+    elif c.s.checkpointing is Checkpointing.OP_SELECTIVE:
+        formula = ("layers x b x s x (the input, every other matmul's output and the attention kernel's: "
+                   "torchtitan's per-operator policy) + one layer recomputed")
     else:
         formula = "layers x b x s x (per-token bytes saved per layer)"
     if c.offloaded:
@@ -254,7 +315,12 @@ def logits(c: StepContext, at: Sequence[Moment]) -> TermRule:
 @training_term
 def sharding_buffers(c: StepContext, at: Sequence[Moment]) -> TermRule:
     """Data parallelism's communication buckets and ZeRO-3 / FSDP's gathered layers, by phase
-    (``engine.training.sharding``: PyTorch DDP and FSDP docs, DeepSpeed's ZeRO bucket sizes)."""
+    (``engine.training.sharding``: PyTorch DDP and FSDP docs, DeepSpeed's ZeRO bucket sizes); torchtitan's FSDP2
+    units moment by moment (``engine.training.fsdp2``)."""
+    if c.units is not None:
+        return TermRule(TermName.SHARDING_BUFFERS, tuple(Cost(c.units.at(mo)) for mo in at),
+                        "gathered bf16 units (the layer and the one prefetched, the output layer's from its forward "
+                        "to its backward) and the fp32 reduce-scatter of their gradients", fsdp2.SOURCE)
     return TermRule(TermName.SHARDING_BUFFERS, tuple(Cost(c.buffers.get(mo.phase, 0.0)) for mo in at),
                     "gathered layers and communication buckets",
                     "PyTorch DDP docs (gradient_as_bucket_view); DeepSpeed ZeRO config (bucket sizes); PyTorch FSDP "
@@ -277,9 +343,9 @@ def temporaries(c: StepContext, at: Sequence[Moment]) -> TermRule:
         if mo.kind is MomentKind.BACKWARD_LAYER:
             lc = c.layers[mo.layer or 0]
             if c.checkpointed:  # the recomputed forward's temporaries, then the backward's
-                return Cost(float(max(lc.dequantized, lc.forward_fixed)), max(lc.transient, lc.forward_transient),
-                            lc.transient_bs2)
-            return Cost(float(lc.dequantized), lc.transient, lc.transient_bs2)
+                return Cost(float(max(lc.dequantized, lc.forward_fixed) + in_backward),
+                            max(lc.transient, lc.forward_transient), lc.transient_bs2)
+            return Cost(float(lc.dequantized + in_backward), lc.transient, lc.transient_bs2)
         if mo.kind is MomentKind.BACKWARD_END:
             return Cost(float(2 * c.grads.tied), c.ac.end_transient)
         if mo.kind is MomentKind.OPTIMIZER_STEP:
@@ -288,6 +354,11 @@ def temporaries(c: StepContext, at: Sequence[Moment]) -> TermRule:
 
     qlora = c.s.method is Method.QLORA
     step = step_temporary(c.m, c.s, c.st.counts.trainable, c.plan.trained, c.st.divisor_states)
+    in_backward = 0
+    if c.s.optimizer_in_backward:  # the steps run per parameter, in backward: the largest one's temporaries
+        largest = max(rows * cols for rows, cols, _ in trainable_matrices(c.m, c.s))
+        in_backward = step_temporary(c.m, c.s, largest, c.plan.trained, c.st.divisor_states)
+        step = 0
     impl = c.s.adamw_impl
     formula = "gradients of the layer in backward" + (" + its largest linear dequantized to 16 bits" if qlora else "")
     source = ("gradients in flight during one layer's backward (same method as activations); QLoRA: "

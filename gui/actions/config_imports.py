@@ -60,7 +60,7 @@ class ConfigImports(QObject):
         folder = str(settings().value(IMPORT_FOLDER_KEY, str(Path.home())))
         names, _ = QFileDialog.getOpenFileNames(
             self._window, self.tr("Import training config"), folder,
-            self.tr("Training configs (*.yaml *.yml *.json);;All files (*)"))
+            self.tr("Training configs (*.yaml *.yml *.json *.toml);;All files (*)"))
         if not names:
             return False
         settings().setValue(IMPORT_FOLDER_KEY, str(Path(names[0]).parent))

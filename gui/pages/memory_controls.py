@@ -62,7 +62,8 @@ from gui.widgets.slider_row import SliderRow
 # what the two switches show: attention without the s x s scores in memory; an 8-bit optimizer
 NO_SCORES = (Attention.SDPA, Attention.FLASH)
 EIGHT_BIT = (Optimizer.ADAMW_8BIT, Optimizer.PAGED_ADAMW_8BIT)
-CHECKPOINTED = (Checkpointing.FULL, Checkpointing.SELECTIVE)  # the checkpointing box: a view of its picker
+# the checkpointing box: a view of its picker
+CHECKPOINTED = (Checkpointing.FULL, Checkpointing.SELECTIVE, Checkpointing.OP_SELECTIVE)
 # what the enabled state of the LoRA, offload, AdamW implementation and FSDP controls reads
 ENABLING = frozenset({"setup.method", "setup.sharding", "setup.parallel", "setup.optimizer",
                       "setup.offload_optimizer", "setup.offload_params", "setup.stack"})
@@ -138,7 +139,8 @@ class MemoryControls(QWidget):
         self.binder.spin(self.rank, "lora.rank")
         self.targets = self.binder.picker(box, "lora.targets", [
             (self.tr("q, v"), LoraTargets.QV), (self.tr("All attention"), LoraTargets.ATTENTION),
-            (self.tr("All linear layers"), LoraTargets.ALL_LINEAR)])
+            (self.tr("All linear layers"), LoraTargets.ALL_LINEAR),
+            (self.tr("q, v, o and the MLP (torchtune)"), LoraTargets.QVO_MLP)])
         self.dora = QCheckBox(self.tr("DoRA (trained magnitude per output row)"), box)
         self.binder.toggle(self.dora, "dora")
         self.saved_modules = self._saved_modules(box)

@@ -21,10 +21,11 @@ from engine.timing.choices import fitting_options
 from engine.training import estimate
 from engine.training.accuracy import gpu_runs, summarize
 from engine.training.advisor import max_batch, max_seq_len, roadmap
+from engine.training.stacks import widest_sharding
 from engine.training.sweep import sweep_gpus, sweep_seq_len
 from gui.state import ranges
 from gui.state.scenario import Scenario
-from gui.text.choices import method_label
+from gui.text.choices import method_label, short_label
 from gui.widgets.lazy_tab import LazyView
 from gui.widgets.reflow_grid import ReflowGrid
 from gui.widgets.roadmap_view import RoadmapView
@@ -144,14 +145,15 @@ class OverviewSection(QWidget):
         self.seq_curve.show_curve(seq.x, seq.device, gpu.memory_bytes, now, self.scenario.unit)
 
     def curve_setup(self) -> TrainingSetup:
-        """The GPU-count curve shards with ZeRO-3 when the setup does not shard (or it would be flat), unless the
+        """The GPU-count curve shards as far as the stack does (ZeRO-3; Megatron-LM's ZeRO-1:
+        ``engine.training.stacks.widest_sharding``) when the setup does not shard (or it would be flat), unless the
         setup cannot be sharded so (an 8-bit base, an optimizer whose states follow each tensor, freeze / BAdam:
         ``TrainingSetup``'s checks); then it is the setup's own."""
         s = self.scenario.setup
         if s.sharding is not Sharding.NONE or s.gpus > 1:
             return s
         try:
-            return s.with_(sharding=Sharding.ZERO3)
+            return s.with_(sharding=widest_sharding(s))
         except ValueError:
             return s
 
@@ -192,7 +194,7 @@ class OverviewSection(QWidget):
                 "linear layers in 4-bit NF4 with double quantization, embeddings, norms and output layer in fp32 "
                 "under the Hugging Face Trainer (PEFT's preparation), in 16 bits elsewhere; "
                 "the GPU-count curve uses {sharding}."
-            ).format(sharding="ZeRO-3" if curve_sharding is Sharding.ZERO3 else curve_sharding.value)
+            ).format(sharding=short_label(curve_sharding))
             + " "
             + accuracy
         )

@@ -29,11 +29,15 @@ class ScenarioData(BaseModel):
     def _layout_suits_the_model(self) -> ScenarioData:
         """A parallel layout must suit the model (tp dividing its heads, pp within its layers, ...): the engine's
         rule (``engine.training.layout``, its ``LayoutError`` naming it), checked here so that no page is ever
-        handed a scenario it cannot estimate, and a control that would make one is put back."""
+        handed a scenario it cannot estimate, and a control that would make one is put back; so must the stack's
+        rules (``engine.training.stacks.check``: what a stack cannot run, its ``StackError`` naming it)."""
         if self.setup.layout_active:
             from engine.training.layout import layout  # the layout rules need the model: checked only with one
 
             layout(self.model, self.setup)
+        from engine.training.stacks import check
+
+        check(self.model, self.setup)
         return self
 
 

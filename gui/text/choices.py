@@ -63,6 +63,7 @@ CHECKPOINTING: dict[Checkpointing, str] = {
     Checkpointing.NONE: QT_TRANSLATE_NOOP("choices", "no checkpointing"),
     Checkpointing.FULL: QT_TRANSLATE_NOOP("choices", "full checkpointing"),
     Checkpointing.SELECTIVE: QT_TRANSLATE_NOOP("choices", "selective checkpointing"),
+    Checkpointing.OP_SELECTIVE: QT_TRANSLATE_NOOP("choices", "per-operator selective checkpointing"),
 }
 SHARDING: dict[Sharding, str] = {
     Sharding.NONE: QT_TRANSLATE_NOOP("choices", "data parallel"),
@@ -75,6 +76,7 @@ LOSSES: dict[Loss, str] = {
     Loss.CHUNKED: QT_TRANSLATE_NOOP("choices", "chunked loss"),
     Loss.CHUNKED_OUTPUT: QT_TRANSLATE_NOOP("choices", "chunked output and loss"),
     Loss.FUSED_LINEAR_CE: QT_TRANSLATE_NOOP("choices", "fused linear cross-entropy"),
+    Loss.CHUNKED_BACKWARD: QT_TRANSLATE_NOOP("choices", "chunked loss with its backward per chunk"),
 }
 
 

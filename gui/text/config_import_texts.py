@@ -37,7 +37,8 @@ GUI_WORDING = {
 }
 
 FORMATS = {Format.AXOLOTL: "Axolotl", Format.LLAMA_FACTORY: "LLaMA-Factory", Format.TORCHTUNE: "torchtune",
-           Format.TRL: "TRL", Format.DEEPSPEED: "DeepSpeed", Format.ACCELERATE: "accelerate"}
+           Format.TRL: "TRL", Format.DEEPSPEED: "DeepSpeed", Format.ACCELERATE: "accelerate",
+           Format.TORCHTITAN: "torchtitan"}
 #: a file that is no tool's format (issue 27), named in the user's language
 SCRIPT_ARGS = QT_TRANSLATE_NOOP("ConfigImport", "a training script's own arguments")
 
@@ -72,6 +73,11 @@ FIELDS = {
     "loss": QT_TRANSLATE_NOOP("ConfigImport", "Loss"),
     "loss_chunks": QT_TRANSLATE_NOOP("ConfigImport", "Loss chunks"),
     "activation_offload": QT_TRANSLATE_NOOP("ConfigImport", "Offload activations"),
+    "checkpoint_every": QT_TRANSLATE_NOOP("ConfigImport", "Checkpointed layers (one in k)"),
+    "optimizer_in_backward": QT_TRANSLATE_NOOP("ConfigImport", "Optimizer step in backward"),
+    "compile": QT_TRANSLATE_NOOP("ConfigImport", "torch.compile"),
+    "stack": QT_TRANSLATE_NOOP("ConfigImport", "Training stack"),
+    "optimizer_impl": QT_TRANSLATE_NOOP("ConfigImport", "AdamW implementation"),
     "alloc_conf": QT_TRANSLATE_NOOP("ConfigImport", "Allocator settings (PYTORCH_CUDA_ALLOC_CONF)"),
     # issue 27's options, named as the Memory page's controls are
     "dora": QT_TRANSLATE_NOOP("ConfigImport", "DoRA"),
@@ -82,8 +88,6 @@ FIELDS = {
     "offload_optimizer_device": QT_TRANSLATE_NOOP("ConfigImport", "Where the optimizer is offloaded"),
     "offload_params_device": QT_TRANSLATE_NOOP("ConfigImport", "Where the parameters are offloaded"),
     "parallel.cp_comm_type": QT_TRANSLATE_NOOP("ConfigImport", "CP exchange"),
-    "stack": QT_TRANSLATE_NOOP("ConfigImport", "Training stack"),
-    "optimizer_impl": QT_TRANSLATE_NOOP("ConfigImport", "AdamW implementation"),
     "fsdp_version": QT_TRANSLATE_NOOP("ConfigImport", "FSDP version"),
 }
 

@@ -4,7 +4,8 @@ the checkpointing granularity, each bound to the shared scenario through ``gui.s
 The levers that move the logits and the activations when they, not the model states, are the biggest term (issue
 19; ``engine.training.loss``, ``engine.training.terms.offloaded``, ``engine.specs.Checkpointing``). The memory
 switches' "Gradient checkpointing" box is a view of the checkpointing picker here (``Binder.switch``): ticked for
-full or selective. The chunk count means something only for the two chunked losses: it is disabled for the others.
+full, selective or per-operator. The chunk count means something only for the chunked losses: it is disabled for
+the others.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from gui.state.page_state import Fields, touches
 from gui.state.scenario import Scenario
 
 # the losses whose chunk count the engine reads (``engine.training.loss``)
-CHUNKED = (Loss.CHUNKED, Loss.CHUNKED_OUTPUT)
+CHUNKED = (Loss.CHUNKED, Loss.CHUNKED_OUTPUT, Loss.CHUNKED_BACKWARD)
 # the chunk spin box's value for "the tool's own" (``loss_chunks`` None), shown as its special text
 TOOLS_OWN = ranges.LOSS_CHUNKS[0] - 1
 
@@ -37,7 +38,8 @@ class LongContextGroup(QGroupBox):
             (self.tr("Standard (whole fp32 logits)"), Loss.STANDARD),
             (self.tr("Chunked (TRL chunked_nll)"), Loss.CHUNKED),
             (self.tr("Chunked output (torchtune)"), Loss.CHUNKED_OUTPUT),
-            (self.tr("Fused linear CE (Liger)"), Loss.FUSED_LINEAR_CE)])
+            (self.tr("Fused linear CE (Liger)"), Loss.FUSED_LINEAR_CE),
+            (self.tr("Chunked backward (torchtitan)"), Loss.CHUNKED_BACKWARD)])
         self.loss.setToolTip(self.tr("How the loss over the vocabulary is computed: a chunked or fused loss never "
                                      "holds the whole fp32 logits"))
         self.chunks = QSpinBox(self)
@@ -54,7 +56,8 @@ class LongContextGroup(QGroupBox):
         self.binder.toggle(self.offload, "activation_offload")
         self.checkpointing = self.binder.picker(self, "checkpointing", [
             (self.tr("None"), Checkpointing.NONE), (self.tr("Full (each layer's input)"), Checkpointing.FULL),
-            (self.tr("Selective (attention only)"), Checkpointing.SELECTIVE)])
+            (self.tr("Selective (attention only)"), Checkpointing.SELECTIVE),
+            (self.tr("Per operator (torchtitan)"), Checkpointing.OP_SELECTIVE)])
         form = QFormLayout(self)
         form.addRow(self.tr("Loss"), self.loss)
         form.addRow(self.tr("Loss chunks"), self.chunks)

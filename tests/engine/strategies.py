@@ -20,6 +20,11 @@ from engine.specs import (
 )
 from engine.training import refusals
 
+#: the checkpointing and losses of every stack's setups; op-level selective checkpointing (dense full fine-tuning
+#: only) and torchtitan's chunked-backward loss (--stack torchtitan under FSDP2) have strategies of their own
+#: (tests/engine/training/test_stack_rules.py)
+CHECKPOINTING = [c for c in Checkpointing if c is not Checkpointing.OP_SELECTIVE]
+LOSSES = [x for x in Loss if x is not Loss.CHUNKED_BACKWARD]
 
 def _valid(fields: dict[str, object]) -> bool:
     """A combination the setup accepts (issue 27's optimizers refuse sharding and adapters by name)."""
@@ -52,10 +57,10 @@ setups = valid_setups(
     seq_len=st.integers(1, 32_768),
     grad_accum=st.integers(1, 4),
     attention=st.sampled_from(Attention),
-    checkpointing=st.sampled_from(Checkpointing),
+    checkpointing=st.sampled_from(CHECKPOINTING),
     gpus=st.integers(1, 64),
     sharding=st.sampled_from(Sharding),
-    loss=st.sampled_from(Loss),
+    loss=st.sampled_from(LOSSES),
     activation_offload=st.booleans(),
 )
 catalog = st.sampled_from(models())

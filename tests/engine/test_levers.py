@@ -30,6 +30,7 @@ from engine.specs import (
     Optimizer,
     ParallelSpec,
     Sharding,
+    Stack,
     TrainingSetup,
 )
 from engine.training import estimate
@@ -239,6 +240,15 @@ def test_badam_cards_leave_out_zero3_and_activation_offload() -> None:
     badam = S.with_(method=Method.BADAM, freeze_layers=2, attention=Attention.FLASH)
     assert [st.key for st in zero3_lever(M, badam, A100).steps] == ["off"]
     assert [st.key for st in long_context_lever(M, badam, A100).steps] == ["standard", "chunked", "fused-linear-ce"]
+
+
+def test_a_step_the_stack_cannot_run_is_left_out_not_raised() -> None:
+    """torchtitan trains every parameter on SDPA / FlexAttention (engine.training.stacks.check): its LoRA card is
+    the full step alone and its activations card has no eager step, where before they raised StackError."""
+    titan = S.with_(stack=Stack.TORCHTITAN, gpus=8, sharding=Sharding.ZERO3, attention=Attention.SDPA)
+    assert [st.key for st in lora_lever(M, titan, A100).steps] == ["full"]
+    assert [st.key for st in activations_lever(M, titan, A100).steps] == ["flash", "flash-checkpointing"]
+    assert all(lv.steps for lv in all_levers(M, titan, A100))
 
 
 @pytest.mark.parametrize("setup", [S, S.with_(method=Method.LORA, dora=True), S.with_(optimizer=Optimizer.GALORE_ADAMW),

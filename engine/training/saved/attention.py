@@ -59,6 +59,8 @@ def core(ctx: Ctx, layer: LayerSpec) -> tuple[float, float, float, float]:
         probs = a * (FP32 + (c if c < FP32 else 0) + (c if at.softcap else 0)) if not at.sinks else a * c
         saved = c * (q_w + 2 * q_w)
         return saved, probs, c * 3 * q_w, a * 2 * FP32
+    if ctx.impl.kv_expanded:  # torchtune expands grouped k and v to every query head before the kernel
+        k_w = v_w = q_w
     saved = c * (q_w + k_w + v_w + o_w) + FP32 * a
     return saved, 0.0, c * (q_w + k_w + v_w) + FP32 * q_w, 0.0
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from engine.params import Linear, lora_targets
 from engine.specs import PARTIAL_METHODS, LayerSpec, Method, ModelSpec, NormKind, TrainingSetup
 from engine.training.precision import FP32, DtypePlan
+from engine.training.stacks import LayerImpl, NormImpl, layer_impl
 
 MASK = 1  # a dropout mask: one bool byte per element
 
@@ -18,11 +19,13 @@ def residual_bytes(m: ModelSpec, dtypes: DtypePlan) -> int:
 
 class Ctx:
     """The dtypes and switches one coefficient computation needs: the setup's dtype plan (from the training
-    plan, ``engine.training.plan``), the sliding windows its sequence reaches."""
+    plan, ``engine.training.plan``), the sliding windows its sequence reaches, how the stack computes a layer
+    (``engine.training.stacks.LayerImpl``; the setup's stack's when not given)."""
 
     def __init__(self, m: ModelSpec, s: TrainingSetup, dtypes: DtypePlan, windows: tuple[int, ...],
-                 full: bool | None = None) -> None:
+                 impl: LayerImpl | None = None, *, full: bool | None = None) -> None:
         self.m, self.s, self.dtypes, self.windows = m, s, dtypes, windows
+        self.impl = impl or layer_impl(s)
         self.r, self.c = dtypes.residual, dtypes.compute
         self.stream = residual_bytes(m, dtypes)  # the residual stream between layers (fp32 where the model says)
         self.autocast = dtypes.compute < FP32
@@ -59,7 +62,9 @@ def linear_inputs(ctx: Ctx, group: list[Linear], src: int, adapted: set[str], *,
 
     Full fine-tuning: each linear saves its input; autocast casts a wider input once per linear.
     LoRA: the frozen base saves nothing; each adapted linear saves its own 16-bit copy (PEFT casts to fp32,
-    autocast back), plus a dropout mask when lora_dropout > 0, plus lora_A's output. OFT (PEFT 0.21.2
+    autocast back), plus a dropout mask when lora_dropout > 0, plus lora_A's output. Where the stack's adapters
+    read the input as it is (torchtune, ``LayerImpl.lora_shared_input``) the group saves it once; with dropout each
+    adapter keeps its dropped copy and mask instead. OFT (PEFT 0.21.2
     ``oft.Linear.forward``: the input cast to the rotation's fp32, rotated by an einsum that autocast runs in 16
     bits): that 16-bit copy, and no second factor's output.
     An 8-bit base (``lora-8bit``): bitsandbytes 0.50.2 ``MatMul8bitLt.forward`` keeps its input ``A`` whenever it
@@ -81,6 +86,9 @@ def linear_inputs(ctx: Ctx, group: list[Linear], src: int, adapted: set[str], *,
     if not hits:
         return float(src * n_in) if base else 0.0
     drop = ctx.s.lora.dropout > 0
+    if ctx.impl.lora_shared_input:
+        rank = ctx.c * ctx.s.lora.rank
+        return sum((ctx.c + MASK) * n_in + rank for _ in hits) if drop else src * n_in + rank * len(hits)
     if ctx.int8 and ctx.autocast:  # PEFT's bnb Linear8bitLt.forward casts nothing under autocast: lora_A reads x
         per = ctx.c + MASK if drop else 0  # (or its dropped copy and mask), which the base keeps anyway
     else:
@@ -94,10 +102,22 @@ def norm(ctx: Ctx, width: int) -> float:
     """RMSNorm (HF) keeps its fp32 input and, when its weight trains, the normalised tensor (in the input's
     dtype; Gemma's stays fp32). LayerNorm keeps its input plus fp32 mean and rstd per token. Cohere's centred
     norm keeps its two fp32 copies of ``x - mean`` (``pow``'s and the product's), rstd, and when its weight
-    trains the fp32 normalised tensor."""
+    trains the fp32 normalised tensor.
+
+    Another stack's RMSNorm (``engine.training.stacks.NormImpl``): torch's ``nn.RMSNorm`` on CUDA runs
+    ``aten::_fused_rms_norm``, whose backward (``_fused_rms_norm_backward(grad_out, input, normalized_shape, rstd,
+    weight, output_mask)``, torch 2.13) keeps the input and one fp32 rstd per token (traced through torchtitan,
+    the kernel's autograd emulated: calibration/stacks/torchtitan_step.py ``_rms_norm_as_cuda``); torchtune's
+    ``F.rms_norm(x.float(), weight=scale)`` takes the composite path (its weight's dtype differs:
+    aten/src/ATen/native/layer_norm.cpp ``rms_norm_symint``), keeping the fp32 input, the fp32 rsqrt and, when the
+    scale trains, the fp32 normalised tensor (torchtune/modules/rms_norm.py@0.6.1)."""
     if ctx.m.norm is NormKind.LAYERNORM:
         return ctx.r * width + 2 * FP32
     if ctx.m.norm is NormKind.CENTRED_FP32:
         return 2 * FP32 * width + FP32 + (FP32 * width if ctx.full else 0)
+    if ctx.impl.norm is NormImpl.FUSED:
+        return ctx.r * width + FP32
+    if ctx.impl.norm is NormImpl.COMPOSITE:
+        return FP32 * width + FP32 + (FP32 * width if ctx.full else 0)
     normalised = FP32 if ctx.m.norm is NormKind.RMSNORM_FP32 else ctx.r
     return FP32 * width + (normalised * width if ctx.full else 0)

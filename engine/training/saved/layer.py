@@ -9,9 +9,12 @@ from engine.params import Linear, attention_linears, layer_linears, lora_targets
 from engine.specs import QUANTIZED_METHODS, Attention, Checkpointing, LayerSpec, Method, NormKind, PositionKind
 from engine.training.precision import FP32
 from engine.training.saved.attention import core, output_gate, qk_norms, selective, widths
+from engine.training.saved.compiled import UNREAD, compiled_saved
 from engine.training.saved.inputs import Ctx, int8_kept, linear_inputs, norm
 from engine.training.saved.mixers import MixerCoeffs, mixer_coeffs
 from engine.training.saved.mlp import is_down, merged_experts, mlp
+from engine.training.saved.op_selective import kept as op_kept
+from engine.training.stacks import NormImpl
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,6 +72,51 @@ def saved_again(ctx: Ctx, layer: LayerSpec, groups: list[list[Linear]], o_shared
     rope = m.positions is PositionKind.ROPE and layer.attention is not None
     d = layer.attention.head_dim if layer.attention is not None else 0
     return again + (4 * r * d if rope else 0), (2 * r * d if rope else 0)
+
+
+def _o_input(ctx: Ctx, o_in: list[Linear], adapted: set[str], o_shared: bool, shared_lora: bool, *,
+             held: bool) -> float:
+    """What the output projection saves of its input: nothing more when it is the attention kernel's own output
+    (``o_shared``) but, for an adapter reading it as it is (torchtune), lora_A's output for lora_B; ``held``: the
+    input is the kernel's output, which an 8-bit base keeps anyway (``linear_inputs``)."""
+    if not o_shared:
+        return linear_inputs(ctx, o_in, ctx.c, adapted, held=held)
+    if shared_lora:
+        return linear_inputs(ctx, o_in, ctx.c, adapted) - (ctx.c * o_in[0].n_in if "o" in adapted else 0.0)
+    return 0.0
+
+
+def _rope_slice(ctx: Ctx, layer: LayerSpec) -> float:
+    """Per token: torchtitan's ComplexRoPE slice of its block's cache, which the complex product saves
+    (``LayerImpl.rope_slice``: d / 2 complex64 a token)."""
+    if not ctx.impl.rope_slice or layer.attention is None or ctx.m.positions is not PositionKind.ROPE:
+        return 0.0
+    return float(FP32 * layer.attention.head_dim)
+
+
+def _op_selective(ctx: Ctx, layer: LayerSpec, saved: float) -> tuple[float, list[float], float]:
+    """(kept, its parts, recomputed) under operator-level selective checkpointing
+    (``engine.training.saved.op_selective``): in its backward the layer saves again all it saves unchecked,
+    beside its input, held by the checkpoint (part of that set already where the first norm keeps its input:
+    torch's fused RMSNorm, LayerNorm)."""
+    if ctx.s.compile:  # the compiled set counts the block's input; the policy's outputs no backward reads go
+        kept, kept_parts = op_kept(ctx, layer, UNREAD)
+        return kept, list(kept_parts), saved - kept
+    kept, kept_parts = op_kept(ctx, layer)
+    input_saved = ctx.impl.norm is NormImpl.FUSED or ctx.m.norm is NormKind.LAYERNORM
+    return kept, list(kept_parts), saved + (0.0 if input_saved else ctx.r * ctx.m.hidden_size) - kept
+
+
+def _dequantized(ctx: Ctx, layer: LayerSpec, linears: list[Linear], merged_grad: int) -> int:
+    """Bytes in flight during the backward besides the activations' gradients (``LayerCoeffs.dequantized``)."""
+    out = merged_grad
+    if ctx.full and layer.mlp is not None and layer.mlp.moe is not None:  # an expert stack's gradient lands while
+        # its backward runs
+        out = ctx.dtypes.grad * max(x.params for x in linears if x.role.startswith("experts_"))
+    if ctx.s.method in QUANTIZED_METHODS:  # MatMul4Bit / MatMul8bitLt backward, torchao's NF4: one linear's weight
+        nf4 = ctx.impl.dequant_bytes if ctx.s.method is Method.QLORA else 0  # dequantized for its matmul
+        out = max(out, (nf4 or ctx.c) * max(x.n_in * x.n_out for x in linears))
+    return out
 
 
 #: OFT's Cayley-Neumann rotation (PEFT 0.21.2 ``OFTRotationModule._cayley_batch``, 5 terms) under autocast keeps
@@ -202,13 +250,14 @@ def _attention(ctx: Ctx, layer: LayerSpec, adapted: set[str], q_grad: bool) -> _
     # o_proj saves the very tensor attention already keeps. A query made by torch.cat (partial RoPE, MLA) is
     # contiguous in (b, heads, s, d) and the output is copied for o_proj, as eager's always is. With an output gate
     # o_proj reads the gated product, never the attention's output.
-    # (LoRA under autocast still saves its own cast copy of it.)
+    # (LoRA under autocast still saves its own cast copy of it; torchtune's adapter reads the kernel's output.)
     concatenated = at.partial_rotary or at.mla is not None
     eager = ctx.s.attention is Attention.EAGER
-    o_shared = not eager and not concatenated and not at.output_gate and (ctx.full or not ctx.autocast)
+    shared_lora = ctx.impl.lora_shared_input and not ctx.full
+    o_shared = not eager and not concatenated and not at.output_gate and (ctx.full or not ctx.autocast or shared_lora)
     o_held = not eager and not concatenated and not at.output_gate  # o_proj's input is SDPA's output itself
     q_saved = linear_inputs(ctx, q_in, ctx.r, adapted, input_grad=q_grad)
-    o_saved = 0.0 if o_shared else linear_inputs(ctx, o_in, ctx.c, adapted, held=o_held and ctx.int8)
+    o_saved = _o_input(ctx, o_in, adapted, o_shared, shared_lora, held=o_held and ctx.int8)
     rope = ctx.m.positions is PositionKind.ROPE  # RoPE makes q and k new tensors; v stays a view of the output
     qkv = 0.0
     if at.fused_qkv and rope and (ctx.s.attention is not Attention.EAGER or at.num_kv_heads == at.num_heads):
@@ -268,11 +317,20 @@ def layer_coeffs(ctx: Ctx, layer: LayerSpec, first: bool = False) -> LayerCoeffs
     if a.qkv:
         saved += a.qkv
         parts.append(a.qkv)
-    if ctx.s.checkpointing is Checkpointing.SELECTIVE:
-        saved += a.core - a.core_saved
     if a.gate or mx.saved or shared:  # the kinds beyond attention + MLP (issue 27)
         saved += a.gate + mx.saved - shared
         parts += [a.gate, mx.saved]
+    rope_slice = _rope_slice(ctx, layer)
+    saved += rope_slice
+    parts.append(rope_slice)
+    if ctx.s.compile:  # what inductor's partitioner saves instead (engine.training.saved.compiled)
+        saved, compiled_parts = compiled_saved(ctx, layer)
+        parts = list(compiled_parts)
+    recomputed = a.recomputed
+    if ctx.s.checkpointing is Checkpointing.SELECTIVE:
+        saved += a.core - a.core_saved
+    elif ctx.s.checkpointing is Checkpointing.OP_SELECTIVE:
+        saved, parts, recomputed = _op_selective(ctx, layer, saved)
     merged, merged_grad = merged_experts(ctx, layer, adapted)
     linears = layer_linears(layer, h)
     copies = ctx.c * sum(x.count * x.n_in * x.n_out for x in linears) if ctx.copies else 0
@@ -280,19 +338,16 @@ def layer_coeffs(ctx: Ctx, layer: LayerSpec, first: bool = False) -> LayerCoeffs
         copies += ctx.c * sum(x.lora_params(ctx.s.lora.rank) for x in lora_targets(ctx.m, layer, ctx.s.lora.targets))
     dora = dora_temporaries(ctx, layer)
     transient = 2 * ctx.stream * h + max(a.transient, mlp_t, mixer_t, dora.backward, oft_back)
-    dequantized = merged_grad
-    if ctx.full and layer.mlp is not None and layer.mlp.moe is not None:  # an expert stack's gradient lands while
-        # its backward runs
-        dequantized = ctx.dtypes.grad * max(x.params for x in linears if x.role.startswith("experts_"))
-    if ctx.s.method in QUANTIZED_METHODS:  # MatMul4Bit / MatMul8bitLt backward: the weight dequantized to 16 bits
-        dequantized = max(dequantized, ctx.c * max(x.n_in * x.n_out for x in linears))
+    bs2, recomputed_bs2 = a.bs2, a.recomputed_bs2
+    if ctx.s.checkpointing is Checkpointing.OP_SELECTIVE:  # eager's scores and a window's mask are recomputed
+        recomputed_bs2, bs2 = bs2, 0.0
     mlp_all = mlp_linears(layer.mlp, h) if layer.mlp is not None else []
     mlp_first = [x for x in mlp_all if x.role in ("gate", "up")]
     again, checkpoint_again = saved_again(ctx, layer, [a.q_in, mlp_first], a.o_shared)
     int8 = (int8_kept(ctx, a.q_in, ctx.r, input_grad=q_grad) + int8_kept(ctx, a.o_in, ctx.c)
             + int8_kept(ctx, [x for x in mlp_all if not is_down(x)], ctx.r)
             + int8_kept(ctx, [x for x in mlp_all if is_down(x)], ctx.c))  # kept through checkpointing too
-    return LayerCoeffs(saved, a.bs2, transient, a.transient_bs2, ctx.stream * h + int8, copies, dequantized,
-                       a.recomputed, a.recomputed_bs2, again, checkpoint_again,
-                       merged + oft_fixed + dora_dropout_fixed(ctx, layer), tuple(p for p in parts if p),
-                       dora.forward_fixed, dora.forward)
+    return LayerCoeffs(saved, bs2, transient, a.transient_bs2, ctx.stream * h + int8, copies,
+                       _dequantized(ctx, layer, linears, merged_grad), recomputed, recomputed_bs2, again,
+                       checkpoint_again, merged + oft_fixed + dora_dropout_fixed(ctx, layer),
+                       tuple(p for p in parts if p), dora.forward_fixed, dora.forward)

@@ -236,9 +236,24 @@ def test_accelerate_tp_with_hybrid_sharding() -> None:
     assert "parallelism_config.parallelism_config_dp_replicate_size" in [i.key for i in r.report.ignored]
 
 
-@pytest.mark.parametrize("path", sorted(p for p in FIXTURES.rglob("*") if p.suffix in (".yml", ".yaml", ".json")))
+@pytest.mark.parametrize("path", sorted(p for p in FIXTURES.rglob("*") if p.suffix in (".yml", ".yaml", ".json",
+                                                                                        ".toml")))
 def test_every_fixture_imports_and_reports_each_key_once(path: Path) -> None:
     r = import_alone(path)
     ignored = [i.key for i in r.report.ignored]
     assert not set(r.report.read) & set(ignored)
     assert len(ignored) == len(set(ignored))
+
+
+def test_torchtitan_llama3_8b_toml() -> None:
+    """torchtitan's Llama 3 8B preset (train_configs/llama3_8b.toml): its llama3 8B (Llama 3.1's), batch 1 x 8,192,
+    per-operator selective checkpointing, FSDP2 over run_train.sh's 8 GPUs (data_parallel_shard_degree -1), bf16
+    compute over fp32 parameters (mixed_precision_param's default), its stack."""
+    r = _import("torchtitan/llama3_8b.toml")
+    assert r.report.format is Format.TORCHTITAN
+    assert r.model.id == "llama-3.1-8b"
+    _check(r, {"method": "full", "precision": "bf16-mixed", "batch": 1, "seq_len": 8192, "gpus": 8,
+               "sharding": "zero3", "checkpointing": "op-selective", "stack": "torchtitan", "loss": "standard",
+               "compile": False})
+    assert r.report.assumed["gpus"] == 8  # NGPU's default: the file leaves the world to the launch
+

@@ -23,13 +23,15 @@ from engine.specs import Attention, LoraTargets, Optimizer
     (["q_proj", "k_proj", "v_proj", "o_proj"], (LoraTargets.ATTENTION, True)),
     (["q_proj", "v_proj", "output_proj"], (LoraTargets.ATTENTION, False)),  # torchtune's usual minus the MLP
     (["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"], (LoraTargets.ALL_LINEAR, True)),
-    (["q_proj", "v_proj", "output_proj", "gate_proj", "up_proj", "down_proj"], (LoraTargets.ALL_LINEAR, False)),
+    (["q_proj", "v_proj", "output_proj", "gate_proj", "up_proj", "down_proj"], (LoraTargets.QVO_MLP, True)),
     (["qkv_proj", "o_proj", "gate_up_proj", "down_proj"], (LoraTargets.ALL_LINEAR, True)),  # fused (Phi-3)
     (["c_attn", "c_proj", "c_fc"], (LoraTargets.ALL_LINEAR, True)),  # GPT-2
     (["model.layers.0.self_attn.q_proj", "model.layers.0.self_attn.v_proj"], (LoraTargets.QV, True)),
     ([r"model.language_model.layers.[\d]+.(mlp|self_attn).(up|down|gate|q|k|v|o)_proj"],
      (LoraTargets.ALL_LINEAR, True)),
-    (["gate_proj", "up_proj"], (LoraTargets.ALL_LINEAR, False)),
+    (["gate_proj", "up_proj"], (LoraTargets.ALL_LINEAR, False)),  # the MLP alone: experts too (all-linear)
+    (["q_proj", "gate_proj"], (LoraTargets.QVO_MLP, False)),
+    (["k_proj", "gate_proj"], (LoraTargets.ALL_LINEAR, False)),
 ])
 def test_target_sets(names: list[str], expected: tuple[LoraTargets, bool]) -> None:
     parts, unknown = target_parts(names)

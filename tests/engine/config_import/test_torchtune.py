@@ -21,15 +21,14 @@ dtype: bf16
 """
 
 
-def test_torchtunes_usual_target_set_is_costed_as_all_linear_and_reported(imported):
+def test_torchtunes_usual_target_set_is_qvo_mlp_and_its_stack(imported):
     r = imported({"a.yaml": LORA})
     s = r.setup
     assert r.model.id == "llama-3.1-8b"
     assert (s.method.value, s.lora.rank, s.lora.alpha, s.lora.dropout) == ("lora", 8, 16.0, 0.0)  # builder defaults
-    assert s.lora.targets.value == "all-linear"
-    assert r.report.assumed["lora.targets"] == "all-linear"
-    why = str(next(i.why for i in r.report.ignored if i.key == "model.lora_attn_modules"))
-    assert "upper bound" in why
+    assert s.lora.targets.value == "qvo-mlp"  # q_proj, v_proj, output_proj + apply_lora_to_mlp: exactly
+    assert "lora.targets" not in r.report.assumed
+    assert s.stack.value == "torchtune"  # the file's own tool runs the step (issue 25)
     assert (s.seq_len, s.batch, s.grad_accum, s.precision.value) == (2048, 4, 1, "bf16")
     assert s.checkpointing.value == "none"  # the recipes' default
 
@@ -157,13 +156,13 @@ def test_the_dataset_sequence_length_of_torchtune_0_2(imported):
 def test_selective_checkpointing_of_the_distributed_recipes(imported):
     """``ac_mode`` / ``ac_option`` (full_finetune_distributed.py, v0.2 to today) apply when
     ``enable_activation_checkpointing`` is false: ``full`` checkpoints every layer; ``selective`` with k every k-th
-    layer (training/activations.py ``apply_selective_activation_checkpointing``), costed as no checkpointing."""
+    layer (training/activations.py ``apply_selective_activation_checkpointing``): full with checkpoint_every k."""
     off = OLD + "enable_activation_checkpointing: False\n"
     assert imported({"a.yaml": off + "ac_mode: full\n"}).setup.checkpointing.value == "full"
     assert imported({"b.yaml": off + "ac_mode: selective\nac_option: 1\n"}).setup.checkpointing.value == "full"
     r = imported({"c.yaml": off + "ac_mode: selective\nac_option: 2\n"})
-    assert r.setup.checkpointing.value == "none"
-    assert "one layer in 2" in str(next(i.why for i in r.report.ignored if i.key == "ac_mode"))
+    assert (r.setup.checkpointing.value, r.setup.checkpoint_every) == ("full", 2)
+    assert "ac_option" in r.report.read
     on = imported({"d.yaml": OLD + "enable_activation_checkpointing: True\nac_mode: selective\nac_option: 2\n"})
     assert on.setup.checkpointing.value == "full"  # ac_mode applies only without full checkpointing
     assert any(i.key == "ac_mode" for i in on.report.ignored)
@@ -172,3 +171,13 @@ def test_selective_checkpointing_of_the_distributed_recipes(imported):
 def test_the_fsdp_wrapping_option_of_torchtune_0_2_is_explained(imported):
     r = imported({"a.yaml": OLD + "memory_efficient_fsdp_wrap: True\n"})
     assert "does not model" in str(next(i.why for i in r.report.ignored if i.key == "memory_efficient_fsdp_wrap"))
+
+
+def test_optimizer_in_backward_is_read(imported):
+    """``optimizer_in_bwd: True`` (recipes/configs/llama3_1/8B_full_single_device.yaml): each parameter's step in
+    backward (engine.training.terms: one gradient at a time)."""
+    text = ("model:\n  _component_: torchtune.models.llama2.llama2_7b\noptimizer:\n  _component_: torch.optim.AdamW\n"
+            "optimizer_in_bwd: True\nbatch_size: 2\n")
+    r = imported({"a.yaml": text})
+    assert (r.setup.optimizer_in_backward, r.setup.stack.value) == (True, "torchtune")
+    assert "optimizer_in_bwd" in r.report.read

@@ -28,7 +28,7 @@ from engine.training import estimate
 from engine.training.refusals import OptionError
 from engine.training.timeline import timeline
 from tests.engine.snapshot.memory_viz_port import process_alloc_data
-from tests.engine.strategies import valid_setups
+from tests.engine.strategies import CHECKPOINTING, valid_setups
 
 CASES = [
     ("llama-3.2-1b", TrainingSetup(seq_len=2048)),
@@ -92,7 +92,7 @@ def test_every_block_has_its_segment() -> None:
 @given(st.sampled_from(models()), valid_setups(
     method=st.sampled_from(Method), precision=st.sampled_from(Precision),
     optimizer=st.sampled_from(Optimizer), batch=st.integers(1, 8), seq_len=st.integers(1, 8192),
-    grad_accum=st.integers(1, 3), attention=st.sampled_from(Attention), checkpointing=st.sampled_from(Checkpointing),
+    grad_accum=st.integers(1, 3), attention=st.sampled_from(Attention), checkpointing=st.sampled_from(CHECKPOINTING),
     gpus=st.integers(1, 16), sharding=st.sampled_from(Sharding)))
 def test_any_prediction_round_trips(m: ModelSpec, s: TrainingSetup) -> None:
     try:

@@ -3,8 +3,8 @@
 Issue 24 rewrote how a training step is built (one plan, one builder) under the rule that no output moves. This
 grid is that rule's check: 400-odd ``estimate`` runs over catalog models x methods x precisions x checkpointing x
 sharding x layouts x long-context levers, plus the ``timeline``, ``levers``, ``alignment`` and ``plan`` commands
-that read the same step. Each command's JSON (``json.dumps(data, indent=2)``, as ``--json`` prints it) is kept
-in ``data/golden_grid.json.gz``.
+that read the same step, and issue 25's other stacks (``STACK_COMMANDS``). Each command's JSON
+(``json.dumps(data, indent=2)``, as ``--json`` prints it) is kept in ``data/golden_grid.json.gz``.
 
 A change that is meant to move numbers re-records the file (``python -m tests.engine.training.golden``) in its
 own commit, which says why; the diff of the decompressed file shows what moved.
@@ -89,6 +89,35 @@ OTHERS: tuple[tuple[str, ...], ...] = (
     ("plan", "--model", "mixtral-8x7b", "--gpu", "h100-80gb", "--max-gpus", "16"),
 )
 
+#: issue 25's other stacks (torchtitan, torchtune, Megatron-LM, litgpt), after the rest so that adding them moved
+#: no other command: each stack's own rules (engine.training.stacks) pinned as the rest pins hf-trainer's
+STACK_COMMANDS: tuple[tuple[str, ...], ...] = (
+    ("estimate", "--model", "llama-3.1-8b", "--gpu", "h100-80gb", "--stack", "torchtitan", "--gpus", "8",
+     "--sharding", "zero3", "--checkpointing", "op-selective", "--loss", "chunked-backward", "--seq-len", "8192"),
+    ("estimate", "--model", "llama-3.1-8b", "--gpu", "h100-80gb", "--stack", "torchtitan", "--gpus", "8",
+     "--sharding", "zero3", "--checkpointing", "op-selective", "--loss", "chunked-backward", "--seq-len", "8192",
+     "--compile"),
+    ("estimate", "--model", "llama-3.1-8b", "--gpu", "h100-80gb", "--stack", "torchtitan", "--gpus", "8",
+     "--sharding", "zero2", "--checkpointing", "full", "--checkpoint-every", "2", "--seq-len", "4096"),
+    ("estimate", "--model", "llama-3.1-8b", "--gpu", "h100-80gb", "--stack", "torchtitan", "--gpus", "8", "--pp", "2",
+     "--micro-batches", "4", "--sharding", "zero3", "--checkpointing", "full"),
+    ("estimate", "--model", "llama-3.1-8b", "--gpu", "rtx-4090", "--stack", "torchtune", "--method", "qlora",
+     "--precision", "bf16", "--lora-targets", "qvo-mlp", "--loss", "chunked-output", "--checkpointing", "full"),
+    ("estimate", "--model", "llama-3.2-1b", "--gpu", "rtx-4090", "--stack", "torchtune", "--precision", "bf16",
+     "--optimizer-in-backward", "--seq-len", "2048"),
+    ("estimate", "--model", "llama-3.1-8b", "--gpu", "a100-80gb", "--stack", "torchtune", "--method", "lora",
+     "--precision", "bf16", "--checkpointing", "full", "--checkpoint-every", "2", "--gpus", "2", "--sharding", "zero3"),
+    ("estimate", "--model", "llama-2-7b", "--gpu", "a100-80gb", "--stack", "megatron", "--gpus", "8", "--tp", "2",
+     "--sharding", "zero1", "--checkpointing", "selective"),
+    ("estimate", "--model", "llama-3.1-8b", "--gpu", "a100-80gb", "--stack", "litgpt", "--method", "qlora",
+     "--precision", "bf16", "--optimizer", "paged-adamw"),
+    ("estimate", "--model", "qwen3-0.6b", "--gpu", "rtx-4090", "--stack", "litgpt", "--method", "lora"),
+    ("levers", "--model", "llama-3.1-8b", "--stack", "torchtitan", "--gpus", "8", "--sharding", "zero3"),
+    ("timeline", "--model", "llama-3.2-1b", "--stack", "torchtitan", "--gpus", "8", "--sharding", "zero3",
+     "--checkpointing", "op-selective", "--seq-len", "2048"),
+    ("plan", "--model", "llama-3.1-8b", "--gpu", "h100-80gb", "--stack", "megatron", "--max-gpus", "16"),
+)
+
 GPUS = ("a100-80gb", "rtx-4090", "h100-80gb")
 
 
@@ -101,6 +130,7 @@ def commands() -> Iterator[tuple[str, ...]]:
         for setup, gpu in zip(picked, itertools.cycle(GPUS[i % 3:] + GPUS[: i % 3]), strict=False):
             yield ("estimate", "--model", model, "--gpu", gpu, *setup)
     yield from OTHERS
+    yield from STACK_COMMANDS
 
 
 def run(argv: tuple[str, ...]) -> str:

@@ -6,7 +6,7 @@ import pytest
 
 from engine.catalog import get_gpu, get_model
 from engine.commands.plan import flags
-from engine.specs import Method, OffloadDevice, Sharding, TrainingSetup
+from engine.specs import Method, OffloadDevice, Sharding, Stack, TrainingSetup
 from engine.training import estimate
 from engine.training.planner import Cost, PlanCancelledError, costs, note, plan, search_base
 
@@ -59,6 +59,17 @@ def test_nothing_fits_on_too_few_gpus() -> None:
 def test_a_lora_run_fits_on_one_gpu() -> None:
     rows = plan(get_model("llama-3.1-8b"), TrainingSetup(method=Method.LORA), H100, 8)
     assert rows[0].setup.gpus == 1
+
+
+@pytest.mark.parametrize("stack", [Stack.TORCHTITAN, Stack.MEGATRON])
+def test_a_layout_the_stack_cannot_run_is_left_out_not_raised(stack: Stack) -> None:
+    """torchtitan has no ZeRO-1 and Megatron-LM no ZeRO-2 / ZeRO-3 (engine.training.stacks.check): the planner
+    leaves those layouts out, where it raised StackError."""
+    rows = plan(get_model("llama-3.1-8b"), TrainingSetup(stack=stack), H100, 16)
+    assert rows
+    refused = {Stack.TORCHTITAN: {Sharding.ZERO1}, Stack.MEGATRON: {Sharding.ZERO2, Sharding.ZERO3}}[stack]
+    assert not {r.setup.sharding for r in rows} & refused
+    assert all(r.estimate == estimate(get_model("llama-3.1-8b"), r.setup, H100) for r in rows)
 
 
 def test_moe_layouts_include_expert_parallelism() -> None:

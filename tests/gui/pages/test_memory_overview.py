@@ -6,7 +6,7 @@ import pytest
 from pytestqt.qtbot import QtBot
 
 from engine.catalog import get_gpu
-from engine.specs import Method, Sharding
+from engine.specs import Method, Sharding, Stack
 from engine.training import estimate
 from engine.training.sweep import sweep_gpus, sweep_seq_len
 from gui.pages.memory_overview import COMPARED, GPU_POINTS, SEQ_POINTS, OverviewSection
@@ -46,6 +46,20 @@ def test_each_view_shows_the_engines_numbers(section: OverviewSection) -> None:
     g = sweep_gpus(sc.model, wide, sc.gpu, [n for n in GPU_POINTS if n <= 64])
     assert (list(x), list(y)) == (list(g.x), [v / sc.unit.size for v in g.device])
     assert "the GPU-count curve uses ZeRO-3" in section.notes.text()
+
+
+def test_the_gpu_curve_shards_as_far_as_the_stack_does(section: OverviewSection) -> None:
+    """A bug: the curve sharded a Megatron-LM setup with ZeRO-3, which its distributed optimizer does not run
+    (engine.training.stacks.check), and the curve raised StackError; it shards with ZeRO-1 there."""
+    sc = section.scenario
+    sc.update(stack=Stack.MEGATRON)
+    section.build_views()
+    wide = sc.setup.with_(sharding=Sharding.ZERO1)
+    assert section.curve_setup() == wide
+    x, y = section.gpu_curve.data()
+    g = sweep_gpus(sc.model, wide, sc.gpu, [n for n in GPU_POINTS if n <= 64])
+    assert (list(x), list(y)) == (list(g.x), [v / sc.unit.size for v in g.device])
+    assert "the GPU-count curve uses ZeRO-1" in section.notes.text()
 
 
 def test_a_change_redraws_each_built_view_in_its_own_step(section: OverviewSection) -> None:

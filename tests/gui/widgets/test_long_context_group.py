@@ -7,7 +7,7 @@ import pytest
 from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
-from engine.specs import Checkpointing, Loss, TrainingSetup
+from engine.specs import Checkpointing, Loss, Sharding, Stack, TrainingSetup
 from engine.training import estimate
 from gui.pages.memory import MemoryPage
 from gui.pages.memory_controls import MemoryControls
@@ -64,8 +64,20 @@ def test_the_tools_own_chunks_are_none(group: LongContextGroup) -> None:
 
 def test_chunks_count_only_for_the_chunked_losses(group: LongContextGroup) -> None:
     for loss in Loss:
+        if loss is Loss.CHUNKED_BACKWARD:  # torchtitan's, under FSDP2: below
+            continue
         group.loss.setCurrentIndex(LOSSES.index(loss))
         assert group.chunks.isEnabled() == (loss in (Loss.CHUNKED, Loss.CHUNKED_OUTPUT)), loss
+    group.scenario.update(loss=Loss.STANDARD, stack=Stack.TORCHTITAN, gpus=8, sharding=Sharding.ZERO3)
+    group.loss.setCurrentIndex(LOSSES.index(Loss.CHUNKED_BACKWARD))
+    assert (group.scenario.setup.loss, group.chunks.isEnabled()) == (Loss.CHUNKED_BACKWARD, True)
+
+
+def test_a_loss_the_stack_does_not_run_is_put_back(group: LongContextGroup) -> None:
+    # torchtitan's ChunkedLossWrapper under the Trainer: refused by the engine (engine.training.stacks.check)
+    group.loss.setCurrentIndex(LOSSES.index(Loss.CHUNKED_BACKWARD))
+    assert group.scenario.setup.loss is Loss.STANDARD
+    assert group.loss.currentIndex() == LOSSES.index(Loss.STANDARD)
 
 
 def test_the_checkpointing_box_is_a_view_of_the_picker(qtbot: QtBot) -> None:
