@@ -330,6 +330,7 @@ def test_cards_arranged_while_hidden_lie_inside_their_content_when_shown(qtbot: 
         page = win.pages.currentWidget()
         assert isinstance(page, LeversPage)
         content = page.cards[LeverKind.LORA].parentWidget()
+        assert content is not None
         assert page.columns() == 4
         assert [card.geometry().bottom() < content.height() for card in page.cards.values()] == [True] * 4
     finally:
