@@ -128,6 +128,10 @@ def test_every_bad_config_import_is_said_and_the_model_stays(window: MainWindow,
     monkeypatch.setattr(memory, "_import_failed", shown.append)
     memory.controls.import_failed.disconnect()
     memory.controls.import_failed.connect(memory._import_failed)
+    noted: list[str] = []  # a bad config imported with notes would open a modal box and wait: it fails instead
+    monkeypatch.setattr(memory, "_import_noted", noted.append)
+    memory.controls.import_noted.disconnect()
+    memory.controls.import_noted.connect(memory._import_noted)
     failures = []
     for name, (path, expect) in _configs(tmp_path).items():
         shown.clear()
