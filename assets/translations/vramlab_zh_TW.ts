@@ -516,6 +516,10 @@
         <translation>SVG 向量圖 (*.svg)</translation>
     </message>
     <message>
+        <source>Nothing to export</source>
+        <translation>沒有可匯出的內容</translation>
+    </message>
+    <message>
         <source>CSV table (*.csv)</source>
         <translation>CSV 表格 (*.csv)</translation>
     </message>

@@ -39,7 +39,7 @@ from engine.alignment.rollout import (
     rollout_role,
     shape,
 )
-from engine.specs import Flag, GpuSpec, Method, ModelSpec, TrainingSetup
+from engine.specs import Flag, GpuSpec, Method, ModelSpec, SavedModule, TrainingSetup
 from engine.terms import TermName
 from engine.training.estimate import RESERVED_RATIO, estimate
 
@@ -195,6 +195,15 @@ def _rl_roles(stage: Stage, m: ModelSpec, s: TrainingSetup, gpu: GpuSpec, o: Ali
     return [*roles, rollout_role(m, s, rs, gpu.memory_bytes)]
 
 
+def value_setup(s: TrainingSetup) -> TrainingSetup:
+    """The setup of a value model (PPO's critic, the reward model): the policy's, less ``modules_to_save`` lm_head.
+    A value model has no LM head (``roles.value_model``), and PEFT's ``_set_trainable`` (peft/utils/other.py) wraps
+    the modules whose names end with a listed one, so lm_head wraps nothing there."""
+    if SavedModule.LM_HEAD not in s.modules_to_save:
+        return s
+    return s.derived(modules_to_save=tuple(x for x in s.modules_to_save if x is not SavedModule.LM_HEAD))
+
+
 def _roles(stage: Stage, m: ModelSpec, s: TrainingSetup, gpu: GpuSpec, o: AlignmentOptions) -> list[RoleCost]:
     b = s.batch
     rs = rl_shape(stage, s, o)
@@ -208,11 +217,12 @@ def _roles(stage: Stage, m: ModelSpec, s: TrainingSetup, gpu: GpuSpec, o: Alignm
         return [policy, ref]
     roles = [trained(Role.POLICY, estimate(m, s, gpu))]
     if stage is Stage.PPO:
-        roles += [trained(Role.CRITIC, estimate(value_model(m), s, gpu), logits=False), _reference(m, s, o, b),
-                  frozen(Role.REWARD, value_model(m), s, b, logits=False)]
+        vs = value_setup(s)
+        roles += [trained(Role.CRITIC, estimate(value_model(m), vs, gpu), logits=False), _reference(m, s, o, b),
+                  frozen(Role.REWARD, value_model(m), vs, b, logits=False)]
     else:
         roles.append(_reference(m, s, o, b) if o.grpo_kl_coef > 0 else absent(Role.REFERENCE, Holding.NOT_LOADED))
-        roles.append(frozen(Role.REWARD, value_model(m), s, b, logits=False) if o.grpo_reward_model
+        roles.append(frozen(Role.REWARD, value_model(m), value_setup(s), b, logits=False) if o.grpo_reward_model
                      else absent(Role.REWARD, Holding.PROGRAM, Mode.RULE))
     if o.rollout_share > 0:
         roles.append(rollout(m, o.rollout_share, gpu.memory_bytes))

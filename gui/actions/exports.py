@@ -80,8 +80,17 @@ class ExportActions(QObject):
         path = path or self._ask("svg", self.tr("SVG drawing (*.svg)"))
         return self._write(path, lambda p: chart_export.save_svg(chart, p, self._title()))
 
+    def _table(self) -> Breakdown | None:
+        """The page's table, or None: no table on the page, or the engine refuses what the page shows (vLLM's
+        refusals, in its words: the page says them too), which the user is told."""
+        try:
+            return breakdown_of(self._current())
+        except ValueError as err:
+            QMessageBox.information(self._window, self.tr("Nothing to export"), str(err))
+            return None
+
     def export_table(self, fmt: str, path: Path | None = None) -> Path | None:
-        table = breakdown_of(self._current())
+        table = self._table()
         if table is None:
             return None
         names = {"csv": self.tr("CSV table (*.csv)"), "json": self.tr("JSON (*.json)"),
@@ -97,13 +106,16 @@ class ExportActions(QObject):
             self.exported.emit("clipboard")
 
     def copy_table(self) -> None:
-        table = breakdown_of(self._current())
+        table = self._table()
         if table is not None:
             chart_export.copy_table(breakdown_table.to_tsv(table, term_title))
             self.exported.emit("clipboard")
 
     def _title(self) -> str:
-        table = breakdown_of(self._current())
+        try:
+            table = breakdown_of(self._current())
+        except ValueError:  # the engine refuses what the page shows: the chart is still the page's
+            table = None
         return table.title if table is not None else "VRAM Lab"
 
     def _ask(self, suffix: str, file_filter: str) -> Path | None:

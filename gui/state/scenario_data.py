@@ -30,13 +30,17 @@ class ScenarioData(BaseModel):
         """A parallel layout must suit the model (tp dividing its heads, pp within its layers, ...): the engine's
         rule (``engine.training.layout``, its ``LayoutError`` naming it), checked here so that no page is ever
         handed a scenario it cannot estimate, and a control that would make one is put back; so must the stack's
-        rules (``engine.training.stacks.check``: what a stack cannot run, its ``StackError`` naming it)."""
+        rules (``engine.training.stacks.check``: what a stack cannot run, its ``StackError`` naming it), and the
+        options a model cannot take as the engine costs them (``engine.training.refusals.check``: more trainable
+        tokens than the vocabulary, an option not traced on a token mixer, ..., its ``OptionError`` naming it)."""
         if self.setup.layout_active:
             from engine.training.layout import layout  # the layout rules need the model: checked only with one
 
             layout(self.model, self.setup)
+        from engine.training import refusals
         from engine.training.stacks import check
 
+        refusals.check(self.model, self.setup)
         check(self.model, self.setup)
         return self
 

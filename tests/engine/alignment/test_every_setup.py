@@ -15,7 +15,7 @@ from engine.alignment import AlignmentOptions, Role, Stage, stage_memory
 from engine.alignment.roles import frozen_weights, frozen_whole
 from engine.catalog import get_gpu, get_model
 from engine.params import count_params
-from engine.specs import HostSetup, Method, ParallelSpec, Sharding, TrainingSetup
+from engine.specs import HostSetup, Method, ParallelSpec, SavedModule, Sharding, TrainingSetup
 
 GPT2 = get_model("gpt2")
 H100 = get_gpu("h100-80gb")
@@ -60,3 +60,18 @@ def test_the_grpo_reference_of_a_step_past_a_requests_bounds_holds_its_weights()
     s, options = SETUPS["RL step past 2^24 tokens"]
     reference = next(r for r in stage_memory(Stage.GRPO, GPT2, s, H100, options).roles if r.role is Role.REFERENCE)
     assert reference.resident["weights"] == count_params(GPT2).total * 2
+
+
+def test_the_critic_and_reward_models_have_no_lm_head_to_save() -> None:
+    """Fuzz seed 106 (a bug): LoRA with modules_to_save lm_head raised on PPO's critic, a value model with no LM
+    head (``roles.value_model``). PEFT's ``_set_trainable`` (peft/utils/other.py) wraps the modules whose names end
+    with a listed one, so on the value model lm_head wraps nothing: its critic is the setup without it."""
+    m, gpu = get_model("llama-2-7b"), get_gpu("a100-80gb")
+    s = TrainingSetup(method=Method.LORA, modules_to_save=(SavedModule.LM_HEAD, SavedModule.EMBED_TOKENS))
+    ppo = stage_memory(Stage.PPO, m, s, gpu)
+    critic = next(r for r in ppo.roles if r.role is Role.CRITIC)
+    assert critic.estimate is not None
+    assert critic.estimate.setup.modules_to_save == (SavedModule.EMBED_TOKENS,)
+    policy = next(r for r in ppo.roles if r.role is Role.POLICY)
+    assert policy.estimate is not None
+    assert policy.estimate.setup == s

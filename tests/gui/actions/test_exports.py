@@ -120,3 +120,31 @@ def test_a_failed_write_says_so(window: MainWindow, tmp_path: Path, monkeypatch:
     assert window.exports.export_table("csv", tmp_path / "missing-folder" / "b.csv") is None
     assert shown
     assert "missing-folder" in shown[0]
+
+
+def test_a_serving_setup_vllm_refuses_exports_nothing_and_says_why(window: MainWindow, tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """Fuzz seed 201 (a bug): exporting the Serving page's table while vLLM refuses the setup (TP 8 does not divide
+    the heads) raised. Nothing is written, and the user is told why, in vLLM's words as the page says them."""
+    shown: list[str] = []
+    monkeypatch.setattr("gui.actions.exports.QMessageBox.information", lambda _p, _t, text: shown.append(text))
+    window.pages.show_page("serving")
+    page = current(window)
+    page.state.update(tp=3)  # Llama 2 7B's 32 heads: TP 3 does not divide them
+    page.flush()
+    target = tmp_path / "s.json"
+    assert window.exports.export_table("json", target) is None
+    assert not target.exists()
+    assert shown
+    assert "TP 3 does not divide them" in shown[0]
+    window.pages.show_page("memory")
+
+
+def test_a_refused_serving_setups_chart_still_exports(window: MainWindow, tmp_path: Path) -> None:
+    """The PNG's title reads the page's table; with vLLM refusing the setup it falls back to the app's name."""
+    window.pages.show_page("serving")
+    page = current(window)
+    page.state.update(tp=3)
+    page.flush()
+    assert window.exports.export_png(1, tmp_path / "s.png") == tmp_path / "s.png"
+    window.pages.show_page("memory")
