@@ -185,12 +185,13 @@ def _rl_roles(stage: Stage, m: ModelSpec, s: TrainingSetup, gpu: GpuSpec, o: Ali
     share = 1.0 if rs.logits_to_keep is None else min(rs.logits_to_keep, rs.seq_len) / rs.seq_len
     roles = [trained(Role.POLICY, estimate(m, st, gpu), logit_share=share)]
     if stage is Stage.PPO:
-        roles += [trained(Role.CRITIC, estimate(value_model(m), st, gpu), logits=False), _reference(m, st, o, n),
-                  frozen(Role.REWARD, value_model(m), st, n, logits=False)]
+        vs = value_setup(st)
+        roles += [trained(Role.CRITIC, estimate(value_model(m), vs, gpu), logits=False), _reference(m, st, o, n),
+                  frozen(Role.REWARD, value_model(m), vs, n, logits=False)]
     else:
         roles.append(_reference(m, st, o, n, rs.logits_to_keep) if o.grpo_kl_coef > 0
                      else absent(Role.REFERENCE, Holding.NOT_LOADED))
-        roles.append(frozen(Role.REWARD, value_model(m), st, n, logits=False) if o.grpo_reward_model
+        roles.append(frozen(Role.REWARD, value_model(m), value_setup(st), n, logits=False) if o.grpo_reward_model
                      else absent(Role.REWARD, Holding.PROGRAM, Mode.RULE))
     return [*roles, rollout_role(m, s, rs, gpu.memory_bytes)]
 

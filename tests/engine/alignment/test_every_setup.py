@@ -75,3 +75,9 @@ def test_the_critic_and_reward_models_have_no_lm_head_to_save() -> None:
     policy = next(r for r in ppo.roles if r.role is Role.POLICY)
     assert policy.estimate is not None
     assert policy.estimate.setup == s
+    rl = AlignmentOptions(max_prompt_length=256)  # fuzz seed 202: the rollout-shaped step (RL settings given) too
+    for stage in (Stage.PPO, Stage.GRPO):
+        roles = stage_memory(stage, m, s, gpu, rl.model_copy(update={"grpo_reward_model": True})).roles
+        assert any(r.role is Role.CRITIC for r in roles) == (stage is Stage.PPO)
+        assert all(r.estimate.setup.modules_to_save == (SavedModule.EMBED_TOKENS,)
+                   for r in roles if r.role is Role.CRITIC and r.estimate is not None)
