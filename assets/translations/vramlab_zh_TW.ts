@@ -1983,10 +1983,6 @@ Device total: plus the CUDA context and libraries — what nvidia-smi shows.</so
         <translation>最快的先列</translation>
     </message>
     <message>
-        <source> epochs</source>
-        <translation> 輪</translation>
-    </message>
-    <message>
         <source>Use this layout</source>
         <translation>採用這個配置</translation>
     </message>

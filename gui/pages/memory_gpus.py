@@ -59,6 +59,18 @@ PRICE_COLUMN = 5
 MAX_PRICE = 1e6  # per GPU-hour: MemoryView.prices' bound
 
 
+def epochs_box(parent: QWidget, binder: Binder) -> QDoubleSpinBox:
+    """The run's length in epochs, bound to the view's ``epochs`` (the GPU choices' and the planner's: what a run
+    costs in time)."""
+    box = QDoubleSpinBox(parent)
+    box.setRange(*ranges.EPOCHS)
+    box.setDecimals(1)
+    box.setKeyboardTracking(False)
+    box.setSuffix(translate("GpuChoicesSection", " epochs"))
+    binder.spin(box, "epochs")
+    return box
+
+
 class GpuChoicesSection(QWidget):
     """The "Which GPUs?" tab for the shared scenario and the page's view state (epochs, GPU limit, prices).
 
@@ -74,12 +86,7 @@ class GpuChoicesSection(QWidget):
         self.rank = QComboBox(self)
         self.binder.combo(self.rank, "rank_by_cost", [(self.tr("Fastest run first"), False),
                                                       (self.tr("Cheapest run first"), True)])
-        self.epochs = QDoubleSpinBox(self)
-        self.epochs.setRange(0.1, 10_000.0)
-        self.epochs.setDecimals(1)
-        self.epochs.setKeyboardTracking(False)
-        self.epochs.setSuffix(self.tr(" epochs"))
-        self.binder.spin(self.epochs, "epochs")
+        self.epochs = epochs_box(self, self.binder)
         self.max_gpus = QSpinBox(self)
         self.max_gpus.setRange(*ranges.GPU_COUNT)
         self.max_gpus.setKeyboardTracking(False)

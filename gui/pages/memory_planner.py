@@ -19,7 +19,6 @@ from typing import Any
 from PySide6.QtCore import QModelIndex, QObject, Signal
 from PySide6.QtWidgets import (
     QComboBox,
-    QDoubleSpinBox,
     QHBoxLayout,
     QLabel,
     QProgressBar,
@@ -33,6 +32,7 @@ from engine.specs import GpuSpec, ModelSpec, TrainingSetup
 from engine.timing import StepTime
 from engine.timing.choices import time_or_reason
 from engine.training.planner import PlanCancelledError, PlanRow, plan, search_base
+from gui.pages.memory_gpus import epochs_box
 from gui.state import ranges
 from gui.state.binding import Bindable, Binder
 from gui.state.page_state import Fields, StateError, touches
@@ -172,12 +172,7 @@ class PlannerSection(QWidget):
         self.order = QComboBox(self)
         self.binder.combo(self.order, "fastest", [(self.tr("Fewest GPUs first"), False),
                                                   (self.tr("Fastest first"), True)])
-        self.epochs = QDoubleSpinBox(self)
-        self.epochs.setRange(0.1, 10_000.0)
-        self.epochs.setDecimals(1)
-        self.epochs.setKeyboardTracking(False)
-        self.epochs.setSuffix(self.tr(" epochs"))
-        self.binder.spin(self.epochs, "epochs")
+        self.epochs = epochs_box(self, self.binder)
         self.status = QLabel(self, wordWrap=True)
         self.progress = QProgressBar(self)
         self.progress.setMaximumWidth(12 * self.fontMetrics().height())
