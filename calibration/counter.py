@@ -147,3 +147,14 @@ class LiveBytes(TorchDispatchMode):
              "bytes": groups[k] * sizes[k]}
             for k in ranked
         ]
+
+
+def allocator_peak(prof: Any) -> int:
+    """Running peak of the CPU allocations and frees a ``torch.profiler.profile`` run with ``profile_memory``
+    recorded (its "[memory]" events): the allocator's own count, against which the counter above is checked."""
+    events = [e for e in prof.profiler.kineto_results.events() if e.name() == "[memory]"]
+    current = peak = 0
+    for e in sorted(events, key=lambda e: e.start_ns()):
+        current += e.nbytes()
+        peak = max(peak, current)
+    return peak

@@ -38,6 +38,8 @@ from typing import Any
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 
+from calibration.counter import allocator_peak
+
 OPTIM_NAMES = {"adamw-4bit": "adamw_torch_4bit", "adamw-8bit-torchao": "adamw_torch_8bit", "rmsprop": "rmsprop",
                "rmsprop-momentum": "rmsprop", "galore-adamw": "galore_adamw", "apollo-adamw": "apollo_adamw"}
 
@@ -391,16 +393,6 @@ def make_optimizer(model: torch.nn.Module, case: dict[str, Any]) -> torch.optim.
 
 
 # -- the check of the stand-in ----------------------------------------------------------------------------------
-def allocator_peak(prof: Any) -> int:
-    """Running peak of the CPU allocations and frees a torch.profiler recorded (as calibration/validate.py's)."""
-    events = [e for e in prof.profiler.kineto_results.events() if e.name() == "[memory]"]
-    current = peak = 0
-    for e in sorted(events, key=lambda e: e.start_ns()):
-        current += e.nbytes()
-        peak = max(peak, current)
-    return peak
-
-
 def check_torchao() -> int:
     """Compile torchao's real step on real CPU tensors; its allocator peak must equal the stand-in's bytes."""
     from torch.profiler import ProfilerActivity, profile

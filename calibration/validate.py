@@ -23,19 +23,10 @@ from torch.profiler import ProfilerActivity, profile
 from transformers.utils import logging as transformers_logging
 
 from calibration.cases import CHECKS
+from calibration.counter import allocator_peak
 from calibration.trace import run_case
 
 FIELDS = ("peak_bytes", "peak_phase", "phase_peaks", "at_peak")
-
-
-def allocator_peak(prof: profile) -> int:
-    """Running peak of the CPU allocations and frees the profiler recorded."""
-    events = [e for e in prof.profiler.kineto_results.events() if e.name() == "[memory]"]
-    current = peak = 0
-    for e in sorted(events, key=lambda e: e.start_ns()):
-        current += e.nbytes()
-        peak = max(peak, current)
-    return peak
 
 
 def check(c: dict) -> bool:
