@@ -41,6 +41,7 @@ from engine.specs import Attention, Checkpointing, GpuSpec, Loss, Method, ModelS
 from engine.terms import TermName
 from engine.training.estimate import Estimate, estimate
 from engine.training.layout import LayoutError
+from engine.training.refusals import OptionError
 from engine.training.stacks import StackError
 
 #: GPUs the ZeRO-3 card splits over when the setup has one GPU (one node of eight).
@@ -158,11 +159,12 @@ def _method(s: TrainingSetup, method: Method) -> TrainingSetup | None:
 
 
 def _estimate_or_none(m: ModelSpec, s: TrainingSetup, gpu: GpuSpec) -> Estimate | None:
-    """The step's estimate, or None where its layout or its stack refuses it (``engine.training.stacks.check``:
-    LoRA under torchtitan, eager attention, ...)."""
+    """The step's estimate, or None where its layout, its stack (``engine.training.stacks.check``: LoRA under
+    torchtitan, eager attention, ...) or the model (``engine.training.refusals.check``: an option not traced on its
+    layers) refuses it."""
     try:
         return estimate(m, s, gpu)
-    except (LayoutError, StackError):
+    except (LayoutError, StackError, OptionError):
         return None
 
 
