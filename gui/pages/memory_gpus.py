@@ -59,11 +59,15 @@ PRICE_COLUMN = 5
 MAX_PRICE = 1e6  # per GPU-hour: MemoryView.prices' bound
 
 
+#: a run's length in epochs (not an engine field: the time it multiplies is per step)
+EPOCHS = (0.1, 10_000.0)
+
+
 def epochs_box(parent: QWidget, binder: Binder) -> QDoubleSpinBox:
     """The run's length in epochs, bound to the view's ``epochs`` (the GPU choices' and the planner's: what a run
     costs in time)."""
     box = QDoubleSpinBox(parent)
-    box.setRange(*ranges.EPOCHS)
+    box.setRange(*EPOCHS)
     box.setDecimals(1)
     box.setKeyboardTracking(False)
     box.setSuffix(translate("GpuChoicesSection", " epochs"))

@@ -110,5 +110,3 @@ COMPLETION_TOKENS = within("engine.alignment:AlignmentOptions.max_completion_len
 # -- timeline (the timeline page's alignment of a measured snapshot) --------------------------------------------
 ALIGN_SHIFT = within("engine.snapshot.overlay:Alignment.shift", -1.0, 1.0)
 ALIGN_SCALE = within("engine.snapshot.overlay:Alignment.scale", 0.5, 2.0)
-#: a run's length in epochs (the GPU choices' and the planner's time and cost)
-EPOCHS = (0.1, 10_000.0)

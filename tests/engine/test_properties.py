@@ -6,6 +6,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from engine.catalog import get_gpu
+from engine.params import count_params
 from engine.specs import (
     FULL_ONLY_OPTIMIZERS,
     PARTIAL_METHODS,
@@ -89,6 +90,12 @@ def test_checkpointing_and_flash_never_increase_activations(m, s, seq_len):
 def test_qlora_weights_are_smaller_than_lora_weights(m, s):
     assume(costed(m, s))  # options the model cannot take are refused by name (issue 27)
     assume(s.optimizer not in FULL_ONLY_OPTIMIZERS)  # they need full fine-tuning (issue 27)
+    # PEFT's prepare_model_for_kbit_training (the hf-trainer stack) upcasts what stays unquantized, the token
+    # tables among them, to fp32: on a small model with a large vocabulary (Pythia 160M: 77M of 162M parameters)
+    # that costs more than 4 bits save on the linears (2 extra bytes each against about 1.5 saved), so the
+    # property holds where the linears outweigh the tables 1.5 to 1
+    tables = m.vocab_size * m.hidden_size * (1 if m.tie_embeddings else 2)
+    assume(count_params(m).total - tables > 1.5 * tables)
     q = estimate(m, s.with_(method=Method.QLORA, offload_params=False, sharding=Sharding.NONE), GPU)
     lo = estimate(m, s.with_(method=Method.LORA, offload_params=False, sharding=Sharding.NONE), GPU)
     wq = next(p for p in q.phases if p.name == "optimizer_step").terms["weights"]
